@@ -1,0 +1,191 @@
+//! Read-only view of the file system for parsers. Parsers never touch `std::fs` directly, so the
+//! same parser runs on disk (`RealFs`) and on in-memory fixtures and fuzz input (`MemFs`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub trait Fs: Sync {
+    /// The file's text (BOM dropped, CRLF turned into LF), `None` when absent, unreadable,
+    /// binary or over the size limit.
+    fn read(&self, path: &Path) -> Option<String>;
+    fn exists(&self, path: &Path) -> bool;
+    fn is_file(&self, path: &Path) -> bool;
+    fn is_executable(&self, path: &Path) -> bool;
+    /// The entries of a folder, sorted; empty when it is absent.
+    fn list_dir(&self, path: &Path) -> Vec<PathBuf>;
+}
+
+/// Files larger than this are skipped with a warning: no task file is that big, and reading a
+/// stray database dump would cost time and memory.
+pub const MAX_FILE_SIZE: u64 = 1024 * 1024;
+
+/// Why a file's content cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    TooLarge(u64),
+    Binary,
+    Io(String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::TooLarge(n) => write!(f, "skipped: {n} bytes is over the 1 MiB limit"),
+            ReadError::Binary => write!(f, "skipped: binary file"),
+            ReadError::Io(e) => write!(f, "unreadable: {e}"),
+        }
+    }
+}
+
+/// Turns raw bytes into parser text: rejects binary content, drops a UTF-8 BOM, turns CRLF and
+/// lone CR line ends into LF (so every parser sees one line-end convention and line numbers stay
+/// right), and replaces invalid UTF-8 rather than failing.
+pub fn decode(bytes: &[u8]) -> Result<String, ReadError> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(ReadError::Binary);
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    if !text.contains('\r') {
+        return Ok(text.into_owned());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+pub fn read_file(path: &Path) -> Result<String, ReadError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > MAX_FILE_SIZE {
+        return Err(ReadError::TooLarge(len));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    decode(&bytes)
+}
+
+pub struct RealFs;
+
+impl Fs for RealFs {
+    fn read(&self, path: &Path) -> Option<String> {
+        read_file(path).ok()
+    }
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        is_executable_path(path)
+    }
+    fn list_dir(&self, path: &Path) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+#[cfg(unix)]
+pub fn is_executable_path(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(not(unix))]
+pub fn is_executable_path(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// In-memory file tree for tests and fuzzing. Folders exist implicitly.
+#[derive(Default, Clone)]
+pub struct MemFs {
+    files: BTreeMap<PathBuf, (String, bool)>,
+}
+
+impl MemFs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn file(mut self, path: impl Into<PathBuf>, content: &str) -> Self {
+        self.files.insert(path.into(), (content.to_string(), false));
+        self
+    }
+    pub fn exe(mut self, path: impl Into<PathBuf>, content: &str) -> Self {
+        self.files.insert(path.into(), (content.to_string(), true));
+        self
+    }
+    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+        self.files.keys()
+    }
+}
+
+impl Fs for MemFs {
+    fn read(&self, path: &Path) -> Option<String> {
+        self.files.get(path).and_then(|(c, _)| decode(c.as_bytes()).ok())
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.files.contains_key(path) || self.files.keys().any(|k| k.starts_with(path))
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        self.files.get(path).is_some_and(|(_, x)| *x)
+    }
+    fn list_dir(&self, path: &Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .files
+            .keys()
+            .filter_map(|k| {
+                let rel = k.strip_prefix(path).ok()?;
+                let first = rel.components().next()?;
+                Some(path.join(first))
+            })
+            .collect();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_normalises() {
+        assert_eq!(decode(b"\xEF\xBB\xBFa\r\nb\rc\n").unwrap(), "a\nb\nc\n");
+        assert_eq!(decode(b"a\0b"), Err(ReadError::Binary));
+        assert_eq!(decode(b"caf\xE9").unwrap(), "caf\u{FFFD}");
+    }
+
+    #[test]
+    fn memfs_lists_children_once() {
+        let fs = MemFs::new().file("/w/a/x", "").file("/w/a/y", "").file("/w/b", "");
+        assert_eq!(fs.list_dir(Path::new("/w")), vec![PathBuf::from("/w/a"), PathBuf::from("/w/b")]);
+        assert!(fs.exists(Path::new("/w/a")));
+        assert!(!fs.is_file(Path::new("/w/a")));
+    }
+}

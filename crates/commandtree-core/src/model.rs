@@ -1,0 +1,183 @@
+//! The data model shared by every front end. Field names and JSON shape are a contract with the
+//! original VS Code extension (PRODUCT.md §3): change them only through an issue.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// How a parameter value is put on the command line (seed spec, "Parameter Formats").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParamFormat {
+    #[default]
+    Positional,
+    Flag,
+    FlagEquals,
+    DashdashArgs,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ParamDef {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ParamFormat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag: Option<String>,
+    /// Variadic (`just` `+args`/`*args`, `#USAGE arg "<files>..."`): takes any number of words.
+    /// Not part of the JSON contract; the run layer reads it.
+    #[serde(skip)]
+    pub variadic: bool,
+}
+
+impl ParamDef {
+    pub fn new(name: impl Into<String>) -> Self {
+        ParamDef {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
+        self.description = non_empty(d.into());
+        self
+    }
+    pub fn with_default(mut self, d: impl Into<String>) -> Self {
+        self.default = Some(d.into());
+        self
+    }
+}
+
+/// One discovered command. Serialises to the CommandItem JSON of PRODUCT.md §3.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandItem {
+    pub id: String,
+    pub label: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub category: String,
+    pub command: String,
+    pub cwd: String,
+    pub file_path: String,
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<ParamDef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_warning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Private commands (`_x` make targets, `[private]` just recipes, ...) are listed but sorted
+    /// last. Kept out of the JSON contract.
+    #[serde(skip)]
+    pub private: bool,
+    /// Free-form grouping a tool declares itself (just `[group('x')]`); not in the JSON contract.
+    #[serde(skip)]
+    pub group: Option<String>,
+}
+
+impl CommandItem {
+    /// A command of type `kind` defined in `file`, whose id name is `name`. Label defaults to the
+    /// name and cwd to the file's folder; `category` is filled in by discovery.
+    pub fn new(kind: &str, file: &Path, name: &str, command: impl Into<String>) -> Self {
+        CommandItem {
+            id: command_id(kind, file, name),
+            label: name.to_string(),
+            kind: kind.to_string(),
+            category: String::new(),
+            command: command.into(),
+            cwd: file
+                .parent()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            file_path: file.to_string_lossy().into_owned(),
+            ..Default::default()
+        }
+    }
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        self.description = non_empty(d.into());
+        self
+    }
+    pub fn opt_description(mut self, d: Option<String>) -> Self {
+        self.description = d.and_then(non_empty);
+        self
+    }
+    pub fn cwd(mut self, cwd: &Path) -> Self {
+        self.cwd = cwd.to_string_lossy().into_owned();
+        self
+    }
+    pub fn line(mut self, line: usize) -> Self {
+        self.line = u32::try_from(line).ok();
+        self
+    }
+    pub fn params(mut self, params: Vec<ParamDef>) -> Self {
+        self.params = params;
+        self
+    }
+    pub fn private(mut self, private: bool) -> Self {
+        self.private = private;
+        self
+    }
+    /// The id name: the part of the id after `{type}:{filePath}:`.
+    pub fn id_name(&self) -> &str {
+        let prefix = self.kind.len() + 1 + self.file_path.len() + 1;
+        self.id.get(prefix..).unwrap_or(&self.id)
+    }
+}
+
+/// `{type}:{absolute filePath}:{name}`, plain concatenation (PRODUCT.md §3).
+pub fn command_id(kind: &str, file: &Path, name: &str) -> String {
+    format!("{kind}:{}:{name}", file.to_string_lossy())
+}
+
+/// A problem found while discovering. Never fatal: discovery goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Warning {
+    pub file: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(file: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
+        Warning {
+            file: file.to_path_buf(),
+            line: line.and_then(|l| u32::try_from(l).ok()),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file.display(), l, self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+pub(crate) fn non_empty(s: String) -> Option<String> {
+    let t = s.trim();
+    if t.is_empty() {
+        None
+    } else if t.len() == s.len() {
+        Some(s)
+    } else {
+        Some(t.to_string())
+    }
+}
