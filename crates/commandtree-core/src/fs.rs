@@ -144,7 +144,9 @@ impl MemFs {
 
 impl Fs for MemFs {
     fn read(&self, path: &Path) -> Option<String> {
-        self.files.get(path).and_then(|(c, _)| decode(c.as_bytes()).ok())
+        self.files
+            .get(path)
+            .and_then(|(c, _)| decode(c.as_bytes()).ok())
     }
     fn exists(&self, path: &Path) -> bool {
         self.files.contains_key(path) || self.files.keys().any(|k| k.starts_with(path))
@@ -183,8 +185,14 @@ mod tests {
 
     #[test]
     fn memfs_lists_children_once() {
-        let fs = MemFs::new().file("/w/a/x", "").file("/w/a/y", "").file("/w/b", "");
-        assert_eq!(fs.list_dir(Path::new("/w")), vec![PathBuf::from("/w/a"), PathBuf::from("/w/b")]);
+        let fs = MemFs::new()
+            .file("/w/a/x", "")
+            .file("/w/a/y", "")
+            .file("/w/b", "");
+        assert_eq!(
+            fs.list_dir(Path::new("/w")),
+            vec![PathBuf::from("/w/a"), PathBuf::from("/w/b")]
+        );
         assert!(fs.exists(Path::new("/w/a")));
         assert!(!fs.is_file(Path::new("/w/a")));
     }

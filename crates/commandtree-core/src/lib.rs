@@ -1,9 +1,17 @@
 //! CommandTree's engine core: the command model, settings, discovery (walker + one module per
 //! source) and the command tree. No I/O beyond reading the workspace; nothing heavy.
 
+pub mod collate;
+pub mod discover;
 pub mod fs;
 pub mod model;
+pub mod settings;
 pub mod sources;
 pub mod text;
+pub mod tree;
+pub mod workspace;
 
+pub use discover::{Discovery, Options};
 pub use model::{CommandItem, ParamDef, ParamFormat, Warning};
+pub use settings::{Settings, SortOrder};
+pub use workspace::Workspace;

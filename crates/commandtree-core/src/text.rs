@@ -38,7 +38,8 @@ pub fn quote_path(p: &Path) -> String {
 pub fn sh_word(s: &str) -> String {
     let safe = !s.is_empty()
         && s.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '@' | '+' | '=' | ',')
+            c.is_ascii_alphanumeric()
+                || matches!(c, '-' | '_' | '.' | '/' | ':' | '@' | '+' | '=' | ',')
         });
     if safe {
         s.to_string()
@@ -174,14 +175,20 @@ mod tests {
             split_default("Build configuration (default: debug)"),
             ("Build configuration".into(), Some("debug".into()))
         );
-        assert_eq!(split_default("The env (DEFAULT: dev) here"), ("The env here".into(), Some("dev".into())));
+        assert_eq!(
+            split_default("The env (DEFAULT: dev) here"),
+            ("The env here".into(), Some("dev".into()))
+        );
         assert_eq!(split_default("x (default: )"), ("x".into(), None));
         assert_eq!(split_default("no marker"), ("no marker".into(), None));
     }
 
     #[test]
     fn quoting() {
-        assert_eq!(sh_quote_double("/w/deploy prod.sh"), "\"/w/deploy prod.sh\"");
+        assert_eq!(
+            sh_quote_double("/w/deploy prod.sh"),
+            "\"/w/deploy prod.sh\""
+        );
         assert_eq!(sh_quote_double("a\"$`\\b"), "\"a\\\"\\$\\`\\\\b\"");
         assert_eq!(sh_word("ns:build"), "ns:build");
         assert_eq!(sh_word("it's"), "'it'\\''s'");
@@ -190,7 +197,10 @@ mod tests {
 
     #[test]
     fn first_comment() {
-        assert_eq!(first_line_comment("\n\n// Hello\ncode", "//").as_deref(), Some("Hello"));
+        assert_eq!(
+            first_line_comment("\n\n// Hello\ncode", "//").as_deref(),
+            Some("Hello")
+        );
         assert_eq!(first_line_comment("//\ncode", "//"), None);
         assert_eq!(first_line_comment("code\n// later", "//"), None);
     }

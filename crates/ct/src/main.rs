@@ -1,3 +1,191 @@
-fn main() {
-    println!("Hello, world!");
+//! `ct`: the CommandTree command line. Clap wiring and output formatting only; the work is done
+//! by the `commandtree-core` facade.
+
+mod output;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use commandtree_core::workspace::{self, Lookup};
+use commandtree_core::{CommandItem, Options, SortOrder, Workspace, sources};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// CommandTree finds every runnable command in a workspace (scripts, npm, make, VS Code tasks,
+/// just, Taskfile, Cargo, Docker Compose and more) and shows them as one tree.
+#[derive(Parser)]
+#[command(name = "ct", version, about, long_about = None, after_help = EXAMPLES)]
+struct Cli {
+    /// Workspace root (default: nearest folder with .commandtree/, else the git top level, else
+    /// the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Do not print discovery warnings.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+const EXAMPLES: &str = "Examples:
+  ct list                      the tree of every command in this workspace
+  ct list --type npm --json    npm scripts as JSON (CommandItem objects)
+  ct show build                everything known about the command labelled `build`
+  ct show make:test            the make target `test` (type:label)";
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every discovered command as a tree (or JSON with --json).
+    #[command(alias = "ls")]
+    List(ListArgs),
+    /// Show one command: by id, by label, or as type:label.
+    Show(ShowArgs),
+}
+
+#[derive(Args, Default)]
+struct ListArgs {
+    /// Print a JSON array of CommandItem objects (tree order).
+    #[arg(long)]
+    json: bool,
+    /// Only commands of this type (repeatable), e.g. --type npm --type make.
+    #[arg(long = "type", short = 't', value_name = "TYPE", value_parser = type_names())]
+    types: Vec<String>,
+    /// Sort order inside each category (default: commandtree.sortOrder, else folder).
+    #[arg(long, value_parser = ["folder", "name", "type"])]
+    sort: Option<String>,
+}
+
+#[derive(Args)]
+struct ShowArgs {
+    /// A command id, a unique label, or type:label (e.g. npm:build).
+    command: String,
+    /// Print the CommandItem as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn type_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(sources::TYPES.iter().map(|t| t.kind))
+}
+
+/// A failure that has already been explained to the user; carries the exit code.
+struct Exit(u8);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
+                return ExitCode::from(*code);
+            }
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            output::error(&format!("{e:#}"));
+            ExitCode::from(1)
+        }
+    }
+}
+
+impl std::fmt::Debug for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}", self.0)
+    }
+}
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}", self.0)
+    }
+}
+impl std::error::Error for Exit {}
+
+fn run(cli: Cli) -> Result<()> {
+    let cwd = std::env::current_dir()?;
+    let ws = Workspace::open(cli.root.as_deref(), &cwd);
+    if let Some(r) = &cli.root
+        && !ws.root.is_dir()
+    {
+        anyhow::bail!("{}: no such folder (given with --root)", r.display());
+    }
+    if !cli.quiet {
+        output::warnings(&ws.warnings);
+    }
+    match cli.command.unwrap_or(Command::List(ListArgs::default())) {
+        Command::List(args) => list(&ws, args, cli.quiet),
+        Command::Show(args) => show(&ws, args, cli.quiet),
+    }
+}
+
+fn discover(ws: &Workspace, types: Vec<String>, quiet: bool) -> Vec<CommandItem> {
+    let d = ws.discover(&Options { types, threads: 0 });
+    if !quiet {
+        output::warnings(&d.warnings);
+    }
+    d.commands
+}
+
+fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
+    let commands = discover(ws, args.types, quiet);
+    let order: Option<SortOrder> = args
+        .sort
+        .as_deref()
+        .map(|s| s.parse().map_err(anyhow::Error::msg))
+        .transpose()?;
+    let tree = ws.tree(&commands, order);
+    let mut out = std::io::BufWriter::new(anstream::stdout().lock());
+    if args.json {
+        let ordered: Vec<&CommandItem> = commandtree_core::tree::flatten(&tree)
+            .into_iter()
+            .map(|i| &commands[i])
+            .collect();
+        output::json(&mut out, &ordered)?;
+    } else {
+        output::tree(&mut out, &tree, &commands)?;
+        if commands.is_empty() {
+            writeln!(out, "No commands found under {}", ws.root.display())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn show(ws: &Workspace, args: ShowArgs, quiet: bool) -> Result<()> {
+    let commands = discover(ws, Vec::new(), quiet);
+    let mut out = std::io::BufWriter::new(anstream::stdout().lock());
+    match workspace::lookup(&commands, &args.command) {
+        Lookup::Found(c) => {
+            if args.json {
+                output::json(&mut out, c)?;
+            } else {
+                output::details(&mut out, c)?;
+            }
+            out.flush()?;
+            Ok(())
+        }
+        Lookup::Ambiguous(cands) => {
+            output::error(&format!(
+                "`{}` matches {} commands; name one by id or type:label:",
+                args.command,
+                cands.len()
+            ));
+            output::candidates(&cands);
+            Err(Exit(1).into())
+        }
+        Lookup::NotFound => {
+            output::error(&format!(
+                "no command matches `{}` under {}",
+                args.command,
+                ws.root.display()
+            ));
+            let near = workspace::suggestions(&commands, &args.command);
+            if !near.is_empty() {
+                eprintln!("did you mean:");
+                output::candidates(&near);
+            }
+            Err(Exit(1).into())
+        }
+    }
 }

@@ -1,9 +1,377 @@
-//! Not yet implemented.
-use super::{Parsed, SourceFile};
+//! Docker: Compose files (general `docker compose` commands plus one `up {service}` per service)
+//! and Dockerfiles/Containerfiles (`docker build`).
 
-pub fn parse_compose(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+use super::{Parsed, SourceFile};
+use crate::model::CommandItem;
+use crate::text;
+use serde_yaml_ng::Value as Yaml;
+
+/// (label = id name, arguments after `docker compose -f F`, description).
+const GENERAL: &[(&str, &str, &str)] = &[
+    ("up", "up", "Start all services"),
+    ("up -d", "up -d", "Start in background"),
+    ("down", "down", "Stop all services"),
+    ("build", "build", "Build all services"),
+    ("logs", "logs -f", "View logs"),
+    ("ps", "ps", "List containers"),
+];
+
+pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let compose = format!("docker compose -f {}", text::quote_path(file.path));
+    // The general commands need only the file; docker reports its own errors when it is broken.
+    for (label, args, description) in GENERAL {
+        out.commands.push(
+            CommandItem::new("docker", file.path, label, format!("{compose} {args}"))
+                .description(*description),
+        );
+    }
+    // Parsed with serde_yaml_ng directly: its mappings keep file order, serde_json's do not.
+    let doc = match serde_yaml_ng::from_str::<Yaml>(file.content) {
+        Ok(v) => untag(v),
+        Err(e) => {
+            out.warn(
+                file.path,
+                e.location().map(|l| l.line()),
+                format!("invalid YAML: {e}"),
+            );
+            return out;
+        }
+    };
+    let root = match doc {
+        Yaml::Mapping(m) => m,
+        Yaml::Null => return out,
+        _ => {
+            out.warn(file.path, None, "the top level is not a map");
+            return out;
+        }
+    };
+    let services = match root.get("services").map(|v| untag(v.clone())) {
+        None | Some(Yaml::Null) => return out,
+        Some(Yaml::Mapping(m)) => m,
+        Some(_) => {
+            out.warn(
+                file.path,
+                service_section_line(file.content),
+                "`services` is not a map",
+            );
+            return out;
+        }
+    };
+    let section = service_section_line(file.content);
+    for key in services.keys() {
+        let name = match untag(key.clone()) {
+            Yaml::String(s) => s,
+            Yaml::Number(n) => n.to_string(),
+            Yaml::Bool(b) => b.to_string(),
+            _ => {
+                out.warn(file.path, None, "a service name is not a string");
+                continue;
+            }
+        };
+        // `<<: *defaults` merges keys into the map; it names no service.
+        if name.is_empty() || name == "<<" {
+            continue;
+        }
+        let label = format!("up {name}");
+        let mut item = CommandItem::new(
+            "docker",
+            file.path,
+            &label,
+            format!("{compose} up {}", text::sh_word(&name)),
+        )
+        .description(format!("Start {name} service"));
+        if let Some(l) = section.and_then(|s| service_line(file.content, s, &name)) {
+            item = item.line(l);
+        }
+        out.commands.push(item);
+    }
+    out
 }
-pub fn parse_dockerfile(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+
+pub fn parse_dockerfile(file: &SourceFile<'_>) -> Parsed {
+    let label = format!("build {}", file.file_name());
+    let command = format!("docker build -f {} .", text::quote_path(file.path));
+    Parsed {
+        commands: vec![
+            CommandItem::new("docker", file.path, &label, command)
+                .description("Build Docker image"),
+        ],
+        warnings: Vec::new(),
+    }
+}
+
+fn untag(v: Yaml) -> Yaml {
+    match v {
+        Yaml::Tagged(t) => untag(t.value),
+        v => v,
+    }
+}
+
+/// 1-based line of the top-level `services:` key.
+fn service_section_line(content: &str) -> Option<usize> {
+    content
+        .lines()
+        .position(|l| {
+            ["services:", "\"services\":", "'services':"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .map(|i| i + 1)
+}
+
+/// 1-based line of `name:` indented under the `services:` line `section`, found by text since the
+/// YAML value carries no positions.
+fn service_line(content: &str, section: usize, name: &str) -> Option<usize> {
+    let keys = [
+        format!("{name}:"),
+        format!("\"{name}\":"),
+        format!("'{name}':"),
+    ];
+    for (i, l) in content.lines().enumerate().skip(section) {
+        let body = l.trim_start();
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        if body.len() == l.len() {
+            // Back at the top level: the section ended.
+            return None;
+        }
+        if keys.iter().any(|k| body.starts_with(k.as_str())) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::testing::{labels, parse_with};
+
+    const COMPOSE: &str = r#"# Local development stack
+name: shop
+
+x-common: &common
+  restart: unless-stopped
+
+services:
+  web:
+    <<: *common
+    build: .
+    ports:
+      - "8080:80"
+    depends_on: [db]
+  db:
+    image: postgres:16
+    environment:
+      POSTGRES_PASSWORD: example
+  # a comment between services
+  cache-1:
+    image: redis:7
+    profiles: ["debug"]
+
+volumes:
+  data: {}
+"#;
+
+    #[test]
+    fn compose_general_commands_then_services_in_file_order() {
+        let p = parse_with(parse_compose, "/w/docker-compose.yml", COMPOSE);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            labels(&p),
+            [
+                "up",
+                "up -d",
+                "down",
+                "build",
+                "logs",
+                "ps",
+                "up web",
+                "up db",
+                "up cache-1"
+            ]
+        );
+        let cmds: Vec<&str> = p.commands.iter().map(|c| c.command.as_str()).collect();
+        let f = "docker compose -f \"/w/docker-compose.yml\"";
+        assert_eq!(
+            cmds,
+            [
+                format!("{f} up"),
+                format!("{f} up -d"),
+                format!("{f} down"),
+                format!("{f} build"),
+                format!("{f} logs -f"),
+                format!("{f} ps"),
+                format!("{f} up web"),
+                format!("{f} up db"),
+                format!("{f} up cache-1"),
+            ]
+        );
+        let descs: Vec<&str> = p
+            .commands
+            .iter()
+            .map(|c| c.description.as_deref().unwrap())
+            .collect();
+        assert_eq!(
+            descs,
+            [
+                "Start all services",
+                "Start in background",
+                "Stop all services",
+                "Build all services",
+                "View logs",
+                "List containers",
+                "Start web service",
+                "Start db service",
+                "Start cache-1 service",
+            ]
+        );
+        let web = &p.commands[6];
+        assert_eq!(web.kind, "docker");
+        assert_eq!(web.id, "docker:/w/docker-compose.yml:up web");
+        assert_eq!(web.cwd, "/w");
+        assert_eq!(web.line, Some(8));
+        assert_eq!(p.commands[7].line, Some(14));
+        assert_eq!(p.commands[8].line, Some(19));
+        assert_eq!(p.commands[0].id, "docker:/w/docker-compose.yml:up");
+        assert_eq!(p.commands[1].id, "docker:/w/docker-compose.yml:up -d");
+        assert_eq!(p.commands[0].line, None);
+    }
+
+    #[test]
+    fn paths_with_spaces_and_quotes_stay_one_word() {
+        let p = parse_with(
+            parse_compose,
+            "/w/my \"app\"/compose.yaml",
+            "services:\n  api:\n    image: x\n",
+        );
+        assert_eq!(
+            p.commands[6].command,
+            "docker compose -f \"/w/my \\\"app\\\"/compose.yaml\" up api"
+        );
+        assert_eq!(p.commands[6].cwd, "/w/my \"app\"");
+    }
+
+    #[test]
+    fn only_top_level_services_count() {
+        // Nested keys, `volumes`, `networks` and extension fields are not services.
+        let p = parse_with(
+            parse_compose,
+            "/w/compose.yml",
+            "services:\n  app:\n    services:\n      fake: {}\n    volumes:\n      - data:/d\nnetworks:\n  front: {}\n",
+        );
+        assert_eq!(labels(&p)[6..], ["up app"]);
+    }
+
+    #[test]
+    fn flow_style_and_quoted_service_names() {
+        let p = parse_with(
+            parse_compose,
+            "/w/compose.yml",
+            "services: {\"api\": {image: a}, 'worker': {image: b}, 2048: {image: c}}\n",
+        );
+        assert_eq!(labels(&p)[6..], ["up api", "up worker", "up 2048"]);
+        let p = parse_with(
+            parse_compose,
+            "/w/compose.yml",
+            "\"services\":\n  \"api\":\n    image: a\n",
+        );
+        assert_eq!(p.commands[6].line, Some(2));
+    }
+
+    #[test]
+    fn file_without_services_gets_general_commands_only() {
+        for content in [
+            "",
+            "include:\n  - other.yml\n",
+            "services:\n",
+            "# only a comment\n",
+        ] {
+            let p = parse_with(parse_compose, "/w/docker-compose.override.yml", content);
+            assert_eq!(p.commands.len(), 6, "{content:?}");
+            assert!(p.warnings.is_empty(), "{content:?}");
+        }
+    }
+
+    #[test]
+    fn malformed_compose_warns_without_panicking() {
+        let cases: &[(&str, Option<u32>, &str)] = &[
+            (
+                "services:\n  web:\n    image: [unclosed\n",
+                Some(4),
+                "invalid YAML",
+            ),
+            ("services:\n\tweb: {}\n", Some(2), "invalid YAML"),
+            ("- just\n- a list\n", None, "the top level is not a map"),
+            (
+                "services:\n  - web\n  - db\n",
+                Some(1),
+                "`services` is not a map",
+            ),
+            ("services: 3\n", Some(1), "`services` is not a map"),
+            ("\u{1}\u{2}\u{3}: [", Some(1), "invalid YAML"),
+        ];
+        for (content, line, msg) in cases {
+            let p = parse_with(parse_compose, "/w/compose.yml", content);
+            assert_eq!(p.commands.len(), 6, "{content:?}");
+            assert_eq!(p.warnings.len(), 1, "{content:?}");
+            assert!(
+                p.warnings[0].message.contains(msg),
+                "{content:?}: {}",
+                p.warnings[0].message
+            );
+            assert_eq!(
+                p.warnings[0].line, *line,
+                "{content:?}: {}",
+                p.warnings[0].message
+            );
+        }
+    }
+
+    #[test]
+    fn alias_bombs_do_not_hang() {
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
+                    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
+                    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n\
+                    g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n\
+                    services: {web: {x: *h}}\n";
+        let p = parse_with(parse_compose, "/w/compose.yml", bomb);
+        assert_eq!(p.commands.len(), 6);
+        assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn dockerfiles() {
+        for (path, label) in [
+            ("/w/Dockerfile", "build Dockerfile"),
+            ("/w/api/Dockerfile.dev", "build Dockerfile.dev"),
+            ("/w/api/web.Dockerfile", "build web.Dockerfile"),
+            ("/w/Containerfile", "build Containerfile"),
+        ] {
+            let p = parse_with(parse_dockerfile, path, "FROM alpine:3.20\nRUN echo hi\n");
+            assert!(p.warnings.is_empty());
+            assert_eq!(labels(&p), [label]);
+            let c = &p.commands[0];
+            assert_eq!(c.kind, "docker");
+            assert_eq!(c.id, format!("docker:{path}:{label}"));
+            assert_eq!(c.command, format!("docker build -f \"{path}\" ."));
+            assert_eq!(c.description.as_deref(), Some("Build Docker image"));
+        }
+        let p = parse_with(parse_dockerfile, "/w/api/Dockerfile.dev", "");
+        assert_eq!(p.commands[0].cwd, "/w/api");
+        let p = parse_with(parse_dockerfile, "/w/my app/Dockerfile", "\u{1}garbage");
+        assert_eq!(
+            p.commands[0].command,
+            "docker build -f \"/w/my app/Dockerfile\" ."
+        );
+    }
+
+    #[test]
+    fn dockerfiles_in_one_folder_get_distinct_ids() {
+        let a = parse_with(parse_dockerfile, "/w/Dockerfile", "FROM x\n");
+        let b = parse_with(parse_dockerfile, "/w/Dockerfile.prod", "FROM x\n");
+        assert_ne!(a.commands[0].id, b.commands[0].id);
+    }
 }

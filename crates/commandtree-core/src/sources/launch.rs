@@ -1,6 +1,256 @@
-//! Not yet implemented.
-use super::{Parsed, SourceFile};
+//! VS Code launch configurations: `.vscode/launch.json` (JSONC). One command per configuration
+//! and per compound; `command` is the name the debugger is started with.
 
-pub fn parse(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+use super::vscode::{LineIndex, ast_prop, ast_prop_line, dot_vscode_parent, json_ast, value_start};
+use super::{Parsed, SourceFile};
+use crate::model::CommandItem;
+use crate::text;
+use jsonc_parser::ast;
+use serde_json::Value;
+
+pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    let root = match text::parse_jsonc(file.content) {
+        Ok(v) => v,
+        Err((line, reason)) => return Parsed::with_warning(file.path, line, reason),
+    };
+    let Value::Object(root) = root else {
+        return Parsed::with_warning(file.path, None, "the top level is not an object");
+    };
+    let lines = LineIndex::new(file.content);
+    let ast = json_ast(file.content);
+    let ast_root = ast.as_ref().and_then(ast::Value::as_object);
+    let cwd = dot_vscode_parent(file);
+    let mut out = Parsed::default();
+
+    for (key, what) in [
+        ("configurations", "configuration"),
+        ("compounds", "compound"),
+    ] {
+        let entries = match root.get(key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Array(a)) => a,
+            Some(_) => {
+                let line = ast_root.and_then(|o| ast_prop_line(o, key, &lines));
+                out.warn(file.path, line, format!("`{key}` is not an array"));
+                continue;
+            }
+        };
+        let ast_entries = ast_root
+            .and_then(|o| ast_prop(o, key))
+            .and_then(ast::Value::as_array)
+            .map(|a| a.elements.as_slice())
+            .filter(|a| a.len() == entries.len());
+        for (i, entry) in entries.iter().enumerate() {
+            let line = ast_entries
+                .and_then(|a| a.get(i))
+                .map(|v| lines.line(value_start(v)));
+            let Value::Object(entry) = entry else {
+                out.warn(
+                    file.path,
+                    line,
+                    format!("{what} #{} is not an object", i + 1),
+                );
+                continue;
+            };
+            let name = match entry.get("name") {
+                Some(Value::String(s)) if !s.trim().is_empty() => s,
+                _ => {
+                    out.warn(file.path, line, format!("{what} #{} has no `name`", i + 1));
+                    continue;
+                }
+            };
+            let description = if what == "compound" {
+                compound_description(entry.get("configurations"))
+            } else {
+                entry
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            let mut item = CommandItem::new("launch", file.path, name, name.clone())
+                .cwd(cwd)
+                .opt_description(description);
+            if let Some(l) = line {
+                item = item.line(l);
+            }
+            out.commands.push(item);
+        }
+    }
+    out
+}
+
+/// `compound: a, b` from the compound's `configurations` (names, or `{name, folder}` objects in
+/// multi-root workspaces).
+fn compound_description(configs: Option<&Value>) -> Option<String> {
+    let names: Vec<&str> = configs
+        .and_then(Value::as_array)?
+        .iter()
+        .filter_map(|c| match c {
+            Value::String(s) => Some(s.as_str()),
+            Value::Object(m) => m.get("name").and_then(Value::as_str),
+            _ => None,
+        })
+        .collect();
+    (!names.is_empty()).then(|| format!("compound: {}", names.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::testing::{labels, parse_with};
+
+    const PATH: &str = "/w/.vscode/launch.json";
+
+    #[test]
+    fn configurations_and_compounds() {
+        let p = parse_with(
+            parse,
+            PATH,
+            r#"{
+    // Use IntelliSense to learn about possible attributes.
+    "version": "0.2.0",
+    "configurations": [
+        {
+            "type": "node",
+            "request": "launch",
+            "name": "Launch Server",
+            "program": "${workspaceFolder}/server/index.js",
+        },
+        {
+            "type": "chrome",
+            "request": "launch",
+            "name": "Launch Chrome",
+            "url": "http://localhost:8080"
+        },
+        { "name": "No type", "request": "attach" }
+    ],
+    "compounds": [
+        {
+            "name": "Server/Client",
+            "configurations": ["Launch Server", { "name": "Launch Chrome", "folder": "web" }],
+            "stopAll": true
+        }
+    ]
+}"#,
+        );
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            labels(&p),
+            ["Launch Server", "Launch Chrome", "No type", "Server/Client"]
+        );
+        let s = &p.commands[0];
+        assert_eq!(s.kind, "launch");
+        assert_eq!(s.id, "launch:/w/.vscode/launch.json:Launch Server");
+        assert_eq!(s.command, "Launch Server");
+        assert_eq!(s.description.as_deref(), Some("node"));
+        assert_eq!(s.cwd, "/w");
+        assert_eq!(s.file_path, PATH);
+        assert_eq!(s.line, Some(5));
+        assert_eq!(p.commands[1].description.as_deref(), Some("chrome"));
+        assert_eq!(p.commands[1].line, Some(11));
+        assert_eq!(p.commands[2].description, None);
+        let c = &p.commands[3];
+        assert_eq!(c.id, "launch:/w/.vscode/launch.json:Server/Client");
+        assert_eq!(c.command, "Server/Client");
+        assert_eq!(
+            c.description.as_deref(),
+            Some("compound: Launch Server, Launch Chrome")
+        );
+        assert_eq!(c.line, Some(20));
+    }
+
+    #[test]
+    fn nested_workspace_folder() {
+        let p = parse_with(
+            parse,
+            "/w/svc/.vscode/launch.json",
+            r#"{"configurations":[{"name":"Debug","type":"go"}]}"#,
+        );
+        assert_eq!(p.commands[0].cwd, "/w/svc");
+        assert_eq!(p.commands[0].id, "launch:/w/svc/.vscode/launch.json:Debug");
+    }
+
+    #[test]
+    fn entries_without_name_warn_with_line() {
+        let p = parse_with(
+            parse,
+            PATH,
+            r#"{
+  "configurations": [
+    { "type": "node", "request": "launch" },
+    { "type": "node", "name": "" },
+    42,
+    { "type": "python", "name": "ok" }
+  ],
+  "compounds": [ { "configurations": ["ok"] } ]
+}"#,
+        );
+        assert_eq!(labels(&p), ["ok"]);
+        let w: Vec<(Option<u32>, &str)> = p
+            .warnings
+            .iter()
+            .map(|w| (w.line, w.message.as_str()))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                (Some(3), "configuration #1 has no `name`"),
+                (Some(4), "configuration #2 has no `name`"),
+                (Some(5), "configuration #3 is not an object"),
+                (Some(8), "compound #1 has no `name`"),
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_names_are_all_emitted_for_central_dedupe() {
+        let p = parse_with(
+            parse,
+            PATH,
+            r#"{"configurations":[{"name":"a","type":"x"},{"name":"a","type":"y"}]}"#,
+        );
+        assert_eq!(labels(&p), ["a", "a"]);
+    }
+
+    #[test]
+    fn compound_without_configurations_list() {
+        let p = parse_with(parse, PATH, r#"{"compounds":[{"name":"c"}]}"#);
+        assert_eq!(p.commands[0].description, None);
+        let p = parse_with(
+            parse,
+            PATH,
+            r#"{"compounds":[{"name":"c","configurations":[]}]}"#,
+        );
+        assert_eq!(p.commands[0].description, None);
+    }
+
+    #[test]
+    fn malformed_files_warn_without_panicking() {
+        let cases: &[(&str, Option<u32>, &str)] = &[
+            (
+                "{\n \"configurations\": [\n  { \"name\": \"a\",",
+                Some(3),
+                "invalid JSON",
+            ),
+            ("\"just a string\"", None, "the top level is not an object"),
+            (
+                "{\n\"configurations\": {\"name\": \"a\"}}",
+                Some(2),
+                "`configurations` is not an array",
+            ),
+            ("\u{1}\u{2}\u{fffd}", Some(1), "invalid JSON"),
+            ("", None, "the top level is not an object"),
+        ];
+        for (content, line, msg) in cases {
+            let p = parse_with(parse, PATH, content);
+            assert!(p.commands.is_empty(), "{content:?}");
+            assert_eq!(p.warnings.len(), 1, "{content:?}");
+            assert_eq!(p.warnings[0].line, *line, "{content:?}");
+            assert!(
+                p.warnings[0].message.contains(msg),
+                "{content:?}: {}",
+                p.warnings[0].message
+            );
+        }
+    }
 }

@@ -1,6 +1,803 @@
-//! Not yet implemented.
-use super::{Parsed, SourceFile};
+//! Make targets: `Makefile`, `makefile`, `GNUmakefile`.
+//!
+//! A static reading of the file, close to how GNU make splits lines: `\` continuations, `#`
+//! comments (not `\#`, not inside `$(...)`), recipe lines (the recipe prefix in rule context),
+//! `define ... endef` bodies, directives and every form of variable assignment are told apart, so
+//! only real rule targets become commands. Nothing is evaluated: targets built from variables
+//! (`$(BIN):`) and targets from `include`d files are not listed.
+//!
+//! Descriptions follow the self-documenting help convention: `target: deps ## text`, or a
+//! `## text` line directly above the rule (`.PHONY` lines in between are fine).
 
-pub fn parse(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+use super::{Parsed, SourceFile};
+use crate::model::CommandItem;
+use crate::text;
+use std::collections::{HashMap, HashSet};
+
+/// The file names GNU make tries, in order, when no `-f` is given.
+const DEFAULT_NAMES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
+
+/// Directives that end a rule context and never start a rule.
+const DIRECTIVES: &[&str] = &[
+    "include", "-include", "sinclude", "vpath", "undefine", "load", "-load", "export", "unexport",
+    "endef",
+];
+
+/// Conditionals may sit inside a recipe without ending it.
+const CONDITIONALS: &[&str] = &["ifeq", "ifneq", "ifdef", "ifndef", "else", "endif"];
+
+const MODIFIERS: &[&str] = &["export", "unexport", "override", "private"];
+
+struct Target {
+    name: String,
+    line: usize,
+    description: Option<String>,
+}
+
+pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    let targets = scan(file.content);
+    let prefix = make_prefix(file);
+    let mut out = Parsed::default();
+    for t in targets {
+        let command = format!("{prefix} {}", text::sh_word(&t.name));
+        let item = CommandItem::new("make", file.path, &t.name, command)
+            .opt_description(t.description)
+            .line(t.line)
+            .private(t.name.starts_with('_'));
+        out.commands.push(item);
+    }
+    out
+}
+
+/// `make`, or `make -f NAME` when make would not pick this file by itself in its folder.
+fn make_prefix(file: &SourceFile<'_>) -> String {
+    let name = file.file_name();
+    let rank = DEFAULT_NAMES.iter().position(|n| *n == name);
+    let shadowed = match rank {
+        None => true,
+        Some(rank) => {
+            // Listing the folder compares exact names, which stays right on case-insensitive
+            // file systems where `makefile` would also "exist" beside `Makefile`.
+            let siblings = file.fs.list_dir(file.dir());
+            DEFAULT_NAMES[..rank].iter().any(|earlier| {
+                siblings
+                    .iter()
+                    .any(|s| s.file_name().is_some_and(|n| n == *earlier) && file.fs.is_file(s))
+            })
+        }
+    };
+    if shadowed {
+        format!("make -f {}", text::sh_word(name))
+    } else {
+        "make".to_string()
+    }
+}
+
+/// Rule targets users can run, in file order.
+fn scan(content: &str) -> Vec<Target> {
+    let physical: Vec<&str> = content.split('\n').collect();
+    let mut targets: Vec<Target> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut phony: HashSet<String> = HashSet::new();
+    let mut recipe_prefix = '\t';
+    let mut in_rule = false;
+    let mut define_depth = 0usize;
+    let mut pending: Option<String> = None;
+
+    let mut i = 0;
+    while i < physical.len() {
+        let start = i;
+        // A line continues while it ends in an odd number of backslashes.
+        while i + 1 < physical.len() && ends_with_continuation(physical[i]) {
+            i += 1;
+        }
+        let parts = &physical[start..=i];
+        i += 1;
+        let line_no = start + 1;
+        let first = parts[0];
+
+        if define_depth > 0 {
+            if !first.starts_with(recipe_prefix) {
+                let trimmed = first.trim_start();
+                if first_word(trimmed) == "endef" {
+                    define_depth -= 1;
+                } else if first_word(strip_modifiers(trimmed).0) == "define" {
+                    define_depth += 1;
+                }
+            }
+            continue;
+        }
+        if in_rule && first.starts_with(recipe_prefix) {
+            pending = None;
+            continue;
+        }
+
+        let joined = join_continued(parts);
+        let (code, comment) = split_comment(&joined);
+        let code = code.trim();
+        if code.is_empty() {
+            pending = comment.and_then(help_text).map(|t| match pending.take() {
+                Some(p) => format!("{p} {t}"),
+                None => t,
+            });
+            continue;
+        }
+
+        let (rest, modified) = strip_modifiers(code);
+        let word = first_word(rest);
+        if word == "define" {
+            define_depth += 1;
+            in_rule = false;
+            pending = None;
+            continue;
+        }
+        if CONDITIONALS.contains(&word) || word.starts_with("ifeq(") || word.starts_with("ifneq(") {
+            pending = None;
+            continue;
+        }
+        if modified || DIRECTIVES.contains(&word) {
+            if let Some(Line::Assign { name, value }) = classify(rest)
+                && name == ".RECIPEPREFIX"
+            {
+                recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
+            }
+            in_rule = false;
+            pending = None;
+            continue;
+        }
+
+        match classify(code) {
+            Some(Line::Assign { name, value }) => {
+                if name == ".RECIPEPREFIX" {
+                    recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
+                }
+                in_rule = false;
+                pending = None;
+            }
+            Some(Line::Rule {
+                targets: names,
+                prereqs,
+            }) => {
+                let prereqs = until_semicolon(prereqs);
+                if find_top_level(prereqs, |c| c == '=').is_some() {
+                    // `t: X = y` sets a target-specific variable; it defines no rule.
+                    in_rule = false;
+                    pending = None;
+                    continue;
+                }
+                in_rule = true;
+                let names = names.trim().trim_end_matches('&');
+                let words = split_words(names);
+                if words.iter().all(|w| w.starts_with('.')) {
+                    if words.contains(&".PHONY") {
+                        phony.extend(split_words(prereqs).into_iter().map(str::to_string));
+                    }
+                    // Special targets sit between a `## text` line and its rule.
+                    continue;
+                }
+                let inline = comment.and_then(help_text);
+                let above = pending.take();
+                for name in words {
+                    if !is_command_name(name) {
+                        continue;
+                    }
+                    let description = inline
+                        .clone()
+                        .or_else(|| above.as_deref().map(|d| strip_name(d, name)));
+                    match index.get(name) {
+                        Some(&at) => {
+                            if let Some(t) = targets.get_mut(at)
+                                && t.description.is_none()
+                            {
+                                t.description = description;
+                            }
+                        }
+                        None => {
+                            index.insert(name.to_string(), targets.len());
+                            targets.push(Target {
+                                name: name.to_string(),
+                                line: line_no,
+                                description,
+                            });
+                        }
+                    }
+                }
+            }
+            None => {
+                in_rule = false;
+                pending = None;
+            }
+        }
+    }
+    // A dotted name is usually a file (`main.o`, `index.html`); it is a command only when the
+    // Makefile declares it phony (`test.unit`, `docker.build`).
+    targets.retain(|t| !t.name.contains('.') || phony.contains(&t.name));
+    targets
+}
+
+enum Line<'a> {
+    Assign { name: &'a str, value: &'a str },
+    Rule { targets: &'a str, prereqs: &'a str },
+}
+
+/// Tells a variable assignment (`=`, `:=`, `::=`, `:::=`, `?=`, `+=`, `!=`) from a rule line, the
+/// way make does: whichever of `=` and `:` comes first outside `$(...)` decides.
+fn classify(code: &str) -> Option<Line<'_>> {
+    let at = find_top_level(code, |c| c == '=' || c == ':')?;
+    let (before, after) = code.split_at(at);
+    if let Some(value) = after.strip_prefix('=') {
+        let name = before
+            .trim_end()
+            .trim_end_matches(['?', '+', '!'])
+            .trim_end();
+        return Some(Line::Assign { name, value });
+    }
+    let after_colons = after.trim_start_matches(':');
+    if let Some(value) = after_colons.strip_prefix('=') {
+        return Some(Line::Assign {
+            name: before.trim(),
+            value,
+        });
+    }
+    Some(Line::Rule {
+        targets: before,
+        prereqs: after_colons,
+    })
+}
+
+/// Byte offset of the first char matching `pred` outside `$(...)`/`${...}`.
+fn find_top_level(s: &str, pred: impl Fn(char) -> bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '$' => {
+                if let Some(&(_, n)) = chars.peek() {
+                    if n == '(' || n == '{' {
+                        depth += 1;
+                        chars.next();
+                    } else if n == '$' {
+                        chars.next();
+                    }
+                }
+            }
+            '(' | '{' if depth > 0 => depth += 1,
+            ')' | '}' if depth > 0 => depth -= 1,
+            _ if depth == 0 && pred(c) => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn until_semicolon(s: &str) -> &str {
+    match find_top_level(s, |c| c == ';') {
+        Some(i) => &s[..i],
+        None => s,
+    }
+}
+
+/// Words separated by whitespace outside `$(...)`, so `$(addprefix x, a b)` stays one word.
+fn split_words(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s.trim_start();
+    while !rest.is_empty() {
+        let end = find_top_level(rest, char::is_whitespace).unwrap_or(rest.len());
+        out.push(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    out
+}
+
+/// Splits off a comment: `#` outside `$(...)`, not escaped as `\#`.
+fn split_comment(line: &str) -> (&str, Option<&str>) {
+    let mut depth = 0usize;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '$' => {
+                if let Some(&(_, n)) = chars.peek() {
+                    if n == '(' || n == '{' {
+                        depth += 1;
+                        chars.next();
+                    } else if n == '$' {
+                        chars.next();
+                    }
+                }
+            }
+            '(' | '{' if depth > 0 => depth += 1,
+            ')' | '}' if depth > 0 => depth -= 1,
+            '#' if depth == 0 => return (&line[..i], Some(&line[i + 1..])),
+            _ => {}
+        }
+    }
+    (line, None)
+}
+
+/// The text of a `## text` help comment (given what follows the first `#`). `##@ Section`
+/// headers are not descriptions.
+fn help_text(comment: &str) -> Option<String> {
+    let rest = comment.strip_prefix('#')?.trim_start_matches('#');
+    if rest.starts_with('@') {
+        return None;
+    }
+    let t = rest.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// `## build: Compile it` above `build:` describes it as `Compile it`.
+fn strip_name(desc: &str, name: &str) -> String {
+    match desc.strip_prefix(name).and_then(|r| r.strip_prefix(':')) {
+        Some(r) if !r.trim().is_empty() => r.trim().to_string(),
+        _ => desc.to_string(),
+    }
+}
+
+fn ends_with_continuation(line: &str) -> bool {
+    line.chars().rev().take_while(|&c| c == '\\').count() % 2 == 1
+}
+
+/// Joins continued lines: the backslash-newline and the blanks around it become one space.
+fn join_continued(parts: &[&str]) -> String {
+    let last = parts.len().saturating_sub(1);
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        let p = if i < last {
+            p.strip_suffix('\\').unwrap_or(p).trim_end()
+        } else {
+            p
+        };
+        let p = if i > 0 { p.trim_start() } else { p };
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(p);
+    }
+    out
+}
+
+fn first_word(s: &str) -> &str {
+    s.split(char::is_whitespace).next().unwrap_or("")
+}
+
+/// Drops leading `export`/`override`/`private`/`unexport` words; says whether there were any.
+fn strip_modifiers(mut s: &str) -> (&str, bool) {
+    let mut any = false;
+    loop {
+        let w = first_word(s);
+        let rest = &s[w.len()..];
+        if MODIFIERS.contains(&w) && rest.starts_with(char::is_whitespace) {
+            s = rest.trim_start();
+            any = true;
+        } else {
+            return (s, any);
+        }
+    }
+}
+
+/// A target users can type: no special (`.x`) targets, patterns, variables, paths, globs or
+/// archive members.
+fn is_command_name(name: &str) -> bool {
+    const BAD: &[char] = &[
+        '/', '$', '%', '\\', '(', ')', '*', '?', '[', ']', '{', '}', '"', '\'', ';', '=', '#', '|',
+        '&', '<', '>', '`', ':', ',', '~',
+    ];
+    !name.is_empty() && !name.starts_with('.') && !name.contains(BAD)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+    use crate::sources::testing::{labels, parse_in, parse_with};
+
+    fn make(content: &str) -> Parsed {
+        parse_with(parse, "/w/Makefile", content)
+    }
+
+    fn names(content: &str) -> Vec<String> {
+        make(content)
+            .commands
+            .iter()
+            .map(|c| c.label.clone())
+            .collect()
+    }
+
+    #[test]
+    fn conventions_fixture() {
+        let p = make(
+            ".PHONY: help build _private\n\
+             \n\
+             aaa_file:\n\
+             \ttouch aaa_file\n\
+             \n\
+             help:\n\
+             \t@echo help\n\
+             \n\
+             build:\n\
+             \t@echo build\n\
+             \n\
+             %.o: %.c\n\
+             \t$(CC) -c $< -o $@\n\
+             \n\
+             .DEFAULT:\n\
+             \t@echo default\n\
+             \n\
+             _private:\n\
+             \t@echo private\n",
+        );
+        assert!(p.warnings.is_empty());
+        assert_eq!(labels(&p), ["aaa_file", "help", "build", "_private"]);
+        let b = &p.commands[2];
+        assert_eq!(b.kind, "make");
+        assert_eq!(b.id, "make:/w/Makefile:build");
+        assert_eq!(b.command, "make build");
+        assert_eq!(b.cwd, "/w");
+        assert_eq!(b.line, Some(9));
+        assert!(!b.private);
+        assert!(p.commands[3].private);
+        assert_eq!(p.commands[3].line, Some(18));
+    }
+
+    #[test]
+    fn variable_assignments_are_not_targets() {
+        let p = names(
+            "VAR := x\n\
+             SIMPLE ::= y\n\
+             POSIX :::= z\n\
+             COND ?= a\n\
+             APPEND += b\n\
+             SHELL_OUT != uname -s\n\
+             RECURSIVE = a:b\n\
+             NOSPACE:=1\n\
+             export GOFLAGS := -mod=mod\n\
+             override CFLAGS = -O2\n\
+             private P = 1\n\
+             export\n\
+             unexport FOO\n\
+             UNAME:\n\
+             build: ; @echo x=y\n",
+        );
+        assert_eq!(p, ["UNAME", "build"]);
+    }
+
+    #[test]
+    fn multi_target_double_colon_and_grouped_rules() {
+        assert_eq!(
+            names(
+                "clean distclean: stop\n\trm -rf out\nall:: one\nall:: two\nfoo bar &: gen.sh\n\t./gen.sh\n"
+            ),
+            ["clean", "distclean", "all", "foo", "bar"]
+        );
+        let p = make("a b: c\n");
+        assert_eq!(p.commands[1].line, Some(1));
+        assert_eq!(p.commands[1].id, "make:/w/Makefile:b");
+    }
+
+    #[test]
+    fn target_specific_variables_are_not_rules() {
+        assert_eq!(
+            names(
+                "debug: CFLAGS += -g\nrelease: export MODE := prod\nprod: X = y\nbuild:\n\tgo build\n"
+            ),
+            ["build"]
+        );
+        // ...but a later real rule for the same target counts.
+        assert_eq!(
+            names("debug: CFLAGS += -g\ndebug: build\n\t./run\n"),
+            ["debug"]
+        );
+    }
+
+    #[test]
+    fn special_pattern_variable_and_path_targets_are_skipped() {
+        assert_eq!(
+            names(
+                ".PHONY: all\n.SUFFIXES:\n.c.o:\n\tcc\n%.o: %.c\n\tcc\n$(BIN): main.o\n\tld\n\
+                 ${OUT}/x: y\nbuild/app.o: app.c\n\tcc\nlib(a.o): a.o\n*.txt: x\nall: $(BIN)\n"
+            ),
+            ["all"]
+        );
+    }
+
+    #[test]
+    fn dotted_names_only_when_phony() {
+        assert_eq!(
+            names(
+                ".PHONY: test.unit\nmain.o: main.c\n\tcc -c main.c\ntest.unit:\n\tgo test ./...\nindex.html: index.md\n"
+            ),
+            ["test.unit"]
+        );
+    }
+
+    #[test]
+    fn variable_reference_words_stay_whole() {
+        assert_eq!(
+            names("$(addprefix out/, a b) extra: src\n\tcp\n"),
+            ["extra"]
+        );
+    }
+
+    #[test]
+    fn define_blocks_are_skipped() {
+        assert_eq!(
+            names(
+                "define HELP_TEXT\nusage: make <target>\nbuild: compile it\nendef\n\
+                 override define NESTED\ndefine INNER\nfake: x\nendef\nalso_fake: y\nendef # done\n\
+                 export define EXPORTED =\nx: y\nendef\nreal:\n\t@echo $(HELP_TEXT)\n"
+            ),
+            ["real"]
+        );
+    }
+
+    #[test]
+    fn recipe_lines_are_not_rules() {
+        assert_eq!(
+            names("build:\n\techo done: ok\n\t@printf 'x: y\\n'\n\n\tdeploy: not-a-rule\ntest:\n"),
+            ["build", "test"]
+        );
+    }
+
+    #[test]
+    fn tab_lines_outside_rule_context_are_makefile_lines() {
+        // Make reads a tab-indented line before any rule (or after an assignment) as a normal
+        // line, so conditionals may indent their assignments with tabs.
+        assert_eq!(
+            names("ifeq ($(OS),Windows_NT)\n\tEXE := .exe\nelse\n\tEXE :=\nendif\nall:\n\techo\n"),
+            ["all"]
+        );
+        assert_eq!(
+            names("ifdef CI\n\tci-only:\n\t\techo\nendif\n"),
+            ["ci-only"]
+        );
+    }
+
+    #[test]
+    fn recipe_prefix_can_be_changed() {
+        assert_eq!(
+            names(".RECIPEPREFIX = >\nbuild:\n> echo step: one\n> deploy: no\ntest:\n> true\n"),
+            ["build", "test"]
+        );
+    }
+
+    #[test]
+    fn continuations_and_comments() {
+        let p = make(
+            "# build: not a target\n\
+             all: one \\\n  two \\\n  three\n\
+             \t@echo $@\n\
+             # a comment that continues \\\n\
+             fake: target\n\
+             x\\#y: z\n\
+             hash: ; echo \\# not a comment ## Prints a hash\n\
+             url := http://example.com # trailing: comment\n\
+             ok: $(shell echo '#') ## Uses a hash in a function\n",
+        );
+        assert_eq!(labels(&p), ["all", "hash", "ok"]);
+        assert_eq!(p.commands[1].description.as_deref(), Some("Prints a hash"));
+        assert_eq!(p.commands[1].line, Some(9));
+        assert_eq!(
+            p.commands[2].description.as_deref(),
+            Some("Uses a hash in a function")
+        );
+    }
+
+    #[test]
+    fn continued_rule_line_keeps_its_first_line_number() {
+        let p = make("\n\nfirst \\\n second: dep\n\ttrue\n");
+        assert_eq!(labels(&p), ["first", "second"]);
+        assert_eq!(p.commands[0].line, Some(3));
+        assert_eq!(p.commands[1].line, Some(3));
+    }
+
+    #[test]
+    fn even_backslashes_do_not_continue() {
+        assert_eq!(names("a: b\\\\\nc:\n"), ["a", "c"]);
+    }
+
+    #[test]
+    fn help_comment_descriptions() {
+        let p = make(
+            "##@ General\n\
+             \n\
+             .PHONY: help\n\
+             help: ## Display this help.\n\
+             \t@awk 'BEGIN {FS = \":.*##\"} ...' $(MAKEFILE_LIST)\n\
+             \n\
+             ## Build the binary\n\
+             .PHONY: build\n\
+             build: fmt vet\n\
+             \tgo build ./...\n\
+             \n\
+             ## Format the code\n\
+             ## with gofmt\n\
+             fmt:\n\
+             \tgofmt -w .\n\
+             \n\
+             ## vet: Run go vet\n\
+             vet:\n\
+             \tgo vet ./...\n\
+             \n\
+             ## Not attached: blank line below\n\
+             \n\
+             lint:\n\
+             # plain comments are not descriptions\n\
+             test:\n\
+             run: build ## Run it\n\
+             ##@ Deploy\n\
+             deploy:\n",
+        );
+        let d: Vec<(&str, Option<&str>)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.description.as_deref()))
+            .collect();
+        assert_eq!(
+            d,
+            [
+                ("help", Some("Display this help.")),
+                ("build", Some("Build the binary")),
+                ("fmt", Some("Format the code with gofmt")),
+                ("vet", Some("Run go vet")),
+                ("lint", None),
+                ("test", None),
+                ("run", Some("Run it")),
+                ("deploy", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn first_definition_wins_and_later_rules_only_add_a_description() {
+        let p = make(
+            "build: a\n\ttrue\nbuild: b ## Build everything\ntest: ## First\ntest: ## Second\n",
+        );
+        assert_eq!(labels(&p), ["build", "test"]);
+        assert_eq!(p.commands[0].line, Some(1));
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Build everything")
+        );
+        assert_eq!(p.commands[1].description.as_deref(), Some("First"));
+    }
+
+    #[test]
+    fn upstream_false_positive_targets_fixed() {
+        // Upstream reported `EXT_PUBLISHER` and `UNAME` from `VAR := x` and missed `a b: c`.
+        assert_eq!(
+            names("EXT_PUBLISHER := nimblesite\nUNAME := $(shell uname)\nlint test: deps\n"),
+            ["lint", "test"]
+        );
+    }
+
+    #[test]
+    fn directives_are_not_rules() {
+        assert_eq!(
+            names(
+                "include common.mk\n-include $(DEPS)\nsinclude x.mk\nvpath %.c src:lib\n\
+                 ifeq ($(A),b:c)\nifneq (a,b)\nendif\nundefine X\ninclude: ## A target named include\n"
+            ),
+            ["include"]
+        );
+    }
+
+    #[test]
+    fn space_indented_rules_count() {
+        assert_eq!(names("ifdef X\n  spaced: dep\nendif\n"), ["spaced"]);
+    }
+
+    #[test]
+    fn make_picks_the_file_or_gets_dash_f() {
+        let cmd = |fs: &MemFs, path: &str| parse_in(parse, fs, path).commands[0].command.clone();
+        let fs = MemFs::new().file("/w/Makefile", "build:\n");
+        assert_eq!(cmd(&fs, "/w/Makefile"), "make build");
+        let fs = MemFs::new()
+            .file("/w/Makefile", "build:\n")
+            .file("/w/GNUmakefile", "x:\n");
+        assert_eq!(cmd(&fs, "/w/Makefile"), "make -f Makefile build");
+        assert_eq!(cmd(&fs, "/w/GNUmakefile"), "make x");
+        let fs = MemFs::new()
+            .file("/w/Makefile", "build:\n")
+            .file("/w/makefile", "y:\n");
+        assert_eq!(cmd(&fs, "/w/Makefile"), "make -f Makefile build");
+        assert_eq!(cmd(&fs, "/w/makefile"), "make y");
+        // A sibling folder named like a makefile does not count.
+        let fs = MemFs::new()
+            .file("/w/Makefile", "build:\n")
+            .file("/w/makefile/x", "");
+        assert_eq!(cmd(&fs, "/w/Makefile"), "make build");
+        let fs = MemFs::new().file("/w/sub/build.mk", "build:\n");
+        assert_eq!(cmd(&fs, "/w/sub/build.mk"), "make -f build.mk build");
+    }
+
+    #[test]
+    fn nested_makefile_cwd_and_id() {
+        let p = parse_with(parse, "/w/svc/api/Makefile", "run:\n\tgo run .\n");
+        assert_eq!(p.commands[0].cwd, "/w/svc/api");
+        assert_eq!(p.commands[0].id, "make:/w/svc/api/Makefile:run");
+    }
+
+    #[test]
+    fn odd_input_never_panics() {
+        for content in [
+            "",
+            "\\",
+            ":",
+            "::",
+            "=",
+            ":=",
+            "a:\\",
+            "$(",
+            "${:",
+            ")))): x",
+            "é: ü ## ÿ\n",
+            "define\n",
+            "endef\nendef\n",
+            "#\\",
+            "\t\t\t",
+            "\u{1}\u{2}\u{7f}: \u{fffd}",
+            "a: b ; c \\\n",
+        ] {
+            let _ = make(content);
+        }
+        assert_eq!(names("é: ü ## ÿ\n"), ["é"]);
+        let long = "a\\\n".repeat(10_000);
+        assert!(make(&long).commands.is_empty());
+    }
+
+    #[test]
+    fn token_soup_never_panics() {
+        const TOKENS: &[&str] = &[
+            "a",
+            "_b",
+            ".PHONY",
+            ":",
+            "::",
+            "=",
+            ":=",
+            "?=",
+            "$(",
+            "${",
+            ")",
+            "}",
+            "(",
+            "#",
+            "##",
+            "\\",
+            "\\#",
+            "\n",
+            "\t",
+            " ",
+            "\u{3000}",
+            "é",
+            "define ",
+            "endef",
+            "export ",
+            ".RECIPEPREFIX",
+            ">",
+            ";",
+            "&",
+            "%",
+            "/",
+            "ifeq",
+            "$$",
+            "include ",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..3000 {
+            let mut s = String::new();
+            for _ in 0..40 {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                s.push_str(TOKENS[(seed >> 33) as usize % TOKENS.len()]);
+            }
+            for c in make(&s).commands {
+                assert!(is_command_name(&c.label), "{s:?} gave {:?}", c.label);
+            }
+        }
+    }
 }

@@ -90,33 +90,141 @@ pub struct TypeDef {
 }
 
 pub const TYPES: &[TypeDef] = &[
-    TypeDef { kind: "shell", label: "Shell Scripts", flat: false },
-    TypeDef { kind: "npm", label: "NPM Scripts", flat: false },
-    TypeDef { kind: "make", label: "Make Targets", flat: false },
-    TypeDef { kind: "launch", label: "VS Code Launch", flat: true },
-    TypeDef { kind: "vscode", label: "VS Code Tasks", flat: true },
-    TypeDef { kind: "python", label: "Python Scripts", flat: false },
-    TypeDef { kind: "powershell", label: "PowerShell/Batch", flat: false },
-    TypeDef { kind: "gradle", label: "Gradle Tasks", flat: false },
-    TypeDef { kind: "cargo", label: "Cargo (Rust)", flat: false },
-    TypeDef { kind: "maven", label: "Maven Goals", flat: false },
-    TypeDef { kind: "ant", label: "Ant Targets", flat: false },
-    TypeDef { kind: "just", label: "Just Recipes", flat: false },
-    TypeDef { kind: "taskfile", label: "Taskfile", flat: false },
-    TypeDef { kind: "deno", label: "Deno Tasks", flat: false },
-    TypeDef { kind: "rake", label: "Rake Tasks", flat: false },
-    TypeDef { kind: "composer", label: "Composer Scripts", flat: false },
-    TypeDef { kind: "docker", label: "Docker Compose", flat: false },
-    TypeDef { kind: "dotnet", label: ".NET Projects", flat: false },
-    TypeDef { kind: "markdown", label: "Markdown Files", flat: false },
-    TypeDef { kind: "csharp-script", label: "C# Scripts", flat: false },
-    TypeDef { kind: "fsharp-script", label: "F# Scripts", flat: false },
-    TypeDef { kind: "mise", label: "Mise Tasks", flat: false },
-    TypeDef { kind: "pyproject", label: "Python Project Scripts", flat: false },
-    TypeDef { kind: "procfile", label: "Procfile Processes", flat: false },
-    TypeDef { kind: "workflow", label: "GitHub Workflows", flat: true },
-    TypeDef { kind: "turbo", label: "Turborepo Tasks", flat: false },
-    TypeDef { kind: "nx", label: "Nx Targets", flat: false },
+    TypeDef {
+        kind: "shell",
+        label: "Shell Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "npm",
+        label: "NPM Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "make",
+        label: "Make Targets",
+        flat: false,
+    },
+    TypeDef {
+        kind: "launch",
+        label: "VS Code Launch",
+        flat: true,
+    },
+    TypeDef {
+        kind: "vscode",
+        label: "VS Code Tasks",
+        flat: true,
+    },
+    TypeDef {
+        kind: "python",
+        label: "Python Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "powershell",
+        label: "PowerShell/Batch",
+        flat: false,
+    },
+    TypeDef {
+        kind: "gradle",
+        label: "Gradle Tasks",
+        flat: false,
+    },
+    TypeDef {
+        kind: "cargo",
+        label: "Cargo (Rust)",
+        flat: false,
+    },
+    TypeDef {
+        kind: "maven",
+        label: "Maven Goals",
+        flat: false,
+    },
+    TypeDef {
+        kind: "ant",
+        label: "Ant Targets",
+        flat: false,
+    },
+    TypeDef {
+        kind: "just",
+        label: "Just Recipes",
+        flat: false,
+    },
+    TypeDef {
+        kind: "taskfile",
+        label: "Taskfile",
+        flat: false,
+    },
+    TypeDef {
+        kind: "deno",
+        label: "Deno Tasks",
+        flat: false,
+    },
+    TypeDef {
+        kind: "rake",
+        label: "Rake Tasks",
+        flat: false,
+    },
+    TypeDef {
+        kind: "composer",
+        label: "Composer Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "docker",
+        label: "Docker Compose",
+        flat: false,
+    },
+    TypeDef {
+        kind: "dotnet",
+        label: ".NET Projects",
+        flat: false,
+    },
+    TypeDef {
+        kind: "markdown",
+        label: "Markdown Files",
+        flat: false,
+    },
+    TypeDef {
+        kind: "csharp-script",
+        label: "C# Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "fsharp-script",
+        label: "F# Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "mise",
+        label: "Mise Tasks",
+        flat: false,
+    },
+    TypeDef {
+        kind: "pyproject",
+        label: "Python Project Scripts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "procfile",
+        label: "Procfile Processes",
+        flat: false,
+    },
+    TypeDef {
+        kind: "workflow",
+        label: "GitHub Workflows",
+        flat: true,
+    },
+    TypeDef {
+        kind: "turbo",
+        label: "Turborepo Tasks",
+        flat: false,
+    },
+    TypeDef {
+        kind: "nx",
+        label: "Nx Targets",
+        flat: false,
+    },
 ];
 
 pub fn type_def(kind: &str) -> Option<&'static TypeDef> {
@@ -125,7 +233,10 @@ pub fn type_def(kind: &str) -> Option<&'static TypeDef> {
 
 /// Position of a type in the category order (unknown types last).
 pub fn type_order(kind: &str) -> usize {
-    TYPES.iter().position(|t| t.kind == kind).unwrap_or(TYPES.len())
+    TYPES
+        .iter()
+        .position(|t| t.kind == kind)
+        .unwrap_or(TYPES.len())
 }
 
 /// One row of the source table.
@@ -140,7 +251,12 @@ pub struct Source {
 }
 
 const fn src(kind: &'static str, patterns: &'static [&'static str], parse: ParseFn) -> Source {
-    Source { kind, patterns, shebangs: &[], parse }
+    Source {
+        kind,
+        patterns,
+        shebangs: &[],
+        parse,
+    }
 }
 
 pub const SOURCES: &[Source] = &[
@@ -151,12 +267,20 @@ pub const SOURCES: &[Source] = &[
         parse: shell::parse,
     },
     src("npm", &["**/package.json"], npm::parse),
-    src("make", &["**/Makefile", "**/makefile", "**/GNUmakefile"], make::parse),
+    src(
+        "make",
+        &["**/Makefile", "**/makefile", "**/GNUmakefile"],
+        make::parse,
+    ),
     src("launch", &["**/.vscode/launch.json"], launch::parse),
     src("vscode", &["**/.vscode/tasks.json"], vscode::parse),
     src("python", &["**/*.py"], python::parse),
     src("powershell", &["**/*.ps1"], powershell::parse_ps1),
-    src("powershell", &["**/*.bat", "**/*.cmd"], powershell::parse_batch),
+    src(
+        "powershell",
+        &["**/*.bat", "**/*.cmd"],
+        powershell::parse_batch,
+    ),
     src(
         "gradle",
         &["**/build.gradle", "**/build.gradle.kts"],
@@ -165,7 +289,11 @@ pub const SOURCES: &[Source] = &[
     src("cargo", &["**/Cargo.toml"], cargo::parse),
     src("maven", &["**/pom.xml"], maven::parse),
     src("ant", &["**/build.xml"], ant::parse),
-    src("just", &["**/justfile", "**/Justfile", "**/JUSTFILE", "**/.justfile"], just::parse),
+    src(
+        "just",
+        &["**/justfile", "**/Justfile", "**/JUSTFILE", "**/.justfile"],
+        just::parse,
+    ),
     src(
         "taskfile",
         &[
@@ -183,7 +311,13 @@ pub const SOURCES: &[Source] = &[
     src("deno", &["**/deno.json", "**/deno.jsonc"], deno::parse),
     src(
         "rake",
-        &["**/Rakefile", "**/rakefile", "**/Rakefile.rb", "**/rakefile.rb", "**/lib/tasks/**/*.rake"],
+        &[
+            "**/Rakefile",
+            "**/rakefile",
+            "**/Rakefile.rb",
+            "**/rakefile.rb",
+            "**/lib/tasks/**/*.rake",
+        ],
         rake::parse,
     ),
     src("composer", &["**/composer.json"], composer::parse),
@@ -203,10 +337,20 @@ pub const SOURCES: &[Source] = &[
     ),
     src(
         "docker",
-        &["**/Dockerfile", "**/Dockerfile.*", "**/*.Dockerfile", "**/*.dockerfile", "**/Containerfile"],
+        &[
+            "**/Dockerfile",
+            "**/Dockerfile.*",
+            "**/*.Dockerfile",
+            "**/*.dockerfile",
+            "**/Containerfile",
+        ],
         docker::parse_dockerfile,
     ),
-    src("dotnet", &["**/*.csproj", "**/*.fsproj", "**/*.vbproj"], dotnet::parse),
+    src(
+        "dotnet",
+        &["**/*.csproj", "**/*.fsproj", "**/*.vbproj"],
+        dotnet::parse,
+    ),
     src("markdown", &["**/*.md"], markdown::parse),
     src("csharp-script", &["**/*.csx"], dotnet_script::parse_csx),
     src("fsharp-script", &["**/*.fsx"], dotnet_script::parse_fsx),
@@ -230,12 +374,25 @@ pub const SOURCES: &[Source] = &[
     ),
     src(
         "mise",
-        &["**/.mise/tasks/**", "**/mise-tasks/**", "**/.config/mise/tasks/**", "**/mise/tasks/**"],
+        &[
+            "**/.mise/tasks/**",
+            "**/mise-tasks/**",
+            "**/.config/mise/tasks/**",
+            "**/mise/tasks/**",
+        ],
         mise::parse_file_task,
     ),
     src("pyproject", &["**/pyproject.toml"], pyproject::parse),
-    src("procfile", &["**/Procfile", "**/Procfile.*"], procfile::parse),
-    src("workflow", &[".github/workflows/*.yml", ".github/workflows/*.yaml"], workflow::parse),
+    src(
+        "procfile",
+        &["**/Procfile", "**/Procfile.*"],
+        procfile::parse,
+    ),
+    src(
+        "workflow",
+        &[".github/workflows/*.yml", ".github/workflows/*.yaml"],
+        workflow::parse,
+    ),
     src("turbo", &["**/turbo.json"], turbo::parse),
     src("nx", &["**/project.json", "**/nx.json"], nx::parse),
 ];

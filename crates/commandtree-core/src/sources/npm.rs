@@ -1,6 +1,505 @@
-//! Not yet implemented.
-use super::{Parsed, SourceFile};
+//! npm scripts: the `scripts` of every `package.json` outside `node_modules`, in file order, run
+//! with the package manager the project uses (lock file, else the `packageManager` field).
 
-pub fn parse(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+use super::vscode::{LineIndex, ast_prop, ast_prop_line, json_ast, prop_name};
+use super::{Parsed, SourceFile};
+use crate::model::CommandItem;
+use crate::text;
+use jsonc_parser::ast;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Runner {
+    Npm,
+    Pnpm,
+    Yarn,
+    Bun,
+}
+
+/// Lock files by folder; within one folder the first match wins.
+const LOCK_FILES: &[(&str, Runner)] = &[
+    ("pnpm-lock.yaml", Runner::Pnpm),
+    ("yarn.lock", Runner::Yarn),
+    ("bun.lockb", Runner::Bun),
+    ("bun.lock", Runner::Bun),
+    ("package-lock.json", Runner::Npm),
+    ("npm-shrinkwrap.json", Runner::Npm),
+];
+
+/// Yarn commands that shadow a script of the same name in `yarn X` (classic and berry); such
+/// scripts need `yarn run X`.
+const YARN_BUILTINS: &[&str] = &[
+    "add",
+    "audit",
+    "autoclean",
+    "bin",
+    "cache",
+    "check",
+    "config",
+    "constraints",
+    "create",
+    "dedupe",
+    "dlx",
+    "exec",
+    "explain",
+    "generate-lock-entry",
+    "global",
+    "help",
+    "import",
+    "info",
+    "init",
+    "install",
+    "licenses",
+    "link",
+    "list",
+    "login",
+    "logout",
+    "node",
+    "npm",
+    "outdated",
+    "owner",
+    "pack",
+    "patch",
+    "patch-commit",
+    "plugin",
+    "policies",
+    "publish",
+    "rebuild",
+    "remove",
+    "run",
+    "search",
+    "set",
+    "stage",
+    "tag",
+    "team",
+    "unlink",
+    "unplug",
+    "up",
+    "upgrade",
+    "upgrade-interactive",
+    "version",
+    "versions",
+    "why",
+    "workspace",
+    "workspaces",
+];
+
+pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    // Installed dependencies are not the project's commands.
+    if file
+        .path
+        .components()
+        .any(|c| c.as_os_str() == "node_modules")
+    {
+        return Parsed::default();
+    }
+    let root = match text::parse_json(file.content) {
+        Ok(v) => v,
+        Err((line, reason)) => return Parsed::with_warning(file.path, line, reason),
+    };
+    let Value::Object(root) = root else {
+        return Parsed::with_warning(file.path, None, "the top level is not an object");
+    };
+    let lines = LineIndex::new(file.content);
+    let ast = json_ast(file.content);
+    let ast_root = ast.as_ref().and_then(ast::Value::as_object);
+    let scripts = match root.get("scripts") {
+        None | Some(Value::Null) => return Parsed::default(),
+        Some(Value::Object(m)) => m,
+        Some(_) => {
+            let line = ast_root.and_then(|o| ast_prop_line(o, "scripts", &lines));
+            return Parsed::with_warning(file.path, line, "`scripts` is not an object");
+        }
+    };
+    let order = ast_root
+        .and_then(|o| ast_prop(o, "scripts"))
+        .and_then(ast::Value::as_object)
+        .map(|o| key_order(o, &lines))
+        .unwrap_or_else(|| scripts.keys().map(|k| (k.clone(), None)).collect());
+
+    let runner = detect_runner(file, &root);
+    let mut out = Parsed::default();
+    for (name, line) in order {
+        let Some(body) = scripts.get(&name) else {
+            continue;
+        };
+        let Value::String(body) = body else {
+            out.warn(file.path, line, format!("script `{name}` is not a string"));
+            continue;
+        };
+        if name.is_empty() {
+            out.warn(file.path, line, "script with an empty name");
+            continue;
+        }
+        let mut item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
+            .description(text::truncate(body, 60));
+        if let Some(l) = line {
+            item = item.line(l);
+        }
+        out.commands.push(item);
+    }
+    out
+}
+
+/// Keys in file order with the line of the entry whose value counts. As with `JSON.parse`, a
+/// repeated key keeps its first position and its last value.
+fn key_order(obj: &ast::Object<'_>, lines: &LineIndex) -> Vec<(String, Option<usize>)> {
+    let mut out: Vec<(String, Option<usize>)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for p in &obj.properties {
+        let name = prop_name(&p.name);
+        let line = Some(lines.line(p.range.start));
+        match index.get(name) {
+            Some(&i) => {
+                if let Some(entry) = out.get_mut(i) {
+                    entry.1 = line;
+                }
+            }
+            None => {
+                index.insert(name.to_string(), out.len());
+                out.push((name.to_string(), line));
+            }
+        }
+    }
+    out
+}
+
+fn run_command(runner: Runner, name: &str) -> String {
+    let word = text::sh_word(name);
+    match runner {
+        Runner::Npm => format!("npm run {word}"),
+        Runner::Pnpm => format!("pnpm run {word}"),
+        Runner::Bun => format!("bun run {word}"),
+        Runner::Yarn if YARN_BUILTINS.contains(&name) => format!("yarn run {word}"),
+        Runner::Yarn => format!("yarn {word}"),
+    }
+}
+
+/// The nearest lock file from the package folder up to the workspace root decides; without one,
+/// the nearest `packageManager` field (this package.json, then those above it); else npm.
+fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
+    let folders = folders_up_to_root(file.dir(), file.root);
+    for dir in &folders {
+        for (name, runner) in LOCK_FILES {
+            if file.fs.is_file(&dir.join(name)) {
+                return *runner;
+            }
+        }
+    }
+    if let Some(r) = package_manager_field(own) {
+        return r;
+    }
+    for dir in folders.iter().skip(1) {
+        let Some(content) = file.fs.read(&dir.join("package.json")) else {
+            continue;
+        };
+        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&content)
+            && let Some(r) = package_manager_field(&m)
+        {
+            return r;
+        }
+    }
+    Runner::Npm
+}
+
+/// `dir` and its ancestors up to and including `root`; only `dir` when it is outside `root`.
+fn folders_up_to_root<'a>(dir: &'a Path, root: &Path) -> Vec<&'a Path> {
+    let mut out = vec![dir];
+    if !dir.starts_with(root) {
+        return out;
+    }
+    let mut cur = dir;
+    while cur != root {
+        match cur.parent() {
+            Some(p) => {
+                out.push(p);
+                cur = p;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Corepack's `packageManager`: `pnpm@9.1.0`, `yarn@4.2.2+sha512.…`.
+fn package_manager_field(pkg: &Map<String, Value>) -> Option<Runner> {
+    let spec = pkg.get("packageManager")?.as_str()?.trim();
+    let name = spec.split('@').next().unwrap_or(spec);
+    match name {
+        "npm" => Some(Runner::Npm),
+        "pnpm" => Some(Runner::Pnpm),
+        "yarn" => Some(Runner::Yarn),
+        "bun" => Some(Runner::Bun),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+    use crate::sources::testing::{labels, parse_in, parse_with};
+
+    const PKG: &str = r#"{
+  "name": "web",
+  "version": "1.0.0",
+  "scripts": {
+    "zeta": "echo zeta",
+    "alpha": "vite build",
+    "middle": "node scripts/middle.js",
+    "Beta": "eslint .",
+    "prebuild": "rimraf dist",
+    "build": "tsc -p tsconfig.build.json && vite build --mode production --emptyOutDir"
+  },
+  "devDependencies": { "vite": "^5.0.0" }
+}"#;
+
+    #[test]
+    fn scripts_in_file_order_with_npm() {
+        let p = parse_with(parse, "/w/package.json", PKG);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            labels(&p),
+            ["zeta", "alpha", "middle", "Beta", "prebuild", "build"]
+        );
+        let z = &p.commands[0];
+        assert_eq!(z.kind, "npm");
+        assert_eq!(z.id, "npm:/w/package.json:zeta");
+        assert_eq!(z.command, "npm run zeta");
+        assert_eq!(z.cwd, "/w");
+        assert_eq!(z.description.as_deref(), Some("echo zeta"));
+        assert_eq!(z.line, Some(5));
+        assert_eq!(p.commands[5].line, Some(10));
+        assert_eq!(
+            p.commands[5].description.as_deref(),
+            Some("tsc -p tsconfig.build.json && vite build --mode productio...")
+        );
+        assert_eq!(
+            p.commands[5].description.as_ref().unwrap().chars().count(),
+            60
+        );
+    }
+
+    #[test]
+    fn node_modules_packages_are_ignored() {
+        let p = parse_with(parse, "/w/node_modules/vite/package.json", PKG);
+        assert!(p.commands.is_empty());
+        let p = parse_with(parse, "/w/a/node_modules/@scope/x/package.json", PKG);
+        assert!(p.commands.is_empty());
+        // Only a whole path component counts.
+        let p = parse_with(parse, "/w/my_node_modules/package.json", PKG);
+        assert_eq!(p.commands.len(), 6);
+    }
+
+    fn runner_of(fs: MemFs, path: &str) -> String {
+        let p = parse_in(parse, &fs, path);
+        p.commands[0].command.clone()
+    }
+
+    const ONE: &str = r#"{"scripts":{"dev":"vite"}}"#;
+
+    #[test]
+    fn lock_file_beside_package_json_picks_the_runner() {
+        let cases = [
+            ("pnpm-lock.yaml", "pnpm run dev"),
+            ("yarn.lock", "yarn dev"),
+            ("bun.lockb", "bun run dev"),
+            ("bun.lock", "bun run dev"),
+            ("package-lock.json", "npm run dev"),
+        ];
+        for (lock, cmd) in cases {
+            let fs = MemFs::new()
+                .file("/w/app/package.json", ONE)
+                .file(format!("/w/app/{lock}"), "");
+            assert_eq!(runner_of(fs, "/w/app/package.json"), cmd, "{lock}");
+        }
+        let fs = MemFs::new().file("/w/package.json", ONE);
+        assert_eq!(runner_of(fs, "/w/package.json"), "npm run dev");
+    }
+
+    #[test]
+    fn nearest_lock_file_in_ancestors_wins_up_to_root() {
+        let fs = MemFs::new()
+            .file("/w/pnpm-lock.yaml", "")
+            .file("/w/packages/ui/package.json", ONE);
+        assert_eq!(runner_of(fs, "/w/packages/ui/package.json"), "pnpm run dev");
+        let fs = MemFs::new()
+            .file("/w/pnpm-lock.yaml", "")
+            .file("/w/packages/yarn.lock", "")
+            .file("/w/packages/ui/package.json", ONE);
+        assert_eq!(runner_of(fs, "/w/packages/ui/package.json"), "yarn dev");
+        // Outside the workspace root does not count.
+        let fs = MemFs::new()
+            .file("/yarn.lock", "")
+            .file("/w/package.json", ONE);
+        assert_eq!(runner_of(fs, "/w/package.json"), "npm run dev");
+    }
+
+    #[test]
+    fn package_manager_field_when_no_lock_file() {
+        let with = |pm: &str| format!(r#"{{"packageManager":"{pm}","scripts":{{"dev":"vite"}}}}"#);
+        for (pm, cmd) in [
+            ("pnpm@9.1.0", "pnpm run dev"),
+            ("yarn@4.2.2+sha512.abc", "yarn dev"),
+            ("bun@1.1.0", "bun run dev"),
+            ("npm@10.2.0", "npm run dev"),
+            ("deno@2", "npm run dev"),
+        ] {
+            let fs = MemFs::new().file("/w/package.json", &with(pm));
+            assert_eq!(runner_of(fs, "/w/package.json"), cmd, "{pm}");
+        }
+        // A lock file beats the field.
+        let fs = MemFs::new()
+            .file("/w/package.json", &with("yarn@4.0.0"))
+            .file("/w/pnpm-lock.yaml", "");
+        assert_eq!(runner_of(fs, "/w/package.json"), "pnpm run dev");
+        // A monorepo root's field applies to its packages.
+        let fs = MemFs::new()
+            .file("/w/package.json", &with("pnpm@9.0.0"))
+            .file("/w/packages/a/package.json", ONE);
+        assert_eq!(runner_of(fs, "/w/packages/a/package.json"), "pnpm run dev");
+    }
+
+    #[test]
+    fn yarn_builtin_names_use_yarn_run() {
+        let fs = MemFs::new()
+            .file(
+                "/w/package.json",
+                r#"{"scripts":{"version":"changeset version","lint":"eslint ."}}"#,
+            )
+            .file("/w/yarn.lock", "");
+        let p = parse_in(parse, &fs, "/w/package.json");
+        let cmds: Vec<&str> = p.commands.iter().map(|c| c.command.as_str()).collect();
+        assert_eq!(cmds, ["yarn run version", "yarn lint"]);
+    }
+
+    #[test]
+    fn script_names_are_shell_quoted() {
+        let p = parse_with(
+            parse,
+            "/w/package.json",
+            r#"{"scripts":{"build:prod":"x","test watch":"y","it's":"z","$(rm)":"w"}}"#,
+        );
+        let cmds: Vec<&str> = p.commands.iter().map(|c| c.command.as_str()).collect();
+        assert_eq!(
+            cmds,
+            [
+                "npm run build:prod",
+                "npm run 'test watch'",
+                "npm run 'it'\\''s'",
+                "npm run '$(rm)'"
+            ]
+        );
+        assert_eq!(p.commands[1].id, "npm:/w/package.json:test watch");
+        assert_eq!(p.commands[1].label, "test watch");
+    }
+
+    #[test]
+    fn non_string_scripts_warn_and_are_skipped() {
+        let p = parse_with(
+            parse,
+            "/w/package.json",
+            "{\n  \"scripts\": {\n    \"a\": 1,\n    \"b\": \"echo b\",\n    \"c\": {\"x\": 1},\n    \"\": \"echo\"\n  }\n}",
+        );
+        assert_eq!(labels(&p), ["b"]);
+        let w: Vec<(Option<u32>, &str)> = p
+            .warnings
+            .iter()
+            .map(|w| (w.line, w.message.as_str()))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                (Some(3), "script `a` is not a string"),
+                (Some(5), "script `c` is not a string"),
+                (Some(6), "script with an empty name"),
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_keep_first_position_and_last_value() {
+        let p = parse_with(
+            parse,
+            "/w/package.json",
+            "{\"scripts\":{\n\"a\":\"one\",\n\"b\":\"two\",\n\"a\":\"three\"}}",
+        );
+        assert_eq!(labels(&p), ["a", "b"]);
+        assert_eq!(p.commands[0].description.as_deref(), Some("three"));
+        assert_eq!(p.commands[0].line, Some(4));
+    }
+
+    #[test]
+    fn empty_body_has_no_description() {
+        let p = parse_with(parse, "/w/package.json", r#"{"scripts":{"noop":""}}"#);
+        assert_eq!(p.commands[0].description, None);
+    }
+
+    #[test]
+    fn no_scripts_gives_nothing() {
+        for c in [
+            r#"{"name":"x"}"#,
+            r#"{"scripts":null}"#,
+            r#"{"scripts":{}}"#,
+        ] {
+            let p = parse_with(parse, "/w/package.json", c);
+            assert!(p.commands.is_empty() && p.warnings.is_empty(), "{c}");
+        }
+    }
+
+    #[test]
+    fn strict_json_only() {
+        // package.json is strict JSON: comments and trailing commas are errors, as in npm.
+        let p = parse_with(
+            parse,
+            "/w/package.json",
+            "{\n  \"scripts\": {\n    \"a\": \"x\", // c\n  }\n}",
+        );
+        assert!(p.commands.is_empty());
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].line, Some(3));
+    }
+
+    #[test]
+    fn malformed_files_warn_without_panicking() {
+        let cases: &[(&str, Option<u32>, &str)] = &[
+            (
+                "{\n  \"scripts\": {\n    \"build\": \"tsc\"",
+                Some(3),
+                "invalid JSON",
+            ),
+            (
+                "{\n  \"scripts\": [\"build\"]\n}",
+                Some(2),
+                "`scripts` is not an object",
+            ),
+            ("[1,2,3]", None, "the top level is not an object"),
+            ("\u{7}\u{1}PK\u{3}\u{4}", Some(1), "invalid JSON"),
+            ("", Some(1), "invalid JSON"),
+        ];
+        for (content, line, msg) in cases {
+            let p = parse_with(parse, "/w/package.json", content);
+            assert!(p.commands.is_empty(), "{content:?}");
+            assert_eq!(p.warnings.len(), 1, "{content:?}");
+            assert_eq!(p.warnings[0].line, *line, "{content:?}");
+            assert!(
+                p.warnings[0].message.contains(msg),
+                "{content:?}: {}",
+                p.warnings[0].message
+            );
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!(
+            "{{\"scripts\":{{\"a\":\"x\"}},\"x\":{}{}}}",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        let p = parse_with(parse, "/w/package.json", &deep);
+        assert!(p.commands.is_empty());
+        assert_eq!(p.warnings.len(), 1);
+    }
 }

@@ -1,6 +1,462 @@
-//! Not yet implemented.
-use super::{Parsed, SourceFile};
+//! Shell scripts (`.sh`, `.bash`, `.zsh`, and extensionless executables whose shebang names a
+//! shell): one command per file, with parameters and a description from header comments.
+//!
+//! The `@param` comment helpers here are shared with the Python and PowerShell sources, which use
+//! the same `# @param name text (default: x) (options: a, b)` convention.
 
-pub fn parse(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+use super::{Parsed, SourceFile};
+use crate::model::{CommandItem, ParamDef};
+use crate::text;
+
+pub const KIND: &str = "shell";
+
+pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    let content = file.content;
+    let name = file.file_name();
+    let path = text::quote_path(file.path);
+    // An executable script runs through its own shebang; otherwise the interpreter has to be named,
+    // or the shell would refuse to run it ("permission denied").
+    let command = if file.executable {
+        path
+    } else {
+        format!("{} {path}", interpreter(content, name))
+    };
+    let item = CommandItem::new(KIND, file.path, name, command)
+        .params(params(content))
+        .opt_description(description(content));
+    Parsed {
+        commands: vec![item],
+        warnings: Vec::new(),
+    }
+}
+
+/// The interpreter command for a non-executable script: the shebang's program (basename) and its
+/// options, else one inferred from the extension.
+fn interpreter(content: &str, file_name: &str) -> String {
+    if let Some((prog, args)) = shebang(content) {
+        let mut words = vec![text::sh_word(prog)];
+        words.extend(args.iter().map(|a| text::sh_word(a)));
+        return words.join(" ");
+    }
+    if file_name.ends_with(".zsh") {
+        "zsh".to_string()
+    } else {
+        "bash".to_string()
+    }
+}
+
+/// The interpreter named by a `#!` first line, as (program basename, arguments). `env` is looked
+/// through, including `env -S prog args` and `env VAR=x prog`.
+pub(crate) fn shebang(content: &str) -> Option<(&str, Vec<&str>)> {
+    let first = content.lines().next()?;
+    let rest = first.strip_prefix("#!")?;
+    let mut words = rest.split_whitespace();
+    let prog = words.next()?;
+    let name = prog.rsplit('/').next().unwrap_or(prog);
+    let args: Vec<&str> = words.collect();
+    if name != "env" {
+        return (!name.is_empty()).then_some((name, args));
+    }
+    let idx = args
+        .iter()
+        .position(|w| !w.starts_with('-') && !w.contains('='))?;
+    let prog = args[idx];
+    let name = prog.rsplit('/').next().unwrap_or(prog);
+    let rest = args.get(idx + 1..).unwrap_or(&[]).to_vec();
+    (!name.is_empty()).then_some((name, rest))
+}
+
+/// Every `# @param` comment line, in file order; the first of a repeated name wins.
+fn params(content: &str) -> Vec<ParamDef> {
+    let mut out: Vec<ParamDef> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for line in content.lines() {
+        let Some(rest) = param_comment(line) else {
+            continue;
+        };
+        if let Some(p) = param_from_comment(rest)
+            && seen.insert(p.name.clone())
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The text after `@param` when `line` is a `# @param ...` comment (`#@param`, `## @param` too).
+/// Only the line itself is looked at: a bare `# @param name` never takes the next line as its
+/// description.
+pub(crate) fn param_comment(line: &str) -> Option<&str> {
+    let body = line.trim_start().strip_prefix('#')?;
+    let rest = body
+        .trim_start_matches('#')
+        .trim_start()
+        .strip_prefix("@param")?;
+    if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+        Some(rest.trim())
+    } else {
+        None
+    }
+}
+
+/// `name text (default: x) (options: a, b)` into a parameter. `None` when there is no usable
+/// name.
+pub(crate) fn param_from_comment(rest: &str) -> Option<ParamDef> {
+    let rest = rest.trim();
+    let (name, text) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    // `# @param env: Target env` and PowerShell's `# @param $Env ...` name the same parameter.
+    let name = name.trim_start_matches('$').trim_end_matches(':');
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        return None;
+    }
+    let (text, options) = split_options(text);
+    let (text, default) = text::split_default(&text);
+    let mut p = ParamDef::new(name).with_description(text);
+    p.default = default;
+    p.options = options;
+    Some(p)
+}
+
+/// Splits `text (options: a, b, c) more` into (`text more`, [`a`, `b`, `c`]). The marker is
+/// case-insensitive and ends at the first `)`; values are separated by `,` or `|`.
+pub(crate) fn split_options(text: &str) -> (String, Vec<String>) {
+    const MARK: &str = "(options:";
+    // ASCII lowercasing keeps byte offsets, so positions found in `lower` are valid in `text`.
+    let lower = text.to_ascii_lowercase();
+    let Some(start) = lower.find(MARK) else {
+        return (text.trim().to_string(), Vec::new());
+    };
+    let after = start + MARK.len();
+    let Some(close_rel) = text.get(after..).and_then(|t| t.find(')')) else {
+        return (text.trim().to_string(), Vec::new());
+    };
+    let inner = text.get(after..after + close_rel).unwrap_or("");
+    let options = inner
+        .split([',', '|'])
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(str::to_string)
+        .collect();
+    let before = text.get(..start).unwrap_or("");
+    let after_close = text.get(after + close_rel + 1..).unwrap_or("");
+    let rest = format!("{before} {after_close}")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (rest, options)
+}
+
+/// `# @description text` anywhere in the header wins; otherwise the first real comment after the
+/// shebang, stopping at the first line of code.
+fn description(content: &str) -> Option<String> {
+    if let Some(d) = content.lines().find_map(tagged_description) {
+        return Some(d);
+    }
+    for line in content.lines() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("#!") {
+            continue;
+        }
+        let comment = t.strip_prefix('#')?.trim_start_matches('#').trim();
+        if comment.starts_with('@') || is_noise_comment(comment) {
+            continue;
+        }
+        return Some(comment.to_string());
+    }
+    None
+}
+
+fn tagged_description(line: &str) -> Option<String> {
+    let body = line.trim_start().strip_prefix('#')?;
+    let rest = body
+        .trim_start_matches('#')
+        .trim_start()
+        .strip_prefix("@description")?;
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let d = rest.trim();
+    (!d.is_empty()).then(|| d.to_string())
+}
+
+/// Comment lines that are not prose: rulers (`# -----`), linter and editor directives.
+fn is_noise_comment(comment: &str) -> bool {
+    const DIRECTIVES: &[&str] = &[
+        "shellcheck ",
+        "shellcheck:",
+        "vim:",
+        "vi:",
+        "-*-",
+        "shfmt:",
+        "compdef",
+    ];
+    !comment.chars().any(char::is_alphanumeric) || DIRECTIVES.iter().any(|d| comment.starts_with(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+    use crate::sources::testing::{labels, parse_in, parse_with};
+
+    fn one(path: &str, content: &str) -> CommandItem {
+        let p = parse_with(parse, path, content);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(p.commands.len(), 1);
+        p.commands.into_iter().next().unwrap()
+    }
+
+    fn exe(path: &str, content: &str) -> CommandItem {
+        let p = parse_in(parse, &MemFs::new().exe(path, content), path);
+        p.commands.into_iter().next().unwrap()
+    }
+
+    fn param(name: &str, desc: Option<&str>, default: Option<&str>) -> ParamDef {
+        ParamDef {
+            name: name.into(),
+            description: desc.map(Into::into),
+            default: default.map(Into::into),
+            ..Default::default()
+        }
+    }
+
+    const BUILD_SH: &str = "#!/bin/bash\n\
+        # Build the project with optional configuration\n\
+        # @param config Build configuration (default: debug)\n\
+        # @param verbose Enable verbose output\n\
+        \n\
+        set -euo pipefail\n\
+        CONFIG=${1:-debug}\n\
+        echo \"Building $CONFIG\"\n";
+
+    #[test]
+    fn upstream_build_fixture() {
+        let c = exe("/w/scripts/build.sh", BUILD_SH);
+        assert_eq!(c.id, "shell:/w/scripts/build.sh:build.sh");
+        assert_eq!(c.label, "build.sh");
+        assert_eq!(c.kind, "shell");
+        assert_eq!(c.command, "\"/w/scripts/build.sh\"");
+        assert_eq!(c.cwd, "/w/scripts");
+        assert_eq!(c.file_path, "/w/scripts/build.sh");
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Build the project with optional configuration")
+        );
+        assert_eq!(
+            c.params,
+            vec![
+                param("config", Some("Build configuration"), Some("debug")),
+                param("verbose", Some("Enable verbose output"), None),
+            ]
+        );
+        assert_eq!(c.category, "");
+    }
+
+    #[test]
+    fn executable_path_with_spaces_and_dollar_is_one_word() {
+        let c = exe("/w/scripts/deploy prod$1.sh", "#!/bin/sh\necho hi\n");
+        assert_eq!(c.command, "\"/w/scripts/deploy prod\\$1.sh\"");
+        assert_eq!(c.label, "deploy prod$1.sh");
+    }
+
+    #[test]
+    fn non_executable_runs_through_shebang_interpreter() {
+        assert_eq!(
+            one("/w/x.sh", "#!/bin/sh\necho\n").command,
+            "sh \"/w/x.sh\""
+        );
+        assert_eq!(
+            one("/w/x.sh", "#!/usr/bin/env zsh\n").command,
+            "zsh \"/w/x.sh\""
+        );
+        assert_eq!(
+            one("/w/x.sh", "#!/usr/bin/env -S bash -eu\n").command,
+            "bash -eu \"/w/x.sh\""
+        );
+        assert_eq!(
+            one("/w/x.sh", "#! /bin/bash -e\n").command,
+            "bash -e \"/w/x.sh\""
+        );
+        assert_eq!(
+            one("/w/x.sh", "#!/usr/bin/env LC_ALL=C dash\n").command,
+            "dash \"/w/x.sh\""
+        );
+    }
+
+    #[test]
+    fn non_executable_without_shebang_uses_extension() {
+        assert_eq!(one("/w/a b/x.sh", "echo\n").command, "bash \"/w/a b/x.sh\"");
+        assert_eq!(one("/w/x.bash", "echo\n").command, "bash \"/w/x.bash\"");
+        assert_eq!(one("/w/x.zsh", "echo\n").command, "zsh \"/w/x.zsh\"");
+        // A bare `#!` names nothing.
+        assert_eq!(one("/w/x.zsh", "#!\necho\n").command, "zsh \"/w/x.zsh\"");
+    }
+
+    #[test]
+    fn extensionless_executable_keeps_its_name() {
+        let c = exe("/w/bin/release", "#!/usr/bin/env bash\n# Cut a release\n");
+        assert_eq!(c.id, "shell:/w/bin/release:release");
+        assert_eq!(c.label, "release");
+        assert_eq!(c.command, "\"/w/bin/release\"");
+        assert_eq!(c.cwd, "/w/bin");
+        assert_eq!(c.description.as_deref(), Some("Cut a release"));
+    }
+
+    #[test]
+    fn bare_param_does_not_swallow_next_line() {
+        // Upstream regression: `\s+` crossed the newline and made `echo hi` the description.
+        let c = one("/w/x.sh", "#!/bin/bash\n# @param foo\necho hi\n");
+        assert_eq!(c.params, vec![param("foo", None, None)]);
+        let c = one("/w/x.sh", "# @param foo   \n# @param bar Bar value\n");
+        assert_eq!(
+            c.params,
+            vec![
+                param("foo", None, None),
+                param("bar", Some("Bar value"), None)
+            ]
+        );
+    }
+
+    #[test]
+    fn param_options_and_default() {
+        let c = one(
+            "/w/deploy.sh",
+            "#!/bin/bash\n# @param env Target environment (options: dev, staging, prod) (default: dev)\n",
+        );
+        assert_eq!(
+            c.params,
+            vec![ParamDef {
+                name: "env".into(),
+                description: Some("Target environment".into()),
+                default: Some("dev".into()),
+                options: vec!["dev".into(), "staging".into(), "prod".into()],
+                ..Default::default()
+            }]
+        );
+    }
+
+    #[test]
+    fn options_marker_is_case_insensitive_and_needs_a_close() {
+        let c = one(
+            "/w/x.sh",
+            "# @param mode Mode (OPTIONS: a|b) to use\n# @param z Z (options: a, b\n",
+        );
+        assert_eq!(c.params[0].options, vec!["a", "b"]);
+        assert_eq!(c.params[0].description.as_deref(), Some("Mode to use"));
+        assert!(c.params[1].options.is_empty());
+        assert_eq!(c.params[1].description.as_deref(), Some("Z (options: a, b"));
+    }
+
+    #[test]
+    fn upstream_spec_example_parens_stay_in_description() {
+        let c = one(
+            "/w/x.sh",
+            "#!/bin/bash\n# @param environment Target environment (staging, production)\n# @param verbose Enable verbose output (default: false)\n",
+        );
+        assert_eq!(
+            c.params,
+            vec![
+                param(
+                    "environment",
+                    Some("Target environment (staging, production)"),
+                    None
+                ),
+                param("verbose", Some("Enable verbose output"), Some("false")),
+            ]
+        );
+    }
+
+    #[test]
+    fn param_spellings() {
+        let c = one(
+            "/w/x.sh",
+            "#@param a A\n## @param b: B\n  # @param c C\n# @params d D\n# @param $e E\n# @param {x} bad\n# @param a again\n",
+        );
+        let names: Vec<&str> = c.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, vec!["a", "b", "c", "e"]);
+        assert_eq!(c.params[0].description.as_deref(), Some("A"));
+        assert_eq!(c.params[1].description.as_deref(), Some("B"));
+    }
+
+    #[test]
+    fn empty_default_is_none() {
+        let c = one("/w/x.sh", "# @param tag Image tag (default: )\n");
+        assert_eq!(c.params, vec![param("tag", Some("Image tag"), None)]);
+    }
+
+    #[test]
+    fn description_tag_wins() {
+        // Upstream [ACTUAL] ignored `@description`; it is documented, so it is honoured.
+        let c = one(
+            "/w/x.sh",
+            "#!/bin/bash\n# Some header\n# @description Deploy the stack\n# @param env Env\n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Deploy the stack"));
+        let c = one("/w/x.sh", "#!/bin/bash\n# @description\n# Real text\n");
+        assert_eq!(c.description.as_deref(), Some("Real text"));
+    }
+
+    #[test]
+    fn description_skips_blank_lines_and_at_lines() {
+        let c = one(
+            "/w/x.sh",
+            "#!/bin/bash\n\n\n# @param env Env\n# Deploys things\necho\n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Deploys things"));
+    }
+
+    #[test]
+    fn description_stops_at_code() {
+        let c = one("/w/x.sh", "#!/bin/bash\nset -e\n# Too late\n");
+        assert_eq!(c.description, None);
+        assert_eq!(one("/w/x.sh", "").description, None);
+        assert_eq!(one("/w/x.sh", "#!/bin/sh\n#\n#   \n").description, None);
+    }
+
+    #[test]
+    fn description_skips_rulers_and_directives() {
+        let c = one(
+            "/w/x.sh",
+            "#!/usr/bin/env bash\n# shellcheck disable=SC2034\n##########\n# -*- mode: sh -*-\n#   Sync the mirror   \n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Sync the mirror"));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for content in [
+            "\u{1}\u{2}\u{fffd}#!",
+            "#!/usr/bin/env",
+            "#!/usr/bin/env -S",
+            "# @param",
+            "# @param é (options: ü, (default: ä",
+            "# @param x (default: y (options: z)",
+            "#\u{301}@param x",
+        ] {
+            let p = parse_with(parse, "/w/g.sh", content);
+            assert_eq!(labels(&p), vec!["g.sh"]);
+        }
+        assert_eq!(
+            one("/w/g.sh", "#!/usr/bin/env\n").command,
+            "bash \"/w/g.sh\""
+        );
+    }
+
+    #[test]
+    fn shebang_parsing() {
+        assert_eq!(shebang("#!/bin/bash -x\n"), Some(("bash", vec!["-x"])));
+        assert_eq!(
+            shebang("#!/usr/bin/env -S zsh -f"),
+            Some(("zsh", vec!["-f"]))
+        );
+        assert_eq!(shebang("#!/usr/bin/env"), None);
+        assert_eq!(shebang("# no"), None);
+    }
 }

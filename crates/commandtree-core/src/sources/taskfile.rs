@@ -1,6 +1,798 @@
-//! Not yet implemented.
-use super::{Parsed, SourceFile};
+//! go-task `Taskfile.yml` tasks (upstream §3.13 [INTENDED], fixing the [ACTUAL] bug of §17.1:
+//! only the keys of the top-level `tasks` map are tasks).
+//!
+//! Parsed with `serde_yaml_ng` directly rather than `text::parse_yaml`, because its mapping
+//! keeps the file order that the `serde_json` conversion would sort away. Local `includes` are
+//! followed through `file.fs` and namespaced `ns:task`, like `task --list-all` does; remote and
+//! templated includes cannot be resolved without running Task and are skipped.
 
-pub fn parse(_f: &SourceFile<'_>) -> Parsed {
-    Parsed::default()
+use super::{Parsed, SourceFile};
+use crate::model::{CommandItem, ParamDef, ParamFormat};
+use crate::text;
+use serde_yaml_ng::{Mapping, Value};
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+const KIND: &str = "taskfile";
+
+/// Deep enough for any real include chain, small enough to bound the work on a crafted tree.
+const MAX_INCLUDE_DEPTH: usize = 8;
+
+/// The names Task looks for in a folder, in its priority order.
+const TASKFILE_NAMES: &[&str] = &[
+    "Taskfile.yml",
+    "taskfile.yml",
+    "Taskfile.yaml",
+    "taskfile.yaml",
+    "Taskfile.dist.yml",
+    "taskfile.dist.yml",
+    "Taskfile.dist.yaml",
+    "taskfile.dist.yaml",
+];
+
+pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    let doc = match load(file.content) {
+        Ok(doc) => doc,
+        Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
+    };
+    let mut ctx = Ctx {
+        file,
+        base: base_command(file),
+        out: Parsed::default(),
+        chain: vec![file.path.to_path_buf()],
+    };
+    let unit = Unit {
+        path: file.path,
+        content: file.content,
+        prefix: String::new(),
+        include_line: None,
+        excludes: HashSet::new(),
+    };
+    ctx.collect(&doc, &unit, 0);
+    ctx.out
+}
+
+fn load(content: &str) -> Result<Value, (Option<usize>, String)> {
+    let mut doc: Value = serde_yaml_ng::from_str(content)
+        .map_err(|e| (e.location().map(|l| l.line()), format!("invalid YAML: {e}")))?;
+    // `<<: *defaults` merge keys are common in Taskfiles; a malformed merge only loses the
+    // merged keys, so its error is not worth a warning.
+    let _ = doc.apply_merge();
+    Ok(doc)
+}
+
+/// `task NAME` finds the first Taskfile of `TASKFILE_NAMES` in the folder; any other file (a
+/// `.dist` file beside a `Taskfile.yml`) has to be named.
+fn base_command(file: &SourceFile<'_>) -> String {
+    let name = file.file_name();
+    for candidate in TASKFILE_NAMES {
+        if *candidate == name {
+            return "task".to_string();
+        }
+        if file.fs.is_file(&file.dir().join(candidate)) {
+            break;
+        }
+    }
+    format!("task --taskfile {}", text::sh_word(name))
+}
+
+struct Ctx<'a, 'f> {
+    file: &'a SourceFile<'f>,
+    base: String,
+    out: Parsed,
+    /// Taskfiles on the current include path, to stop cycles.
+    chain: Vec<PathBuf>,
+}
+
+/// One Taskfile being read: the root, or an include reached from it.
+struct Unit<'a> {
+    path: &'a Path,
+    content: &'a str,
+    /// `ns:` prefixes of the includes that led here.
+    prefix: String,
+    /// For included tasks: the line of the root's `includes` entry (lines always refer to the
+    /// root file, which is the item's `filePath`).
+    include_line: Option<usize>,
+    excludes: HashSet<String>,
+}
+
+impl Ctx<'_, '_> {
+    fn collect(&mut self, doc: &Value, unit: &Unit<'_>, depth: usize) {
+        let map = match doc {
+            Value::Mapping(m) => m,
+            Value::Null => return,
+            _ => {
+                self.out.warn(unit.path, Some(1), "Taskfile is not a map");
+                return;
+            }
+        };
+        self.tasks(map, unit);
+        self.includes(map, unit, depth);
+    }
+
+    fn tasks(&mut self, map: &Mapping, unit: &Unit<'_>) {
+        let tasks = match map.get("tasks") {
+            None | Some(Value::Null) => return,
+            Some(Value::Mapping(t)) => t,
+            Some(_) => {
+                let line = top_key_line(unit.content, "tasks");
+                self.out.warn(unit.path, line, "`tasks` is not a map");
+                return;
+            }
+        };
+        let lines = if unit.include_line.is_none() {
+            section_key_lines(unit.content, "tasks")
+        } else {
+            HashMap::new()
+        };
+        for (key, value) in tasks {
+            let Some(name) = key_string(key) else {
+                continue;
+            };
+            if unit.excludes.contains(&name) {
+                continue;
+            }
+            let line = unit.include_line.or_else(|| lines.get(&name).copied());
+            let (description, params) = match value {
+                Value::Mapping(task) => {
+                    if task.get("internal").and_then(Value::as_bool) == Some(true) {
+                        continue;
+                    }
+                    (task_description(task), required_vars(task))
+                }
+                // Short syntax: `build: go build` / `build: [cmd1, cmd2]`.
+                Value::String(_) | Value::Sequence(_) | Value::Null => (None, Vec::new()),
+                _ => {
+                    self.out.warn(
+                        unit.path,
+                        line,
+                        format!("task `{name}` is not a map, a string or a list"),
+                    );
+                    continue;
+                }
+            };
+            let full = format!("{}{name}", unit.prefix);
+            let command = format!("{} {}", self.base, text::sh_word(&full));
+            let mut item = CommandItem::new(KIND, self.file.path, &full, command)
+                .opt_description(description)
+                .params(params);
+            if let Some(line) = line {
+                item = item.line(line);
+            }
+            self.out.commands.push(item);
+        }
+    }
+
+    fn includes(&mut self, map: &Mapping, unit: &Unit<'_>, depth: usize) {
+        let includes = match map.get("includes") {
+            None | Some(Value::Null) => return,
+            Some(Value::Mapping(i)) => i,
+            Some(_) => {
+                let line = top_key_line(unit.content, "includes");
+                self.out.warn(unit.path, line, "`includes` is not a map");
+                return;
+            }
+        };
+        let lines = if unit.include_line.is_none() {
+            section_key_lines(unit.content, "includes")
+        } else {
+            HashMap::new()
+        };
+        for (key, spec) in includes {
+            let Some(ns) = key_string(key) else {
+                continue;
+            };
+            let line = unit.include_line.or_else(|| lines.get(&ns).copied());
+            let Some(inc) = Include::from_value(spec) else {
+                self.out.warn(
+                    unit.path,
+                    line,
+                    format!("include `{ns}` has no `taskfile` path"),
+                );
+                continue;
+            };
+            if inc.internal || !is_local(&inc.taskfile) {
+                continue;
+            }
+            let base_dir = unit.path.parent().unwrap_or(Path::new("/"));
+            let Some(target) = resolve(self.file, base_dir, &inc.taskfile) else {
+                if !inc.optional {
+                    let msg = format!("included Taskfile `{}` not found", inc.taskfile);
+                    self.out.warn(unit.path, line, msg);
+                }
+                continue;
+            };
+            if self.chain.contains(&target) {
+                self.out.warn(
+                    unit.path,
+                    line,
+                    format!("include `{ns}` forms a cycle; not followed"),
+                );
+                continue;
+            }
+            if depth + 1 > MAX_INCLUDE_DEPTH {
+                self.out.warn(
+                    unit.path,
+                    line,
+                    format!("include `{ns}` is nested too deeply; not followed"),
+                );
+                continue;
+            }
+            let Some(content) = self.file.fs.read(&target) else {
+                if !inc.optional {
+                    let msg = format!("included Taskfile `{}` is unreadable", inc.taskfile);
+                    self.out.warn(unit.path, line, msg);
+                }
+                continue;
+            };
+            let doc = match load(&content) {
+                Ok(doc) => doc,
+                Err((l, msg)) => {
+                    self.out.warn(&target, l, msg);
+                    continue;
+                }
+            };
+            let prefix = if inc.flatten {
+                unit.prefix.clone()
+            } else {
+                format!("{}{ns}:", unit.prefix)
+            };
+            let child = Unit {
+                path: &target,
+                content: &content,
+                prefix,
+                include_line: line.or(Some(1)),
+                excludes: inc.excludes,
+            };
+            self.chain.push(target.clone());
+            self.collect(&doc, &child, depth + 1);
+            self.chain.pop();
+        }
+    }
+}
+
+struct Include {
+    taskfile: String,
+    optional: bool,
+    internal: bool,
+    flatten: bool,
+    excludes: HashSet<String>,
+}
+
+impl Include {
+    /// `ns: ./path` or `ns: {taskfile: ./path, optional, internal, flatten, excludes, dir}`.
+    fn from_value(v: &Value) -> Option<Include> {
+        match v {
+            Value::String(s) => Some(Include {
+                taskfile: s.clone(),
+                optional: false,
+                internal: false,
+                flatten: false,
+                excludes: HashSet::new(),
+            }),
+            Value::Mapping(m) => {
+                let flag = |k: &str| m.get(k).and_then(Value::as_bool).unwrap_or(false);
+                let excludes = m
+                    .get("excludes")
+                    .and_then(Value::as_sequence)
+                    .map(|s| s.iter().filter_map(key_string).collect())
+                    .unwrap_or_default();
+                Some(Include {
+                    taskfile: m.get("taskfile").and_then(Value::as_str)?.to_string(),
+                    optional: flag("optional"),
+                    internal: flag("internal"),
+                    flatten: flag("flatten"),
+                    excludes,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Remote (`https://`, `git@`) and templated (`{{.OS}}`) includes need Task itself.
+fn is_local(path: &str) -> bool {
+    !(path.contains("://")
+        || path.starts_with("git@")
+        || path.contains("{{")
+        || path.starts_with('~'))
+}
+
+/// The Taskfile an include path names: the file itself, or the first Taskfile of a folder.
+fn resolve(file: &SourceFile<'_>, base_dir: &Path, rel: &str) -> Option<PathBuf> {
+    let path = normalize(&base_dir.join(rel));
+    if file.fs.is_file(&path) {
+        return Some(path);
+    }
+    if !file.fs.exists(&path) {
+        return None;
+    }
+    TASKFILE_NAMES
+        .iter()
+        .map(|n| path.join(n))
+        .find(|p| file.fs.is_file(p))
+}
+
+/// Drops `.` and folds `..` so that `./a/../Taskfile.yml` and the root compare equal in the
+/// cycle check.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn key_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// `desc`, else the first line of `summary` (what `task --summary` starts with).
+fn task_description(task: &Mapping) -> Option<String> {
+    let text = |k: &str| {
+        task.get(k)
+            .and_then(key_string)
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    text("desc")
+        .or_else(|| {
+            text("summary").and_then(|s| {
+                s.lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .map(str::to_string)
+            })
+        })
+        .or_else(|| text("description"))
+}
+
+/// `requires: {vars: [ENV, {name: MODE, enum: [dev, prod]}]}`: variables Task refuses to run
+/// without, passed as `task NAME VAR=value`.
+fn required_vars(task: &Mapping) -> Vec<ParamDef> {
+    let Some(vars) = task
+        .get("requires")
+        .and_then(|r| r.get("vars"))
+        .and_then(Value::as_sequence)
+    else {
+        return Vec::new();
+    };
+    vars.iter()
+        .filter_map(|v| {
+            let (name, options) = match v {
+                Value::Mapping(m) => {
+                    let name = m.get("name").and_then(key_string)?;
+                    let options = m
+                        .get("enum")
+                        .and_then(Value::as_sequence)
+                        .map(|e| e.iter().filter_map(key_string).collect())
+                        .unwrap_or_default();
+                    (name, options)
+                }
+                other => (key_string(other)?, Vec::new()),
+            };
+            let mut p = ParamDef::new(name.clone());
+            p.options = options;
+            p.format = Some(ParamFormat::FlagEquals);
+            p.flag = Some(name);
+            Some(p)
+        })
+        .collect()
+}
+
+/// The line of a top-level `key:`.
+fn top_key_line(content: &str, key: &str) -> Option<usize> {
+    content
+        .lines()
+        .position(|l| yaml_key(l) == Some(key) && !l.starts_with([' ', '\t']))
+        .map(|i| i + 1)
+}
+
+/// Lines of the keys directly under a top-level block `section:` (block style only; flow
+/// style `tasks: {a: ...}` gives no lines).
+fn section_key_lines(content: &str, section: &str) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    let mut inside = false;
+    let mut indent: Option<usize> = None;
+    for (i, line) in content.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let this_indent = line.len() - trimmed.len();
+        if this_indent == 0 {
+            if inside {
+                break;
+            }
+            inside = yaml_key(line) == Some(section);
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let want = *indent.get_or_insert(this_indent);
+        if this_indent == want
+            && let Some(key) = yaml_key(trimmed)
+        {
+            out.entry(key.to_string()).or_insert(i + 1);
+        }
+    }
+    out
+}
+
+/// The key of a `key: value` line, without quotes.
+fn yaml_key(line: &str) -> Option<&str> {
+    let t = line.trim();
+    for q in ['"', '\''] {
+        if let Some(rest) = t.strip_prefix(q) {
+            let (key, after) = rest.split_once(q)?;
+            return after.trim_start().starts_with(':').then_some(key);
+        }
+    }
+    let (key, _) = t.split_once(':')?;
+    let key = key.trim_end();
+    (!key.is_empty() && !key.starts_with(['-', '#', '{', '['])).then_some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+    use crate::sources::testing::{labels, parse_in, parse_with};
+
+    const PATH: &str = "/w/svc/Taskfile.yml";
+
+    fn parse(content: &str) -> Parsed {
+        parse_with(super::parse, PATH, content)
+    }
+
+    /// The upstream fixture shape that produced 14 bogus tasks (§3.13 [ACTUAL]).
+    const FIXTURE: &str = r#"version: '3'
+
+vars:
+  GREETING: hello
+
+tasks:
+  build:
+    desc: Build the project
+    cmds:
+      - go build ./...
+  test:
+    desc: "Run tests"
+    deps: [build]
+    cmds:
+      - go test ./...
+  lint:
+    cmds:
+      - golangci-lint run
+  deploy:
+    description: 'Deploy to production'
+    cmds:
+      - ./deploy.sh
+  clean:
+    cmds:
+      - rm -rf dist
+    vars:
+      OUTPUT_DIR: dist
+  format:
+    summary: |
+      Format all Go files.
+
+      Uses gofumpt.
+    cmds:
+      - gofumpt -w .
+  generate: go generate ./...
+  setup-env:
+    - cp .env.example .env
+    - echo done
+  helper:
+    internal: true
+    cmds:
+      - echo internal
+"#;
+
+    #[test]
+    fn only_top_level_task_keys_are_tasks_regression_3_13() {
+        let p = parse(FIXTURE);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            labels(&p),
+            [
+                "build",
+                "test",
+                "lint",
+                "deploy",
+                "clean",
+                "format",
+                "generate",
+                "setup-env"
+            ]
+        );
+    }
+
+    #[test]
+    fn descriptions_are_attached_regression_3_13() {
+        let p = parse(FIXTURE);
+        let d: Vec<Option<&str>> = p
+            .commands
+            .iter()
+            .map(|c| c.description.as_deref())
+            .collect();
+        assert_eq!(
+            d,
+            [
+                Some("Build the project"),
+                Some("Run tests"),
+                None,
+                Some("Deploy to production"),
+                None,
+                Some("Format all Go files."),
+                None,
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn item_shape_with_lines() {
+        let p = parse(FIXTURE);
+        let build = &p.commands[0];
+        assert_eq!(build.id, "taskfile:/w/svc/Taskfile.yml:build");
+        assert_eq!(build.kind, "taskfile");
+        assert_eq!(build.command, "task build");
+        assert_eq!(build.cwd, "/w/svc");
+        assert_eq!(build.line, Some(7));
+        assert_eq!(p.commands[1].line, Some(11));
+        assert_eq!(p.commands[7].line, Some(36));
+    }
+
+    #[test]
+    fn internal_tasks_are_not_emitted() {
+        let p = parse(FIXTURE);
+        assert!(!labels(&p).contains(&"helper"));
+    }
+
+    #[test]
+    fn short_syntax_tasks() {
+        let p = parse(
+            "version: '3'\ntasks:\n  hello: echo hello\n  multi:\n    - echo a\n    - echo b\n  empty:\n",
+        );
+        assert_eq!(labels(&p), ["hello", "multi", "empty"]);
+        assert_eq!(p.commands[0].command, "task hello");
+    }
+
+    #[test]
+    fn required_vars_become_params() {
+        let p = parse(
+            "version: '3'\ntasks:\n  deploy:\n    requires:\n      vars:\n        - IMAGE\n        \
+             - name: ENV\n          enum: [dev, staging, prod]\n    cmds:\n      - ./deploy {{.ENV}}\n",
+        );
+        let params = &p.commands[0].params;
+        assert_eq!(params.len(), 2);
+        assert_eq!(params[0].name, "IMAGE");
+        assert_eq!(params[0].format, Some(ParamFormat::FlagEquals));
+        assert_eq!(params[0].flag.as_deref(), Some("IMAGE"));
+        assert!(params[0].options.is_empty());
+        assert_eq!(params[1].name, "ENV");
+        assert_eq!(params[1].options, ["dev", "staging", "prod"]);
+        assert_eq!(params[1].flag.as_deref(), Some("ENV"));
+    }
+
+    #[test]
+    fn keys_stay_in_file_order_and_odd_names_are_quoted() {
+        let p = parse(
+            "tasks:\n  zeta: echo z\n  'docker:build': echo d\n  alpha: echo a\n  \"with space\": echo s\n",
+        );
+        assert_eq!(labels(&p), ["zeta", "docker:build", "alpha", "with space"]);
+        assert_eq!(p.commands[1].command, "task docker:build");
+        assert_eq!(p.commands[1].line, Some(3));
+        assert_eq!(p.commands[3].command, "task 'with space'");
+        assert_eq!(p.commands[3].line, Some(5));
+    }
+
+    #[test]
+    fn merge_keys_are_applied() {
+        let p = parse(
+            "x-defaults: &defaults\n  desc: Shared description\n  cmds: [echo hi]\ntasks:\n  a:\n    <<: *defaults\n  b:\n    <<: *defaults\n    desc: Own\n",
+        );
+        assert_eq!(labels(&p), ["a", "b"]);
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Shared description")
+        );
+        assert_eq!(p.commands[1].description.as_deref(), Some("Own"));
+    }
+
+    fn tree() -> MemFs {
+        MemFs::new()
+            .file(
+                PATH,
+                "version: '3'\nincludes:\n  docs: ./documentation\n  docker:\n    taskfile: ./DockerTasks.yml\n  \
+                 secret:\n    taskfile: ./internal.yml\n    internal: true\n  maybe:\n    taskfile: ./missing.yml\n    \
+                 optional: true\n  remote: https://example.com/Taskfile.yml\n  os: ./Taskfile_{{OS}}.yml\n  \
+                 flat:\n    taskfile: ./flat.yml\n    flatten: true\n    excludes: [skipme]\n\
+                 tasks:\n  default:\n    cmds: [task --list]\n",
+            )
+            .file(
+                "/w/svc/documentation/Taskfile.yml",
+                "version: '3'\nincludes:\n  api: ./api\ntasks:\n  serve:\n    desc: Serve docs\n  hidden:\n    internal: true\n",
+            )
+            .file("/w/svc/documentation/api/Taskfile.yaml", "tasks:\n  gen: echo gen\n")
+            .file("/w/svc/DockerTasks.yml", "tasks:\n  build:\n    desc: Build image\n")
+            .file("/w/svc/internal.yml", "tasks:\n  nope: echo\n")
+            .file("/w/svc/flat.yml", "tasks:\n  flat-task: echo\n  skipme: echo\n")
+    }
+
+    #[test]
+    fn local_includes_are_namespaced() {
+        let p = parse_in(super::parse, &tree(), PATH);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            labels(&p),
+            [
+                "default",
+                "docs:serve",
+                "docs:api:gen",
+                "docker:build",
+                "flat-task"
+            ]
+        );
+        let serve = &p.commands[1];
+        assert_eq!(serve.id, "taskfile:/w/svc/Taskfile.yml:docs:serve");
+        assert_eq!(serve.command, "task docs:serve");
+        assert_eq!(serve.file_path, PATH);
+        assert_eq!(serve.cwd, "/w/svc");
+        assert_eq!(serve.description.as_deref(), Some("Serve docs"));
+        assert_eq!(
+            serve.line,
+            Some(3),
+            "the line of the include entry in the root file"
+        );
+        assert_eq!(p.commands[2].line, Some(3));
+        assert_eq!(p.commands[3].line, Some(4));
+    }
+
+    #[test]
+    fn missing_required_include_warns() {
+        let fs = MemFs::new().file(
+            PATH,
+            "includes:\n  lib: ./lib/Taskfile.yml\ntasks:\n  a: echo\n",
+        );
+        let p = parse_in(super::parse, &fs, PATH);
+        assert_eq!(labels(&p), ["a"]);
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(
+            p.warnings[0].message,
+            "included Taskfile `./lib/Taskfile.yml` not found"
+        );
+        assert_eq!(p.warnings[0].line, Some(2));
+    }
+
+    #[test]
+    fn include_cycles_stop() {
+        let fs = MemFs::new()
+            .file(PATH, "includes:\n  other: ./other\ntasks:\n  a: echo\n")
+            .file(
+                "/w/svc/other/Taskfile.yml",
+                "includes:\n  back: ../\ntasks:\n  b: echo\n",
+            );
+        let p = parse_in(super::parse, &fs, PATH);
+        assert_eq!(labels(&p), ["a", "other:b"]);
+        assert_eq!(p.warnings.len(), 1);
+        assert!(p.warnings[0].message.contains("cycle"));
+        assert_eq!(p.warnings[0].file, Path::new("/w/svc/other/Taskfile.yml"));
+    }
+
+    #[test]
+    fn self_include_chain_is_bounded() {
+        let mut fs = MemFs::new().file(PATH, "includes:\n  n: ./d0\n");
+        for i in 0..20 {
+            fs = fs.file(
+                format!("/w/svc/d{i}/Taskfile.yml"),
+                &format!("includes:\n  n: ../d{}\ntasks:\n  t: echo\n", i + 1),
+            );
+        }
+        let p = parse_in(super::parse, &fs, PATH);
+        assert_eq!(p.commands.len(), MAX_INCLUDE_DEPTH);
+        assert!(p.warnings.iter().any(|w| w.message.contains("too deeply")));
+    }
+
+    #[test]
+    fn malformed_include_warns_on_that_file() {
+        let fs = MemFs::new()
+            .file(PATH, "includes:\n  bad: ./bad.yml\ntasks:\n  a: echo\n")
+            .file("/w/svc/bad.yml", "tasks:\n  x: [\n");
+        let p = parse_in(super::parse, &fs, PATH);
+        assert_eq!(labels(&p), ["a"]);
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].file, Path::new("/w/svc/bad.yml"));
+        assert!(p.warnings[0].message.starts_with("invalid YAML"));
+    }
+
+    #[test]
+    fn dist_file_beside_a_taskfile_is_named_in_the_command() {
+        let fs = MemFs::new()
+            .file("/w/Taskfile.yml", "tasks:\n  a: echo\n")
+            .file("/w/Taskfile.dist.yml", "tasks:\n  b: echo\n");
+        let p = parse_in(super::parse, &fs, "/w/Taskfile.dist.yml");
+        assert_eq!(p.commands[0].command, "task --taskfile Taskfile.dist.yml b");
+        let p = parse_in(super::parse, &fs, "/w/Taskfile.yml");
+        assert_eq!(p.commands[0].command, "task a");
+        let alone = MemFs::new().file("/w/taskfile.dist.yaml", "tasks:\n  c: echo\n");
+        let p = parse_in(super::parse, &alone, "/w/taskfile.dist.yaml");
+        assert_eq!(p.commands[0].command, "task c");
+    }
+
+    #[test]
+    fn malformed_yaml_warns_with_line() {
+        let p = parse("version: '3'\ntasks:\n  build:\n    cmds: [\n  test:\n");
+        assert!(p.commands.is_empty());
+        assert_eq!(p.warnings.len(), 1);
+        assert!(
+            p.warnings[0].message.starts_with("invalid YAML"),
+            "{}",
+            p.warnings[0].message
+        );
+        assert!(p.warnings[0].line.is_some());
+    }
+
+    #[test]
+    fn wrong_types_warn() {
+        let p = parse("version: '3'\ntasks:\n  - build\n  - test\n");
+        assert!(p.commands.is_empty());
+        assert_eq!(p.warnings[0].message, "`tasks` is not a map");
+        assert_eq!(p.warnings[0].line, Some(2));
+
+        let p = parse("- a\n- b\n");
+        assert_eq!(p.warnings[0].message, "Taskfile is not a map");
+
+        let p = parse("tasks:\n  n: 42\n  ok: echo\n");
+        assert_eq!(labels(&p), ["ok"]);
+        assert_eq!(
+            p.warnings[0].message,
+            "task `n` is not a map, a string or a list"
+        );
+        assert_eq!(p.warnings[0].line, Some(2));
+
+        let p = parse("includes: [a, b]\ntasks:\n  ok: echo\n");
+        assert_eq!(labels(&p), ["ok"]);
+        assert_eq!(p.warnings[0].message, "`includes` is not a map");
+
+        let p = parse("includes:\n  x:\n    dir: ./x\n");
+        assert_eq!(p.warnings[0].message, "include `x` has no `taskfile` path");
+    }
+
+    #[test]
+    fn empty_and_garbage_inputs() {
+        let p = parse("");
+        assert!(p.commands.is_empty() && p.warnings.is_empty());
+        for junk in [
+            "\u{1}\u{2}\u{3}:",
+            "tasks: {{{",
+            "tasks:\n\t- x\n  y: [",
+            "&a [*a]",
+            "key: 'unterminated",
+        ] {
+            let p = parse(junk);
+            assert!(p.commands.is_empty(), "{junk:?}");
+        }
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
+                    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
+                    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n\
+                    g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\ntasks:\n  t: echo\n";
+        let _ = parse(bomb);
+        let deep = format!("tasks: {}", "[".repeat(10_000));
+        assert_eq!(parse(&deep).warnings.len(), 1);
+    }
 }

@@ -1,0 +1,399 @@
+//! The command tree: categories in type order with counts, folder grouping with upstream's
+//! flattening rules (reference §4.2) and the sort comparator (§4.3).
+
+use crate::collate;
+use crate::model::CommandItem;
+use crate::settings::SortOrder;
+use crate::sources::{TYPES, type_def, type_order};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Folder {
+        label: String,
+        children: Vec<Node>,
+    },
+    /// Index into the command slice the tree was built from.
+    Command(usize),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Category {
+    pub kind: &'static str,
+    pub label: &'static str,
+    pub count: usize,
+    pub children: Vec<Node>,
+}
+
+impl Category {
+    /// Upstream's category row text: `Shell Scripts (6)`.
+    pub fn title(&self) -> String {
+        format!("{} ({})", self.label, self.count)
+    }
+}
+
+/// `simplifyPath`: the category string of a file-based command (reference §1.4).
+pub fn simplify_path(file: &Path, root: &Path) -> String {
+    let dir = file.parent().unwrap_or(root);
+    simplify_dir_label(&rel_key(dir, root))
+}
+
+/// A folder's key: its path relative to the root with `/` separators, `""` for the root.
+pub fn rel_key(dir: &Path, root: &Path) -> String {
+    let rel = dir.strip_prefix(root).unwrap_or(dir);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .filter(|c| c != "/")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `""`/`.` → `Root`; up to 3 segments unchanged; deeper → `first/.../last`.
+pub fn simplify_dir_label(key: &str) -> String {
+    if key.is_empty() || key == "." {
+        return "Root".to_string();
+    }
+    let parts: Vec<&str> = key.split('/').collect();
+    if parts.len() > 3 {
+        format!("{}/.../{}", parts[0], parts[parts.len() - 1])
+    } else {
+        key.to_string()
+    }
+}
+
+/// The comparator of §4.3.
+pub fn compare(a: &CommandItem, b: &CommandItem, order: SortOrder) -> Ordering {
+    let private = a.private.cmp(&b.private);
+    let label = || collate::compare(&a.label, &b.label);
+    let tie = || a.id.cmp(&b.id);
+    match order {
+        SortOrder::Folder => collate::compare(&a.category, &b.category)
+            .then(private)
+            .then_with(label)
+            .then_with(tie),
+        SortOrder::Type => type_order(&a.kind)
+            .cmp(&type_order(&b.kind))
+            .then(private)
+            .then_with(label)
+            .then_with(tie),
+        SortOrder::Name => private.then_with(label).then_with(tie),
+    }
+}
+
+/// The comparator of §4.3 as a precomputed key, so large lists fold each label once instead of
+/// once per comparison. Must order exactly like `compare`.
+type SortKey<'a> = (usize, Vec<u32>, &'a str, bool, Vec<u32>, &'a str, &'a str);
+
+fn sort_key(c: &CommandItem, order: SortOrder) -> SortKey<'_> {
+    let (t, cat, cat_raw) = match order {
+        SortOrder::Folder => (0, collate::key(&c.category), c.category.as_str()),
+        SortOrder::Type => (type_order(&c.kind), Vec::new(), ""),
+        SortOrder::Name => (0, Vec::new(), ""),
+    };
+    (
+        t,
+        cat,
+        cat_raw,
+        c.private,
+        collate::key(&c.label),
+        c.label.as_str(),
+        c.id.as_str(),
+    )
+}
+
+fn sort_indices(idx: &mut [usize], items: &[CommandItem], order: SortOrder) {
+    idx.sort_by_cached_key(|&i| sort_key(&items[i], order));
+}
+
+/// Builds the tree of `items` (already filtered) under `root`.
+pub fn build(items: &[CommandItem], root: &Path, order: SortOrder) -> Vec<Category> {
+    let mut by_kind: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, c) in items.iter().enumerate() {
+        by_kind.entry(type_order(&c.kind)).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for (pos, idx) in by_kind {
+        let (kind, label, flat) = match TYPES.get(pos) {
+            Some(t) => (t.kind, t.label, t.flat),
+            None => ("other", "Other", false),
+        };
+        let count = idx.len();
+        let children = if flat {
+            let mut idx = idx;
+            sort_indices(&mut idx, items, order);
+            idx.into_iter().map(Node::Command).collect()
+        } else {
+            folder_nodes(items, &idx, root, order)
+        };
+        out.push(Category {
+            kind,
+            label,
+            count,
+            children,
+        });
+    }
+    out
+}
+
+fn folder_nodes(items: &[CommandItem], idx: &[usize], root: &Path, order: SortOrder) -> Vec<Node> {
+    // Group by folder key; BTreeMap gives the plain code-unit key order upstream uses.
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for &i in idx {
+        let dir = Path::new(&items[i].file_path)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        groups.entry(rel_key(&dir, root)).or_default().push(i);
+    }
+    let keys: Vec<String> = groups.keys().cloned().collect();
+    // The longest other key that is a folder prefix of `d`: walk up `d`'s own ancestors, so the
+    // cost is the path depth, not the number of folders.
+    let parent_of = |d: &str| -> Option<String> {
+        let mut cur = d;
+        while let Some((up, _)) = cur.rsplit_once('/') {
+            if groups.contains_key(up) {
+                return Some(up.to_string());
+            }
+            cur = up;
+        }
+        None
+    };
+    let mut children_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut roots = Vec::new();
+    for k in &keys {
+        match parent_of(k) {
+            Some(p) => children_of.entry(p).or_default().push(k.clone()),
+            None => roots.push(k.clone()),
+        }
+    }
+    fn folder(
+        key: &str,
+        label: String,
+        groups: &BTreeMap<String, Vec<usize>>,
+        children_of: &BTreeMap<String, Vec<String>>,
+        items: &[CommandItem],
+        order: SortOrder,
+    ) -> Node {
+        let mut children: Vec<Node> = children_of
+            .get(key)
+            .map(|subs| {
+                subs.iter()
+                    .map(|s| {
+                        let label = s.strip_prefix(&format!("{key}/")).unwrap_or(s).to_string();
+                        folder(s, label, groups, children_of, items, order)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut cmds = groups.get(key).cloned().unwrap_or_default();
+        sort_indices(&mut cmds, items, order);
+        children.extend(cmds.into_iter().map(Node::Command));
+        Node::Folder { label, children }
+    }
+    let mut nodes = Vec::new();
+    let mut loose = Vec::new();
+    for r in &roots {
+        let cmds = &groups[r];
+        let has_subs = children_of.contains_key(r);
+        if r.is_empty() {
+            loose.extend(cmds.iter().copied());
+        } else if has_subs || cmds.len() > 1 {
+            nodes.push(folder(
+                r,
+                simplify_dir_label(r),
+                &groups,
+                &children_of,
+                items,
+                order,
+            ));
+        } else {
+            loose.extend(cmds.iter().copied());
+        }
+    }
+    sort_indices(&mut loose, items, order);
+    nodes.extend(loose.into_iter().map(Node::Command));
+    nodes
+}
+
+/// The category label of a command of `kind` defined in `file`.
+pub fn category_for(kind: &str, file: &Path, root: &Path) -> String {
+    match type_def(kind) {
+        Some(t) if t.flat => t.label.to_string(),
+        _ => simplify_path(file, root),
+    }
+}
+
+/// Commands in tree order (depth first), the order `ct list --json` uses.
+pub fn flatten(tree: &[Category]) -> Vec<usize> {
+    fn walk(nodes: &[Node], out: &mut Vec<usize>) {
+        for n in nodes {
+            match n {
+                Node::Command(i) => out.push(*i),
+                Node::Folder { children, .. } => walk(children, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for c in tree {
+        walk(&c.children, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn item(kind: &str, path: &str, label: &str) -> CommandItem {
+        let p = PathBuf::from(path);
+        let mut c = CommandItem::new(kind, &p, label, label);
+        c.category = category_for(kind, &p, Path::new("/w"));
+        c.private = label.starts_with('_');
+        c
+    }
+
+    fn shape(nodes: &[Node], items: &[CommandItem]) -> Vec<String> {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Command(i) => items[*i].label.clone(),
+                Node::Folder { label, children } => {
+                    format!("{label}[{}]", shape(children, items).join(","))
+                }
+            })
+            .collect()
+    }
+
+    fn tree_of(items: &[CommandItem]) -> Vec<String> {
+        let t = build(items, Path::new("/w"), SortOrder::Folder);
+        assert_eq!(t.len(), 1);
+        shape(&t[0].children, items)
+    }
+
+    #[test]
+    fn simplify_path_facts() {
+        let r = Path::new("/w");
+        assert_eq!(simplify_path(Path::new("/w/Makefile"), r), "Root");
+        assert_eq!(
+            simplify_path(Path::new("/w/scripts/build.sh"), r),
+            "scripts"
+        );
+        assert_eq!(simplify_path(Path::new("/w/a/b/c/file.sh"), r), "a/b/c");
+        assert_eq!(
+            simplify_path(Path::new("/w/top/mid1/mid2/deep/file.sh"), r),
+            "top/.../deep"
+        );
+        assert_eq!(
+            simplify_path(Path::new("/w/a/b/c/d/e/f/file.sh"), r),
+            "a/.../f"
+        );
+    }
+
+    #[test]
+    fn single_command_folders_flatten_at_the_root() {
+        let items = vec![item("shell", "/w/Samples/a.sh", "a.sh")];
+        assert_eq!(tree_of(&items), vec!["a.sh"]);
+        let items = vec![
+            item("shell", "/w/Samples/deps/a.sh", "a.sh"),
+            item("shell", "/w/Samples/deps/b.sh", "b.sh"),
+        ];
+        assert_eq!(tree_of(&items), vec!["Samples/deps[a.sh,b.sh]"]);
+    }
+
+    #[test]
+    fn nested_folders_and_root_commands() {
+        let items = vec![
+            item(
+                "shell",
+                "/w/Samples/ICD10/scripts/CreateDb/import.sh",
+                "import.sh",
+            ),
+            item(
+                "shell",
+                "/w/Samples/ICD10/scripts/CreateDb/Dependencies/start.sh",
+                "start.sh",
+            ),
+            item(
+                "shell",
+                "/w/Samples/ICD10/scripts/CreateDb/Dependencies/stop.sh",
+                "stop.sh",
+            ),
+            item("shell", "/w/root.sh", "root.sh"),
+        ];
+        assert_eq!(
+            tree_of(&items),
+            vec![
+                "Samples/.../CreateDb[Dependencies[start.sh,stop.sh],import.sh]",
+                "root.sh"
+            ]
+        );
+    }
+
+    #[test]
+    fn chains_and_unrelated_roots() {
+        let items = vec![
+            item("shell", "/w/src/a.sh", "a.sh"),
+            item("shell", "/w/src/lib/b.sh", "b.sh"),
+            item("shell", "/w/src/lib/utils/c.sh", "c.sh"),
+        ];
+        assert_eq!(tree_of(&items), vec!["src[lib[utils[c.sh],b.sh],a.sh]"]);
+        let items = vec![
+            item("shell", "/w/x/a.sh", "a.sh"),
+            item("shell", "/w/y/b.sh", "b.sh"),
+            item("shell", "/w/z/c.sh", "c.sh"),
+        ];
+        assert_eq!(tree_of(&items), vec!["a.sh", "b.sh", "c.sh"]);
+    }
+
+    #[test]
+    fn folders_come_before_commands_and_private_last() {
+        let items = vec![
+            item("make", "/w/Makefile", "zeta"),
+            item("make", "/w/Makefile", "_beta_private"),
+            item("make", "/w/Makefile", "alpha_public"),
+            item("make", "/w/sub/Makefile", "a"),
+            item("make", "/w/sub/Makefile", "b"),
+        ];
+        assert_eq!(
+            tree_of(&items),
+            vec!["sub[a,b]", "alpha_public", "zeta", "_beta_private"]
+        );
+    }
+
+    #[test]
+    fn cached_key_orders_like_the_comparator() {
+        let labels = [
+            "b", "_a", "A", "a-b", "a_b", "Zeta", "é", "e", "up -d", "up", "10", "9",
+        ];
+        let mut items: Vec<CommandItem> = Vec::new();
+        for (i, l) in labels.iter().enumerate() {
+            items.push(item("make", &format!("/w/d{}/Makefile", i % 3), l));
+        }
+        for order in [SortOrder::Folder, SortOrder::Name, SortOrder::Type] {
+            let mut a: Vec<usize> = (0..items.len()).collect();
+            let mut b = a.clone();
+            sort_indices(&mut a, &items, order);
+            b.sort_by(|&x, &y| compare(&items[x], &items[y], order));
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn flat_categories_and_counts() {
+        let items = vec![
+            item("vscode", "/w/.vscode/tasks.json", "b"),
+            item("shell", "/w/s.sh", "s.sh"),
+            item("vscode", "/w/.vscode/tasks.json", "a"),
+        ];
+        let t = build(&items, Path::new("/w"), SortOrder::Name);
+        assert_eq!(
+            t.iter().map(|c| c.title()).collect::<Vec<_>>(),
+            vec!["Shell Scripts (1)", "VS Code Tasks (2)"]
+        );
+        assert_eq!(shape(&t[1].children, &items), vec!["a", "b"]);
+        assert_eq!(flatten(&t), vec![1, 2, 0]);
+    }
+}

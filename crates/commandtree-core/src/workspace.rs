@@ -1,0 +1,114 @@
+//! The facade every front end calls (CLI, terminal UI, editor and agent servers), so none of
+//! them re-implements discovery, lookup or tree building.
+
+use crate::discover::{self, Discovery, Options};
+use crate::model::{CommandItem, Warning};
+use crate::settings::{Settings, SortOrder, resolve_root};
+use crate::sources::type_def;
+use crate::tree::{self, Category};
+use std::path::{Path, PathBuf};
+
+pub struct Workspace {
+    pub root: PathBuf,
+    pub settings: Settings,
+    /// Problems found while loading settings.
+    pub warnings: Vec<Warning>,
+}
+
+/// Result of looking a command up by what a user typed.
+#[derive(Debug)]
+pub enum Lookup<'a> {
+    Found(&'a CommandItem),
+    Ambiguous(Vec<&'a CommandItem>),
+    NotFound,
+}
+
+impl Workspace {
+    /// Opens the workspace for `explicit_root` (`--root`) or the one around `cwd`.
+    pub fn open(explicit_root: Option<&Path>, cwd: &Path) -> Workspace {
+        let root = resolve_root(explicit_root, cwd);
+        let (settings, warnings) = Settings::load(&root);
+        Workspace {
+            root,
+            settings,
+            warnings,
+        }
+    }
+
+    pub fn discover(&self, opts: &Options) -> Discovery {
+        discover::discover(&self.root, &self.settings, opts)
+    }
+
+    pub fn tree(&self, commands: &[CommandItem], order: Option<SortOrder>) -> Vec<Category> {
+        tree::build(
+            commands,
+            &self.root,
+            order.unwrap_or(self.settings.sort_order),
+        )
+    }
+}
+
+/// Finds a command by id, by `type:label`, or by label (in that order of preference).
+pub fn lookup<'a>(commands: &'a [CommandItem], query: &str) -> Lookup<'a> {
+    if let Some(c) = commands.iter().find(|c| c.id == query) {
+        return Lookup::Found(c);
+    }
+    let mut found: Vec<&CommandItem> = Vec::new();
+    if let Some((kind, label)) = query.split_once(':')
+        && type_def(kind).is_some()
+    {
+        found = commands
+            .iter()
+            .filter(|c| c.kind == kind && c.label == label)
+            .collect();
+    }
+    if found.is_empty() {
+        found = commands.iter().filter(|c| c.label == query).collect();
+    }
+    match found.len() {
+        0 => Lookup::NotFound,
+        1 => Lookup::Found(found[0]),
+        _ => Lookup::Ambiguous(found),
+    }
+}
+
+/// Labels close to `query`, for "did you mean" hints.
+pub fn suggestions<'a>(commands: &'a [CommandItem], query: &str) -> Vec<&'a CommandItem> {
+    let q = query.to_lowercase();
+    let q = q.rsplit(':').next().unwrap_or(&q).to_string();
+    let mut v: Vec<&CommandItem> = commands
+        .iter()
+        .filter(|c| {
+            let l = c.label.to_lowercase();
+            !q.is_empty() && (l.contains(&q) || q.contains(&l))
+        })
+        .collect();
+    v.truncate(5);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(kind: &str, file: &str, label: &str) -> CommandItem {
+        CommandItem::new(kind, Path::new(file), label, label)
+    }
+
+    #[test]
+    fn lookup_by_id_type_label_and_label() {
+        let cmds = vec![
+            item("npm", "/w/package.json", "build"),
+            item("make", "/w/Makefile", "build"),
+            item("make", "/w/Makefile", "test"),
+        ];
+        assert!(
+            matches!(lookup(&cmds, "make:/w/Makefile:build"), Lookup::Found(c) if c.kind == "make")
+        );
+        assert!(matches!(lookup(&cmds, "npm:build"), Lookup::Found(c) if c.kind == "npm"));
+        assert!(matches!(lookup(&cmds, "test"), Lookup::Found(c) if c.label == "test"));
+        assert!(matches!(lookup(&cmds, "build"), Lookup::Ambiguous(v) if v.len() == 2));
+        assert!(matches!(lookup(&cmds, "nope"), Lookup::NotFound));
+        assert_eq!(suggestions(&cmds, "tes").len(), 1);
+    }
+}

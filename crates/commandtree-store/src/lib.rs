@@ -1,0 +1,665 @@
+//! The workspace database `{root}/.commandtree/commandtree.sqlite3`, shared with the CommandTree
+//! VS Code extension: the seed spec's three tables (`commands`, `tags`, `command_tags`), tags,
+//! Quick Launch (the `quick` tag), the `.vscode/commandtree.json` tag config and the summaries
+//! other crates store.
+//!
+//! The database only enriches: discovery decides which commands exist. Several processes (CLI,
+//! terminal UI, watcher, servers, the extension) use one file at once, so every connection runs
+//! in WAL mode with a busy timeout, writes take the write lock up front (`BEGIN IMMEDIATE`), and
+//! a busy database is retried rather than reported.
+
+mod carry;
+mod ops;
+pub mod schema;
+pub mod tagconfig;
+mod time;
+pub mod workspace;
+
+use commandtree_core::CommandItem;
+use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+pub use ops::merged_order;
+pub use schema::Status;
+pub use workspace::{AttachOptions, Attached, WorkspaceDb, attach};
+
+pub const DB_DIR: &str = ".commandtree";
+pub const DB_FILE: &str = "commandtree.sqlite3";
+/// Quick Launch is this tag, as in the extension.
+pub const QUICK_TAG: &str = "quick";
+
+/// How long one statement waits for another process's lock before SQLite gives up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// Further attempts after a busy error, for the cases SQLite's busy handler does not cover
+/// (switching to WAL, a lock held through a whole timeout by a long transaction).
+const BUSY_RETRIES: u32 = 5;
+
+pub fn db_path(root: &Path) -> PathBuf {
+    root.join(DB_DIR).join(DB_FILE)
+}
+
+#[derive(Debug)]
+pub enum Error {
+    Db { path: PathBuf, source: rusqlite::Error },
+    Io { path: PathBuf, source: std::io::Error },
+    InvalidTagName { name: String, reason: String },
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Db { path, source } if is_busy(source) => write!(
+                f,
+                "{}: the database stayed locked by another process (gave up after {} attempts of {} s)",
+                path.display(),
+                BUSY_RETRIES + 1,
+                BUSY_TIMEOUT.as_secs()
+            ),
+            Error::Db { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::InvalidTagName { name, reason } => write!(f, "invalid tag name `{name}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Db { source, .. } => Some(source),
+            Error::Io { source, .. } => Some(source),
+            Error::InvalidTagName { .. } => None,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Tags are one word: letters, digits, `-` and `_` (the extension's examples: `quick`,
+/// `deploy`, `test`).
+pub fn validate_tag_name(name: &str) -> Result<()> {
+    let bad = |reason: String| {
+        Err(Error::InvalidTagName {
+            name: name.to_string(),
+            reason,
+        })
+    };
+    if name.is_empty() {
+        return bad("a tag name cannot be empty".into());
+    }
+    if let Some(c) = name.chars().find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_')) {
+        let found = if c.is_whitespace() {
+            "a space".to_string()
+        } else {
+            format!("`{c}`")
+        };
+        return bad(format!(
+            "a tag is one word of letters, digits, `-` and `_` (found {found})"
+        ));
+    }
+    Ok(())
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+fn is_unreadable_file(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// Runs `f` again while the database is busy, backing off a little more each time.
+fn retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let mut attempt = 0;
+    loop {
+        match f() {
+            Err(e) if is_busy(&e) && attempt < BUSY_RETRIES => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(25 << attempt));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// Written when an existing file did not have the expected structure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recreated {
+    pub path: PathBuf,
+    /// The old file (a copy when it could still be read, else the file itself, renamed).
+    pub backup: PathBuf,
+    pub reason: String,
+    /// Tag assignments copied into the new database.
+    pub carried_tags: usize,
+}
+
+impl std::fmt::Display for Recreated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: not the CommandTree database structure ({}); moved it aside to {} and created a new one ({} tag assignment{} carried over)",
+            self.path.display(),
+            self.reason,
+            self.backup.display(),
+            self.carried_tags,
+            if self.carried_tags == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// An open workspace database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    recreated: Option<Recreated>,
+}
+
+/// Row counts, for `ct db check`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub commands: u64,
+    pub tags: u64,
+    pub assignments: u64,
+    pub summaries: u64,
+}
+
+impl Store {
+    /// Opens the database at `path`. Without `create`, a missing file gives `Ok(None)` and is
+    /// not created (listing must work without a database and leave no trace).
+    pub fn open(path: &Path, create: bool) -> Result<Option<Store>> {
+        Self::open_with(path, create, None)
+    }
+
+    /// As `open`; when the file has to be recreated, `exists` says which commands still exist:
+    /// only their tags are carried over (all are when `None`). The old file is kept either way.
+    pub fn open_with(path: &Path, create: bool, exists: Option<&dyn Fn(&str) -> bool>) -> Result<Option<Store>> {
+        if !create && !path.exists() {
+            return Ok(None);
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        match Self::connect(path, exists) {
+            Ok(s) => Ok(Some(s)),
+            Err(Error::Db { source, .. }) if is_unreadable_file(&source) => {
+                // Not a database at all (or damaged beyond reading its schema): nothing can be
+                // copied out, so the file itself goes aside.
+                let backup = move_aside(path)?;
+                let mut s = Self::connect(path, None)?;
+                s.recreated = Some(Recreated {
+                    path: path.to_path_buf(),
+                    backup,
+                    reason: source.to_string(),
+                    carried_tags: 0,
+                });
+                Ok(Some(s))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn connect(path: &Path, exists: Option<&dyn Fn(&str) -> bool>) -> Result<Store> {
+        let err = |source| Error::Db {
+            path: path.to_path_buf(),
+            source,
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+        configure(&conn).map_err(err)?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+            recreated: None,
+        };
+        store.prepare_schema(exists)?;
+        Ok(store)
+    }
+
+    fn prepare_schema(&mut self, exists: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
+        if self.read(schema::inspect)? == Status::Ok {
+            return Ok(());
+        }
+        let wrong = self.write(|tx| match schema::inspect(tx)? {
+            Status::Ok => Ok(None),
+            Status::Missing(_) => schema::create(tx).map(|_| None),
+            Status::Wrong(reason) => Ok(Some(reason)),
+        })?;
+        if wrong.is_some() {
+            self.rebuild(exists)?;
+        }
+        Ok(())
+    }
+
+    /// Copies the file aside, then replaces the tables in place in one transaction, carrying
+    /// over the tags. In place rather than by renaming files, because other processes may have
+    /// the database open: they see either the old tables or the new ones.
+    fn rebuild(&mut self, exists: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
+        let backup = backup_path(&self.path);
+        let backup_str = backup.to_string_lossy().into_owned();
+        retry(|| self.conn.execute("VACUUM INTO ?1", [&backup_str])).map_err(|e| self.err(e))?;
+        // Off while the old tables are dropped (their constraints are unknown); the result is
+        // checked with foreign_key_check before committing.
+        self.conn
+            .execute_batch("PRAGMA foreign_keys = OFF")
+            .map_err(|e| self.err(e))?;
+        let result = self.write(|tx| {
+            let reason = match schema::inspect(tx)? {
+                Status::Wrong(reason) => reason,
+                // Another process rebuilt it meanwhile.
+                _ => return Ok(None),
+            };
+            let carried = carry::read(tx, exists);
+            carry::drop_tables(tx)?;
+            schema::create(tx)?;
+            let n = carry::write(tx, &carried)?;
+            let violations: i64 = tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
+            if violations > 0 {
+                return Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY),
+                    Some("carried-over rows break a foreign key".into()),
+                ));
+            }
+            Ok(Some((reason, n)))
+        });
+        let on = self.conn.execute_batch("PRAGMA foreign_keys = ON");
+        match result? {
+            Some((reason, carried_tags)) => {
+                self.recreated = Some(Recreated {
+                    path: self.path.clone(),
+                    backup,
+                    reason,
+                    carried_tags,
+                })
+            }
+            None => {
+                let _ = std::fs::remove_file(&backup);
+            }
+        }
+        on.map_err(|e| self.err(e))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Set when opening found another structure and recreated the database; the front end
+    /// tells the user (one line).
+    pub fn recreated(&self) -> Option<&Recreated> {
+        self.recreated.as_ref()
+    }
+
+    /// The underlying connection, for crates storing more (summaries, embeddings, history).
+    /// Foreign keys are on; take write locks with `write`.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn err(&self, source: rusqlite::Error) -> Error {
+        Error::Db {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// A read, retried while the database is busy.
+    pub fn read<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        retry(|| f(&self.conn)).map_err(|e| self.err(e))
+    }
+
+    /// A write transaction that holds the write lock from its first statement
+    /// (`BEGIN IMMEDIATE`), so what it reads cannot change before it writes. Retried as a whole
+    /// while the database is busy.
+    pub fn write<T>(&mut self, mut f: impl FnMut(&Transaction<'_>) -> rusqlite::Result<T>) -> Result<T> {
+        let conn = &mut self.conn;
+        let r = retry(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let v = f(&tx)?;
+            tx.commit()?;
+            Ok(v)
+        });
+        r.map_err(|e| self.err(e))
+    }
+
+    /// `ensureCommandExists`.
+    pub fn ensure_command_exists(&mut self, command_id: &str) -> Result<()> {
+        self.write(|tx| ops::ensure_command(tx, command_id))
+    }
+
+    /// `addTagToCommand`: creates the command row and the tag as needed and appends the command
+    /// to the tag's order. Returns false when it already had the tag. A hand-made assignment is
+    /// the user's even if the tag config also matches: the config never takes it back.
+    pub fn add_tag(&mut self, command_id: &str, tag: &str) -> Result<bool> {
+        validate_tag_name(tag)?;
+        self.write(|tx| {
+            let added = ops::add_tag(tx, command_id, tag)?;
+            tx.execute(
+                "DELETE FROM config_tag_assignments
+                 WHERE command_id = ?1 AND tag_id = (SELECT tag_id FROM tags WHERE tag_name = ?2)",
+                (command_id, tag),
+            )?;
+            Ok(added)
+        })
+    }
+
+    /// `removeTagFromCommand`. Any existing tag name is accepted, valid or not (the extension
+    /// does not validate). Returns false when the command did not have the tag.
+    pub fn remove_tag(&mut self, command_id: &str, tag: &str) -> Result<bool> {
+        self.write(|tx| ops::remove_tag(tx, command_id, tag))
+    }
+
+    /// `getCommandIdsByTag`, in display order.
+    pub fn command_ids_by_tag(&self, tag: &str) -> Result<Vec<String>> {
+        self.read(|c| ops::command_ids_by_tag(c, tag))
+    }
+
+    /// `getTagsForCommand`, by name.
+    pub fn tags_for_command(&self, command_id: &str) -> Result<Vec<String>> {
+        self.read(|c| ops::tags_for_command(c, command_id))
+    }
+
+    /// `getAllTagNames`, by name; tags stay after their last command is untagged.
+    pub fn all_tag_names(&self) -> Result<Vec<String>> {
+        self.read(ops::all_tag_names)
+    }
+
+    /// `updateTagDisplayOrder`: the commands of `order` first, in that order, then the tag's
+    /// others as they were; display orders become 0..n-1.
+    pub fn update_tag_display_order(&mut self, tag: &str, order: &[&str]) -> Result<()> {
+        self.write(|tx| {
+            let current = ops::command_ids_by_tag(tx, tag)?;
+            ops::write_order(tx, tag, &merged_order(&current, order))
+        })
+    }
+
+    /// Moves `command_id` to `index` (0-based) among the tag's commands that `visible` accepts
+    /// (the ones a front end shows; others keep their relative order after them), and rewrites
+    /// the display orders to 0..n-1. Returns the new index, or `None` when the command does not
+    /// have the tag. Done in one transaction, so a concurrent star is not lost.
+    pub fn move_in_tag(
+        &mut self,
+        tag: &str,
+        command_id: &str,
+        index: usize,
+        visible: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<usize>> {
+        self.write(|tx| {
+            let current = ops::command_ids_by_tag(tx, tag)?;
+            let (mut shown, hidden): (Vec<String>, Vec<String>) = current.into_iter().partition(|id| visible(id));
+            let Some(from) = shown.iter().position(|id| id == command_id) else {
+                return Ok(None);
+            };
+            let id = shown.remove(from);
+            let to = index.min(shown.len());
+            shown.insert(to, id);
+            shown.extend(hidden);
+            ops::write_order(tx, tag, &shown)?;
+            Ok(Some(to))
+        })
+    }
+
+    /// Stars a command: adds it at the end of Quick Launch.
+    pub fn star(&mut self, command_id: &str) -> Result<bool> {
+        self.add_tag(command_id, QUICK_TAG)
+    }
+
+    pub fn unstar(&mut self, command_id: &str) -> Result<bool> {
+        self.remove_tag(command_id, QUICK_TAG)
+    }
+
+    /// Quick Launch ids in display order.
+    pub fn quick(&self) -> Result<Vec<String>> {
+        self.command_ids_by_tag(QUICK_TAG)
+    }
+
+    /// Every (command id, tag) assignment, by tag name then display order.
+    pub fn assignments(&self) -> Result<Vec<(String, String)>> {
+        self.read(|c| {
+            let mut st = c.prepare(
+                "SELECT ct.command_id, t.tag_name FROM command_tags ct JOIN tags t ON t.tag_id = ct.tag_id
+                 ORDER BY t.tag_name, ct.display_order, ct.rowid",
+            )?;
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+        })
+    }
+
+    /// Fills `tags` (by name), `summary` and `securityWarning` of `commands` from the database.
+    pub fn enrich(&self, commands: &mut [CommandItem]) -> Result<()> {
+        let mut tags: HashMap<String, Vec<String>> = HashMap::new();
+        for (id, tag) in self.assignments()? {
+            tags.entry(id).or_default().push(tag);
+        }
+        let notes: HashMap<String, (String, Option<String>)> = self.read(|c| {
+            let mut st = c.prepare(
+                "SELECT command_id, summary, security_warning FROM commands
+                 WHERE summary <> '' OR coalesce(security_warning, '') <> ''",
+            )?;
+            st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?.collect()
+        })?;
+        for c in commands {
+            let mut t = tags.get(&c.id).cloned().unwrap_or_default();
+            t.sort();
+            c.tags = t;
+            if let Some((summary, warning)) = notes.get(&c.id) {
+                c.summary = non_empty(summary);
+                c.security_warning = warning.as_deref().and_then(non_empty);
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows of commands `exists` rejects, with their tags: what `prune` would delete.
+    pub fn stale(&self, exists: &dyn Fn(&str) -> bool) -> Result<Vec<(String, Vec<String>)>> {
+        let ids: Vec<String> = self.read(|c| {
+            let mut st = c.prepare("SELECT command_id FROM commands ORDER BY command_id")?;
+            st.query_map([], |r| r.get::<_, Option<String>>(0))?
+                .map(|r| r.map(Option::unwrap_or_default))
+                .collect()
+        })?;
+        let mut out = Vec::new();
+        for id in ids.into_iter().filter(|id| !exists(id)) {
+            let tags = self.tags_for_command(&id)?;
+            out.push((id, tags));
+        }
+        Ok(out)
+    }
+
+    /// Deletes the rows of `ids` (their tag assignments go with them, by cascade). Returns how
+    /// many rows were deleted.
+    pub fn delete_commands(&mut self, ids: &[String]) -> Result<usize> {
+        self.write(|tx| {
+            let mut st = tx.prepare_cached("DELETE FROM commands WHERE command_id = ?1")?;
+            let mut n = 0;
+            for id in ids {
+                n += st.execute([id])?;
+            }
+            Ok(n)
+        })
+    }
+
+    pub fn counts(&self) -> Result<Counts> {
+        self.read(counts)
+    }
+}
+
+fn counts(c: &Connection) -> rusqlite::Result<Counts> {
+    let n = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|v| v as u64);
+    Ok(Counts {
+        commands: n("SELECT count(*) FROM commands")?,
+        tags: n("SELECT count(*) FROM tags")?,
+        assignments: n("SELECT count(*) FROM command_tags")?,
+        summaries: n("SELECT count(*) FROM commands WHERE summary <> ''")?,
+    })
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// Per-connection settings. `foreign_keys` is off by default in SQLite and per connection, so
+/// without it cascades and orphan prevention silently stop working.
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA foreign_keys = ON")?;
+    // WAL lets readers go on while one process writes; it is a property of the file, so this
+    // only writes when the file is not in WAL mode yet. Where WAL is unavailable (some network
+    // file systems) SQLite keeps the old mode, which still works, only with more waiting.
+    retry(|| {
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
+        }
+        Ok(())
+    })
+}
+
+/// `{db}.bak-<UTC timestamp>`, with a counter when that name is taken.
+fn backup_path(db: &Path) -> PathBuf {
+    let base = format!("{}.bak-{}", db.display(), time::file_stamp(SystemTime::now()));
+    let mut p = PathBuf::from(&base);
+    let mut n = 1;
+    while p.exists() {
+        n += 1;
+        p = PathBuf::from(format!("{base}-{n}"));
+    }
+    p
+}
+
+/// Renames the file (and its WAL and shared-memory files) to the backup name.
+fn move_aside(db: &Path) -> Result<PathBuf> {
+    let backup = backup_path(db);
+    std::fs::rename(db, &backup).map_err(|source| Error::Io {
+        path: db.to_path_buf(),
+        source,
+    })?;
+    for suffix in ["-wal", "-shm"] {
+        let side = PathBuf::from(format!("{}{suffix}", db.display()));
+        if side.exists() {
+            let _ = std::fs::rename(&side, format!("{}{suffix}", backup.display()));
+        }
+    }
+    Ok(backup)
+}
+
+/// One line of `ct db check`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub path: PathBuf,
+    pub checks: Vec<Check>,
+    pub counts: Option<Counts>,
+}
+
+impl CheckReport {
+    pub fn ok(&self) -> bool {
+        self.checks.iter().all(|c| c.ok)
+    }
+}
+
+/// Checks the file at `path` without changing it (no schema creation, no repair): structure,
+/// integrity and foreign keys. `Ok(None)` when there is no file.
+pub fn check(path: &Path) -> Result<Option<CheckReport>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let err = |source| Error::Db {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(err)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+    let mut checks = Vec::new();
+    let fail = |name, e: rusqlite::Error| Check {
+        name,
+        ok: false,
+        detail: e.to_string(),
+    };
+    checks.push(match retry(|| schema::inspect(&conn)) {
+        Ok(Status::Ok) => Check {
+            name: "schema",
+            ok: true,
+            detail: "the three tables of the spec, exactly, plus config_tag_assignments".into(),
+        },
+        Ok(Status::Missing(t)) => Check {
+            name: "schema",
+            ok: false,
+            detail: format!("missing table(s): {}", t.join(", ")),
+        },
+        Ok(Status::Wrong(reason)) => Check {
+            name: "schema",
+            ok: false,
+            detail: reason,
+        },
+        Err(e) => fail("schema", e),
+    });
+    checks.push(
+        match retry(|| {
+            let mut st = conn.prepare("PRAGMA integrity_check")?;
+            st.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
+        }) {
+            Ok(lines) if lines == ["ok"] => Check {
+                name: "integrity",
+                ok: true,
+                detail: "ok".into(),
+            },
+            Ok(lines) => Check {
+                name: "integrity",
+                ok: false,
+                detail: lines.join("; "),
+            },
+            Err(e) => fail("integrity", e),
+        },
+    );
+    checks.push(
+        match retry(|| {
+            let mut st = conn.prepare("PRAGMA foreign_key_check")?;
+            st.query_map([], |r| {
+                Ok(format!(
+                    "{} row {} -> {}",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<i64>>(1)?.map(|v| v.to_string()).unwrap_or_default(),
+                    r.get::<_, String>(2)?
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        }) {
+            Ok(v) if v.is_empty() => Check {
+                name: "foreign keys",
+                ok: true,
+                detail: "no orphaned rows".into(),
+            },
+            Ok(v) => Check {
+                name: "foreign keys",
+                ok: false,
+                detail: format!("{} orphaned row(s): {}", v.len(), v.join(", ")),
+            },
+            Err(e) => fail("foreign keys", e),
+        },
+    );
+    let counts = if checks[0].ok { retry(|| counts(&conn)).ok() } else { None };
+    Ok(Some(CheckReport {
+        path: path.to_path_buf(),
+        checks,
+        counts,
+    }))
+}
+
+#[cfg(test)]
+mod tests;

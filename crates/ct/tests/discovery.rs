@@ -1,0 +1,408 @@
+//! End-to-end: the built `ct` on a generated workspace, checking the JSON contract and that bad
+//! input (malformed, binary, huge, CRLF, BOM, symlink loops, unreadable folders) never hides
+//! other commands.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ct(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ct"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("HOME", root.join(".no-home"))
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .expect("run ct")
+}
+
+fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+#[cfg(unix)]
+fn chmod(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn workspace(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ct-it-{name}-{}", std::process::id()));
+    if dir.exists() {
+        #[cfg(unix)]
+        let _ = Command::new("chmod")
+            .arg("-R")
+            .arg("u+rwx")
+            .arg(&dir)
+            .status();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    // Resolve symlinks in the temp path so ids compare with what ct prints.
+    std::fs::canonicalize(&dir).unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    let w = workspace(name);
+    let deploy = write(
+        &w,
+        "scripts/deploy prod.sh",
+        "#!/usr/bin/env bash\n# @description Deploy the app to production\n# @param env Target environment (default: staging)\n# @param force\necho deploying\n",
+    );
+    #[cfg(unix)]
+    chmod(&deploy, 0o755);
+    write(
+        &w,
+        "scripts/build.sh",
+        "#!/bin/sh\n# Build everything\nmake all\n",
+    );
+    let release = write(
+        &w,
+        "tools/release",
+        "#!/usr/bin/env bash\n# Cut a release\n",
+    );
+    #[cfg(unix)]
+    chmod(&release, 0o755);
+    write(
+        &w,
+        "tools/migrate.py",
+        "\"\"\"Database migration tool.\"\"\"\nimport argparse\nif __name__ == \"__main__\":\n    pass\n",
+    );
+    write(&w, "tools/lib.py", "def helper():\n    pass\n");
+    write(
+        &w,
+        "package.json",
+        r#"{"name":"demo","scripts":{"zeta":"echo z","alpha":"echo a","build":"tsc -p . && node scripts/bundle.js --minify --sourcemap --target es2020"}}"#,
+    );
+    write(&w, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+    write(
+        &w,
+        "node_modules/left-pad/package.json",
+        r#"{"scripts":{"hidden":"x"}}"#,
+    );
+    write(
+        &w,
+        "bad/package.json",
+        "{\n  \"scripts\": {\n    \"oops\": \n}\n",
+    );
+    write(
+        &w,
+        "bom/package.json",
+        "\u{feff}{\"scripts\":{\"bom-ok\":\"echo bom\"}}",
+    );
+    write(
+        &w,
+        "Makefile",
+        "CC := gcc\nVERSION ?= 1.0\nURL = http://x:y\n.PHONY: all test\n\nall: build ## Build everything\n\tcc main.c\n\nbuild test: deps\n\techo hi\n\n%.o: %.c\n\tcc $<\n\ndefine TEMPLATE\nfake: target\nendef\n\n_private:\n\techo p\n",
+    );
+    write(
+        &w,
+        "crlf/Makefile",
+        "one:\r\n\techo 1\r\ntwo: one\r\n\techo 2\r\n",
+    );
+    write(
+        &w,
+        ".vscode/tasks.json",
+        "{\n  // tasks\n  \"version\": \"2.0.0\",\n  \"tasks\": [\n    { \"label\": \"serve\", \"type\": \"shell\", \"command\": \"serve ${input:port}\", \"detail\": \"Serve the site\" },\n    { \"type\": \"npm\", \"script\": \"build\" },\n  ],\n  \"inputs\": [ { \"id\": \"port\", \"type\": \"promptString\", \"description\": \"Port\", \"default\": \"8080\" } ]\n}\n",
+    );
+    write(
+        &w,
+        ".vscode/launch.json",
+        "{\n  \"configurations\": [\n    /* main */ { \"name\": \"Debug app\", \"type\": \"node\", \"request\": \"launch\" },\n  ],\n}\n",
+    );
+    write(
+        &w,
+        "docker-compose.yml",
+        "services:\n  web:\n    image: nginx\n  db:\n    image: postgres\n",
+    );
+    write(
+        &w,
+        "app/App.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType></PropertyGroup></Project>",
+    );
+    write(
+        &w,
+        "app/App.Tests.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\"><ItemGroup><PackageReference Include=\"xunit\" Version=\"2.0\" /></ItemGroup></Project>",
+    );
+    write(&w, "README.md", "# Demo project\n\nText.\n");
+    write(&w, "blob.sh", b"\x7fELF\x00\x00binary");
+    write(&w, "huge.md", "x".repeat(1024 * 1024 + 10));
+    write(&w, ".gitignore", "ignored/\n");
+    write(&w, "ignored/secret.sh", "echo no\n");
+    write(
+        &w,
+        ".vscode/settings.json",
+        "{ \"commandtree.excludePatterns\": [\"**/skipme/**\", \"**/node_modules/**\",], }",
+    );
+    write(&w, "skipme/x.sh", "echo no\n");
+    write(
+        &w,
+        "dist/y.sh",
+        "echo listed because settings replaced the defaults\n",
+    );
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&w, w.join("loop")).unwrap();
+    w
+}
+
+fn json_list(root: &Path, extra: &[&str]) -> (Vec<Value>, String) {
+    let mut args = vec!["list", "--json"];
+    args.extend_from_slice(extra);
+    let out = ct(root, &args);
+    assert!(
+        out.status.success(),
+        "ct list failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON array");
+    (
+        v.as_array().unwrap().clone(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn find<'a>(items: &'a [Value], kind: &str, label: &str) -> &'a Value {
+    items
+        .iter()
+        .find(|i| i["type"] == kind && i["label"] == label)
+        .unwrap_or_else(|| {
+            panic!(
+                "no {kind} `{label}` in {:#?}",
+                items.iter().map(|i| i["id"].clone()).collect::<Vec<_>>()
+            )
+        })
+}
+
+#[test]
+fn list_json_on_a_fixture_workspace() {
+    let w = fixture("json");
+    let root = w.to_string_lossy().to_string();
+    let (items, stderr) = json_list(&w, &[]);
+
+    // Contract fields, camelCase, optional ones omitted when empty.
+    let deploy = find(&items, "shell", "deploy prod.sh");
+    assert_eq!(
+        deploy["id"],
+        format!("shell:{root}/scripts/deploy prod.sh:deploy prod.sh")
+    );
+    assert_eq!(
+        deploy["command"],
+        format!("\"{root}/scripts/deploy prod.sh\"")
+    );
+    assert_eq!(deploy["cwd"], format!("{root}/scripts"));
+    assert_eq!(deploy["filePath"], format!("{root}/scripts/deploy prod.sh"));
+    assert_eq!(deploy["category"], "scripts");
+    assert_eq!(deploy["tags"], Value::Array(vec![]));
+    assert_eq!(deploy["description"], "Deploy the app to production");
+    assert_eq!(deploy["params"][0]["name"], "env");
+    assert_eq!(deploy["params"][0]["default"], "staging");
+    assert_eq!(deploy["params"][1]["name"], "force");
+    assert!(
+        deploy["params"][1].get("description").is_none(),
+        "@param without text must not swallow the next line"
+    );
+    assert!(deploy.get("summary").is_none() && deploy.get("line").is_none());
+    // Non-executable script: run through its interpreter.
+    assert!(
+        find(&items, "shell", "build.sh")["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("\"{root}/scripts/build.sh\""))
+    );
+    // Extensionless executable with a bash shebang.
+    find(&items, "shell", "release");
+
+    // npm: file order, pnpm from the lock file, truncated description, node_modules skipped.
+    let npm: Vec<&str> = items
+        .iter()
+        .filter(|i| i["type"] == "npm" && i["filePath"] == format!("{root}/package.json"))
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(npm.len(), 3);
+    assert_eq!(find(&items, "npm", "alpha")["command"], "pnpm run alpha");
+    let d = find(&items, "npm", "build")["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(d.chars().count(), 60);
+    assert!(d.ends_with("..."));
+    assert!(!items.iter().any(|i| i["label"] == "hidden"));
+    find(&items, "npm", "bom-ok");
+
+    // make: real targets only, with lines; private demoted (still listed).
+    let make: Vec<&str> = items
+        .iter()
+        .filter(|i| i["type"] == "make" && i["filePath"] == format!("{root}/Makefile"))
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(make, vec!["all", "build", "test", "_private"]);
+    assert_eq!(
+        find(&items, "make", "all")["description"],
+        "Build everything"
+    );
+    assert_eq!(find(&items, "make", "all")["line"], 6);
+    assert!(
+        find(&items, "make", "two")["filePath"]
+            .as_str()
+            .unwrap()
+            .ends_with("crlf/Makefile")
+    );
+
+    // VS Code tasks and launch configurations: flat categories, JSONC, inputs as params.
+    let serve = find(&items, "vscode", "serve");
+    assert_eq!(serve["category"], "VS Code Tasks");
+    assert_eq!(serve["description"], "Serve the site");
+    assert_eq!(serve["params"][0]["name"], "port");
+    assert_eq!(serve["params"][0]["default"], "8080");
+    find(&items, "vscode", "npm: build");
+    assert_eq!(
+        find(&items, "launch", "Debug app")["category"],
+        "VS Code Launch"
+    );
+
+    find(&items, "python", "migrate.py");
+    assert!(!items.iter().any(|i| i["label"] == "lib.py"));
+    find(&items, "docker", "up web");
+    // Two projects in one folder: distinct ids and commands naming the project file.
+    let b1 = find(&items, "dotnet", "App: build");
+    let b2 = find(&items, "dotnet", "App.Tests: build");
+    assert_ne!(b1["id"], b2["id"]);
+    assert!(b1["command"].as_str().unwrap().contains("App.csproj"));
+    find(&items, "dotnet", "App.Tests: test");
+    assert_eq!(
+        find(&items, "markdown", "README.md")["description"],
+        "Demo project"
+    );
+
+    // Excluded, ignored and skipped files.
+    for label in ["secret.sh", "x.sh", "blob.sh", "huge.md"] {
+        assert!(
+            !items.iter().any(|i| i["label"] == label),
+            "{label} should not be listed"
+        );
+    }
+    find(&items, "shell", "y.sh");
+    assert!(
+        stderr.contains("bad/package.json:4: invalid JSON"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("blob.sh: skipped: binary file"), "{stderr}");
+    assert!(stderr.contains("huge.md: skipped:"), "{stderr}");
+
+    // Unique ids; tree order: categories in upstream order.
+    let mut ids: Vec<&str> = items.iter().map(|i| i["id"].as_str().unwrap()).collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n);
+    let first_npm = items.iter().position(|i| i["type"] == "npm").unwrap();
+    let last_shell = items.iter().rposition(|i| i["type"] == "shell").unwrap();
+    assert!(last_shell < first_npm);
+}
+
+#[test]
+fn text_tree_type_filter_and_sorting() {
+    let w = fixture("text");
+    let out = ct(&w, &["list", "--type", "make", "--sort", "name"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("Make Targets (6)\n"), "{text}");
+    assert!(!text.contains("Shell Scripts"));
+    assert!(!text.contains('\u{1b}'), "no colour when not a terminal");
+    let pos = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing in {text}"))
+    };
+    assert!(pos("crlf/") < pos("  all"), "folders before loose commands");
+    assert!(pos("  all") < pos("  build") && pos("  test") < pos("  _private (private)"));
+
+    let bad = ct(&w, &["list", "--type", "nope"]);
+    assert_eq!(bad.status.code(), Some(2), "unknown type is a usage error");
+}
+
+#[test]
+fn show_by_label_id_and_type_label() {
+    let w = fixture("show");
+    let out = ct(&w, &["show", "make:all", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["label"], "all");
+    let id = v["id"].as_str().unwrap().to_string();
+    let by_id = ct(&w, &["show", &id]);
+    assert!(String::from_utf8_lossy(&by_id.stdout).contains("make all"));
+
+    // `build` is an npm script and a make target: ambiguous, candidates listed, exit 1.
+    let amb = ct(&w, &["-q", "show", "build"]);
+    assert_eq!(amb.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&amb.stderr);
+    assert!(
+        err.contains("matches") && err.contains("npm:") && err.contains("make:"),
+        "{err}"
+    );
+
+    let none = ct(&w, &["-q", "show", "no-such-thing"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&none.stderr).lines().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_folder_is_a_warning() {
+    let w = workspace("unreadable");
+    write(&w, "ok.sh", "echo ok\n");
+    write(&w, "locked/inside.sh", "echo x\n");
+    chmod(&w.join("locked"), 0o000);
+    // Root reads everything, so drop to an unprivileged user when we are root.
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout == b"0\n")
+        .unwrap_or(false);
+    let mut cmd = if is_root {
+        if Command::new("setpriv").arg("--version").output().is_err() {
+            eprintln!("skipped: running as root without setpriv, cannot make a folder unreadable");
+            return;
+        }
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_ct"),
+        ]);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_ct"))
+    };
+    let out = cmd
+        .arg("--root")
+        .arg(&w)
+        .args(["list", "--json"])
+        .env("NO_COLOR", "1")
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    chmod(&w.join("locked"), 0o755);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let items: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(items.iter().any(|i| i["label"] == "ok.sh"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("locked") && err.contains("permission denied"),
+        "{err}"
+    );
+}

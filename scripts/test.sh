@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace. Installs what the tests need when it is missing, so it works
+# on a fresh machine with only the Rust toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v sqlite3 >/dev/null 2>&1 || need_apt+=(sqlite3)
+command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)
+if ((${#need_apt[@]})); then
+  if command -v apt-get >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "note: missing ${need_apt[*]}; the tests that need them will say they were skipped" >&2
+  fi
+fi
+
+cargo test --workspace --locked "$@"
