@@ -3,6 +3,7 @@
 
 pub mod collate;
 pub mod discover;
+pub mod excerpt;
 pub mod fs;
 pub mod model;
 pub mod settings;

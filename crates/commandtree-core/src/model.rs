@@ -33,6 +33,10 @@ pub struct ParamDef {
     /// Not part of the JSON contract; the run layer reads it.
     #[serde(skip)]
     pub variadic: bool,
+    /// A flag that takes no value (PowerShell `[switch]`, argparse `store_true`): the run layer
+    /// passes `flag` alone for a yes-like value and nothing otherwise. Not in the JSON contract.
+    #[serde(skip)]
+    pub switch: bool,
 }
 
 impl ParamDef {

@@ -9,7 +9,7 @@
 //! a busy database is retried rather than reported.
 
 mod carry;
-mod ops;
+pub mod ops;
 pub mod schema;
 pub mod tagconfig;
 mod time;
@@ -140,17 +140,22 @@ pub struct Recreated {
     pub carried_tags: usize,
 }
 
-impl std::fmt::Display for Recreated {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: not the CommandTree database structure ({}); moved it aside to {} and created a new one ({} tag assignment{} carried over)",
-            self.path.display(),
+impl Recreated {
+    /// What happened, without the database path (for messages that name the file first).
+    pub fn message(&self) -> String {
+        format!(
+            "not the CommandTree database structure ({}); moved it aside to {} and created a new one ({} tag assignment{} carried over)",
             self.reason,
             self.backup.display(),
             self.carried_tags,
             if self.carried_tags == 1 { "" } else { "s" }
         )
+    }
+}
+
+impl std::fmt::Display for Recreated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message())
     }
 }
 

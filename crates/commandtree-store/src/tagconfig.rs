@@ -159,7 +159,7 @@ fn parse_tag(name: &str, list: &serde_json::Value) -> Result<Vec<Pattern>, Strin
         match item {
             serde_json::Value::String(id) => patterns.push(Pattern::Id(id.clone())),
             serde_json::Value::Object(fields) => {
-                let mut get = |key: &str| -> Result<Option<String>, String> {
+                let get = |key: &str| -> Result<Option<String>, String> {
                     match fields.get(key) {
                         None => Ok(None),
                         Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
@@ -206,8 +206,8 @@ struct Plan {
 /// Only `commands` are touched, so a partial discovery (one type) never takes back the tags of
 /// commands it did not look at, and commands that disappeared keep theirs until `prune`.
 pub fn sync(store: &mut Store, config: &TagConfig, commands: &[CommandItem]) -> Result<SyncReport, Error> {
-    let plan = store.read(|c| plan(c, config, commands))?;
-    if plan.add.is_empty() && plan.remove.is_empty() {
+    let first = store.read(|c| plan(c, config, commands))?;
+    if first.add.is_empty() && first.remove.is_empty() {
         return Ok(SyncReport::default());
     }
     // Planned again under the write lock, as another process may have synced in between.

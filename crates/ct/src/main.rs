@@ -1,12 +1,14 @@
 //! `ct`: the CommandTree command line. Clap wiring and output formatting only; the work is done
 //! by the `commandtree-core` facade.
 
+mod db;
 mod output;
+mod tags;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use commandtree_core::workspace::{self, Lookup};
-use commandtree_core::{CommandItem, Options, SortOrder, Workspace, sources};
+use commandtree_core::{CommandItem, SortOrder, Workspace, sources};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,7 +33,10 @@ const EXAMPLES: &str = "Examples:
   ct list                      the tree of every command in this workspace
   ct list --type npm --json    npm scripts as JSON (CommandItem objects)
   ct show build                everything known about the command labelled `build`
-  ct show make:test            the make target `test` (type:label)";
+  ct show make:test            the make target `test` (type:label)
+  ct tag add build ci          tag the command `build` with `ci`
+  ct list --tag ci             only the commands tagged `ci`
+  ct star make:test            add it to Quick Launch; `ct quick` lists Quick Launch";
 
 #[derive(Subcommand)]
 enum Command {
@@ -40,6 +45,16 @@ enum Command {
     List(ListArgs),
     /// Show one command: by id, by label, or as type:label.
     Show(ShowArgs),
+    /// Add, remove and list tags (stored in the workspace database).
+    Tag(tags::TagArgs),
+    /// Add a command to Quick Launch (the `quick` tag), at the end.
+    Star(tags::StarArgs),
+    /// Remove a command from Quick Launch.
+    Unstar(tags::StarArgs),
+    /// List Quick Launch in order; `ct quick move <command> <position>` reorders it.
+    Quick(tags::QuickArgs),
+    /// The workspace database: `path`, `check`, `prune`.
+    Db(db::DbArgs),
 }
 
 #[derive(Args, Default)]
@@ -53,6 +68,9 @@ struct ListArgs {
     /// Sort order inside each category (default: commandtree.sortOrder, else folder).
     #[arg(long, value_parser = ["folder", "name", "type"])]
     sort: Option<String>,
+    /// Only commands with this tag (repeatable: commands with all of them).
+    #[arg(long = "tag", value_name = "TAG")]
+    tags: Vec<String>,
 }
 
 #[derive(Args)]
@@ -116,19 +134,21 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command.unwrap_or(Command::List(ListArgs::default())) {
         Command::List(args) => list(&ws, args, cli.quiet),
         Command::Show(args) => show(&ws, args, cli.quiet),
+        Command::Tag(args) => tags::tag(&ws, args, cli.quiet),
+        Command::Star(args) => tags::star(&ws, args, cli.quiet),
+        Command::Unstar(args) => tags::unstar(&ws, args, cli.quiet),
+        Command::Quick(args) => tags::quick(&ws, args, cli.quiet),
+        Command::Db(args) => db::db(&ws, args, cli.quiet),
     }
 }
 
 fn discover(ws: &Workspace, types: Vec<String>, quiet: bool) -> Vec<CommandItem> {
-    let d = ws.discover(&Options { types, threads: 0 });
-    if !quiet {
-        output::warnings(&d.warnings);
-    }
-    d.commands
+    tags::load(ws, types, quiet, false).commands
 }
 
 fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
-    let commands = discover(ws, args.types, quiet);
+    let loaded = tags::load(ws, args.types, quiet, false);
+    let commands = tags::filter(ws, loaded.commands, &args.tags, loaded.store.as_ref());
     let order: Option<SortOrder> = args
         .sort
         .as_deref()
@@ -144,7 +164,9 @@ fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
         output::json(&mut out, &ordered)?;
     } else {
         output::tree(&mut out, &tree, &commands)?;
-        if commands.is_empty() {
+        if commands.is_empty() && !args.tags.is_empty() {
+            writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
+        } else if commands.is_empty() {
             writeln!(out, "No commands found under {}", ws.root.display())?;
         }
     }

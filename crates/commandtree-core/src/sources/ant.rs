@@ -9,7 +9,7 @@
 
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{line_of, sh_word};
+use crate::text::sh_word;
 
 const KIND: &str = "ant";
 
@@ -62,6 +62,25 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 
 type Found = (Vec<Target>, Option<String>);
 
+/// Byte offset → 1-based line by binary search, so many lookups stay cheap (roxmltree's
+/// `text_pos_at` rescans from the start each time).
+pub(crate) struct LineIndex(Vec<usize>);
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> Self {
+        LineIndex(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    }
+    pub(crate) fn line(&self, pos: usize) -> usize {
+        self.0.partition_point(|&nl| nl < pos) + 1
+    }
+}
+
 enum XmlError {
     Syntax(Option<usize>, String),
     NotAnt(Option<usize>, String),
@@ -78,10 +97,11 @@ fn parse_xml(content: &str) -> Result<Found, XmlError> {
     };
     let doc = roxmltree::Document::parse_with_options(content, opts)
         .map_err(|e| XmlError::Syntax(Some(e.pos().row as usize), format!("invalid XML: {e}")))?;
+    let lines = LineIndex::new(content);
     let project = doc.root_element();
     if project.tag_name().name() != "project" {
         return Err(XmlError::NotAnt(
-            Some(doc.text_pos_at(project.range().start).row as usize),
+            Some(lines.line(project.range().start)),
             format!(
                 "root element is <{}>, not <project>",
                 project.tag_name().name()
@@ -99,7 +119,7 @@ fn parse_xml(content: &str) -> Result<Found, XmlError> {
                     .map(str::trim)
                     .filter(|d| !d.is_empty())
                     .map(str::to_string),
-                line: doc.text_pos_at(n.range().start).row as usize,
+                line: lines.line(n.range().start),
             })
         })
         .collect();
@@ -109,13 +129,16 @@ fn parse_xml(content: &str) -> Result<Found, XmlError> {
 
 /// Upstream's scan: every `<target` start tag up to the next `>`, attributes in either quote.
 fn scan_tags(content: &str) -> Found {
+    let lines = LineIndex::new(content);
     let mut targets = Vec::new();
     let mut default = None;
     let mut rest = content;
     let mut offset = 0;
     while let Some(pos) = rest.find('<') {
         let after = &rest[pos + 1..];
-        let tag_end = after.find('>').unwrap_or(after.len());
+        // A start tag cannot hold a raw `<`, so stopping there keeps tags disjoint and the scan
+        // linear even when `>` never comes.
+        let tag_end = after.find(['<', '>']).unwrap_or(after.len());
         let tag = &after[..tag_end];
         let name_end = tag
             .find(|c: char| c.is_whitespace() || c == '/')
@@ -128,7 +151,7 @@ fn scan_tags(content: &str) -> Found {
                         description: attr(tag, "description")
                             .map(|d| d.trim().to_string())
                             .filter(|d| !d.is_empty()),
-                        line: line_of(content, offset + pos),
+                        line: lines.line(offset + pos),
                     });
                 }
             }
@@ -270,6 +293,25 @@ mod tests {
             Some("Build it (default)")
         );
         assert_eq!(p.commands[1].line, Some(5));
+    }
+
+    #[test]
+    fn line_index() {
+        let idx = LineIndex::new("a\nbc\n\nd");
+        let lines: Vec<_> = [0, 1, 2, 4, 5, 6, 99]
+            .iter()
+            .map(|p| idx.line(*p))
+            .collect();
+        assert_eq!(lines, [1, 1, 2, 2, 3, 4, 4]);
+    }
+
+    #[test]
+    fn unterminated_tags_scan_in_linear_time() {
+        let text = "<target name=\"a\" ".repeat(50_000);
+        let p = parse_with(parse, "/w/build.xml", &text);
+        assert_eq!(labels(&p), ["a"]);
+        let p = parse_with(parse, "/w/build.xml", &"<".repeat(500_000));
+        assert!(p.commands.is_empty());
     }
 
     #[test]

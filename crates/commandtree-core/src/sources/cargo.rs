@@ -11,7 +11,9 @@
 //!   `default-run`. One `run --bin X` per binary (explicit `[[bin]]` plus Cargo's inferred
 //!   `src/main.rs`, `src/bin/*.rs`, `src/bin/*/main.rs` unless `autobins = false`) and one
 //!   `run --example X` per example (`[[example]]` plus `examples/*.rs`, `examples/*/main.rs`
-//!   unless `autoexamples = false`), de-duplicated by name within the manifest.
+//!   unless `autoexamples = false`), de-duplicated by name within the manifest. As in Cargo,
+//!   edition 2015 (the default when `edition` is absent) turns discovery of a kind off once
+//!   one target of that kind is declared.
 //! * `[alias]` entries of `.cargo/config.toml` (or `.cargo/config`) beside the manifest:
 //!   `cargo X`. Only the config in the manifest's own folder is read, so each config file is
 //!   listed once, by the manifest next to it (a config with no manifest beside it is not
@@ -22,11 +24,11 @@
 //! a member when a `members` glob matches its folder (or `package.workspace` names the root).
 //! Members that join only as path dependencies are not detected.
 
-use super::pyproject::toml_key_line;
+use super::pyproject::{TomlLines, toml_key_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text::{parse_toml, sh_word};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use toml::{Table, Value};
 
@@ -247,6 +249,7 @@ fn targets(
     let mut seen = HashSet::new();
     let mut explicit_paths = HashSet::new();
     if let Some(list) = manifest.get(table).and_then(Value::as_array) {
+        let name_lines = array_table_name_lines(file.content, table);
         for t in list {
             let Some(name) = t
                 .get("name")
@@ -262,12 +265,23 @@ fn targets(
             if seen.insert(name.to_string()) {
                 out.push(Target {
                     name: name.to_string(),
-                    line: array_table_name_line(file.content, table, name),
+                    line: name_lines.get(name).copied(),
                 });
             }
         }
     }
-    if package.get(auto_key).and_then(Value::as_bool) == Some(false) {
+    // Cargo's rule: discovery is on unless switched off, except that in edition 2015 (also the
+    // default edition) declaring any target of a kind switches it off for that kind.
+    let edition_2015 = match package.get("edition") {
+        None => true,
+        Some(v) => v.as_str() == Some("2015"),
+    };
+    let declared = manifest.get(table).is_some_and(Value::is_array);
+    let auto = package
+        .get(auto_key)
+        .and_then(Value::as_bool)
+        .unwrap_or(!(edition_2015 && declared));
+    if !auto {
         return out;
     }
     let dir = file.dir();
@@ -298,15 +312,16 @@ fn targets(
     out
 }
 
-/// Line of `name = "NAME"` inside a `[[table]]` section.
-fn array_table_name_line(content: &str, table: &str, name: &str) -> Option<usize> {
+/// Lines of the `name = "NAME"` entries inside `[[table]]` sections, first one per name.
+fn array_table_name_lines(content: &str, table: &str) -> HashMap<String, usize> {
     let header = format!("[[{table}]]");
+    let mut out = HashMap::new();
     let mut inside = false;
     for (idx, raw) in content.lines().enumerate() {
         let line = raw.trim();
         if line.starts_with('[') {
-            inside = line.replace(' ', "") == header
-                || line.split('#').next().is_some_and(|h| h.trim() == header);
+            let head = line.split('#').next().unwrap_or("");
+            inside = head.replace([' ', '\t'], "") == header;
             continue;
         }
         if !inside {
@@ -316,12 +331,11 @@ fn array_table_name_line(content: &str, table: &str, name: &str) -> Option<usize
             && let Some(value) = rest.trim_start().strip_prefix('=')
         {
             let value = value.trim().split('#').next().unwrap_or("").trim();
-            if value.trim_matches(['"', '\'']) == name {
-                return Some(idx + 1);
-            }
+            out.entry(value.trim_matches(['"', '\'']).to_string())
+                .or_insert(idx + 1);
         }
     }
-    None
+    out
 }
 
 /// Whether the package is a member of a workspace whose root manifest is in an ancestor folder.
@@ -422,15 +436,12 @@ fn aliases(file: &SourceFile<'_>, out: &mut Parsed) {
             return;
         }
     };
+    let lines = TomlLines::new(&text);
     let Some(alias) = config.get("alias") else {
         return;
     };
     let Some(alias) = alias.as_table() else {
-        out.warn(
-            &path,
-            toml_key_line(&text, &[], "alias"),
-            "`alias` is not a table",
-        );
+        out.warn(&path, lines.line(&[], "alias"), "`alias` is not a table");
         return;
     };
     for (name, value) in alias {
@@ -444,7 +455,7 @@ fn aliases(file: &SourceFile<'_>, out: &mut Parsed) {
             _ => {
                 out.warn(
                     &path,
-                    toml_key_line(&text, &["alias"], name),
+                    lines.line(&["alias"], name),
                     format!("alias `{name}` is not a string or array"),
                 );
                 continue;
@@ -579,7 +590,7 @@ mod tests {
     #[test]
     fn inferred_binaries_and_examples() {
         let fs = MemFs::new()
-            .file("/w/Cargo.toml", "[package]\nname = \"kit\"\n\n[[example]]\nname = \"demo-explicit\"\npath = \"examples/custom.rs\"\n")
+            .file("/w/Cargo.toml", "[package]\nname = \"kit\"\nedition = \"2021\"\n\n[[example]]\nname = \"demo-explicit\"\npath = \"examples/custom.rs\"\n")
             .file("/w/src/main.rs", "")
             .file("/w/src/bin/migrate.rs", "")
             .file("/w/src/bin/server/main.rs", "")
@@ -609,7 +620,7 @@ mod tests {
         assert_eq!(ex.id, "cargo:/w/Cargo.toml:example-basic");
         assert_eq!(ex.command, "cargo run --example basic");
         assert_eq!(ex.description.as_deref(), Some("Run basic example"));
-        assert_eq!(get(&p, "run --example demo-explicit").line, Some(5));
+        assert_eq!(get(&p, "run --example demo-explicit").line, Some(6));
         assert!(!labels(&p).contains(&"run"));
     }
 
@@ -629,9 +640,60 @@ mod tests {
     }
 
     #[test]
+    fn edition_2015_declared_targets_switch_discovery_off() {
+        let fs = |manifest: &str| {
+            MemFs::new()
+                .file("/w/Cargo.toml", manifest)
+                .file("/w/src/main.rs", "")
+                .file("/w/src/bin/extra.rs", "")
+                .file("/w/examples/basic.rs", "")
+        };
+        let runs = |manifest: &str| -> Vec<String> {
+            let p = parse_in(parse, &fs(manifest), "/w/Cargo.toml");
+            p.commands
+                .iter()
+                .filter(|c| c.label.starts_with("run --"))
+                .map(|c| c.label.clone())
+                .collect()
+        };
+        // No edition key means 2015: the declared bin replaces discovery of bins, not examples.
+        assert_eq!(
+            runs("[package]\nname = \"kit\"\n[[bin]]\nname = \"tool\"\npath = \"src/tool.rs\"\n"),
+            ["run --bin tool", "run --example basic"]
+        );
+        assert_eq!(
+            runs(
+                "[package]\nname = \"kit\"\nedition = \"2018\"\n[[bin]]\nname = \"tool\"\npath = \"src/tool.rs\"\n"
+            ),
+            [
+                "run --bin tool",
+                "run --bin kit",
+                "run --bin extra",
+                "run --example basic"
+            ]
+        );
+        assert_eq!(
+            runs(
+                "[package]\nname = \"kit\"\nautobins = true\n[[bin]]\nname = \"tool\"\npath = \"src/tool.rs\"\n"
+            ),
+            [
+                "run --bin tool",
+                "run --bin kit",
+                "run --bin extra",
+                "run --example basic"
+            ]
+        );
+        // Nothing declared: discovery on in every edition.
+        assert_eq!(
+            runs("[package]\nname = \"kit\"\n"),
+            ["run --bin kit", "run --bin extra", "run --example basic"]
+        );
+    }
+
+    #[test]
     fn explicit_bin_at_main_rs_is_not_listed_twice() {
         let fs = MemFs::new()
-            .file("/w/Cargo.toml", "[package]\nname = \"kit\"\n[[bin]]\nname = \"kit-cli\"\npath = \"src/main.rs\"\n[[bin]]\nname = \"kit-cli\"\n")
+            .file("/w/Cargo.toml", "[package]\nname = \"kit\"\nedition = \"2024\"\n[[bin]]\nname = \"kit-cli\"\npath = \"src/main.rs\"\n[[bin]]\nname = \"kit-cli\"\n")
             .file("/w/src/main.rs", "");
         let p = parse_in(parse, &fs, "/w/Cargo.toml");
         let extra: Vec<_> = labels(&p)

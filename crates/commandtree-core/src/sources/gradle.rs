@@ -12,9 +12,10 @@
 //! `gradle NAME`; always run from the build file's folder. Gradle resolves task names against
 //! the project of the current folder, so a subproject's tasks run for that subproject.
 
+use super::ant::LineIndex;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{line_of, sh_word};
+use crate::text::sh_word;
 use std::path::Path;
 
 const KIND: &str = "gradle";
@@ -28,12 +29,17 @@ const STANDARD: &[(&str, &str)] = &[
     ("tasks", "Displays the tasks runnable from this project"),
 ];
 
-/// How far past a declaration to look for its `description`; bounds the work on hostile input.
+/// How far past a declaration to look for its `description`, and how much looking a whole file
+/// may do: bounds the work on hostile input (thousands of unclosed blocks).
 const BLOCK_SCAN_LIMIT: usize = 20_000;
+const FILE_SCAN_BUDGET: usize = 4_000_000;
+/// Longest string literal or type argument list read; task names and descriptions are short.
+const MAX_LITERAL: usize = 4096;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let gradle = wrapper(file, "gradlew").unwrap_or_else(|| "gradle".to_string());
     let text = blank_comments(file.content);
+    let lines = LineIndex::new(&text);
     let mut out = Parsed::default();
     let mut seen = std::collections::HashSet::new();
     for decl in declarations(&text) {
@@ -48,7 +54,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                 format!("{gradle} {}", sh_word(&decl.name)),
             )
             .opt_description(decl.description)
-            .line(line_of(&text, decl.pos)),
+            .line(lines.line(decl.pos)),
         );
     }
     for (name, description) in STANDARD {
@@ -132,6 +138,9 @@ impl<'a> Cur<'a> {
         let mut out = String::new();
         let mut chars = rest.char_indices().skip(1);
         while let Some((j, c)) = chars.next() {
+            if j > MAX_LITERAL {
+                return None;
+            }
             match c {
                 '\\' => {
                     if let Some((_, n)) = chars.next() {
@@ -151,9 +160,16 @@ impl<'a> Cur<'a> {
     /// `<...>` type arguments (Kotlin `register<Copy>`), without nesting checks beyond `<`/`>`.
     fn type_args(&mut self) {
         let rest = self.rest();
-        if rest.starts_with('<')
-            && let Some(end) = rest.find('>')
-            && !rest[..end].contains('\n')
+        if !rest.starts_with('<') {
+            return;
+        }
+        let head_end = rest
+            .char_indices()
+            .nth(MAX_LITERAL)
+            .map_or(rest.len(), |(i, _)| i);
+        let head = &rest[..head_end];
+        if let Some(end) = head.find(['>', '\n'])
+            && head[end..].starts_with('>')
         {
             self.i += end + 1;
         }
@@ -162,6 +178,7 @@ impl<'a> Cur<'a> {
 
 fn declarations(text: &str) -> Vec<Decl> {
     let mut out = Vec::new();
+    let mut budget = FILE_SCAN_BUDGET;
     let mut prev: Option<char> = None;
     for (i, c) in text.char_indices() {
         let word_start = (c == 't' || c == 'v') && !prev.is_some_and(|p| is_ident(p) || p == '.');
@@ -184,7 +201,7 @@ fn declarations(text: &str) -> Vec<Decl> {
             None
         };
         if let Some((name, in_parens)) = found {
-            let description = find_description(text, cur.i, in_parens);
+            let description = find_description(text, cur.i, in_parens, &mut budget);
             out.push(Decl {
                 name,
                 description,
@@ -278,8 +295,18 @@ fn delegated(cur: &mut Cur<'_>) -> Option<(String, bool)> {
 
 /// The first `description = "…"`, `description: '…'` or `description "…"` in the rest of the
 /// declaration's arguments and its `{ … }` block.
-fn find_description(text: &str, from: usize, in_parens: bool) -> Option<String> {
-    let end = declaration_end(text, from, in_parens);
+fn find_description(
+    text: &str,
+    from: usize,
+    in_parens: bool,
+    budget: &mut usize,
+) -> Option<String> {
+    let limit = BLOCK_SCAN_LIMIT.min(*budget);
+    if limit == 0 {
+        return None;
+    }
+    let end = declaration_end(text, from, in_parens, limit);
+    *budget = budget.saturating_sub(end.saturating_sub(from).max(1));
     let region = text.get(from..end)?;
     let mut search = 0;
     while let Some(rel) = region.get(search..)?.find("description") {
@@ -313,8 +340,8 @@ fn find_description(text: &str, from: usize, in_parens: bool) -> Option<String> 
 
 /// Where the declaration's arguments and block end: the `}` closing a block that opens on the
 /// declaration's line, else the end of that line.
-fn declaration_end(text: &str, from: usize, in_parens: bool) -> usize {
-    let limit = (from + BLOCK_SCAN_LIMIT).min(text.len());
+fn declaration_end(text: &str, from: usize, in_parens: bool, limit: usize) -> usize {
+    let limit = from.saturating_add(limit).min(text.len());
     let mut paren: i32 = i32::from(in_parens);
     let mut brace: i32 = 0;
     let mut quote: Option<char> = None;
@@ -645,6 +672,15 @@ val task = tasks.findByName("x")
         ] {
             let p = parse_with(parse, "/w/build.gradle", text);
             assert!(p.commands.len() >= STD.len(), "{text}");
+        }
+        for text in [
+            "task x {\n".repeat(100_000),
+            "task<".repeat(200_000),
+            "task \"".repeat(200_000),
+            "tasks.register(\"".repeat(50_000),
+        ] {
+            let p = parse_with(parse, "/w/build.gradle", &text);
+            assert!(p.commands.len() >= STD.len());
         }
         let p = parse_with(parse, "/w/build.gradle", "task naïveTask {");
         assert_eq!(names(&p), ["naïveTask"]);

@@ -12,6 +12,7 @@
 //! finds its `.mvn` folder by walking up from the current folder, so a module built through
 //! its parent's wrapper still builds just that module.
 
+use super::ant::LineIndex;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text::sh_word;
@@ -77,6 +78,7 @@ struct Execution {
 fn executions(content: &str) -> Result<Vec<Execution>, (Option<usize>, String)> {
     let doc = roxmltree::Document::parse(content)
         .map_err(|e| (Some(e.pos().row as usize), format!("invalid XML: {e}")))?;
+    let lines = LineIndex::new(content);
     let project = doc.root_element();
     if project.tag_name().name() != "project" {
         return Err((
@@ -107,7 +109,7 @@ fn executions(content: &str) -> Result<Vec<Execution>, (Option<usize>, String)> 
                 continue;
             };
             let phase = child_text(exec, "phase");
-            let line = doc.text_pos_at(exec.range().start).row as usize;
+            let line = lines.line(exec.range().start);
             let goals = child(exec, "goals")
                 .into_iter()
                 .flat_map(|g| g.children().filter(|n| n.tag_name().name() == "goal"))

@@ -377,6 +377,7 @@ pub const SOURCES: &[Source] = &[
         &[
             "**/.mise/tasks/**",
             "**/mise-tasks/**",
+            "**/.mise-tasks/**",
             "**/.config/mise/tasks/**",
             "**/mise/tasks/**",
         ],

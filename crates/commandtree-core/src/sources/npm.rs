@@ -86,12 +86,10 @@ const YARN_BUILTINS: &[&str] = &[
 ];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    // Installed dependencies are not the project's commands.
-    if file
-        .path
-        .components()
-        .any(|c| c.as_os_str() == "node_modules")
-    {
+    // Installed dependencies are not the project's commands. Only the part below the workspace
+    // root counts, so a workspace opened inside a `node_modules` folder still works.
+    let inside = file.path.strip_prefix(file.root).unwrap_or(file.path);
+    if inside.components().any(|c| c.as_os_str() == "node_modules") {
         return Parsed::default();
     }
     let root = match text::parse_json(file.content) {
@@ -290,6 +288,16 @@ mod tests {
         // Only a whole path component counts.
         let p = parse_with(parse, "/w/my_node_modules/package.json", PKG);
         assert_eq!(p.commands.len(), 6);
+        // The workspace root itself may sit inside a node_modules folder.
+        let fs = MemFs::new();
+        let file = SourceFile {
+            path: Path::new("/node_modules/w/package.json"),
+            content: PKG,
+            executable: false,
+            root: Path::new("/node_modules/w"),
+            fs: &fs,
+        };
+        assert_eq!(parse(&file).commands.len(), 6);
     }
 
     fn runner_of(fs: MemFs, path: &str) -> String {

@@ -6,7 +6,7 @@
 //! Targets Nx infers from plugins or `package.json` scripts are not listed: finding them needs
 //! Nx itself (`nx show project`), which would run project code.
 
-use super::turbo::{json_key_lines, sort_in_file_order};
+use super::turbo::{first_lines, json_key_lines, sort_in_file_order};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text::{parse_jsonc, sh_word};
@@ -45,12 +45,13 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         return Parsed::with_warning(file.path, None, "`targets` is not an object");
     };
     let lines = json_key_lines(file.content, &["targets"]);
+    let line_by_key = first_lines(&lines);
     let mut out = Parsed::default();
     for (target, def) in targets {
         let command = format!("npx nx run {}", sh_word(&format!("{project}:{target}")));
         let mut item =
             CommandItem::new(KIND, file.path, target, command).opt_description(describe(def));
-        if let Some((_, l)) = lines.iter().find(|(k, _)| k == target) {
+        if let Some(l) = line_by_key.get(target.as_str()) {
             item = item.line(*l);
         }
         out.commands.push(item);

@@ -108,6 +108,7 @@ fn merge_params(comments: Vec<ParamDef>, block: Vec<BlockParam<'_>>, help: &Help
         if bp.switch {
             p.format = Some(ParamFormat::Flag);
             p.flag = Some(format!("-{}", bp.name));
+            p.switch = true;
         } else {
             p.default = bp
                 .default
@@ -948,6 +949,7 @@ Write-Host "Deploying to $Environment"
                     description: Some("Skip confirmation.".into()),
                     format: Some(ParamFormat::Flag),
                     flag: Some("-Force".into()),
+                    switch: true,
                     ..Default::default()
                 },
                 ParamDef {

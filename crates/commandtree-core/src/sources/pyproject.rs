@@ -20,6 +20,7 @@
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text::{parse_toml, sh_word, truncate};
+use std::collections::HashMap;
 use std::path::Path;
 use toml::{Table, Value};
 
@@ -40,6 +41,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let lock = nearest_lock(file);
     let mut ctx = Ctx {
         file,
+        lines: TomlLines::new(file.content),
         out: Parsed::default(),
         seen_scripts: std::collections::HashSet::new(),
     };
@@ -153,6 +155,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 
 struct Ctx<'f, 'a> {
     file: &'f SourceFile<'a>,
+    lines: TomlLines,
     out: Parsed,
     seen_scripts: std::collections::HashSet<String>,
 }
@@ -168,7 +171,7 @@ impl Ctx<'_, '_> {
                     let message = format!("`{}` is not a table", path[..=i].join("."));
                     // `tool` is looked up once per runner; one warning is enough.
                     if !self.out.warnings.iter().any(|w| w.message == message) {
-                        let line = toml_key_line(self.file.content, &path[..i], key);
+                        let line = self.lines.line(&path[..i], key);
                         self.out.warn(self.file.path, line, message);
                     }
                     return None;
@@ -179,7 +182,7 @@ impl Ctx<'_, '_> {
     }
 
     fn warn_type(&mut self, table: &[&str], key: &str, what: &str) {
-        let line = toml_key_line(self.file.content, table, key);
+        let line = self.lines.line(table, key);
         self.out.warn(
             self.file.path,
             line,
@@ -205,7 +208,7 @@ impl Ctx<'_, '_> {
     }
 
     fn push(&mut self, mut item: CommandItem, table: &[&str], key: &str) {
-        if let Some(line) = toml_key_line(self.file.content, table, key) {
+        if let Some(line) = self.lines.line(table, key) {
             item = item.line(line);
         }
         self.out.commands.push(item);
@@ -389,57 +392,82 @@ fn pdm_description(def: &Value) -> Option<String> {
     }
 }
 
-/// 1-based line where `key` of the table at `table` is defined in a TOML text: `key = ...` under
-/// the `[table]` header, a dotted `k.key = ...` under a parent header, or a `[table.key...]`
-/// header. A line scan (the parsed table has no positions) that skips the inside of multi-line
-/// strings and arrays.
-pub(crate) fn toml_key_line(content: &str, table: &[&str], key: &str) -> Option<usize> {
-    let want: Vec<&str> = table.iter().copied().chain([key]).collect();
-    let mut header: Vec<String> = Vec::new();
-    let mut multi: Option<&str> = None;
-    let mut depth: i32 = 0;
-    for (idx, raw) in content.lines().enumerate() {
-        let line = raw.trim();
-        if let Some(delim) = multi {
-            if line.matches(delim).count() % 2 == 1 {
-                multi = None;
-            }
-            continue;
-        }
-        if depth > 0 {
-            depth += bracket_balance(line);
-            continue;
-        }
-        if line.starts_with('[') {
-            let inner = line.trim_start_matches('[');
-            let end = closing_bracket(inner).unwrap_or(inner.len());
-            header = split_dotted(&inner[..end]);
-            if starts_with(&header, &want) {
-                return Some(idx + 1);
-            }
-            continue;
-        }
-        let Some((k, value)) = split_assignment(line) else {
-            continue;
-        };
-        let path: Vec<String> = header.iter().cloned().chain(split_dotted(k)).collect();
-        if starts_with(&path, &want) {
-            return Some(idx + 1);
-        }
-        for delim in ["\"\"\"", "'''"] {
-            if value.matches(delim).count() % 2 == 1 {
-                multi = Some(delim);
-            }
-        }
-        if multi.is_none() {
-            depth = bracket_balance(value).max(0);
-        }
-    }
-    None
+/// Where keys are defined in a TOML text (the parsed table has no positions): the 1-based
+/// line of the first definition of each key path — a `[a.b]` header, `k = ...` under a header,
+/// or a dotted `x.k = ...`. One line scan that skips the inside of multi-line strings and
+/// arrays; paths are kept to `MAX_DEPTH` keys, which bounds the memory on hostile input.
+pub(crate) struct TomlLines {
+    first: HashMap<Vec<String>, usize>,
 }
 
-fn starts_with(path: &[String], want: &[&str]) -> bool {
-    path.len() >= want.len() && path.iter().zip(want).all(|(a, b)| a == b)
+const MAX_DEPTH: usize = 8;
+
+impl TomlLines {
+    pub(crate) fn new(content: &str) -> Self {
+        let mut first: HashMap<Vec<String>, usize> = HashMap::new();
+        let mut record = |path: &[String], line: usize| {
+            for n in 1..=path.len().min(MAX_DEPTH) {
+                if !first.contains_key(&path[..n]) {
+                    first.insert(path[..n].to_vec(), line);
+                }
+            }
+        };
+        let mut header: Vec<String> = Vec::new();
+        let mut multi: Option<&str> = None;
+        let mut depth: i32 = 0;
+        for (idx, raw) in content.lines().enumerate() {
+            let line = raw.trim();
+            if let Some(delim) = multi {
+                if line.matches(delim).count() % 2 == 1 {
+                    multi = None;
+                }
+                continue;
+            }
+            if depth > 0 {
+                depth += bracket_balance(line);
+                continue;
+            }
+            if line.starts_with('[') {
+                let inner = line.trim_start_matches('[');
+                let end = closing_bracket(inner).unwrap_or(inner.len());
+                header = split_dotted(&inner[..end]);
+                header.truncate(MAX_DEPTH);
+                record(&header, idx + 1);
+                continue;
+            }
+            let Some((k, value)) = split_assignment(line) else {
+                continue;
+            };
+            let mut path = header.clone();
+            path.extend(split_dotted(k).into_iter().take(MAX_DEPTH));
+            record(&path, idx + 1);
+            for delim in ["\"\"\"", "'''"] {
+                if value.matches(delim).count() % 2 == 1 {
+                    multi = Some(delim);
+                }
+            }
+            if multi.is_none() {
+                depth = bracket_balance(value).max(0);
+            }
+        }
+        TomlLines { first }
+    }
+
+    /// The line of `key` in the table at `table`.
+    pub(crate) fn line(&self, table: &[&str], key: &str) -> Option<usize> {
+        let path: Vec<String> = table
+            .iter()
+            .copied()
+            .chain([key])
+            .map(str::to_string)
+            .collect();
+        self.first.get(&path).copied()
+    }
+}
+
+/// One-off lookup; build a `TomlLines` for several.
+pub(crate) fn toml_key_line(content: &str, table: &[&str], key: &str) -> Option<usize> {
+    TomlLines::new(content).line(table, key)
 }
 
 /// Net `[`/`{` opened on a line, outside strings and comments.

@@ -255,8 +255,10 @@ fn argparse_param(args: &[Vec<Tok<'_>>]) -> Option<ParamDef> {
             "default" => p.default = scalar_literal(value),
             "choices" => p.options = list_literal(value),
             "action" => {
-                if matches!(string_literal(value).as_deref(), Some("help" | "version")) {
-                    return None;
+                match string_literal(value).as_deref() {
+                    Some("help" | "version") => return None,
+                    Some("store_true" | "store_false" | "store_const" | "count") => p.switch = true,
+                    _ => {}
                 }
             }
             _ => {}
@@ -669,10 +671,9 @@ if __name__ == "__main__":
         let c = one(
             "if __name__ == '__main__':\n    p.add_argument('-n', '--dry-run', action='store_true', help='Only print')\n",
         );
-        assert_eq!(
-            c.params,
-            vec![flag("dry-run", "--dry-run", Some("Only print"))]
-        );
+        let mut expected = flag("dry-run", "--dry-run", Some("Only print"));
+        expected.switch = true;
+        assert_eq!(c.params, vec![expected]);
     }
 
     #[test]
@@ -680,12 +681,11 @@ if __name__ == "__main__":
         let c = one(
             "if __name__ == '__main__':\n    p.add_argument('target', help='What to build')\n    p.add_argument('-v', action='count')\n",
         );
+        let mut verbose = flag("v", "-v", None);
+        verbose.switch = true;
         assert_eq!(
             c.params,
-            vec![
-                positional("target", Some("What to build"), None),
-                flag("v", "-v", None)
-            ]
+            vec![positional("target", Some("What to build"), None), verbose]
         );
     }
 
@@ -713,6 +713,7 @@ if __name__ == "__main__":
                 format: Some(ParamFormat::Flag),
                 flag: Some("--env".into()),
                 variadic: false,
+                switch: false,
             }
         );
         assert_eq!(by("port").default.as_deref(), Some("8080"));
@@ -809,6 +810,7 @@ if __name__ == "__main__":
                     format: Some(ParamFormat::Flag),
                     flag: Some("--env".into()),
                     variadic: false,
+                    switch: false,
                 },
             ]
         );

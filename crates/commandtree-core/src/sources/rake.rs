@@ -140,10 +140,8 @@ fn scan_line(
                 });
                 stmt_start = true;
             }
-            Tok::Punct('}') => {
-                if st.stack.last().is_some_and(|f| f.brace) {
-                    st.stack.pop();
-                }
+            Tok::Punct('}') if st.stack.last().is_some_and(|f| f.brace) => {
+                st.stack.pop();
             }
             Tok::Punct(';') => stmt_start = true,
             _ => {}

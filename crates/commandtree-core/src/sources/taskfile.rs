@@ -17,6 +17,8 @@ const KIND: &str = "taskfile";
 
 /// Deep enough for any real include chain, small enough to bound the work on a crafted tree.
 const MAX_INCLUDE_DEPTH: usize = 8;
+/// Files read per root Taskfile, so that a tree of repeated includes stays cheap.
+const MAX_FILES: usize = 256;
 
 /// The names Task looks for in a folder, in its priority order.
 const TASKFILE_NAMES: &[&str] = &[
@@ -40,6 +42,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         base: base_command(file),
         out: Parsed::default(),
         chain: vec![file.path.to_path_buf()],
+        files: 1,
     };
     let unit = Unit {
         path: file.path,
@@ -82,6 +85,7 @@ struct Ctx<'a, 'f> {
     out: Parsed,
     /// Taskfiles on the current include path, to stop cycles.
     chain: Vec<PathBuf>,
+    files: usize,
 }
 
 /// One Taskfile being read: the root, or an include reached from it.
@@ -218,6 +222,18 @@ impl Ctx<'_, '_> {
                 );
                 continue;
             }
+            if self.files >= MAX_FILES {
+                if self.files == MAX_FILES {
+                    self.files += 1;
+                    self.out.warn(
+                        unit.path,
+                        line,
+                        format!("more than {MAX_FILES} included Taskfiles; the rest are skipped"),
+                    );
+                }
+                continue;
+            }
+            self.files += 1;
             let Some(content) = self.file.fs.read(&target) else {
                 if !inc.optional {
                     let msg = format!("included Taskfile `{}` is unreadable", inc.taskfile);
@@ -709,6 +725,29 @@ tasks:
     }
 
     #[test]
+    fn include_fan_out_is_bounded() {
+        let includes = |next: usize| {
+            (0..4)
+                .map(|k| format!("  n{k}: ./t{next}.yml\n"))
+                .collect::<String>()
+        };
+        let mut fs = MemFs::new().file(PATH, &format!("includes:\n{}", includes(0)));
+        for i in 0..8 {
+            fs = fs.file(
+                format!("/w/svc/t{i}.yml"),
+                &format!("includes:\n{}tasks:\n  t: echo\n", includes(i + 1)),
+            );
+        }
+        let p = parse_in(super::parse, &fs, PATH);
+        assert_eq!(p.commands.len(), MAX_FILES - 1);
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.message.contains("the rest are skipped"))
+        );
+    }
+
+    #[test]
     fn malformed_include_warns_on_that_file() {
         let fs = MemFs::new()
             .file(PATH, "includes:\n  bad: ./bad.yml\ntasks:\n  a: echo\n")
@@ -791,7 +830,13 @@ tasks:
                     c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
                     e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n\
                     g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\ntasks:\n  t: echo\n";
-        let _ = parse(bomb);
+        let p = parse(bomb);
+        assert!(p.commands.is_empty());
+        assert!(
+            p.warnings[0].message.contains("repetition limit"),
+            "{}",
+            p.warnings[0].message
+        );
         let deep = format!("tasks: {}", "[".repeat(10_000));
         assert_eq!(parse(&deep).warnings.len(), 1);
     }

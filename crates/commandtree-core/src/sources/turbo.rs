@@ -30,9 +30,10 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         return Parsed::with_warning(file.path, None, format!("`{key}` is not an object"));
     };
     let lines = json_key_lines(file.content, &[key]);
+    let line_by_key = first_lines(&lines);
     let mut out = Parsed::default();
     for (name, def) in tasks {
-        let line = lines.iter().find(|(k, _)| k == name).map(|(_, l)| *l);
+        let line = line_by_key.get(name.as_str()).copied();
         let mut item = CommandItem::new(
             KIND,
             file.path,
@@ -63,6 +64,15 @@ fn describe(def: &Value) -> Option<String> {
         parts.push("persistent (long-running)".to_string());
     }
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// Key → line of its first occurrence.
+pub(crate) fn first_lines(keys: &[(String, usize)]) -> std::collections::HashMap<&str, usize> {
+    let mut out = std::collections::HashMap::new();
+    for (k, l) in keys {
+        out.entry(k.as_str()).or_insert(*l);
+    }
+    out
 }
 
 /// JSON objects arrive with their keys sorted; users expect the file order, which `keys` (from

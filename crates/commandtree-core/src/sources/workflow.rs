@@ -13,6 +13,7 @@ use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text::{parse_yaml, sh_word};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 const KIND: &str = "workflow";
 
@@ -83,6 +84,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 }
 
 fn inputs_to_params(inputs: &Map<String, Value>, content: &str, after: usize) -> Vec<ParamDef> {
+    let lines = key_lines(content, after);
     let mut params: Vec<(Option<usize>, ParamDef)> = inputs
         .iter()
         .map(|(name, spec)| {
@@ -115,7 +117,7 @@ fn inputs_to_params(inputs: &Map<String, Value>, content: &str, after: usize) ->
             }
             p.format = Some(ParamFormat::FlagEquals);
             p.flag = Some(format!("--raw-field={name}"));
-            (key_line(content, name, after), p)
+            (lines.get(name).copied(), p)
         })
         .collect();
     // Inputs arrive sorted by name; the form should follow the file.
@@ -140,6 +142,7 @@ fn jobs_description(jobs: Option<&Value>, content: &str) -> Option<String> {
         .lines()
         .position(|l| l.starts_with("jobs:"))
         .unwrap_or(0);
+    let lines = key_lines(content, after);
     let mut entries: Vec<(Option<usize>, String)> = jobs
         .iter()
         .map(|(id, job)| {
@@ -149,7 +152,7 @@ fn jobs_description(jobs: Option<&Value>, content: &str) -> Option<String> {
                 .map(str::trim)
                 .filter(|n| !n.is_empty() && !n.contains("${{"))
                 .unwrap_or(id);
-            (key_line(content, id, after), shown.to_string())
+            (lines.get(id).copied(), shown.to_string())
         })
         .collect();
     entries.sort_by_key(|(line, _)| line.unwrap_or(usize::MAX));
@@ -157,25 +160,41 @@ fn jobs_description(jobs: Option<&Value>, content: &str) -> Option<String> {
     (!names.is_empty()).then(|| format!("Jobs: {}", names.join(", ")))
 }
 
-/// The first line after line `after` (1-based; 0 = from the top) holding `key:` as a mapping
-/// key, comments ignored. Good enough to order inputs and jobs and to point at the trigger.
-fn key_line(content: &str, key: &str, after: usize) -> Option<usize> {
-    content
-        .lines()
-        .skip(after)
-        .position(|raw| {
-            let line = raw.trim_start().trim_start_matches("- ");
-            let line = line.split(" #").next().unwrap_or(line);
-            [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
-                .iter()
-                .any(|k| {
-                    line.strip_prefix(k.as_str()).is_some_and(|rest| {
-                        rest.trim_start().starts_with(':') || rest.trim().is_empty()
-                    })
+/// The first line after line `after` (1-based; 0 = from the top) of each mapping key
+/// (`key:`, `"key":`, `- key:`), comments skipped. One pass, good enough to order inputs and
+/// jobs and to point at the trigger.
+fn key_lines(content: &str, after: usize) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for (i, raw) in content.lines().enumerate().skip(after) {
+        let line = raw.trim_start();
+        let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
+        if line.starts_with('#') {
+            continue;
+        }
+        let key = if let Some(q) = line.chars().next().filter(|c| *c == '"' || *c == '\'') {
+            let body = &line[1..];
+            body.find(q).and_then(|end| {
+                body[end + 1..]
+                    .trim_start()
+                    .starts_with(':')
+                    .then(|| body[..end].to_string())
+            })
+        } else {
+            line.char_indices()
+                .find(|&(j, c)| {
+                    c == ':' && line[j + 1..].chars().next().is_none_or(char::is_whitespace)
                 })
-                && !line.starts_with('#')
-        })
-        .map(|i| after + i + 1)
+                .map(|(j, _)| line[..j].trim_end().to_string())
+        };
+        if let Some(key) = key.filter(|k| !k.is_empty()) {
+            out.entry(key).or_insert(i + 1);
+        }
+    }
+    out
+}
+
+fn key_line(content: &str, key: &str, after: usize) -> Option<usize> {
+    key_lines(content, after).get(key).copied()
 }
 
 /// `.github/workflows/x.yml` → the folder holding `.github`, where gh finds the repository.

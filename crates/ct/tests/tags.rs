@@ -1,0 +1,380 @@
+//! End-to-end: tags, Quick Launch, the tag filter, the tag config and `ct db`, through the built
+//! `ct` on a temporary workspace (npm scripts only, so the fixture depends on one parser), and
+//! interop with the `sqlite3` command-line tool.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ct(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ct"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("HOME", root.join(".no-home"))
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("COMMANDTREE_EXCLUDE")
+        .env_remove("COMMANDTREE_SORT_ORDER")
+        .output()
+        .expect("run ct")
+}
+
+fn ok(root: &Path, args: &[&str]) -> String {
+    let o = ct(root, args);
+    assert!(
+        o.status.success(),
+        "ct {args:?} exited {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn json(root: &Path, args: &[&str]) -> Value {
+    serde_json::from_str(&ok(root, args)).unwrap()
+}
+
+fn code(root: &Path, args: &[&str]) -> (i32, String) {
+    let o = ct(root, args);
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn workspace(name: &str, scripts: &[&str]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ct-tags-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    write_scripts(&dir, scripts);
+    dir
+}
+
+fn write_scripts(root: &Path, scripts: &[&str]) {
+    let body: Vec<String> = scripts.iter().map(|s| format!("\"{s}\": \"echo {s}\"")).collect();
+    std::fs::write(
+        root.join("package.json"),
+        format!("{{\"name\": \"demo\", \"scripts\": {{{}}}}}", body.join(", ")),
+    )
+    .unwrap();
+}
+
+fn id(root: &Path, script: &str) -> String {
+    format!("npm:{}:{script}", root.join("package.json").display())
+}
+
+fn labels(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn db(root: &Path) -> PathBuf {
+    root.join(".commandtree/commandtree.sqlite3")
+}
+
+fn backups(root: &Path) -> Vec<String> {
+    std::fs::read_dir(root.join(".commandtree"))
+        .map(|rd| {
+            rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains(".bak-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn tags_quick_launch_and_the_tag_filter() {
+    let w = workspace("cli", &["build", "test", "lint", "deploy"]);
+    // Listing works without a database and does not create one.
+    let all = json(&w, &["list", "--json"]);
+    assert_eq!(all.as_array().unwrap().len(), 4);
+    assert!(all.as_array().unwrap().iter().all(|c| c["tags"] == serde_json::json!([])));
+    assert!(json(&w, &["list", "--json", "--tag", "ci"]).as_array().unwrap().is_empty());
+    assert!(!w.join(".commandtree").exists(), "listing must not create the database");
+
+    // Tagging creates it; by label, type:label or id; idempotent.
+    assert_eq!(ok(&w, &["tag", "add", "build", "ci"]), "build (npm): tagged `ci`\n");
+    assert!(db(&w).exists());
+    ok(&w, &["tag", "add", "npm:test", "ci", "slow"]);
+    ok(&w, &["tag", "add", &id(&w, "deploy"), "prod"]);
+    assert_eq!(ok(&w, &["tag", "add", "build", "ci"]), "build (npm): already tagged `ci`\n");
+
+    // Several --tag mean all of them.
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build", "test"]);
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci", "--tag", "slow"])), ["test"]);
+    let text = ok(&w, &["list", "--tag", "ci"]);
+    assert!(text.contains("build [ci]") && !text.contains("lint"), "{text}");
+
+    // show and list carry the tags.
+    assert_eq!(json(&w, &["show", "test", "--json"])["tags"], serde_json::json!(["ci", "slow"]));
+    assert_eq!(json(&w, &["tag", "ls", "test", "--json"]), serde_json::json!(["ci", "slow"]));
+    let tags = json(&w, &["tag", "ls", "--json"]);
+    assert_eq!(
+        tags,
+        serde_json::json!([
+            { "name": "ci", "commands": [id(&w, "build"), id(&w, "test")] },
+            { "name": "prod", "commands": [id(&w, "deploy")] },
+            { "name": "slow", "commands": [id(&w, "test")] },
+        ])
+    );
+
+    // Quick Launch keeps the starring order; moving rewrites it.
+    for s in ["lint", "build", "deploy"] {
+        ok(&w, &["star", s]);
+    }
+    assert_eq!(ok(&w, &["star", "lint"]), "lint (npm): already in Quick Launch\n");
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["lint", "build", "deploy"]);
+    ok(&w, &["quick", "move", "deploy", "1"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["deploy", "lint", "build"]);
+    ok(&w, &["quick", "move", "deploy", "99"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["lint", "build", "deploy"]);
+    let text = ok(&w, &["quick"]);
+    assert!(text.starts_with(" 1. lint"), "{text}");
+    ok(&w, &["unstar", "build"]);
+    ok(&w, &["star", "build"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["lint", "deploy", "build"]);
+
+    // Removal.
+    assert_eq!(ok(&w, &["tag", "rm", "test", "slow"]), "test (npm): removed tag `slow`\n");
+    assert_eq!(ok(&w, &["tag", "rm", "test", "slow"]), "test (npm): had no tag `slow`\n");
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "slow"])), Vec::<String>::new());
+
+    // Exit codes: usage errors 2, unknown command or not starred 1.
+    let (c, err) = code(&w, &["tag", "add", "build", "two words"]);
+    assert_eq!(c, 2);
+    assert!(err.contains("one word"), "{err}");
+    assert_eq!(code(&w, &["tag", "add", "build", "a/b"]).0, 2);
+    assert_eq!(code(&w, &["quick", "move", "lint", "0"]).0, 2);
+    assert_eq!(code(&w, &["tag", "add"]).0, 2);
+    let (c, err) = code(&w, &["tag", "add", "nope", "ci"]);
+    assert_eq!(c, 1);
+    assert!(err.contains("no command matches `nope`"), "{err}");
+    let (c, err) = code(&w, &["quick", "move", "test", "1"]);
+    assert_eq!(c, 1);
+    assert!(err.contains("not in Quick Launch"), "{err}");
+    let (c, err) = code(&w, &["list", "--tag", "nosuch"]);
+    assert_eq!(c, 0);
+    assert!(err.contains("no tag named `nosuch`"), "{err}");
+
+    assert!(ok(&w, &["db", "path"]).trim_end().ends_with(".commandtree/commandtree.sqlite3"));
+    let check = json(&w, &["db", "check", "--json"]);
+    assert_eq!(check["ok"], true, "{check}");
+    assert!(backups(&w).is_empty());
+}
+
+#[test]
+fn list_json_reads_summaries_and_warnings_from_the_database() {
+    let w = workspace("enrich", &["build", "clean"]);
+    ok(&w, &["star", "clean"]);
+    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    c.execute(
+        "UPDATE commands SET content_hash = 'h', summary = 'Deletes build output.', security_warning = 'Removes files without asking' WHERE command_id = ?1",
+        [id(&w, "clean")],
+    )
+    .unwrap();
+    drop(c);
+    let v = json(&w, &["list", "--json"]);
+    let clean = v.as_array().unwrap().iter().find(|c| c["label"] == "clean").unwrap();
+    assert_eq!(clean["summary"], "Deletes build output.");
+    assert_eq!(clean["securityWarning"], "Removes files without asking");
+    assert_eq!(clean["tags"], serde_json::json!(["quick"]));
+    let build = v.as_array().unwrap().iter().find(|c| c["label"] == "build").unwrap();
+    assert!(build.get("summary").is_none() && build.get("securityWarning").is_none());
+    let text = ok(&w, &["list"]);
+    assert!(text.contains("⚠ clean [quick]"), "{text}");
+    // Starring again did not reset the hash the summary pipeline relies on.
+    ok(&w, &["tag", "add", "clean", "danger"]);
+    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    let hash: String = c
+        .query_row("SELECT content_hash FROM commands WHERE command_id = ?1", [id(&w, "clean")], |r| r.get(0))
+        .unwrap();
+    assert_eq!(hash, "h");
+}
+
+#[test]
+fn tag_config_file_is_applied_without_touching_manual_tags() {
+    let w = workspace("config", &["build", "test", "lint"]);
+    std::fs::create_dir_all(w.join(".vscode")).unwrap();
+    let config = |body: &str| std::fs::write(w.join(".vscode/commandtree.json"), body).unwrap();
+    config(r#"{ "tags": { "ci": [{ "type": "npm", "label": "lint" }, { "type": "npm", "label": "test" }] } }"#);
+    // The config alone creates the database on the first discovery.
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["lint", "test"]);
+    assert!(db(&w).exists());
+    ok(&w, &["tag", "add", "build", "ci"]);
+    // The config narrows: its own assignment to test goes, the hand-made one on build stays.
+    config("{\n  // JSONC is fine\n  \"tags\": { \"ci\": [\"PLACEHOLDER\",], },\n}".replace("PLACEHOLDER", &id(&w, "lint")).as_str());
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build", "lint"]);
+    // Removing a configured tag by hand says it will come back.
+    let o = ct(&w, &["tag", "rm", "lint", "ci"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("comes back"));
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build", "lint"]);
+    // A broken file warns with the file and line, and changes nothing.
+    config("{ \"tags\": {\n \"ci\": [ \n");
+    let o = ct(&w, &["list", "--json", "--tag", "ci"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("commandtree.json:"), "{err}");
+    assert_eq!(labels(&serde_json::from_slice(&o.stdout).unwrap()), ["build", "lint"]);
+    // The file gone: the config's assignments go, the user's stay.
+    std::fs::remove_file(w.join(".vscode/commandtree.json")).unwrap();
+    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build"]);
+}
+
+#[test]
+fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
+    let w = workspace("prune", &["build", "old"]);
+    ok(&w, &["star", "old"]);
+    ok(&w, &["tag", "add", "old", "legacy"]);
+    ok(&w, &["star", "build"]);
+    write_scripts(&w, &["build"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["build"]);
+    // The script comes back: so do its tags and its place.
+    write_scripts(&w, &["build", "old"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["old", "build"]);
+    write_scripts(&w, &["build"]);
+    let dry = ok(&w, &["db", "prune"]);
+    assert!(dry.contains("Would delete 1 row") && dry.contains(&id(&w, "old")) && dry.contains("[legacy, quick]"), "{dry}");
+    let v = json(&w, &["db", "prune", "--json"]);
+    assert_eq!(v["dryRun"], true);
+    assert_eq!(v["stale"][0]["id"], id(&w, "old"));
+    // Dry runs deleted nothing.
+    write_scripts(&w, &["build", "old"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["old", "build"]);
+    write_scripts(&w, &["build"]);
+    let done = ok(&w, &["db", "prune", "--yes"]);
+    assert!(done.contains("Deleted 1 row"), "{done}");
+    write_scripts(&w, &["build", "old"]);
+    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["build"]);
+    assert_eq!(json(&w, &["tag", "ls", "old", "--json"]), serde_json::json!([]));
+    assert!(ok(&w, &["db", "prune"]).contains("Nothing to prune"));
+}
+
+/// The schema the VS Code extension creates today: no `embedding` column.
+const UPSTREAM_ACTUAL: &str = "
+CREATE TABLE commands (command_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', security_warning TEXT, last_updated TEXT NOT NULL DEFAULT '');
+CREATE TABLE tags (tag_id TEXT PRIMARY KEY, tag_name TEXT NOT NULL UNIQUE, description TEXT);
+CREATE TABLE command_tags (command_id TEXT NOT NULL, tag_id TEXT NOT NULL, display_order INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (command_id, tag_id), FOREIGN KEY (command_id) REFERENCES commands(command_id) ON DELETE CASCADE, FOREIGN KEY (tag_id) REFERENCES tags(tag_id) ON DELETE CASCADE);
+";
+
+#[test]
+fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
+    let w = workspace("rebuild", &["build", "test"]);
+    std::fs::create_dir_all(w.join(".commandtree")).unwrap();
+    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    c.execute_batch(UPSTREAM_ACTUAL).unwrap();
+    for (cmd, tag, order) in [(id(&w, "test"), "quick", 0), (id(&w, "build"), "quick", 1), (id(&w, "gone"), "quick", 2)] {
+        c.execute("INSERT OR IGNORE INTO commands (command_id) VALUES (?1)", [&cmd]).unwrap();
+        c.execute("INSERT OR IGNORE INTO tags VALUES (?1, ?1, NULL)", [tag]).unwrap();
+        c.execute("INSERT INTO command_tags VALUES (?1, ?2, ?3)", (&cmd, tag, order)).unwrap();
+    }
+    drop(c);
+    let o = ct(&w, &["quick", "--json"]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("commandtree.sqlite3")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("missing column embedding") && lines[0].contains(".bak-") && lines[0].contains("2 tag assignments carried over"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(labels(&serde_json::from_slice(&o.stdout).unwrap()), ["test", "build"]);
+    assert_eq!(backups(&w).len(), 1);
+    // The backup is the old database, all three assignments in it.
+    let b = rusqlite::Connection::open(w.join(".commandtree").join(&backups(&w)[0])).unwrap();
+    let n: i64 = b.query_row("SELECT count(*) FROM command_tags", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 3);
+    // Once is enough.
+    let o = ct(&w, &["quick", "--json"]);
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(backups(&w).len(), 1);
+    assert_eq!(json(&w, &["db", "check", "--json"])["ok"], true);
+}
+
+#[test]
+fn db_check_fails_on_orphans_and_on_another_structure() {
+    let w = workspace("check", &["build"]);
+    assert!(ok(&w, &["db", "check"]).contains("No database"));
+    ok(&w, &["star", "build"]);
+    let text = ok(&w, &["db", "check"]);
+    assert!(text.contains("ok    integrity"), "{text}");
+    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    c.execute_batch("PRAGMA foreign_keys = OFF; INSERT INTO command_tags VALUES ('ghost', 'nope', 0);").unwrap();
+    drop(c);
+    let (c, err) = code(&w, &["db", "check"]);
+    assert_eq!(c, 1);
+    assert!(err.contains("commandtree.sqlite3"), "{err}");
+    let v: Value = serde_json::from_slice(&ct(&w, &["db", "check", "--json"]).stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    // Checking never repairs.
+    assert_eq!(code(&w, &["db", "check"]).0, 1);
+}
+
+const SQLITE3: &str = "/usr/bin/sqlite3";
+
+/// SQL goes on stdin: the seed's script starts with `--`, which sqlite3 would take for an option.
+fn sqlite3(db: &Path, sql: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(SQLITE3)
+        .arg(db)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run sqlite3");
+    child.stdin.take().unwrap().write_all(sql.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "sqlite3 {sql}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn interop_with_the_sqlite3_command_line_tool() {
+    if !Path::new(SQLITE3).exists() {
+        eprintln!("skipped: {SQLITE3} is not installed (apt-get install sqlite3)");
+        return;
+    }
+    let w = workspace("sqlite3", &["build", "test", "deploy"]);
+    std::fs::create_dir_all(w.join(".commandtree")).unwrap();
+    // The seed's SQL, as the extension or a user would run it, plus a tag set outside ct.
+    sqlite3(&db(&w), commandtree_store::schema::SEED_SQL);
+    sqlite3(
+        &db(&w),
+        &format!(
+            "PRAGMA foreign_keys = ON;
+             INSERT INTO commands VALUES ('{0}', 'abc', 'Deploys to production.', NULL, 'Pushes to prod', '2026-01-01T00:00:00.000Z');
+             INSERT INTO tags VALUES ('6f1c1f7e-2d47-4d1e-9d57-0f7b1b1e0a01', 'deploy', NULL);
+             INSERT INTO command_tags VALUES ('{0}', '6f1c1f7e-2d47-4d1e-9d57-0f7b1b1e0a01', 0);",
+            id(&w, "deploy")
+        ),
+    );
+    // ct uses it as it is.
+    let v = json(&w, &["list", "--json", "--tag", "deploy"]);
+    assert_eq!(labels(&v), ["deploy"]);
+    assert_eq!(v[0]["summary"], "Deploys to production.");
+    assert_eq!(v[0]["securityWarning"], "Pushes to prod");
+    ok(&w, &["tag", "add", "build", "deploy"]);
+    ok(&w, &["star", "test"]);
+    assert!(backups(&w).is_empty(), "a seed-SQL database must not be replaced");
+    // sqlite3 reads back what ct wrote, with the spec's own filter query.
+    let got = sqlite3(
+        &db(&w),
+        "SELECT c.command_id FROM commands c JOIN command_tags ct ON c.command_id = ct.command_id JOIN tags t ON ct.tag_id = t.tag_id WHERE t.tag_name = 'deploy' ORDER BY ct.display_order",
+    );
+    assert_eq!(got, format!("{}\n{}\n", id(&w, "deploy"), id(&w, "build")));
+    let quick = sqlite3(
+        &db(&w),
+        "SELECT ct.command_id, length(t.tag_id) FROM command_tags ct JOIN tags t USING (tag_id) WHERE t.tag_name = 'quick'",
+    );
+    assert_eq!(quick, format!("{}|36\n", id(&w, "test")));
+    assert_eq!(sqlite3(&db(&w), "PRAGMA integrity_check"), "ok\n");
+    assert_eq!(sqlite3(&db(&w), "PRAGMA foreign_key_check"), "");
+    assert_eq!(sqlite3(&db(&w), "PRAGMA journal_mode"), "wal\n");
+    // The content hash sqlite3 wrote survived the tagging.
+    assert_eq!(
+        sqlite3(&db(&w), &format!("SELECT content_hash FROM commands WHERE command_id = '{}'", id(&w, "deploy"))),
+        "abc\n"
+    );
+}
