@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v sqlite3 >/dev/null 2>&1 || need_apt+=(sqlite3)
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)
+command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
+command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 if ((${#need_apt[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -254,7 +254,10 @@ fn string_end(b: &[u8], i: usize, quotes: Quotes) -> usize {
 }
 
 fn memchr(b: &[u8], from: usize, c: u8) -> usize {
-    b[from..].iter().position(|&x| x == c).map_or(b.len(), |p| from + p)
+    b[from..]
+        .iter()
+        .position(|&x| x == c)
+        .map_or(b.len(), |p| from + p)
 }
 
 fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {

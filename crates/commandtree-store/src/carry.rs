@@ -46,13 +46,23 @@ fn select(conn: &Connection, table: &str, wanted: &[&str], key: &str) -> Option<
     }
     let cols: Vec<String> = wanted
         .iter()
-        .map(|w| if have.iter().any(|h| h == w) { format!("\"{w}\"") } else { "NULL".to_string() })
+        .map(|w| {
+            if have.iter().any(|h| h == w) {
+                format!("\"{w}\"")
+            } else {
+                "NULL".to_string()
+            }
+        })
         .collect();
     let sql = format!("SELECT {} FROM \"{table}\"", cols.join(", "));
     let mut st = conn.prepare(&sql).ok()?;
     let n = wanted.len();
     let rows = st
-        .query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect::<rusqlite::Result<Vec<_>>>())
+        .query_map([], |r| {
+            (0..n)
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
         .ok()?;
     Some(rows.filter_map(Result::ok).collect())
 }
@@ -66,7 +76,14 @@ pub fn read(conn: &Connection, exists: Option<&dyn Fn(&str) -> bool>) -> Carried
     let mut name_of: HashMap<String, String> = HashMap::new();
     let mut seen_ids: HashSet<String> = HashSet::new();
     let mut by_name: HashMap<String, usize> = HashMap::new();
-    for row in select(conn, "tags", &["tag_id", "tag_name", "description"], "tag_name").unwrap_or_default() {
+    for row in select(
+        conn,
+        "tags",
+        &["tag_id", "tag_name", "description"],
+        "tag_name",
+    )
+    .unwrap_or_default()
+    {
         let Some(name) = text(&row[1]) else { continue };
         let old_id = text(&row[0]);
         if let Some(&i) = by_name.get(&name) {
@@ -87,15 +104,35 @@ pub fn read(conn: &Connection, exists: Option<&dyn Fn(&str) -> bool>) -> Carried
     }
 
     let mut by_config: HashSet<(String, String)> = HashSet::new();
-    for row in select(conn, "config_tag_assignments", &["command_id", "tag_id"], "command_id").unwrap_or_default() {
-        if let (Some(c), Some(t)) = (text(&row[0]), text(&row[1]).and_then(|t| name_of.get(&t).cloned())) {
+    for row in select(
+        conn,
+        "config_tag_assignments",
+        &["command_id", "tag_id"],
+        "command_id",
+    )
+    .unwrap_or_default()
+    {
+        if let (Some(c), Some(t)) = (
+            text(&row[0]),
+            text(&row[1]).and_then(|t| name_of.get(&t).cloned()),
+        ) {
             by_config.insert((c, t));
         }
     }
 
     let mut pairs: HashSet<(String, String)> = HashSet::new();
-    for row in select(conn, "command_tags", &["command_id", "tag_id", "display_order"], "command_id").unwrap_or_default() {
-        let (Some(id), Some(tag)) = (text(&row[0]), text(&row[1]).and_then(|t| name_of.get(&t).cloned())) else {
+    for row in select(
+        conn,
+        "command_tags",
+        &["command_id", "tag_id", "display_order"],
+        "command_id",
+    )
+    .unwrap_or_default()
+    {
+        let (Some(id), Some(tag)) = (
+            text(&row[0]),
+            text(&row[1]).and_then(|t| name_of.get(&t).cloned()),
+        ) else {
             continue;
         };
         if !keep(&id) || !pairs.insert((id.clone(), tag.clone())) {
@@ -109,7 +146,14 @@ pub fn read(conn: &Connection, exists: Option<&dyn Fn(&str) -> bool>) -> Carried
         out.assignments.push((id, tag, order, config));
     }
 
-    let wanted = ["command_id", "content_hash", "summary", "embedding", "security_warning", "last_updated"];
+    let wanted = [
+        "command_id",
+        "content_hash",
+        "summary",
+        "embedding",
+        "security_warning",
+        "last_updated",
+    ];
     let now = crate::time::iso_now();
     for row in select(conn, "commands", &wanted, "command_id").unwrap_or_default() {
         let Some(id) = text(&row[0]) else { continue };
@@ -125,7 +169,9 @@ pub fn read(conn: &Connection, exists: Option<&dyn Fn(&str) -> bool>) -> Carried
                 _ => None,
             },
             security_warning: text(&row[4]),
-            last_updated: text(&row[5]).filter(|s| !s.is_empty()).unwrap_or_else(|| now.clone()),
+            last_updated: text(&row[5])
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| now.clone()),
         });
     }
     out
@@ -136,7 +182,11 @@ pub fn read(conn: &Connection, exists: Option<&dyn Fn(&str) -> bool>) -> Carried
 pub fn drop_tables(conn: &Connection) -> rusqlite::Result<()> {
     for t in TABLES.iter().rev() {
         let kind: Option<String> = conn
-            .query_row("SELECT type FROM sqlite_master WHERE name = ?1", [t.name], |r| r.get(0))
+            .query_row(
+                "SELECT type FROM sqlite_master WHERE name = ?1",
+                [t.name],
+                |r| r.get(0),
+            )
             .optional()?;
         let what = match kind.as_deref() {
             None => continue,

@@ -42,9 +42,18 @@ pub fn db_path(root: &Path) -> PathBuf {
 
 #[derive(Debug)]
 pub enum Error {
-    Db { path: PathBuf, source: rusqlite::Error },
-    Io { path: PathBuf, source: std::io::Error },
-    InvalidTagName { name: String, reason: String },
+    Db {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    InvalidTagName {
+        name: String,
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for Error {
@@ -59,7 +68,9 @@ impl std::fmt::Display for Error {
             ),
             Error::Db { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::InvalidTagName { name, reason } => write!(f, "invalid tag name `{name}`: {reason}"),
+            Error::InvalidTagName { name, reason } => {
+                write!(f, "invalid tag name `{name}`: {reason}")
+            }
         }
     }
 }
@@ -88,7 +99,10 @@ pub fn validate_tag_name(name: &str) -> Result<()> {
     if name.is_empty() {
         return bad("a tag name cannot be empty".into());
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_')) {
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_'))
+    {
         let found = if c.is_whitespace() {
             "a space".to_string()
         } else {
@@ -184,7 +198,11 @@ impl Store {
 
     /// As `open`; when the file has to be recreated, `exists` says which commands still exist:
     /// only their tags are carried over (all are when `None`). The old file is kept either way.
-    pub fn open_with(path: &Path, create: bool, exists: Option<&dyn Fn(&str) -> bool>) -> Result<Option<Store>> {
+    pub fn open_with(
+        path: &Path,
+        create: bool,
+        exists: Option<&dyn Fn(&str) -> bool>,
+    ) -> Result<Option<Store>> {
         if !create && !path.exists() {
             return Ok(None);
         }
@@ -218,7 +236,9 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(err)?;
         configure(&conn).map_err(err)?;
         let mut store = Store {
@@ -267,7 +287,10 @@ impl Store {
             carry::drop_tables(tx)?;
             schema::create(tx)?;
             let n = carry::write(tx, &carried)?;
-            let violations: i64 = tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
+            let violations: i64 =
+                tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                    r.get(0)
+                })?;
             if violations > 0 {
                 return Err(rusqlite::Error::SqliteFailure(
                     rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY),
@@ -324,7 +347,10 @@ impl Store {
     /// A write transaction that holds the write lock from its first statement
     /// (`BEGIN IMMEDIATE`), so what it reads cannot change before it writes. Retried as a whole
     /// while the database is busy.
-    pub fn write<T>(&mut self, mut f: impl FnMut(&Transaction<'_>) -> rusqlite::Result<T>) -> Result<T> {
+    pub fn write<T>(
+        &mut self,
+        mut f: impl FnMut(&Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T> {
         let conn = &mut self.conn;
         let r = retry(|| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -399,7 +425,8 @@ impl Store {
     ) -> Result<Option<usize>> {
         self.write(|tx| {
             let current = ops::command_ids_by_tag(tx, tag)?;
-            let (mut shown, hidden): (Vec<String>, Vec<String>) = current.into_iter().partition(|id| visible(id));
+            let (mut shown, hidden): (Vec<String>, Vec<String>) =
+                current.into_iter().partition(|id| visible(id));
             let Some(from) = shown.iter().position(|id| id == command_id) else {
                 return Ok(None);
             };
@@ -448,7 +475,8 @@ impl Store {
                 "SELECT command_id, summary, security_warning FROM commands
                  WHERE summary <> '' OR coalesce(security_warning, '') <> ''",
             )?;
-            st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?.collect()
+            st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+                .collect()
         })?;
         for c in commands {
             let mut t = tags.get(&c.id).cloned().unwrap_or_default();
@@ -497,7 +525,10 @@ impl Store {
 }
 
 fn counts(c: &Connection) -> rusqlite::Result<Counts> {
-    let n = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|v| v as u64);
+    let n = |sql: &str| {
+        c.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|v| v as u64)
+    };
     Ok(Counts {
         commands: n("SELECT count(*) FROM commands")?,
         tags: n("SELECT count(*) FROM tags")?,
@@ -518,19 +549,28 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA foreign_keys = ON")?;
     // WAL lets readers go on while one process writes; it is a property of the file, so this
     // only writes when the file is not in WAL mode yet. Where WAL is unavailable (some network
-    // file systems) SQLite keeps the old mode, which still works, only with more waiting.
-    retry(|| {
+    // file systems, a read-only file) the old mode stays, which still works, only with more
+    // waiting: so only a busy database is worth failing for here, and even that is retried.
+    let wal = retry(|| {
         let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
             conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
         }
         Ok(())
-    })
+    });
+    match wal {
+        Err(e) if is_busy(&e) || is_unreadable_file(&e) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// `{db}.bak-<UTC timestamp>`, with a counter when that name is taken.
 fn backup_path(db: &Path) -> PathBuf {
-    let base = format!("{}.bak-{}", db.display(), time::file_stamp(SystemTime::now()));
+    let base = format!(
+        "{}.bak-{}",
+        db.display(),
+        time::file_stamp(SystemTime::now())
+    );
     let mut p = PathBuf::from(&base);
     let mut n = 1;
     while p.exists() {
@@ -587,8 +627,11 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
         path: path.to_path_buf(),
         source,
     };
-    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .map_err(err)?;
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(err)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
     let mut checks = Vec::new();
     let fail = |name, e: rusqlite::Error| Check {
@@ -617,7 +660,8 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
     checks.push(
         match retry(|| {
             let mut st = conn.prepare("PRAGMA integrity_check")?;
-            st.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
+            st.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()
         }) {
             Ok(lines) if lines == ["ok"] => Check {
                 name: "integrity",
@@ -639,7 +683,9 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
                 Ok(format!(
                     "{} row {} -> {}",
                     r.get::<_, String>(0)?,
-                    r.get::<_, Option<i64>>(1)?.map(|v| v.to_string()).unwrap_or_default(),
+                    r.get::<_, Option<i64>>(1)?
+                        .map(|v| v.to_string())
+                        .unwrap_or_default(),
                     r.get::<_, String>(2)?
                 ))
             })?
@@ -658,7 +704,11 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
             Err(e) => fail("foreign keys", e),
         },
     );
-    let counts = if checks[0].ok { retry(|| counts(&conn)).ok() } else { None };
+    let counts = if checks[0].ok {
+        retry(|| counts(&conn)).ok()
+    } else {
+        None
+    };
     Ok(Some(CheckReport {
         path: path.to_path_buf(),
         checks,

@@ -18,8 +18,10 @@ pub fn ensure_command(conn: &Connection, command_id: &str) -> rusqlite::Result<(
 }
 
 pub fn tag_id(conn: &Connection, tag: &str) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT tag_id FROM tags WHERE tag_name = ?1", [tag], |r| r.get(0))
-        .optional()
+    conn.query_row("SELECT tag_id FROM tags WHERE tag_name = ?1", [tag], |r| {
+        r.get(0)
+    })
+    .optional()
 }
 
 /// The tag's id, creating the tag (UUID v4, no description) when it is new.
@@ -101,7 +103,9 @@ pub fn write_order(conn: &Connection, tag: &str, order: &[String]) -> rusqlite::
     let Some(tag_id) = tag_id(conn, tag)? else {
         return Ok(());
     };
-    let mut st = conn.prepare_cached("UPDATE command_tags SET display_order = ?1 WHERE command_id = ?2 AND tag_id = ?3")?;
+    let mut st = conn.prepare_cached(
+        "UPDATE command_tags SET display_order = ?1 WHERE command_id = ?2 AND tag_id = ?3",
+    )?;
     for (i, id) in order.iter().enumerate() {
         st.execute((i as i64, id, &tag_id))?;
     }

@@ -91,7 +91,12 @@ pub struct TableSpec {
 }
 
 const fn col(name: &'static str, ty: &'static str, not_null: bool, pk: u32) -> ColumnSpec {
-    ColumnSpec { name, ty, not_null, pk }
+    ColumnSpec {
+        name,
+        ty,
+        not_null,
+        pk,
+    }
 }
 
 /// Every table we rely on, parents before children.
@@ -147,7 +152,10 @@ pub const TABLES: &[TableSpec] = &[
     },
     TableSpec {
         name: "config_tag_assignments",
-        columns: &[col("command_id", "TEXT", true, 1), col("tag_id", "TEXT", true, 2)],
+        columns: &[
+            col("command_id", "TEXT", true, 1),
+            col("tag_id", "TEXT", true, 2),
+        ],
         foreign_keys: &[ForeignKeySpec {
             table: "command_tags",
             from: &["command_id", "tag_id"],
@@ -182,7 +190,11 @@ pub fn inspect(conn: &Connection) -> rusqlite::Result<Status> {
     let mut problems = Vec::new();
     for t in TABLES {
         let kind: Option<String> = conn
-            .query_row("SELECT type FROM sqlite_master WHERE name = ?1", [t.name], |r| r.get(0))
+            .query_row(
+                "SELECT type FROM sqlite_master WHERE name = ?1",
+                [t.name],
+                |r| r.get(0),
+            )
             .optional()?;
         match kind.as_deref() {
             None => missing.push(t.name),
@@ -222,7 +234,10 @@ fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<ColumnInfo>> 
 
 /// Column names of `table` (lowercase), empty when it does not exist.
 pub fn column_names(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
-    Ok(columns(conn, table)?.into_iter().map(|c| c.name.to_ascii_lowercase()).collect())
+    Ok(columns(conn, table)?
+        .into_iter()
+        .map(|c| c.name.to_ascii_lowercase())
+        .collect())
 }
 
 fn table_problems(conn: &Connection, t: &TableSpec) -> rusqlite::Result<Vec<String>> {
@@ -233,10 +248,17 @@ fn table_problems(conn: &Connection, t: &TableSpec) -> rusqlite::Result<Vec<Stri
             None => out.push(format!("{}: missing column {}", t.name, want.name)),
             Some(c) => {
                 if !c.ty.eq_ignore_ascii_case(want.ty) {
-                    out.push(format!("{}.{}: type {:?}, expected {}", t.name, want.name, c.ty, want.ty));
+                    out.push(format!(
+                        "{}.{}: type {:?}, expected {}",
+                        t.name, want.name, c.ty, want.ty
+                    ));
                 }
                 if c.not_null != want.not_null {
-                    let state = if want.not_null { "nullable" } else { "NOT NULL" };
+                    let state = if want.not_null {
+                        "nullable"
+                    } else {
+                        "NOT NULL"
+                    };
                     out.push(format!("{}.{}: is {state}", t.name, want.name));
                 }
                 if c.pk != want.pk {
@@ -246,7 +268,11 @@ fn table_problems(conn: &Connection, t: &TableSpec) -> rusqlite::Result<Vec<Stri
         }
     }
     for c in &cols {
-        if !t.columns.iter().any(|w| c.name.eq_ignore_ascii_case(w.name)) {
+        if !t
+            .columns
+            .iter()
+            .any(|w| c.name.eq_ignore_ascii_case(w.name))
+        {
             out.push(format!("{}: unexpected column {}", t.name, c.name));
         }
     }
@@ -333,10 +359,14 @@ fn foreign_keys(conn: &Connection, table: &str) -> rusqlite::Result<Vec<ForeignK
 
 fn has_unique_index(conn: &Connection, table: &str, cols: &[&str]) -> rusqlite::Result<bool> {
     let mut st = conn.prepare("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1")?;
-    let names: Vec<String> = st.query_map([table], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let names: Vec<String> = st
+        .query_map([table], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     for name in names {
         let mut st = conn.prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno")?;
-        let indexed: Vec<Option<String>> = st.query_map([&name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let indexed: Vec<Option<String>> = st
+            .query_map([&name], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
         if same_columns(&indexed, cols) {
             return Ok(true);
         }
@@ -362,7 +392,10 @@ mod tests {
     #[test]
     fn created_schema_passes_its_own_check() {
         let c = mem();
-        assert_eq!(inspect(&c).unwrap(), Status::Missing(TABLES.iter().map(|t| t.name).collect()));
+        assert_eq!(
+            inspect(&c).unwrap(),
+            Status::Missing(TABLES.iter().map(|t| t.name).collect())
+        );
         create(&c).unwrap();
         assert_eq!(inspect(&c).unwrap(), Status::Ok);
         create(&c).unwrap();
@@ -402,7 +435,10 @@ mod tests {
                 "CREATE TABLE tags (tag_id TEXT PRIMARY KEY, tag_name TEXT NOT NULL UNIQUE, description TEXT, color TEXT)",
                 "tags: unexpected column color",
             ),
-            ("CREATE VIEW tags AS SELECT 1", "`tags` is a view, not a table"),
+            (
+                "CREATE VIEW tags AS SELECT 1",
+                "`tags` is a view, not a table",
+            ),
             (
                 "CREATE TABLE commands (command_id INTEGER PRIMARY KEY, content_hash TEXT NOT NULL, summary TEXT NOT NULL, embedding BLOB, security_warning TEXT, last_updated TEXT NOT NULL)",
                 "commands.command_id: type \"INTEGER\", expected TEXT",

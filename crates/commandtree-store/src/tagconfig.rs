@@ -104,7 +104,11 @@ pub fn load(root: &Path) -> Loaded {
         Err(e) => Loaded {
             exists: true,
             config: None,
-            warnings: vec![Warning::new(&path, None, format!("{e}; tags from it are not applied"))],
+            warnings: vec![Warning::new(
+                &path,
+                None,
+                format!("{e}; tags from it are not applied"),
+            )],
         },
     }
 }
@@ -116,12 +120,20 @@ pub fn parse(path: &Path, content: &str) -> (Option<TagConfig>, Vec<Warning>) {
     let value = match commandtree_core::text::parse_jsonc(content) {
         Ok(v) => v,
         Err((line, msg)) => {
-            warnings.push(Warning::new(path, line, format!("{msg}; tags from it are not applied")));
+            warnings.push(Warning::new(
+                path,
+                line,
+                format!("{msg}; tags from it are not applied"),
+            ));
             return (None, warnings);
         }
     };
     let Some(obj) = value.as_object() else {
-        warnings.push(Warning::new(path, None, "the top level is not an object; tags from it are not applied"));
+        warnings.push(Warning::new(
+            path,
+            None,
+            "the top level is not an object; tags from it are not applied",
+        ));
         return (None, warnings);
     };
     let mut config = TagConfig::default();
@@ -129,7 +141,11 @@ pub fn parse(path: &Path, content: &str) -> (Option<TagConfig>, Vec<Warning>) {
         None | Some(serde_json::Value::Null) => return (Some(config), warnings),
         Some(serde_json::Value::Object(m)) => m,
         Some(_) => {
-            warnings.push(Warning::new(path, None, "`tags` is not an object; tags from it are not applied"));
+            warnings.push(Warning::new(
+                path,
+                None,
+                "`tags` is not an object; tags from it are not applied",
+            ));
             return (None, warnings);
         }
     };
@@ -140,7 +156,11 @@ pub fn parse(path: &Path, content: &str) -> (Option<TagConfig>, Vec<Warning>) {
                 patterns,
             }),
             Err(reason) => {
-                warnings.push(Warning::new(path, None, format!("tag `{name}`: {reason}; left as it is")));
+                warnings.push(Warning::new(
+                    path,
+                    None,
+                    format!("tag `{name}`: {reason}; left as it is"),
+                ));
                 config.unreadable.push(name.clone());
             }
         }
@@ -153,7 +173,9 @@ fn parse_tag(name: &str, list: &serde_json::Value) -> Result<Vec<Pattern>, Strin
         Error::InvalidTagName { reason, .. } => reason,
         other => other.to_string(),
     })?;
-    let items = list.as_array().ok_or("expected an array of command ids and {type, label, id} objects")?;
+    let items = list
+        .as_array()
+        .ok_or("expected an array of command ids and {type, label, id} objects")?;
     let mut patterns = Vec::with_capacity(items.len());
     for item in items {
         match item {
@@ -172,12 +194,21 @@ fn parse_tag(name: &str, list: &serde_json::Value) -> Result<Vec<Pattern>, Strin
                     id: get("id")?,
                 };
                 // An unknown key would otherwise leave a pattern matching every command.
-                if let Some(k) = fields.keys().find(|k| !matches!(k.as_str(), "type" | "label" | "id")) {
-                    return Err(format!("unknown key `{k}` (patterns take type, label and id)"));
+                if let Some(k) = fields
+                    .keys()
+                    .find(|k| !matches!(k.as_str(), "type" | "label" | "id"))
+                {
+                    return Err(format!(
+                        "unknown key `{k}` (patterns take type, label and id)"
+                    ));
                 }
                 patterns.push(p);
             }
-            other => return Err(format!("a pattern must be a command id or an object, not {other}")),
+            other => {
+                return Err(format!(
+                    "a pattern must be a command id or an object, not {other}"
+                ));
+            }
         }
     }
     Ok(patterns)
@@ -205,7 +236,11 @@ struct Plan {
 ///
 /// Only `commands` are touched, so a partial discovery (one type) never takes back the tags of
 /// commands it did not look at, and commands that disappeared keep theirs until `prune`.
-pub fn sync(store: &mut Store, config: &TagConfig, commands: &[CommandItem]) -> Result<SyncReport, Error> {
+pub fn sync(
+    store: &mut Store,
+    config: &TagConfig,
+    commands: &[CommandItem],
+) -> Result<SyncReport, Error> {
     let first = store.read(|c| plan(c, config, commands))?;
     if first.add.is_empty() && first.remove.is_empty() {
         return Ok(SyncReport::default());
@@ -221,7 +256,11 @@ pub fn sync(store: &mut Store, config: &TagConfig, commands: &[CommandItem]) -> 
     })
 }
 
-fn plan(conn: &rusqlite::Connection, config: &TagConfig, commands: &[CommandItem]) -> rusqlite::Result<Plan> {
+fn plan(
+    conn: &rusqlite::Connection,
+    config: &TagConfig,
+    commands: &[CommandItem],
+) -> rusqlite::Result<Plan> {
     let mut present: HashSet<(String, String)> = HashSet::new();
     let mut ours: BTreeSet<(String, String)> = BTreeSet::new();
     {
@@ -230,7 +269,13 @@ fn plan(conn: &rusqlite::Connection, config: &TagConfig, commands: &[CommandItem
              FROM command_tags ct JOIN tags t ON t.tag_id = ct.tag_id
              LEFT JOIN config_tag_assignments a ON a.command_id = ct.command_id AND a.tag_id = ct.tag_id",
         )?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(2)?)))?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, bool>(2)?,
+            ))
+        })?;
         for row in rows {
             let (id, tag, by_config) = row?;
             if by_config {
@@ -264,7 +309,9 @@ fn apply(tx: &Transaction<'_>, plan: &Plan) -> rusqlite::Result<()> {
     for (id, tag) in &plan.add {
         crate::ops::add_tag(tx, id, tag)?;
         let tag_id: Option<String> = tx
-            .query_row("SELECT tag_id FROM tags WHERE tag_name = ?1", [tag], |r| r.get(0))
+            .query_row("SELECT tag_id FROM tags WHERE tag_name = ?1", [tag], |r| {
+                r.get(0)
+            })
             .optional()?;
         tx.execute(
             "INSERT OR IGNORE INTO config_tag_assignments (command_id, tag_id) VALUES (?1, ?2)",
@@ -295,7 +342,10 @@ mod tests {
             label: l.map(String::from),
             id: None,
         };
-        assert!(fields(None, None).matches(&build), "{{}} matches everything");
+        assert!(
+            fields(None, None).matches(&build),
+            "{{}} matches everything"
+        );
         assert!(fields(Some("npm"), None).matches(&build));
         assert!(fields(Some("npm"), Some("build")).matches(&build));
         assert!(!fields(Some("npm"), Some("test")).matches(&build));
@@ -316,12 +366,19 @@ mod tests {
         }"#;
         let (cfg, warnings) = parse(Path::new("/w/.vscode/commandtree.json"), text);
         let cfg = cfg.unwrap();
-        assert_eq!(cfg.tags.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["build", "ci"]);
+        assert_eq!(
+            cfg.tags.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["build", "ci"]
+        );
         let mut unreadable = cfg.unreadable.clone();
         unreadable.sort();
         assert_eq!(unreadable, ["bad name", "notalist", "typo"]);
         assert_eq!(warnings.len(), 3, "{warnings:?}");
-        assert!(warnings.iter().any(|w| w.message.contains("unknown key `typ`")));
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.message.contains("unknown key `typ`"))
+        );
     }
 
     #[test]

@@ -71,7 +71,11 @@ pub fn attach(root: &Path, commands: &mut [CommandItem], opts: AttachOptions) ->
 fn warning(path: &Path, e: &crate::Error) -> Warning {
     let text = e.to_string();
     let prefix = format!("{}: ", path.display());
-    Warning::new(path, None, text.strip_prefix(&prefix).unwrap_or(&text).to_string())
+    Warning::new(
+        path,
+        None,
+        text.strip_prefix(&prefix).unwrap_or(&text).to_string(),
+    )
 }
 
 /// The database as a service of the `Workspace` facade.

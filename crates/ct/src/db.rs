@@ -65,7 +65,10 @@ fn check(ws: &Workspace, json: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let Some(report) = commandtree_store::check(&p)? else {
         if json {
-            output::json(&mut out, &json!({ "path": p, "exists": false, "ok": true, "checks": [] }))?;
+            output::json(
+                &mut out,
+                &json!({ "path": p, "exists": false, "ok": true, "checks": [] }),
+            )?;
         } else {
             writeln!(
                 out,
@@ -91,7 +94,13 @@ fn check(ws: &Workspace, json: bool) -> Result<()> {
     } else {
         writeln!(out, "{}", p.display())?;
         for c in &report.checks {
-            writeln!(out, "  {:<4}  {:<12}  {}", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail)?;
+            writeln!(
+                out,
+                "  {:<4}  {:<12}  {}",
+                if c.ok { "ok" } else { "FAIL" },
+                c.name,
+                c.detail
+            )?;
         }
         if let Some(c) = report.counts {
             writeln!(
@@ -106,7 +115,10 @@ fn check(ws: &Workspace, json: bool) -> Result<()> {
         Ok(())
     } else {
         if !json {
-            output::error(&format!("{}: the database has problems (see above)", p.display()));
+            output::error(&format!(
+                "{}: the database has problems (see above)",
+                p.display()
+            ));
         }
         Err(Exit(1).into())
     }
@@ -121,9 +133,16 @@ fn prune(ws: &Workspace, yes: bool, json: bool, quiet: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let Some(store) = store.as_mut() else {
         if json {
-            output::json(&mut out, &json!({ "dryRun": !yes, "stale": [], "kept": [] }))?;
+            output::json(
+                &mut out,
+                &json!({ "dryRun": !yes, "stale": [], "kept": [] }),
+            )?;
         } else {
-            writeln!(out, "No database at {}; nothing to prune.", ws.db_path().display())?;
+            writeln!(
+                out,
+                "No database at {}; nothing to prune.",
+                ws.db_path().display()
+            )?;
         }
         return Ok(());
     };
@@ -145,7 +164,9 @@ fn prune(ws: &Workspace, yes: bool, json: bool, quiet: bool) -> Result<()> {
     };
     if json {
         let rows = |v: &[(String, Vec<String>)]| -> Vec<serde_json::Value> {
-            v.iter().map(|(id, tags)| json!({ "id": id, "tags": tags })).collect()
+            v.iter()
+                .map(|(id, tags)| json!({ "id": id, "tags": tags }))
+                .collect()
         };
         output::json(
             &mut out,
@@ -154,7 +175,10 @@ fn prune(ws: &Workspace, yes: bool, json: bool, quiet: bool) -> Result<()> {
         return Ok(());
     }
     if stale.is_empty() {
-        writeln!(out, "Nothing to prune: every row belongs to a command in this workspace.")?;
+        writeln!(
+            out,
+            "Nothing to prune: every row belongs to a command in this workspace."
+        )?;
     } else {
         let verb = if yes { "Deleted" } else { "Would delete" };
         writeln!(

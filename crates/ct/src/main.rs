@@ -2,7 +2,10 @@
 //! by the `commandtree-core` facade.
 
 mod db;
+mod doctor;
 mod output;
+mod run;
+mod summarize;
 mod tags;
 
 use anyhow::Result;
@@ -55,6 +58,26 @@ enum Command {
     Quick(tags::QuickArgs),
     /// The workspace database: `path`, `check`, `prune`.
     Db(db::DbArgs),
+    /// Run a command with its parameters: in this terminal, in a new window, or detached.
+    Run(run::RunArgs),
+    /// Start a launch configuration under its debugger (node, debugpy, gdb/lldb, netcoredbg, dlv).
+    Debug(run::DebugArgs),
+    /// The run history, newest first.
+    Runs(run::RunsArgs),
+    /// Print the output of a detached run (-f follows it).
+    Logs(run::LogsArgs),
+    /// Stop a detached run (its whole process group).
+    Stop(run::StopArgs),
+    /// Print a shell snippet binding a key that puts a picked command line on the prompt.
+    Init(run::InitArgs),
+    /// Pick a command and print its command line, `cd` included (used by `ct init`).
+    Pick(run::PickArgs),
+    #[command(name = "__exec", hide = true)]
+    Exec(run::ExecArgs),
+    /// Summaries and security warnings from your LLM, for commands that are new or changed.
+    Summarize(summarize::SummarizeArgs),
+    /// What was found (workspace, database, LLM provider and model) and a live model request.
+    Doctor(doctor::DoctorArgs),
 }
 
 #[derive(Args, Default)]
@@ -139,6 +162,16 @@ fn run(cli: Cli) -> Result<()> {
         Command::Unstar(args) => tags::unstar(&ws, args, cli.quiet),
         Command::Quick(args) => tags::quick(&ws, args, cli.quiet),
         Command::Db(args) => db::db(&ws, args, cli.quiet),
+        Command::Run(args) => run::run(&ws, args, cli.quiet),
+        Command::Debug(args) => run::debug(&ws, args, cli.quiet),
+        Command::Runs(args) => run::runs(&ws, args),
+        Command::Logs(args) => run::logs(&ws, args),
+        Command::Stop(args) => run::stop(&ws, args),
+        Command::Init(args) => run::init(args),
+        Command::Pick(args) => run::pick(&ws, args),
+        Command::Exec(args) => run::exec(args),
+        Command::Summarize(args) => summarize::summarize(&ws, args, cli.quiet),
+        Command::Doctor(args) => doctor::doctor(&ws, args),
     }
 }
 

@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use commandtree_core::workspace::{self, Lookup};
 use commandtree_core::{CommandItem, Options, Warning, Workspace};
-use commandtree_store::{AttachOptions, QUICK_TAG, Store, WorkspaceDb, tagconfig, validate_tag_name};
+use commandtree_store::{
+    AttachOptions, QUICK_TAG, Store, WorkspaceDb, tagconfig, validate_tag_name,
+};
 use std::collections::HashSet;
 use std::io::Write;
 
@@ -34,7 +36,8 @@ pub fn load(ws: &Workspace, types: Vec<String>, quiet: bool, create: bool) -> Lo
     if let Some(r) = &attached.recreated {
         output::warnings(&[Warning::new(&r.path, None, r.message())]);
     }
-    if !quiet {
+    // A write cannot go on without the database, so why it failed is always worth saying.
+    if !quiet || (create && attached.store.is_none()) {
         output::warnings(&attached.warnings);
     }
     Loaded {
@@ -47,14 +50,21 @@ pub fn load(ws: &Workspace, types: Vec<String>, quiet: bool, create: bool) -> Lo
 /// The database for a write, or the error explaining why there is none (already printed as a
 /// warning by `load`).
 fn writable<'a>(ws: &Workspace, store: &'a mut Option<Store>) -> Result<&'a mut Store> {
-    store
-        .as_mut()
-        .with_context(|| format!("{}: cannot open the workspace database", ws.db_path().display()))
+    store.as_mut().with_context(|| {
+        format!(
+            "{}: cannot open the workspace database",
+            ws.db_path().display()
+        )
+    })
 }
 
 /// The command `query` names (id, `type:label` or unique label), or an error already explained
 /// on stderr (ambiguous, or not found with near matches).
-pub fn resolve<'a>(ws: &Workspace, commands: &'a [CommandItem], query: &str) -> Result<&'a CommandItem> {
+pub fn resolve<'a>(
+    ws: &Workspace,
+    commands: &'a [CommandItem],
+    query: &str,
+) -> Result<&'a CommandItem> {
     match workspace::lookup(commands, query) {
         Lookup::Found(c) => Ok(c),
         Lookup::Ambiguous(cands) => {
@@ -66,7 +76,10 @@ pub fn resolve<'a>(ws: &Workspace, commands: &'a [CommandItem], query: &str) -> 
             Err(Exit(1).into())
         }
         Lookup::NotFound => {
-            output::error(&format!("no command matches `{query}` under {}", ws.root.display()));
+            output::error(&format!(
+                "no command matches `{query}` under {}",
+                ws.root.display()
+            ));
             let near = workspace::suggestions(commands, query);
             if !near.is_empty() {
                 eprintln!("did you mean:");
@@ -188,7 +201,10 @@ fn add(ws: &Workspace, query: &str, tags: &[String], quiet: bool) -> Result<()> 
 fn remove(ws: &Workspace, query: &str, tags: &[String], quiet: bool) -> Result<()> {
     let mut l = load(ws, Vec::new(), quiet, false);
     let (id, label) = resolve_for_removal(ws, &l, query)?;
-    let configured: Vec<String> = match (l.commands.iter().find(|c| c.id == id), tagconfig::load(&ws.root).config) {
+    let configured: Vec<String> = match (
+        l.commands.iter().find(|c| c.id == id),
+        tagconfig::load(&ws.root).config,
+    ) {
         (Some(c), Some(cfg)) => cfg.tags_for(c).into_iter().map(String::from).collect(),
         _ => Vec::new(),
     };
@@ -249,9 +265,16 @@ fn list(ws: &Workspace, query: Option<&str>, json: bool, quiet: bool) -> Result<
             .collect();
         output::json(&mut out, &v)?;
     } else if tags.is_empty() {
-        writeln!(out, "No tags yet. Tag a command with `ct tag add <command> <tag>`.")?;
+        writeln!(
+            out,
+            "No tags yet. Tag a command with `ct tag add <command> <tag>`."
+        )?;
     } else {
-        let width = tags.iter().map(|(t, _)| t.chars().count()).max().unwrap_or(0);
+        let width = tags
+            .iter()
+            .map(|(t, _)| t.chars().count())
+            .max()
+            .unwrap_or(0);
         for (t, ids) in &tags {
             let labels: Vec<String> = ids
                 .iter()
@@ -329,11 +352,25 @@ pub fn quick(ws: &Workspace, args: QuickArgs, quiet: bool) -> Result<()> {
     if args.json {
         output::json(&mut out, &items)?;
     } else if items.is_empty() {
-        writeln!(out, "No quick commands - star commands to add them here (`ct star <command>`)")?;
+        writeln!(
+            out,
+            "No quick commands - star commands to add them here (`ct star <command>`)"
+        )?;
     } else {
-        let width = items.iter().map(|c| c.label.chars().count()).max().unwrap_or(0);
+        let width = items
+            .iter()
+            .map(|c| c.label.chars().count())
+            .max()
+            .unwrap_or(0);
         for (i, c) in items.iter().enumerate() {
-            writeln!(out, "{:>2}. {:<width$}  {:<8}  {}", i + 1, c.label, c.kind, c.command)?;
+            writeln!(
+                out,
+                "{:>2}. {:<width$}  {:<8}  {}",
+                i + 1,
+                c.label,
+                c.kind,
+                c.command
+            )?;
         }
     }
     out.flush()?;
@@ -342,7 +379,12 @@ pub fn quick(ws: &Workspace, args: QuickArgs, quiet: bool) -> Result<()> {
 
 /// The `--tag` filter of `ct list`: commands carrying every one of `tags`. Names a tag nobody
 /// has on stderr, since an empty list alone would not tell a typo from an unused tag.
-pub fn filter(ws: &Workspace, commands: Vec<CommandItem>, tags: &[String], store: Option<&Store>) -> Vec<CommandItem> {
+pub fn filter(
+    ws: &Workspace,
+    commands: Vec<CommandItem>,
+    tags: &[String],
+    store: Option<&Store>,
+) -> Vec<CommandItem> {
     if tags.is_empty() {
         return commands;
     }
@@ -352,8 +394,16 @@ pub fn filter(ws: &Workspace, commands: Vec<CommandItem>, tags: &[String], store
         .into_iter()
         .collect();
     for t in tags.iter().filter(|t| !known.contains(*t)) {
-        let why = if store.is_some() { "" } else { " (there is no database yet)" };
-        output::warnings(&[Warning::new(&ws.db_path(), None, format!("no tag named `{t}`{why}"))]);
+        let why = if store.is_some() {
+            ""
+        } else {
+            " (there is no database yet)"
+        };
+        output::warnings(&[Warning::new(
+            &ws.db_path(),
+            None,
+            format!("no tag named `{t}`{why}"),
+        )]);
     }
     commands
         .into_iter()

@@ -21,10 +21,15 @@ fn workspace(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join(".git")).unwrap();
     let dir = std::fs::canonicalize(&dir).unwrap();
-    let scripts: Vec<String> = (0..SCRIPTS).map(|n| format!("\"s{n}\": \"echo {n}\"")).collect();
+    let scripts: Vec<String> = (0..SCRIPTS)
+        .map(|n| format!("\"s{n}\": \"echo {n}\""))
+        .collect();
     std::fs::write(
         dir.join("package.json"),
-        format!("{{\"name\": \"demo\", \"scripts\": {{{}}}}}", scripts.join(", ")),
+        format!(
+            "{{\"name\": \"demo\", \"scripts\": {{{}}}}}",
+            scripts.join(", ")
+        ),
     )
     .unwrap();
     dir
@@ -92,9 +97,17 @@ fn verify(root: &Path) {
     let store = Store::open(&db(root), false).unwrap().unwrap();
     let script_of: HashMap<String, usize> = (0..SCRIPTS).map(|n| (id(root, n), n)).collect();
     let want = expected();
-    assert!(want["quick"].iter().any(|l| !l.is_empty()), "the scenario must leave starred commands");
+    assert!(
+        want["quick"].iter().any(|l| !l.is_empty()),
+        "the scenario must leave starred commands"
+    );
     for (tag, per_worker) in &want {
-        let got: Vec<usize> = store.command_ids_by_tag(tag).unwrap().iter().map(|i| script_of[i]).collect();
+        let got: Vec<usize> = store
+            .command_ids_by_tag(tag)
+            .unwrap()
+            .iter()
+            .map(|i| script_of[i])
+            .collect();
         if tag.starts_with('w') {
             let mut got = got.clone();
             got.sort();
@@ -105,7 +118,10 @@ fn verify(root: &Path) {
         }
         for (w, exp) in per_worker.iter().enumerate() {
             let mine: Vec<usize> = got.iter().copied().filter(|s| s / 3 == w).collect();
-            assert_eq!(&mine, exp, "tag {tag}, worker {w}: members in starring order");
+            assert_eq!(
+                &mine, exp,
+                "tag {tag}, worker {w}: members in starring order"
+            );
         }
         let orders: Vec<i64> = store
             .connection()
@@ -116,12 +132,20 @@ fn verify(root: &Path) {
             .map(Result::unwrap)
             .collect();
         let distinct: HashSet<i64> = orders.iter().copied().collect();
-        assert_eq!(distinct.len(), orders.len(), "tag {tag}: display orders {orders:?}");
+        assert_eq!(
+            distinct.len(),
+            orders.len(),
+            "tag {tag}: display orders {orders:?}"
+        );
     }
-    let total: usize = want.values().map(|v| v.iter().map(Vec::len).sum::<usize>()).sum();
+    let total: usize = want
+        .values()
+        .map(|v| v.iter().map(Vec::len).sum::<usize>())
+        .sum();
     assert_eq!(store.counts().unwrap().assignments as usize, total);
     let report = commandtree_store::check(&db(root)).unwrap().unwrap();
     assert!(report.ok(), "{report:?}");
+    eprintln!("{WORKERS} x {OPS} operations: final state as expected ({total} assignments)");
 }
 
 fn ct(root: &Path) -> Command {
@@ -182,7 +206,11 @@ fn worker() {
         return;
     };
     let mut parts = spec.splitn(3, '|');
-    let (job, arg, root) = (parts.next().unwrap(), parts.next().unwrap(), PathBuf::from(parts.next().unwrap()));
+    let (job, arg, root) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        PathBuf::from(parts.next().unwrap()),
+    );
     let mut store = Store::open(&db(&root), true).unwrap().unwrap();
     match job {
         "ops" => {
@@ -222,11 +250,17 @@ fn concurrent_store_connections_in_separate_processes() {
     let root = workspace("lib");
     // Created first, so the workers meet an existing file (its creation is covered above).
     drop(Store::open(&db(&root), true).unwrap());
-    let children: Vec<_> = (0..WORKERS).map(|w| spawn_worker(&format!("ops|{w}|{}", root.display()))).collect();
+    let children: Vec<_> = (0..WORKERS)
+        .map(|w| spawn_worker(&format!("ops|{w}|{}", root.display())))
+        .collect();
     for (w, c) in children.into_iter().enumerate() {
         let o = c.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "worker {w}: {err}\n{}", String::from_utf8_lossy(&o.stdout));
+        assert!(
+            o.status.success(),
+            "worker {w}: {err}\n{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
         assert!(!err.contains("locked"), "worker {w}: {err}");
     }
     verify(&root);
@@ -254,7 +288,10 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
     // SIGKILL on Unix: no destructor, no rollback, no checkpoint.
     child.kill().unwrap();
     let status = child.wait().unwrap();
-    assert!(!status.success(), "the writer must have been killed, not have finished");
+    assert!(
+        !status.success(),
+        "the writer must have been killed, not have finished"
+    );
     let last = committed.expect("the writer committed something before the kill");
     assert!(last + 1 >= SEEN);
 
@@ -281,5 +318,9 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
         assert_eq!(count(later), 0, "batch {later} after the missing batch {b}");
     }
     assert!(store.counts().unwrap().assignments as usize == b * BATCH);
+    eprintln!(
+        "killed after {} reported commits; {b} whole batches of {BATCH} found, none torn",
+        last + 1
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

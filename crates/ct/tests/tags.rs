@@ -38,23 +38,50 @@ fn json(root: &Path, args: &[&str]) -> Value {
 
 fn code(root: &Path, args: &[&str]) -> (i32, String) {
     let o = ct(root, args);
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
-fn workspace(name: &str, scripts: &[&str]) -> PathBuf {
+/// A temporary workspace, removed when the test passes (kept for a look when it fails).
+struct Ws(PathBuf);
+
+impl std::ops::Deref for Ws {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Ws {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn workspace(name: &str, scripts: &[&str]) -> Ws {
     let dir = std::env::temp_dir().join(format!("ct-tags-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join(".git")).unwrap();
     let dir = std::fs::canonicalize(&dir).unwrap();
     write_scripts(&dir, scripts);
-    dir
+    Ws(dir)
 }
 
 fn write_scripts(root: &Path, scripts: &[&str]) {
-    let body: Vec<String> = scripts.iter().map(|s| format!("\"{s}\": \"echo {s}\"")).collect();
+    let body: Vec<String> = scripts
+        .iter()
+        .map(|s| format!("\"{s}\": \"echo {s}\""))
+        .collect();
     std::fs::write(
         root.join("package.json"),
-        format!("{{\"name\": \"demo\", \"scripts\": {{{}}}}}", body.join(", ")),
+        format!(
+            "{{\"name\": \"demo\", \"scripts\": {{{}}}}}",
+            body.join(", ")
+        ),
     )
     .unwrap();
 }
@@ -91,26 +118,63 @@ fn tags_quick_launch_and_the_tag_filter() {
     // Listing works without a database and does not create one.
     let all = json(&w, &["list", "--json"]);
     assert_eq!(all.as_array().unwrap().len(), 4);
-    assert!(all.as_array().unwrap().iter().all(|c| c["tags"] == serde_json::json!([])));
-    assert!(json(&w, &["list", "--json", "--tag", "ci"]).as_array().unwrap().is_empty());
-    assert!(!w.join(".commandtree").exists(), "listing must not create the database");
+    assert!(
+        all.as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["tags"] == serde_json::json!([]))
+    );
+    assert!(
+        json(&w, &["list", "--json", "--tag", "ci"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        !w.join(".commandtree").exists(),
+        "listing must not create the database"
+    );
 
     // Tagging creates it; by label, type:label or id; idempotent.
-    assert_eq!(ok(&w, &["tag", "add", "build", "ci"]), "build (npm): tagged `ci`\n");
+    assert_eq!(
+        ok(&w, &["tag", "add", "build", "ci"]),
+        "build (npm): tagged `ci`\n"
+    );
     assert!(db(&w).exists());
     ok(&w, &["tag", "add", "npm:test", "ci", "slow"]);
     ok(&w, &["tag", "add", &id(&w, "deploy"), "prod"]);
-    assert_eq!(ok(&w, &["tag", "add", "build", "ci"]), "build (npm): already tagged `ci`\n");
+    assert_eq!(
+        ok(&w, &["tag", "add", "build", "ci"]),
+        "build (npm): already tagged `ci`\n"
+    );
 
     // Several --tag mean all of them.
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build", "test"]);
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci", "--tag", "slow"])), ["test"]);
+    assert_eq!(
+        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        ["build", "test"]
+    );
+    assert_eq!(
+        labels(&json(
+            &w,
+            &["list", "--json", "--tag", "ci", "--tag", "slow"]
+        )),
+        ["test"]
+    );
     let text = ok(&w, &["list", "--tag", "ci"]);
-    assert!(text.contains("build [ci]") && !text.contains("lint"), "{text}");
+    assert!(
+        text.contains("build [ci]") && !text.contains("lint"),
+        "{text}"
+    );
 
     // show and list carry the tags.
-    assert_eq!(json(&w, &["show", "test", "--json"])["tags"], serde_json::json!(["ci", "slow"]));
-    assert_eq!(json(&w, &["tag", "ls", "test", "--json"]), serde_json::json!(["ci", "slow"]));
+    assert_eq!(
+        json(&w, &["show", "test", "--json"])["tags"],
+        serde_json::json!(["ci", "slow"])
+    );
+    assert_eq!(
+        json(&w, &["tag", "ls", "test", "--json"]),
+        serde_json::json!(["ci", "slow"])
+    );
     let tags = json(&w, &["tag", "ls", "--json"]);
     assert_eq!(
         tags,
@@ -125,22 +189,46 @@ fn tags_quick_launch_and_the_tag_filter() {
     for s in ["lint", "build", "deploy"] {
         ok(&w, &["star", s]);
     }
-    assert_eq!(ok(&w, &["star", "lint"]), "lint (npm): already in Quick Launch\n");
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["lint", "build", "deploy"]);
+    assert_eq!(
+        ok(&w, &["star", "lint"]),
+        "lint (npm): already in Quick Launch\n"
+    );
+    assert_eq!(
+        labels(&json(&w, &["quick", "--json"])),
+        ["lint", "build", "deploy"]
+    );
     ok(&w, &["quick", "move", "deploy", "1"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["deploy", "lint", "build"]);
+    assert_eq!(
+        labels(&json(&w, &["quick", "--json"])),
+        ["deploy", "lint", "build"]
+    );
     ok(&w, &["quick", "move", "deploy", "99"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["lint", "build", "deploy"]);
+    assert_eq!(
+        labels(&json(&w, &["quick", "--json"])),
+        ["lint", "build", "deploy"]
+    );
     let text = ok(&w, &["quick"]);
     assert!(text.starts_with(" 1. lint"), "{text}");
     ok(&w, &["unstar", "build"]);
     ok(&w, &["star", "build"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["lint", "deploy", "build"]);
+    assert_eq!(
+        labels(&json(&w, &["quick", "--json"])),
+        ["lint", "deploy", "build"]
+    );
 
     // Removal.
-    assert_eq!(ok(&w, &["tag", "rm", "test", "slow"]), "test (npm): removed tag `slow`\n");
-    assert_eq!(ok(&w, &["tag", "rm", "test", "slow"]), "test (npm): had no tag `slow`\n");
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "slow"])), Vec::<String>::new());
+    assert_eq!(
+        ok(&w, &["tag", "rm", "test", "slow"]),
+        "test (npm): removed tag `slow`\n"
+    );
+    assert_eq!(
+        ok(&w, &["tag", "rm", "test", "slow"]),
+        "test (npm): had no tag `slow`\n"
+    );
+    assert_eq!(
+        labels(&json(&w, &["list", "--json", "--tag", "slow"])),
+        Vec::<String>::new()
+    );
 
     // Exit codes: usage errors 2, unknown command or not starred 1.
     let (c, err) = code(&w, &["tag", "add", "build", "two words"]);
@@ -159,7 +247,11 @@ fn tags_quick_launch_and_the_tag_filter() {
     assert_eq!(c, 0);
     assert!(err.contains("no tag named `nosuch`"), "{err}");
 
-    assert!(ok(&w, &["db", "path"]).trim_end().ends_with(".commandtree/commandtree.sqlite3"));
+    assert!(
+        ok(&w, &["db", "path"])
+            .trim_end()
+            .ends_with(".commandtree/commandtree.sqlite3")
+    );
     let check = json(&w, &["db", "check", "--json"]);
     assert_eq!(check["ok"], true, "{check}");
     assert!(backups(&w).is_empty());
@@ -177,11 +269,21 @@ fn list_json_reads_summaries_and_warnings_from_the_database() {
     .unwrap();
     drop(c);
     let v = json(&w, &["list", "--json"]);
-    let clean = v.as_array().unwrap().iter().find(|c| c["label"] == "clean").unwrap();
+    let clean = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == "clean")
+        .unwrap();
     assert_eq!(clean["summary"], "Deletes build output.");
     assert_eq!(clean["securityWarning"], "Removes files without asking");
     assert_eq!(clean["tags"], serde_json::json!(["quick"]));
-    let build = v.as_array().unwrap().iter().find(|c| c["label"] == "build").unwrap();
+    let build = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == "build")
+        .unwrap();
     assert!(build.get("summary").is_none() && build.get("securityWarning").is_none());
     let text = ok(&w, &["list"]);
     assert!(text.contains("⚠ clean [quick]"), "{text}");
@@ -189,7 +291,11 @@ fn list_json_reads_summaries_and_warnings_from_the_database() {
     ok(&w, &["tag", "add", "clean", "danger"]);
     let c = rusqlite::Connection::open(db(&w)).unwrap();
     let hash: String = c
-        .query_row("SELECT content_hash FROM commands WHERE command_id = ?1", [id(&w, "clean")], |r| r.get(0))
+        .query_row(
+            "SELECT content_hash FROM commands WHERE command_id = ?1",
+            [id(&w, "clean")],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(hash, "h");
 }
@@ -199,27 +305,48 @@ fn tag_config_file_is_applied_without_touching_manual_tags() {
     let w = workspace("config", &["build", "test", "lint"]);
     std::fs::create_dir_all(w.join(".vscode")).unwrap();
     let config = |body: &str| std::fs::write(w.join(".vscode/commandtree.json"), body).unwrap();
-    config(r#"{ "tags": { "ci": [{ "type": "npm", "label": "lint" }, { "type": "npm", "label": "test" }] } }"#);
+    config(
+        r#"{ "tags": { "ci": [{ "type": "npm", "label": "lint" }, { "type": "npm", "label": "test" }] } }"#,
+    );
     // The config alone creates the database on the first discovery.
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["lint", "test"]);
+    assert_eq!(
+        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        ["lint", "test"]
+    );
     assert!(db(&w).exists());
     ok(&w, &["tag", "add", "build", "ci"]);
     // The config narrows: its own assignment to test goes, the hand-made one on build stays.
-    config("{\n  // JSONC is fine\n  \"tags\": { \"ci\": [\"PLACEHOLDER\",], },\n}".replace("PLACEHOLDER", &id(&w, "lint")).as_str());
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build", "lint"]);
+    config(
+        "{\n  // JSONC is fine\n  \"tags\": { \"ci\": [\"PLACEHOLDER\",], },\n}"
+            .replace("PLACEHOLDER", &id(&w, "lint"))
+            .as_str(),
+    );
+    assert_eq!(
+        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        ["build", "lint"]
+    );
     // Removing a configured tag by hand says it will come back.
     let o = ct(&w, &["tag", "rm", "lint", "ci"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("comes back"));
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build", "lint"]);
+    assert_eq!(
+        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        ["build", "lint"]
+    );
     // A broken file warns with the file and line, and changes nothing.
     config("{ \"tags\": {\n \"ci\": [ \n");
     let o = ct(&w, &["list", "--json", "--tag", "ci"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("commandtree.json:"), "{err}");
-    assert_eq!(labels(&serde_json::from_slice(&o.stdout).unwrap()), ["build", "lint"]);
+    assert_eq!(
+        labels(&serde_json::from_slice(&o.stdout).unwrap()),
+        ["build", "lint"]
+    );
     // The file gone: the config's assignments go, the user's stay.
     std::fs::remove_file(w.join(".vscode/commandtree.json")).unwrap();
-    assert_eq!(labels(&json(&w, &["list", "--json", "--tag", "ci"])), ["build"]);
+    assert_eq!(
+        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        ["build"]
+    );
 }
 
 #[test]
@@ -235,7 +362,12 @@ fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
     assert_eq!(labels(&json(&w, &["quick", "--json"])), ["old", "build"]);
     write_scripts(&w, &["build"]);
     let dry = ok(&w, &["db", "prune"]);
-    assert!(dry.contains("Would delete 1 row") && dry.contains(&id(&w, "old")) && dry.contains("[legacy, quick]"), "{dry}");
+    assert!(
+        dry.contains("Would delete 1 row")
+            && dry.contains(&id(&w, "old"))
+            && dry.contains("[legacy, quick]"),
+        "{dry}"
+    );
     let v = json(&w, &["db", "prune", "--json"]);
     assert_eq!(v["dryRun"], true);
     assert_eq!(v["stale"][0]["id"], id(&w, "old"));
@@ -247,7 +379,10 @@ fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
     assert!(done.contains("Deleted 1 row"), "{done}");
     write_scripts(&w, &["build", "old"]);
     assert_eq!(labels(&json(&w, &["quick", "--json"])), ["build"]);
-    assert_eq!(json(&w, &["tag", "ls", "old", "--json"]), serde_json::json!([]));
+    assert_eq!(
+        json(&w, &["tag", "ls", "old", "--json"]),
+        serde_json::json!([])
+    );
     assert!(ok(&w, &["db", "prune"]).contains("Nothing to prune"));
 }
 
@@ -264,31 +399,58 @@ fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
     std::fs::create_dir_all(w.join(".commandtree")).unwrap();
     let c = rusqlite::Connection::open(db(&w)).unwrap();
     c.execute_batch(UPSTREAM_ACTUAL).unwrap();
-    for (cmd, tag, order) in [(id(&w, "test"), "quick", 0), (id(&w, "build"), "quick", 1), (id(&w, "gone"), "quick", 2)] {
-        c.execute("INSERT OR IGNORE INTO commands (command_id) VALUES (?1)", [&cmd]).unwrap();
-        c.execute("INSERT OR IGNORE INTO tags VALUES (?1, ?1, NULL)", [tag]).unwrap();
-        c.execute("INSERT INTO command_tags VALUES (?1, ?2, ?3)", (&cmd, tag, order)).unwrap();
+    for (cmd, tag, order) in [
+        (id(&w, "test"), "quick", 0),
+        (id(&w, "build"), "quick", 1),
+        (id(&w, "gone"), "quick", 2),
+    ] {
+        c.execute(
+            "INSERT OR IGNORE INTO commands (command_id) VALUES (?1)",
+            [&cmd],
+        )
+        .unwrap();
+        c.execute("INSERT OR IGNORE INTO tags VALUES (?1, ?1, NULL)", [tag])
+            .unwrap();
+        c.execute(
+            "INSERT INTO command_tags VALUES (?1, ?2, ?3)",
+            (&cmd, tag, order),
+        )
+        .unwrap();
     }
     drop(c);
     let o = ct(&w, &["quick", "--json"]);
     assert!(o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains("commandtree.sqlite3")).collect();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("commandtree.sqlite3"))
+        .collect();
     assert_eq!(lines.len(), 1, "{err}");
     assert!(
-        lines[0].contains("missing column embedding") && lines[0].contains(".bak-") && lines[0].contains("2 tag assignments carried over"),
+        lines[0].contains("missing column embedding")
+            && lines[0].contains(".bak-")
+            && lines[0].contains("2 tag assignments carried over"),
         "{}",
         lines[0]
     );
-    assert_eq!(labels(&serde_json::from_slice(&o.stdout).unwrap()), ["test", "build"]);
+    assert_eq!(
+        labels(&serde_json::from_slice(&o.stdout).unwrap()),
+        ["test", "build"]
+    );
     assert_eq!(backups(&w).len(), 1);
     // The backup is the old database, all three assignments in it.
     let b = rusqlite::Connection::open(w.join(".commandtree").join(&backups(&w)[0])).unwrap();
-    let n: i64 = b.query_row("SELECT count(*) FROM command_tags", [], |r| r.get(0)).unwrap();
+    let n: i64 = b
+        .query_row("SELECT count(*) FROM command_tags", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 3);
     // Once is enough.
     let o = ct(&w, &["quick", "--json"]);
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(backups(&w).len(), 1);
     assert_eq!(json(&w, &["db", "check", "--json"])["ok"], true);
 }
@@ -301,7 +463,10 @@ fn db_check_fails_on_orphans_and_on_another_structure() {
     let text = ok(&w, &["db", "check"]);
     assert!(text.contains("ok    integrity"), "{text}");
     let c = rusqlite::Connection::open(db(&w)).unwrap();
-    c.execute_batch("PRAGMA foreign_keys = OFF; INSERT INTO command_tags VALUES ('ghost', 'nope', 0);").unwrap();
+    c.execute_batch(
+        "PRAGMA foreign_keys = OFF; INSERT INTO command_tags VALUES ('ghost', 'nope', 0);",
+    )
+    .unwrap();
     drop(c);
     let (c, err) = code(&w, &["db", "check"]);
     assert_eq!(c, 1);
@@ -324,9 +489,18 @@ fn sqlite3(db: &Path, sql: &str) -> String {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run sqlite3");
-    child.stdin.take().unwrap().write_all(sql.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "sqlite3 {sql}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "sqlite3 {sql}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8(o.stdout).unwrap()
 }
 
@@ -357,7 +531,10 @@ fn interop_with_the_sqlite3_command_line_tool() {
     assert_eq!(v[0]["securityWarning"], "Pushes to prod");
     ok(&w, &["tag", "add", "build", "deploy"]);
     ok(&w, &["star", "test"]);
-    assert!(backups(&w).is_empty(), "a seed-SQL database must not be replaced");
+    assert!(
+        backups(&w).is_empty(),
+        "a seed-SQL database must not be replaced"
+    );
     // sqlite3 reads back what ct wrote, with the spec's own filter query.
     let got = sqlite3(
         &db(&w),
@@ -374,7 +551,13 @@ fn interop_with_the_sqlite3_command_line_tool() {
     assert_eq!(sqlite3(&db(&w), "PRAGMA journal_mode"), "wal\n");
     // The content hash sqlite3 wrote survived the tagging.
     assert_eq!(
-        sqlite3(&db(&w), &format!("SELECT content_hash FROM commands WHERE command_id = '{}'", id(&w, "deploy"))),
+        sqlite3(
+            &db(&w),
+            &format!(
+                "SELECT content_hash FROM commands WHERE command_id = '{}'",
+                id(&w, "deploy")
+            )
+        ),
         "abc\n"
     );
 }

@@ -9,7 +9,7 @@
 
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::sh_word;
+use crate::text::{LineIndex, sh_word};
 
 const KIND: &str = "ant";
 
@@ -61,25 +61,6 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 }
 
 type Found = (Vec<Target>, Option<String>);
-
-/// Byte offset → 1-based line by binary search, so many lookups stay cheap (roxmltree's
-/// `text_pos_at` rescans from the start each time).
-pub(crate) struct LineIndex(Vec<usize>);
-
-impl LineIndex {
-    pub(crate) fn new(text: &str) -> Self {
-        LineIndex(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i)
-                .collect(),
-        )
-    }
-    pub(crate) fn line(&self, pos: usize) -> usize {
-        self.0.partition_point(|&nl| nl < pos) + 1
-    }
-}
 
 enum XmlError {
     Syntax(Option<usize>, String),
@@ -293,16 +274,6 @@ mod tests {
             Some("Build it (default)")
         );
         assert_eq!(p.commands[1].line, Some(5));
-    }
-
-    #[test]
-    fn line_index() {
-        let idx = LineIndex::new("a\nbc\n\nd");
-        let lines: Vec<_> = [0, 1, 2, 4, 5, 6, 99]
-            .iter()
-            .map(|p| idx.line(*p))
-            .collect();
-        assert_eq!(lines, [1, 1, 2, 2, 3, 4, 4]);
     }
 
     #[test]

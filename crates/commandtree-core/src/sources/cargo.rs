@@ -24,10 +24,10 @@
 //! a member when a `members` glob matches its folder (or `package.workspace` names the root).
 //! Members that join only as path dependencies are not detected.
 
-use super::pyproject::{TomlLines, toml_key_line};
+use super::common::{folders_up, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{parse_toml, sh_word};
+use crate::text::{TomlLines, parse_toml, sh_word, toml_key_line};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use toml::{Table, Value};
@@ -140,13 +140,6 @@ fn section<'t>(
             );
             None
         }
-    }
-}
-
-fn with_line(item: CommandItem, line: Option<usize>) -> CommandItem {
-    match line {
-        Some(l) => item.line(l),
-        None => item,
     }
 }
 
@@ -341,21 +334,13 @@ fn array_table_name_lines(content: &str, table: &str) -> HashMap<String, usize> 
 /// Whether the package is a member of a workspace whose root manifest is in an ancestor folder.
 fn workspace_member(file: &SourceFile<'_>) -> bool {
     let pkg_dir = file.dir();
-    let mut dir = pkg_dir.parent();
-    while let Some(d) = dir {
-        if !d.starts_with(file.root) {
-            break;
-        }
+    for d in folders_up(file).skip(1) {
         if let Some(ws) = read_workspace(file, d) {
             let rel = relative(pkg_dir, d);
             if !excluded(&ws, &rel) {
                 return is_member(&ws, &rel);
             }
         }
-        if d == file.root {
-            break;
-        }
-        dir = d.parent();
     }
     false
 }

@@ -4,6 +4,7 @@
 //! comment-tolerant AST is then used only to recover the scripts' file order and lines, which the
 //! sorted `serde_json` map loses.
 
+use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text;
@@ -63,11 +64,8 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             .filter(|d| !d.trim().is_empty())
             .unwrap_or(preview);
         let command = format!("composer run-script {}", text::sh_word(&name));
-        let mut item = CommandItem::new(KIND, file.path, &name, command).description(description);
-        if let Some(line) = line {
-            item = item.line(line);
-        }
-        out.commands.push(item);
+        let item = CommandItem::new(KIND, file.path, &name, command).description(description);
+        out.commands.push(with_line(item, line));
     }
     out
 }
@@ -78,15 +76,11 @@ fn ordered_scripts(
     content: &str,
     scripts: &serde_json::Map<String, Value>,
 ) -> Vec<(String, Option<usize>)> {
-    let opts = jsonc_parser::ParseOptions::default();
-    let ast = jsonc_parser::parse_to_ast(content, &Default::default(), &opts).ok();
-    let props = ast
-        .as_ref()
-        .and_then(|r| r.value.as_ref())
-        .and_then(|v| match v {
-            jsonc_parser::ast::Value::Object(o) => o.get_object("scripts"),
-            _ => None,
-        });
+    let ast = text::json_ast(content);
+    let props = ast.as_ref().and_then(|v| match v {
+        jsonc_parser::ast::Value::Object(o) => o.get_object("scripts"),
+        _ => None,
+    });
     match props {
         Some(obj) => {
             let mut seen = std::collections::HashSet::new();

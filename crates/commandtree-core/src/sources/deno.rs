@@ -11,17 +11,9 @@ use jsonc_parser::ast::{Object, Value};
 const KIND: &str = "deno";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let opts = jsonc_parser::ParseOptions::default();
-    let root = match jsonc_parser::parse_to_ast(file.content, &Default::default(), &opts) {
-        Ok(r) => r.value,
-        Err(e) => {
-            let line = text::line_of(file.content, e.range().start);
-            return Parsed::with_warning(
-                file.path,
-                Some(line),
-                format!("invalid JSON: {}", e.kind()),
-            );
-        }
+    let root = match text::parse_jsonc_ast(file.content) {
+        Ok(root) => root,
+        Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
     let Some(root) = root else {
         return Parsed::with_warning(file.path, None, "empty file");

@@ -1,6 +1,7 @@
 //! Docker: Compose files (general `docker compose` commands plus one `up {service}` per service)
 //! and Dockerfiles/Containerfiles (`docker build`).
 
+use super::common::{one_command, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text;
@@ -27,14 +28,10 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
         );
     }
     // Parsed with serde_yaml_ng directly: its mappings keep file order, serde_json's do not.
-    let doc = match serde_yaml_ng::from_str::<Yaml>(file.content) {
+    let doc = match text::parse_yaml_value(file.content) {
         Ok(v) => untag(v),
-        Err(e) => {
-            out.warn(
-                file.path,
-                e.location().map(|l| l.line()),
-                format!("invalid YAML: {e}"),
-            );
+        Err((line, msg)) => {
+            out.warn(file.path, line, msg);
             return out;
         }
     };
@@ -74,17 +71,15 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
             continue;
         }
         let label = format!("up {name}");
-        let mut item = CommandItem::new(
+        let item = CommandItem::new(
             "docker",
             file.path,
             &label,
             format!("{compose} up {}", text::sh_word(&name)),
         )
         .description(format!("Start {name} service"));
-        if let Some(l) = section.and_then(|s| service_line(file.content, s, &name)) {
-            item = item.line(l);
-        }
-        out.commands.push(item);
+        let line = section.and_then(|s| service_line(file.content, s, &name));
+        out.commands.push(with_line(item, line));
     }
     out
 }
@@ -92,13 +87,9 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
 pub fn parse_dockerfile(file: &SourceFile<'_>) -> Parsed {
     let label = format!("build {}", file.file_name());
     let command = format!("docker build -f {} .", text::quote_path(file.path));
-    Parsed {
-        commands: vec![
-            CommandItem::new("docker", file.path, &label, command)
-                .description("Build Docker image"),
-        ],
-        warnings: Vec::new(),
-    }
+    one_command(
+        CommandItem::new("docker", file.path, &label, command).description("Build Docker image"),
+    )
 }
 
 fn untag(v: Yaml) -> Yaml {

@@ -1,6 +1,7 @@
 //! C# scripts (`.csx`, run with `dotnet script`) and F# scripts (`.fsx`, run with `dotnet fsi`):
 //! one item per file, described by its first comment.
 
+use super::common::one_command;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text;
@@ -20,10 +21,7 @@ fn item(file: &SourceFile<'_>, kind: &str, runner: &str, fsharp: bool) -> Parsed
     let command = format!("{runner} {}", text::quote_path(file.path));
     let item = CommandItem::new(kind, file.path, file.file_name(), command)
         .opt_description(description(file.content, fsharp));
-    Parsed {
-        commands: vec![item],
-        warnings: Vec::new(),
-    }
+    one_command(item)
 }
 
 /// The first non-blank line when it is a comment (after an optional `#!` line): `// text`

@@ -12,11 +12,10 @@
 //! `gradle NAME`; always run from the build file's folder. Gradle resolves task names against
 //! the project of the current folder, so a subproject's tasks run for that subproject.
 
-use super::ant::LineIndex;
+use super::common::wrapper_command;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::sh_word;
-use std::path::Path;
+use crate::text::{LineIndex, sh_word};
 
 const KIND: &str = "gradle";
 
@@ -37,7 +36,7 @@ const FILE_SCAN_BUDGET: usize = 4_000_000;
 const MAX_LITERAL: usize = 4096;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let gradle = wrapper(file, "gradlew").unwrap_or_else(|| "gradle".to_string());
+    let gradle = wrapper_command(file, "gradlew").unwrap_or_else(|| "gradle".to_string());
     let text = blank_comments(file.content);
     let lines = LineIndex::new(&text);
     let mut out = Parsed::default();
@@ -428,29 +427,6 @@ fn blank_comments(content: &str) -> String {
         }
     }
     out
-}
-
-/// `./NAME` beside the file, else the relative path to NAME in the nearest ancestor folder up to
-/// the workspace root.
-fn wrapper(file: &SourceFile<'_>, name: &str) -> Option<String> {
-    let mut dir: Option<&Path> = Some(file.dir());
-    let mut up = String::new();
-    while let Some(d) = dir {
-        if file.fs.is_file(&d.join(name)) {
-            let rel = if up.is_empty() {
-                format!("./{name}")
-            } else {
-                format!("{up}{name}")
-            };
-            return Some(sh_word(&rel));
-        }
-        if d == file.root || !d.starts_with(file.root) {
-            break;
-        }
-        up.push_str("../");
-        dir = d.parent();
-    }
-    None
 }
 
 #[cfg(test)]

@@ -11,25 +11,20 @@
 //! recipes are listed as private. Imports are merged into the importing file; modules give
 //! `mod::recipe` names run as `just mod recipe`. Both are read through `file.fs`.
 
+use super::common::{IncludeGuard, MAX_INCLUDED_FILES, Refusal, normalize_path};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 const KIND: &str = "just";
-
-/// Import/module nesting deeper than this is not followed.
-const MAX_DEPTH: usize = 8;
-/// Files read per root justfile, so that a crafted tree of repeated imports stays cheap.
-const MAX_FILES: usize = 256;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let mut ctx = Ctx {
         file,
         base: base_command(file),
         out: Parsed::default(),
-        chain: vec![file.path.to_path_buf()],
-        files: 1,
+        guard: IncludeGuard::new(file.path),
     };
     let scope = Scope {
         modules: Vec::new(),
@@ -60,9 +55,7 @@ struct Ctx<'a, 'f> {
     file: &'a SourceFile<'f>,
     base: String,
     out: Parsed,
-    /// Files on the current import/module path, to stop cycles.
-    chain: Vec<PathBuf>,
-    files: usize,
+    guard: IncludeGuard,
 }
 
 struct Scope {
@@ -127,34 +120,21 @@ impl Ctx<'_, '_> {
     }
 
     fn follow(&mut self, from: &Path, line: usize, target: &Path, scope: &Scope, depth: usize) {
-        if self.chain.iter().any(|p| p == target) {
-            self.out.warn(
-                from,
-                Some(line),
-                format!(
+        if let Err(refusal) = self.guard.check(target, depth) {
+            let message = match refusal {
+                Refusal::Cycle => format!(
                     "`{}` is imported in a cycle; not followed",
                     target.display()
                 ),
-            );
-            return;
-        }
-        if depth + 1 > MAX_DEPTH {
-            self.out.warn(
-                from,
-                Some(line),
-                format!("`{}` is nested too deeply; not followed", target.display()),
-            );
-            return;
-        }
-        if self.files >= MAX_FILES {
-            if self.files == MAX_FILES {
-                self.files += 1;
-                self.out.warn(
-                    from,
-                    Some(line),
-                    format!("more than {MAX_FILES} imported files; the rest are skipped"),
-                );
-            }
+                Refusal::TooDeep => {
+                    format!("`{}` is nested too deeply; not followed", target.display())
+                }
+                Refusal::TooManyFiles { first: false } => return,
+                Refusal::TooManyFiles { first: true } => {
+                    format!("more than {MAX_INCLUDED_FILES} imported files; the rest are skipped")
+                }
+            };
+            self.out.warn(from, Some(line), message);
             return;
         }
         let Some(content) = self.file.fs.read(target) else {
@@ -165,10 +145,10 @@ impl Ctx<'_, '_> {
             );
             return;
         };
-        self.files += 1;
-        self.chain.push(target.to_path_buf());
+        self.guard.count_file();
+        self.guard.enter(target);
         self.justfile(target, &content, scope, depth + 1);
-        self.chain.pop();
+        self.guard.leave();
     }
 
     /// just's search: `mod x 'path'` (a file, or a folder holding a justfile), else `x.just`,
@@ -232,17 +212,7 @@ fn expand(dir: &Path, rel: &str) -> Option<PathBuf> {
     if rel.starts_with('~') || rel.is_empty() {
         return None;
     }
-    let mut out = PathBuf::new();
-    for c in dir.join(rel).components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    Some(out)
+    Some(normalize_path(&dir.join(rel)))
 }
 
 // ---- items ----

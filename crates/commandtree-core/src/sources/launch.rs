@@ -1,11 +1,13 @@
 //! VS Code launch configurations: `.vscode/launch.json` (JSONC). One command per configuration
 //! and per compound; `command` is the name the debugger is started with.
 
-use super::vscode::{LineIndex, ast_prop, ast_prop_line, dot_vscode_parent, json_ast, value_start};
+use super::common::with_line;
+use super::vscode::dot_vscode_parent;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text;
+use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
 use jsonc_parser::ast;
+use jsonc_parser::common::Ranged;
 use serde_json::Value;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
@@ -43,7 +45,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         for (i, entry) in entries.iter().enumerate() {
             let line = ast_entries
                 .and_then(|a| a.get(i))
-                .map(|v| lines.line(value_start(v)));
+                .map(|v| lines.line(v.start()));
             let Value::Object(entry) = entry else {
                 out.warn(
                     file.path,
@@ -67,13 +69,10 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                     .and_then(Value::as_str)
                     .map(str::to_string)
             };
-            let mut item = CommandItem::new("launch", file.path, name, name.clone())
+            let item = CommandItem::new("launch", file.path, name, name.clone())
                 .cwd(cwd)
                 .opt_description(description);
-            if let Some(l) = line {
-                item = item.line(l);
-            }
-            out.commands.push(item);
+            out.commands.push(with_line(item, line));
         }
     }
     out

@@ -247,10 +247,18 @@ fn classify(code: &str) -> Option<Line<'_>> {
 
 /// Byte offset of the first char matching `pred` outside `$(...)`/`${...}`.
 fn find_top_level(s: &str, pred: impl Fn(char) -> bool) -> Option<usize> {
+    scan_top_level(s, false, pred)
+}
+
+/// `find_top_level`, optionally passing over backslash-escaped chars (`\#` is not a comment).
+fn scan_top_level(s: &str, escapes: bool, pred: impl Fn(char) -> bool) -> Option<usize> {
     let mut depth = 0usize;
     let mut chars = s.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match c {
+            '\\' if escapes => {
+                chars.next();
+            }
             '$' => {
                 if let Some(&(_, n)) = chars.peek() {
                     if n == '(' || n == '{' {
@@ -291,30 +299,10 @@ fn split_words(s: &str) -> Vec<&str> {
 
 /// Splits off a comment: `#` outside `$(...)`, not escaped as `\#`.
 fn split_comment(line: &str) -> (&str, Option<&str>) {
-    let mut depth = 0usize;
-    let mut chars = line.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '$' => {
-                if let Some(&(_, n)) = chars.peek() {
-                    if n == '(' || n == '{' {
-                        depth += 1;
-                        chars.next();
-                    } else if n == '$' {
-                        chars.next();
-                    }
-                }
-            }
-            '(' | '{' if depth > 0 => depth += 1,
-            ')' | '}' if depth > 0 => depth -= 1,
-            '#' if depth == 0 => return (&line[..i], Some(&line[i + 1..])),
-            _ => {}
-        }
+    match scan_top_level(line, true, |c| c == '#') {
+        Some(i) => (&line[..i], Some(&line[i + 1..])),
+        None => (line, None),
     }
-    (line, None)
 }
 
 /// The text of a `## text` help comment (given what follows the first `#`). `##@ Section`

@@ -1,6 +1,7 @@
 //! Markdown files: one item per `.md` file. Running one opens it (a preview), so the command is
 //! the bare absolute path, never a shell line.
 
+use super::common::one_command;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 
@@ -13,10 +14,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let command = file.path.to_string_lossy().into_owned();
     let item = CommandItem::new(KIND, file.path, file.file_name(), command)
         .opt_description(description(file.content));
-    Parsed {
-        commands: vec![item],
-        warnings: Vec::new(),
-    }
+    one_command(item)
 }
 
 /// The first heading text or paragraph line; fences and `---` rules are stepped over, and a heading

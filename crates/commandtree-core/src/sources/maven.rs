@@ -12,11 +12,10 @@
 //! finds its `.mvn` folder by walking up from the current folder, so a module built through
 //! its parent's wrapper still builds just that module.
 
-use super::ant::LineIndex;
+use super::common::wrapper_command;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::sh_word;
-use std::path::Path;
+use crate::text::{LineIndex, sh_word};
 
 const KIND: &str = "maven";
 
@@ -33,7 +32,7 @@ const LIFECYCLE: &[(&str, &str)] = &[
 ];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let mvn = wrapper(file, "mvnw").unwrap_or_else(|| "mvn".to_string());
+    let mvn = wrapper_command(file, "mvnw").unwrap_or_else(|| "mvn".to_string());
     let mut out = Parsed::default();
     for (goal, description) in LIFECYCLE {
         out.commands.push(
@@ -159,29 +158,6 @@ fn child<'a, 'i>(node: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree:
 fn child_text(node: roxmltree::Node<'_, '_>, name: &str) -> Option<String> {
     let t = child(node, name)?.text()?.trim();
     (!t.is_empty()).then(|| t.to_string())
-}
-
-/// `./NAME` beside the file, else the relative path to NAME in the nearest ancestor folder up to
-/// the workspace root.
-fn wrapper(file: &SourceFile<'_>, name: &str) -> Option<String> {
-    let mut dir: Option<&Path> = Some(file.dir());
-    let mut up = String::new();
-    while let Some(d) = dir {
-        if file.fs.is_file(&d.join(name)) {
-            let rel = if up.is_empty() {
-                format!("./{name}")
-            } else {
-                format!("{up}{name}")
-            };
-            return Some(sh_word(&rel));
-        }
-        if d == file.root || !d.starts_with(file.root) {
-            break;
-        }
-        up.push_str("../");
-        dir = d.parent();
-    }
-    None
 }
 
 #[cfg(test)]

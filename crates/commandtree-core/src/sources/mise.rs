@@ -16,12 +16,13 @@
 //! (`flag "--force"`) is a positional param whose only option is the flag itself, so choosing it
 //! appends `--force` and leaving it empty omits it.
 
+use super::common::{one_command, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use toml::de::{DeTable, DeValue};
+use toml::de::DeValue;
 
 const KIND: &str = "mise";
 
@@ -58,15 +59,12 @@ pub fn parse_config(file: &SourceFile<'_>) -> Parsed {
         }
         let params = def.usage.as_deref().map(usage_params).unwrap_or_default();
         let command = format!("mise run {}", text::sh_word(&def.name));
-        let mut item = CommandItem::new(KIND, file.path, &def.name, command)
+        let item = CommandItem::new(KIND, file.path, &def.name, command)
             .cwd(&cwd)
             .opt_description(def.description)
             .params(params)
             .private(def.name.starts_with('_'));
-        if let Some(line) = def.line {
-            item = item.line(line);
-        }
-        out.commands.push(item);
+        out.commands.push(with_line(item, def.line));
     }
     out
 }
@@ -92,11 +90,10 @@ fn config_project_dir(path: &Path) -> PathBuf {
 
 fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
     let content = file.content;
-    let root = match DeTable::parse(content) {
-        Ok(root) => root.into_inner(),
-        Err(e) => {
-            let line = e.span().map(|s| text::line_of(content, s.start));
-            out.warn(file.path, line, format!("invalid TOML: {}", e.message()));
+    let root = match text::parse_toml_spanned(content) {
+        Ok(root) => root,
+        Err((line, msg)) => {
+            out.warn(file.path, line, msg);
             return Vec::new();
         }
     };
@@ -159,14 +156,10 @@ fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
 
 fn yaml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
     use serde_yaml_ng::Value;
-    let doc: Value = match serde_yaml_ng::from_str(file.content) {
+    let doc = match text::parse_yaml_value(file.content) {
         Ok(v) => v,
-        Err(e) => {
-            out.warn(
-                file.path,
-                e.location().map(|l| l.line()),
-                format!("invalid YAML: {e}"),
-            );
+        Err((line, msg)) => {
+            out.warn(file.path, line, msg);
             return Vec::new();
         }
     };
@@ -278,10 +271,7 @@ pub fn parse_file_task(file: &SourceFile<'_>) -> Parsed {
         .opt_description(header.description)
         .params(params)
         .private(private);
-    Parsed {
-        commands: vec![item],
-        warnings: Vec::new(),
-    }
+    one_command(item)
 }
 
 /// The project folder and the path parts under the innermost task folder.

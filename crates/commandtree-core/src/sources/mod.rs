@@ -12,6 +12,7 @@ use std::path::Path;
 
 pub mod ant;
 pub mod cargo;
+pub(crate) mod common;
 pub mod composer;
 pub mod deno;
 pub mod docker;

@@ -1,13 +1,12 @@
 //! npm scripts: the `scripts` of every `package.json` outside `node_modules`, in file order, run
 //! with the package manager the project uses (lock file, else the `packageManager` field).
 
-use super::vscode::{LineIndex, ast_prop, ast_prop_line, json_ast, prop_name};
+use super::common::{folders_up, nearest_marker, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text;
+use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
 use jsonc_parser::ast;
 use serde_json::{Map, Value};
-use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Runner {
@@ -130,12 +129,9 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             out.warn(file.path, line, "script with an empty name");
             continue;
         }
-        let mut item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
+        let item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
             .description(text::truncate(body, 60));
-        if let Some(l) = line {
-            item = item.line(l);
-        }
-        out.commands.push(item);
+        out.commands.push(with_line(item, line));
     }
     out
 }
@@ -146,7 +142,7 @@ fn key_order(obj: &ast::Object<'_>, lines: &LineIndex) -> Vec<(String, Option<us
     let mut out: Vec<(String, Option<usize>)> = Vec::new();
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for p in &obj.properties {
-        let name = prop_name(&p.name);
+        let name = p.name.as_str();
         let line = Some(lines.line(p.range.start));
         match index.get(name) {
             Some(&i) => {
@@ -177,18 +173,13 @@ fn run_command(runner: Runner, name: &str) -> String {
 /// The nearest lock file from the package folder up to the workspace root decides; without one,
 /// the nearest `packageManager` field (this package.json, then those above it); else npm.
 fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
-    let folders = folders_up_to_root(file.dir(), file.root);
-    for dir in &folders {
-        for (name, runner) in LOCK_FILES {
-            if file.fs.is_file(&dir.join(name)) {
-                return *runner;
-            }
-        }
+    if let Some(r) = nearest_marker(file, LOCK_FILES) {
+        return r;
     }
     if let Some(r) = package_manager_field(own) {
         return r;
     }
-    for dir in folders.iter().skip(1) {
+    for dir in folders_up(file).skip(1) {
         let Some(content) = file.fs.read(&dir.join("package.json")) else {
             continue;
         };
@@ -199,25 +190,6 @@ fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
         }
     }
     Runner::Npm
-}
-
-/// `dir` and its ancestors up to and including `root`; only `dir` when it is outside `root`.
-fn folders_up_to_root<'a>(dir: &'a Path, root: &Path) -> Vec<&'a Path> {
-    let mut out = vec![dir];
-    if !dir.starts_with(root) {
-        return out;
-    }
-    let mut cur = dir;
-    while cur != root {
-        match cur.parent() {
-            Some(p) => {
-                out.push(p);
-                cur = p;
-            }
-            None => break,
-        }
-    }
-    out
 }
 
 /// Corepack's `packageManager`: `pnpm@9.1.0`, `yarn@4.2.2+sha512.…`.
@@ -238,6 +210,7 @@ mod tests {
     use super::*;
     use crate::fs::MemFs;
     use crate::sources::testing::{labels, parse_in, parse_with};
+    use std::path::Path;
 
     const PKG: &str = r#"{
   "name": "web",

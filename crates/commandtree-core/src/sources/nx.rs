@@ -6,17 +6,18 @@
 //! Targets Nx infers from plugins or `package.json` scripts are not listed: finding them needs
 //! Nx itself (`nx show project`), which would run project code.
 
-use super::turbo::{first_lines, json_key_lines, sort_in_file_order};
+use super::common::{folders_up, sort_in_file_order, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{parse_jsonc, sh_word};
+use crate::text::{first_lines, json_key_lines, parse_jsonc, sh_word};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 
 const KIND: &str = "nx";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    if file.file_name() != "project.json" || find_up(file, "nx.json").is_none() {
+    if file.file_name() != "project.json"
+        || !folders_up(file).any(|dir| file.fs.is_file(&dir.join("nx.json")))
+    {
         return Parsed::default();
     }
     let root = match parse_jsonc(file.content) {
@@ -49,12 +50,10 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let mut out = Parsed::default();
     for (target, def) in targets {
         let command = format!("npx nx run {}", sh_word(&format!("{project}:{target}")));
-        let mut item =
+        let item =
             CommandItem::new(KIND, file.path, target, command).opt_description(describe(def));
-        if let Some(l) = line_by_key.get(target.as_str()) {
-            item = item.line(*l);
-        }
-        out.commands.push(item);
+        let line = line_by_key.get(target.as_str()).copied();
+        out.commands.push(with_line(item, line));
     }
     sort_in_file_order(&mut out.commands, &lines);
     out
@@ -77,21 +76,6 @@ fn describe(def: &Value) -> Option<String> {
             (!parts.is_empty()).then(|| parts.join(" && "))
         });
     command.or_else(|| def.get("executor")?.as_str().map(str::to_string))
-}
-
-fn find_up(file: &SourceFile<'_>, name: &str) -> Option<PathBuf> {
-    let mut dir: Option<&Path> = Some(file.dir());
-    while let Some(d) = dir {
-        let candidate = d.join(name);
-        if file.fs.is_file(&candidate) {
-            return Some(candidate);
-        }
-        if d == file.root || !d.starts_with(file.root) {
-            break;
-        }
-        dir = d.parent();
-    }
-    None
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! come from `# @param` comments, comment-based help (`.PARAMETER Name`), `HelpMessage=` and
 //! comments placed before a parameter inside the block.
 
-use super::shell::{param_comment, param_from_comment};
+use super::common::{one_command, param_comments};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text;
@@ -57,19 +57,15 @@ pub fn parse_batch(file: &SourceFile<'_>) -> Parsed {
         text::quote_path(file.path),
     )
     .opt_description(batch_description(file.content));
-    Parsed {
-        commands: vec![item],
-        warnings: Vec::new(),
-    }
+    one_command(item)
 }
 
 /// `# @param` comments in file order; the first of a name wins (names are case-insensitive, as
 /// in PowerShell).
 fn comment_params(content: &str) -> Vec<ParamDef> {
     let mut seen = HashSet::new();
-    content
-        .lines()
-        .filter_map(|l| param_comment(l).and_then(param_from_comment))
+    param_comments(content)
+        .map(|(_, p)| p)
         .filter(|p| seen.insert(p.name.to_lowercase()))
         .collect()
 }
@@ -114,6 +110,11 @@ fn merge_params(comments: Vec<ParamDef>, block: Vec<BlockParam<'_>>, help: &Help
                 .default
                 .and_then(default_literal)
                 .or_else(|| doc.as_ref().and_then(|d| d.default.clone()));
+            // PowerShell binds an unset optional parameter to its type's empty value, so only
+            // `Mandatory` ones must be asked for; an empty default says "may be left out".
+            if p.default.is_none() && !bp.mandatory {
+                p.default = Some(String::new());
+            }
         }
         p.options = if bp.options.is_empty() {
             doc.map(|d| d.options).unwrap_or_default()
@@ -233,6 +234,8 @@ struct BlockParam<'a> {
     switch: bool,
     options: Vec<String>,
     help_message: Option<String>,
+    /// `[Parameter(Mandatory)]`: PowerShell asks for it, so it has no empty default.
+    mandatory: bool,
     /// Comments written before the declaration inside the block (PowerShell reads them as help).
     comments: Vec<Comment<'a>>,
 }
@@ -271,6 +274,7 @@ impl BlockParam<'_> {
                 .collect();
         } else if name.eq_ignore_ascii_case("Parameter") {
             let lower = args.to_ascii_lowercase();
+            self.mandatory |= is_mandatory(&lower);
             if let Some(at) = lower.find("helpmessage") {
                 let after = args.get(at + "helpmessage".len()..).unwrap_or("");
                 let after = after.trim_start();
@@ -286,6 +290,17 @@ impl BlockParam<'_> {
             }
         }
     }
+}
+
+/// `Mandatory`, `Mandatory=$true` or `Mandatory = $True` among lowercased `[Parameter(...)]`
+/// arguments (`Mandatory=$false` is not).
+fn is_mandatory(lower_args: &str) -> bool {
+    lower_args.split(',').any(|arg| {
+        let mut kv = arg.splitn(2, '=');
+        let key = kv.next().unwrap_or("").trim();
+        let value = kv.next().map(str::trim);
+        key == "mandatory" && !matches!(value, Some("$false" | "0"))
+    })
 }
 
 /// The quoted strings in an attribute's arguments, with their start offsets.
@@ -727,6 +742,14 @@ mod tests {
         }
     }
 
+    /// A `param()` entry that is not `Mandatory`: optional, so its default is empty.
+    fn opt(name: &str, desc: Option<&str>) -> ParamDef {
+        ParamDef {
+            default: Some(String::new()),
+            ..p(name, desc)
+        }
+    }
+
     fn bat(content: &str) -> Option<String> {
         parse_with(parse_batch, "/w/run.bat", content).commands[0]
             .description
@@ -776,8 +799,8 @@ mod tests {
                 "# @param config The configuration file\n# @param verbose Enable verbose output\nparam($config, $verbose)\n"
             ),
             vec![
-                p("config", Some("The configuration file")),
-                p("verbose", Some("Enable verbose output"))
+                opt("config", Some("The configuration file")),
+                opt("verbose", Some("Enable verbose output"))
             ]
         );
     }
@@ -802,7 +825,7 @@ mod tests {
     fn upstream_block_then_comment() {
         assert_eq!(
             params("param($config, $verbose)\n# @param config Config file\n"),
-            vec![p("config", Some("Config file")), p("verbose", None)]
+            vec![opt("config", Some("Config file")), opt("verbose", None)]
         );
     }
 
@@ -816,7 +839,7 @@ mod tests {
     fn upstream_bare_comment_param_and_block() {
         assert_eq!(
             params("# @param config\nparam($config)\n"),
-            vec![p("config", None)]
+            vec![opt("config", None)]
         );
     }
 
@@ -1007,8 +1030,10 @@ Write-Host "Deploying to $Environment"
             got[0].description.as_deref(),
             Some("Where to write (a folder)")
         );
-        assert_eq!(got[1].default, None);
-        assert_eq!(got[2].default, None);
+        // Mandatory: asked for. Expression defaults: left to PowerShell (empty = leave out).
+        assert_eq!(got[0].default, None);
+        assert_eq!(got[1].default.as_deref(), Some(""));
+        assert_eq!(got[2].default.as_deref(), Some(""));
     }
 
     #[test]
@@ -1021,12 +1046,12 @@ Write-Host "Deploying to $Environment"
             vec![
                 Some("it's"),
                 Some("plain"),
-                None,
-                None,
+                Some(""),
+                Some(""),
                 Some("1.5"),
                 Some("-2"),
-                None,
-                None,
+                Some(""),
+                Some(""),
                 None
             ]
         );
@@ -1044,7 +1069,7 @@ Write-Host "Deploying to $Environment"
                     default: Some("dev".into()),
                     ..Default::default()
                 },
-                p("Workers", Some("Number of workers")),
+                opt("Workers", Some("Number of workers")),
             ]
         );
     }
@@ -1056,13 +1081,13 @@ Write-Host "Deploying to $Environment"
         assert_eq!(
             params(src),
             vec![
-                p("Name", Some("From comment")),
-                p("Other", Some("Only attribute"))
+                opt("Name", Some("From comment")),
+                opt("Other", Some("Only attribute"))
             ]
         );
         // Without the `@param` comment, comment-based help is next.
         let src = src.replace("# @param name From comment\n", "");
-        assert_eq!(params(&src)[0], p("Name", Some("From help")));
+        assert_eq!(params(&src)[0], opt("Name", Some("From help")));
     }
 
     #[test]
@@ -1117,7 +1142,7 @@ Write-Host "Deploying to $Environment"
         assert_eq!(c.description.as_deref(), Some("Cleans the cache"));
         let c = ps("# .SYNOPSIS\n#   Line help\n# .PARAMETER Path\n#   Where\nparam($Path)\n");
         assert_eq!(c.description.as_deref(), Some("Line help"));
-        assert_eq!(c.params, vec![p("Path", Some("Where"))]);
+        assert_eq!(c.params, vec![opt("Path", Some("Where"))]);
     }
 
     #[test]

@@ -17,11 +17,10 @@
 //! Id names: scripts use the bare name; the task runners use `poe:NAME`, `pdm:NAME` and
 //! `hatch:ENV:NAME`, so a Poe task and a PDM script of the same name stay distinct.
 
+use super::common::{nearest_marker, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
-use crate::text::{parse_toml, sh_word, truncate};
-use std::collections::HashMap;
-use std::path::Path;
+use crate::text::{TomlLines, parse_toml, sh_word, truncate};
 use toml::{Table, Value};
 
 const KIND: &str = "pyproject";
@@ -33,12 +32,19 @@ enum Lock {
     Pdm,
 }
 
+/// The lock file that names the project's tool; the nearest folder holding one decides.
+const LOCK_FILES: &[(&str, Lock)] = &[
+    ("uv.lock", Lock::Uv),
+    ("poetry.lock", Lock::Poetry),
+    ("pdm.lock", Lock::Pdm),
+];
+
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let root = match parse_toml(file.content) {
         Ok(t) => t,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
-    let lock = nearest_lock(file);
+    let lock = nearest_marker(file, LOCK_FILES);
     let mut ctx = Ctx {
         file,
         lines: TomlLines::new(file.content),
@@ -207,32 +213,10 @@ impl Ctx<'_, '_> {
         self.push(item, table, name);
     }
 
-    fn push(&mut self, mut item: CommandItem, table: &[&str], key: &str) {
-        if let Some(line) = self.lines.line(table, key) {
-            item = item.line(line);
-        }
-        self.out.commands.push(item);
+    fn push(&mut self, item: CommandItem, table: &[&str], key: &str) {
+        let line = self.lines.line(table, key);
+        self.out.commands.push(with_line(item, line));
     }
-}
-
-fn nearest_lock(file: &SourceFile<'_>) -> Option<Lock> {
-    let mut dir: Option<&Path> = Some(file.dir());
-    while let Some(d) = dir {
-        for (name, lock) in [
-            ("uv.lock", Lock::Uv),
-            ("poetry.lock", Lock::Poetry),
-            ("pdm.lock", Lock::Pdm),
-        ] {
-            if file.fs.is_file(&d.join(name)) {
-                return Some(lock);
-            }
-        }
-        if d == file.root || !d.starts_with(file.root) {
-            break;
-        }
-        dir = d.parent();
-    }
-    None
 }
 
 /// A command given as a string, or as an array of strings run one after another.
@@ -390,152 +374,6 @@ fn pdm_description(def: &Value) -> Option<String> {
         }
         other => Some(truncate(other.as_str()?.trim(), 60)),
     }
-}
-
-/// Where keys are defined in a TOML text (the parsed table has no positions): the 1-based
-/// line of the first definition of each key path — a `[a.b]` header, `k = ...` under a header,
-/// or a dotted `x.k = ...`. One line scan that skips the inside of multi-line strings and
-/// arrays; paths are kept to `MAX_DEPTH` keys, which bounds the memory on hostile input.
-pub(crate) struct TomlLines {
-    first: HashMap<Vec<String>, usize>,
-}
-
-const MAX_DEPTH: usize = 8;
-
-impl TomlLines {
-    pub(crate) fn new(content: &str) -> Self {
-        let mut first: HashMap<Vec<String>, usize> = HashMap::new();
-        let mut record = |path: &[String], line: usize| {
-            for n in 1..=path.len().min(MAX_DEPTH) {
-                if !first.contains_key(&path[..n]) {
-                    first.insert(path[..n].to_vec(), line);
-                }
-            }
-        };
-        let mut header: Vec<String> = Vec::new();
-        let mut multi: Option<&str> = None;
-        let mut depth: i32 = 0;
-        for (idx, raw) in content.lines().enumerate() {
-            let line = raw.trim();
-            if let Some(delim) = multi {
-                if line.matches(delim).count() % 2 == 1 {
-                    multi = None;
-                }
-                continue;
-            }
-            if depth > 0 {
-                depth += bracket_balance(line);
-                continue;
-            }
-            if line.starts_with('[') {
-                let inner = line.trim_start_matches('[');
-                let end = closing_bracket(inner).unwrap_or(inner.len());
-                header = split_dotted(&inner[..end]);
-                header.truncate(MAX_DEPTH);
-                record(&header, idx + 1);
-                continue;
-            }
-            let Some((k, value)) = split_assignment(line) else {
-                continue;
-            };
-            let mut path = header.clone();
-            path.extend(split_dotted(k).into_iter().take(MAX_DEPTH));
-            record(&path, idx + 1);
-            for delim in ["\"\"\"", "'''"] {
-                if value.matches(delim).count() % 2 == 1 {
-                    multi = Some(delim);
-                }
-            }
-            if multi.is_none() {
-                depth = bracket_balance(value).max(0);
-            }
-        }
-        TomlLines { first }
-    }
-
-    /// The line of `key` in the table at `table`.
-    pub(crate) fn line(&self, table: &[&str], key: &str) -> Option<usize> {
-        let path: Vec<String> = table
-            .iter()
-            .copied()
-            .chain([key])
-            .map(str::to_string)
-            .collect();
-        self.first.get(&path).copied()
-    }
-}
-
-/// One-off lookup; build a `TomlLines` for several.
-pub(crate) fn toml_key_line(content: &str, table: &[&str], key: &str) -> Option<usize> {
-    TomlLines::new(content).line(table, key)
-}
-
-/// Net `[`/`{` opened on a line, outside strings and comments.
-fn bracket_balance(line: &str) -> i32 {
-    let mut n = 0;
-    let mut quote: Option<char> = None;
-    for c in line.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '"' | '\'' => quote = Some(c),
-                '[' | '{' => n += 1,
-                ']' | '}' => n -= 1,
-                '#' => break,
-                _ => {}
-            },
-        }
-    }
-    n
-}
-
-/// Byte index of the `]` ending a header's key, outside quotes.
-fn closing_bracket(s: &str) -> Option<usize> {
-    let mut quote: Option<char> = None;
-    for (i, c) in s.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == ']' => return Some(i),
-            None => {}
-        }
-    }
-    None
-}
-
-/// `key = value` split at the first `=` outside quotes.
-fn split_assignment(line: &str) -> Option<(&str, &str)> {
-    let mut quote: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '=' => return Some((&line[..i], &line[i + 1..])),
-            None if c == '#' => return None,
-            None => {}
-        }
-    }
-    None
-}
-
-fn split_dotted(key: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    for c in key.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '.' => parts.push(std::mem::take(&mut cur).trim().to_string()),
-            None => cur.push(c),
-        }
-    }
-    parts.push(cur.trim().to_string());
-    parts
 }
 
 #[cfg(test)]
@@ -825,15 +663,5 @@ build = "mkdocs build --clean --strict"
         assert_eq!(p.warnings[0].line, Some(2));
         let p = parse_with(parse, "/w/pyproject.toml", "\u{1}\u{FFFD}[[[[");
         assert_eq!(p.warnings.len(), 1);
-    }
-
-    #[test]
-    fn key_line_finder() {
-        let text = "[a]\nx = \"\"\"\n[b]\ny = 1\n\"\"\"\nlist = [\n  [1],\n]\n[b]\n\"q.k\" = 2\nc.d = 3\n[b.e]\n";
-        assert_eq!(toml_key_line(text, &["b"], "y"), None);
-        assert_eq!(toml_key_line(text, &["b"], "q.k"), Some(10));
-        assert_eq!(toml_key_line(text, &["b", "c"], "d"), Some(11));
-        assert_eq!(toml_key_line(text, &["b"], "e"), Some(12));
-        assert_eq!(toml_key_line(text, &["a"], "list"), Some(6));
     }
 }

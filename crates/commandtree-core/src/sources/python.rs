@@ -3,7 +3,7 @@
 //! `# @param` comments and argparse `add_argument(...)` calls; the description from the module
 //! docstring or the first comment.
 
-use super::shell::{param_comment, param_from_comment, shebang};
+use super::common::{param_comments, shebang};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text;
@@ -96,18 +96,10 @@ fn interpreter(content: &str) -> String {
 
 /// `# @param` comments with their byte offsets; the first of a repeated name wins.
 fn comment_params(content: &str) -> Vec<(usize, ParamDef)> {
-    let mut out: Vec<(usize, ParamDef)> = Vec::new();
     let mut seen = HashSet::new();
-    let mut offset = 0;
-    for line in content.split('\n') {
-        if let Some(p) = param_comment(line).and_then(param_from_comment)
-            && seen.insert(p.name.clone())
-        {
-            out.push((offset, p));
-        }
-        offset += line.len() + 1;
-    }
-    out
+    param_comments(content)
+        .filter(|(_, p)| seen.insert(p.name.clone()))
+        .collect()
 }
 
 /// Comment params win field by field; argparse fills what they leave out (how the value is passed,
@@ -254,13 +246,11 @@ fn argparse_param(args: &[Vec<Tok<'_>>]) -> Option<ParamDef> {
             }
             "default" => p.default = scalar_literal(value),
             "choices" => p.options = list_literal(value),
-            "action" => {
-                match string_literal(value).as_deref() {
-                    Some("help" | "version") => return None,
-                    Some("store_true" | "store_false" | "store_const" | "count") => p.switch = true,
-                    _ => {}
-                }
-            }
+            "action" => match string_literal(value).as_deref() {
+                Some("help" | "version") => return None,
+                Some("store_true" | "store_false" | "store_const" | "count") => p.switch = true,
+                _ => {}
+            },
             _ => {}
         }
     }

@@ -1,9 +1,10 @@
 //! Shell scripts (`.sh`, `.bash`, `.zsh`, and extensionless executables whose shebang names a
 //! shell): one command per file, with parameters and a description from header comments.
 //!
-//! The `@param` comment helpers here are shared with the Python and PowerShell sources, which use
-//! the same `# @param name text (default: x) (options: a, b)` convention.
+//! Parameters come from `# @param name text (default: x) (options: a, b)` comments, the
+//! convention Python and PowerShell scripts share (see `common::param_comments`).
 
+use super::common::{one_command, param_comments, shebang, tag_comment};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
@@ -24,10 +25,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let item = CommandItem::new(KIND, file.path, name, command)
         .params(params(content))
         .opt_description(description(content));
-    Parsed {
-        commands: vec![item],
-        warnings: Vec::new(),
-    }
+    one_command(item)
 }
 
 /// The interpreter command for a non-executable script: the shebang's program (basename) and its
@@ -45,112 +43,13 @@ fn interpreter(content: &str, file_name: &str) -> String {
     }
 }
 
-/// The interpreter named by a `#!` first line, as (program basename, arguments). `env` is looked
-/// through, including `env -S prog args` and `env VAR=x prog`.
-pub(crate) fn shebang(content: &str) -> Option<(&str, Vec<&str>)> {
-    let first = content.lines().next()?;
-    let rest = first.strip_prefix("#!")?;
-    let mut words = rest.split_whitespace();
-    let prog = words.next()?;
-    let name = prog.rsplit('/').next().unwrap_or(prog);
-    let args: Vec<&str> = words.collect();
-    if name != "env" {
-        return (!name.is_empty()).then_some((name, args));
-    }
-    let idx = args
-        .iter()
-        .position(|w| !w.starts_with('-') && !w.contains('='))?;
-    let prog = args[idx];
-    let name = prog.rsplit('/').next().unwrap_or(prog);
-    let rest = args.get(idx + 1..).unwrap_or(&[]).to_vec();
-    (!name.is_empty()).then_some((name, rest))
-}
-
 /// Every `# @param` comment line, in file order; the first of a repeated name wins.
 fn params(content: &str) -> Vec<ParamDef> {
-    let mut out: Vec<ParamDef> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for line in content.lines() {
-        let Some(rest) = param_comment(line) else {
-            continue;
-        };
-        if let Some(p) = param_from_comment(rest)
-            && seen.insert(p.name.clone())
-        {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// The text after `@param` when `line` is a `# @param ...` comment (`#@param`, `## @param` too).
-/// Only the line itself is looked at: a bare `# @param name` never takes the next line as its
-/// description.
-pub(crate) fn param_comment(line: &str) -> Option<&str> {
-    let body = line.trim_start().strip_prefix('#')?;
-    let rest = body
-        .trim_start_matches('#')
-        .trim_start()
-        .strip_prefix("@param")?;
-    if rest.is_empty() || rest.starts_with(char::is_whitespace) {
-        Some(rest.trim())
-    } else {
-        None
-    }
-}
-
-/// `name text (default: x) (options: a, b)` into a parameter. `None` when there is no usable
-/// name.
-pub(crate) fn param_from_comment(rest: &str) -> Option<ParamDef> {
-    let rest = rest.trim();
-    let (name, text) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    // `# @param env: Target env` and PowerShell's `# @param $Env ...` name the same parameter.
-    let name = name.trim_start_matches('$').trim_end_matches(':');
-    let valid = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
-    if !valid {
-        return None;
-    }
-    let (text, options) = split_options(text);
-    let (text, default) = text::split_default(&text);
-    let mut p = ParamDef::new(name).with_description(text);
-    p.default = default;
-    p.options = options;
-    Some(p)
-}
-
-/// Splits `text (options: a, b, c) more` into (`text more`, [`a`, `b`, `c`]). The marker is
-/// case-insensitive and ends at the first `)`; values are separated by `,` or `|`.
-pub(crate) fn split_options(text: &str) -> (String, Vec<String>) {
-    const MARK: &str = "(options:";
-    // ASCII lowercasing keeps byte offsets, so positions found in `lower` are valid in `text`.
-    let lower = text.to_ascii_lowercase();
-    let Some(start) = lower.find(MARK) else {
-        return (text.trim().to_string(), Vec::new());
-    };
-    let after = start + MARK.len();
-    let Some(close_rel) = text.get(after..).and_then(|t| t.find(')')) else {
-        return (text.trim().to_string(), Vec::new());
-    };
-    let inner = text.get(after..after + close_rel).unwrap_or("");
-    let options = inner
-        .split([',', '|'])
-        .map(str::trim)
-        .filter(|o| !o.is_empty())
-        .map(str::to_string)
-        .collect();
-    let before = text.get(..start).unwrap_or("");
-    let after_close = text.get(after + close_rel + 1..).unwrap_or("");
-    let rest = format!("{before} {after_close}")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    (rest, options)
+    param_comments(content)
+        .map(|(_, p)| p)
+        .filter(|p| seen.insert(p.name.clone()))
+        .collect()
 }
 
 /// `# @description text` anywhere in the header wins; otherwise the first real comment after the
@@ -174,15 +73,7 @@ fn description(content: &str) -> Option<String> {
 }
 
 fn tagged_description(line: &str) -> Option<String> {
-    let body = line.trim_start().strip_prefix('#')?;
-    let rest = body
-        .trim_start_matches('#')
-        .trim_start()
-        .strip_prefix("@description")?;
-    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
-        return None;
-    }
-    let d = rest.trim();
+    let d = tag_comment(line, "@description")?;
     (!d.is_empty()).then(|| d.to_string())
 }
 
@@ -447,16 +338,5 @@ mod tests {
             one("/w/g.sh", "#!/usr/bin/env\n").command,
             "bash \"/w/g.sh\""
         );
-    }
-
-    #[test]
-    fn shebang_parsing() {
-        assert_eq!(shebang("#!/bin/bash -x\n"), Some(("bash", vec!["-x"])));
-        assert_eq!(
-            shebang("#!/usr/bin/env -S zsh -f"),
-            Some(("zsh", vec!["-f"]))
-        );
-        assert_eq!(shebang("#!/usr/bin/env"), None);
-        assert_eq!(shebang("# no"), None);
     }
 }

@@ -6,19 +6,15 @@
 //! followed through `file.fs` and namespaced `ns:task`, like `task --list-all` does; remote and
 //! templated includes cannot be resolved without running Task and are skipped.
 
+use super::common::{IncludeGuard, MAX_INCLUDED_FILES, Refusal, normalize_path, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text;
 use serde_yaml_ng::{Mapping, Value};
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 const KIND: &str = "taskfile";
-
-/// Deep enough for any real include chain, small enough to bound the work on a crafted tree.
-const MAX_INCLUDE_DEPTH: usize = 8;
-/// Files read per root Taskfile, so that a tree of repeated includes stays cheap.
-const MAX_FILES: usize = 256;
 
 /// The names Task looks for in a folder, in its priority order.
 const TASKFILE_NAMES: &[&str] = &[
@@ -41,8 +37,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         file,
         base: base_command(file),
         out: Parsed::default(),
-        chain: vec![file.path.to_path_buf()],
-        files: 1,
+        guard: IncludeGuard::new(file.path),
     };
     let unit = Unit {
         path: file.path,
@@ -56,8 +51,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 }
 
 fn load(content: &str) -> Result<Value, (Option<usize>, String)> {
-    let mut doc: Value = serde_yaml_ng::from_str(content)
-        .map_err(|e| (e.location().map(|l| l.line()), format!("invalid YAML: {e}")))?;
+    let mut doc = text::parse_yaml_value(content)?;
     // `<<: *defaults` merge keys are common in Taskfiles; a malformed merge only loses the
     // merged keys, so its error is not worth a warning.
     let _ = doc.apply_merge();
@@ -83,9 +77,7 @@ struct Ctx<'a, 'f> {
     file: &'a SourceFile<'f>,
     base: String,
     out: Parsed,
-    /// Taskfiles on the current include path, to stop cycles.
-    chain: Vec<PathBuf>,
-    files: usize,
+    guard: IncludeGuard,
 }
 
 /// One Taskfile being read: the root, or an include reached from it.
@@ -157,13 +149,10 @@ impl Ctx<'_, '_> {
             };
             let full = format!("{}{name}", unit.prefix);
             let command = format!("{} {}", self.base, text::sh_word(&full));
-            let mut item = CommandItem::new(KIND, self.file.path, &full, command)
+            let item = CommandItem::new(KIND, self.file.path, &full, command)
                 .opt_description(description)
                 .params(params);
-            if let Some(line) = line {
-                item = item.line(line);
-            }
-            self.out.commands.push(item);
+            self.out.commands.push(with_line(item, line));
         }
     }
 
@@ -206,34 +195,21 @@ impl Ctx<'_, '_> {
                 }
                 continue;
             };
-            if self.chain.contains(&target) {
-                self.out.warn(
-                    unit.path,
-                    line,
-                    format!("include `{ns}` forms a cycle; not followed"),
-                );
+            if let Err(refusal) = self.guard.check(&target, depth) {
+                let message = match refusal {
+                    Refusal::Cycle => format!("include `{ns}` forms a cycle; not followed"),
+                    Refusal::TooDeep => {
+                        format!("include `{ns}` is nested too deeply; not followed")
+                    }
+                    Refusal::TooManyFiles { first: false } => continue,
+                    Refusal::TooManyFiles { first: true } => format!(
+                        "more than {MAX_INCLUDED_FILES} included Taskfiles; the rest are skipped"
+                    ),
+                };
+                self.out.warn(unit.path, line, message);
                 continue;
             }
-            if depth + 1 > MAX_INCLUDE_DEPTH {
-                self.out.warn(
-                    unit.path,
-                    line,
-                    format!("include `{ns}` is nested too deeply; not followed"),
-                );
-                continue;
-            }
-            if self.files >= MAX_FILES {
-                if self.files == MAX_FILES {
-                    self.files += 1;
-                    self.out.warn(
-                        unit.path,
-                        line,
-                        format!("more than {MAX_FILES} included Taskfiles; the rest are skipped"),
-                    );
-                }
-                continue;
-            }
-            self.files += 1;
+            self.guard.count_file();
             let Some(content) = self.file.fs.read(&target) else {
                 if !inc.optional {
                     let msg = format!("included Taskfile `{}` is unreadable", inc.taskfile);
@@ -260,9 +236,9 @@ impl Ctx<'_, '_> {
                 include_line: line.or(Some(1)),
                 excludes: inc.excludes,
             };
-            self.chain.push(target.clone());
+            self.guard.enter(&target);
             self.collect(&doc, &child, depth + 1);
-            self.chain.pop();
+            self.guard.leave();
         }
     }
 }
@@ -316,7 +292,7 @@ fn is_local(path: &str) -> bool {
 
 /// The Taskfile an include path names: the file itself, or the first Taskfile of a folder.
 fn resolve(file: &SourceFile<'_>, base_dir: &Path, rel: &str) -> Option<PathBuf> {
-    let path = normalize(&base_dir.join(rel));
+    let path = normalize_path(&base_dir.join(rel));
     if file.fs.is_file(&path) {
         return Some(path);
     }
@@ -327,22 +303,6 @@ fn resolve(file: &SourceFile<'_>, base_dir: &Path, rel: &str) -> Option<PathBuf>
         .iter()
         .map(|n| path.join(n))
         .find(|p| file.fs.is_file(p))
-}
-
-/// Drops `.` and folds `..` so that `./a/../Taskfile.yml` and the root compare equal in the
-/// cycle check.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 fn key_string(v: &Value) -> Option<String> {
@@ -465,6 +425,7 @@ fn yaml_key(line: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
+    use crate::sources::common::MAX_INCLUDE_DEPTH;
     use crate::sources::testing::{labels, parse_in, parse_with};
 
     const PATH: &str = "/w/svc/Taskfile.yml";
@@ -739,7 +700,7 @@ tasks:
             );
         }
         let p = parse_in(super::parse, &fs, PATH);
-        assert_eq!(p.commands.len(), MAX_FILES - 1);
+        assert_eq!(p.commands.len(), MAX_INCLUDED_FILES - 1);
         assert!(
             p.warnings
                 .iter()

@@ -4,14 +4,15 @@
 //! label to VS Code, or resolves the real command line itself through [`read_tasks`], which keeps
 //! every task's raw JSON (platform overrides, `dependsOn`, `options`, `args`...) intact.
 //!
-//! This module also holds the small JSON position helpers the other JSON sources use: serde_json
-//! is built without `preserve_order` and carries no positions, so file order and line numbers
-//! come from a second pass with the jsonc-parser AST.
+//! serde_json is built without `preserve_order` and carries no positions, so lines come from a
+//! second pass over the jsonc-parser AST (`text::json_ast`).
 
+use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
-use crate::text;
+use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
 use jsonc_parser::ast;
+use jsonc_parser::common::Ranged;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -112,7 +113,7 @@ pub fn read_tasks(content: &str) -> Result<TasksFile, (Option<usize>, String)> {
 
     for (i, task) in tasks.iter().enumerate() {
         let ast_task = ast_tasks.and_then(|a| a.get(i));
-        let line = ast_task.map(|t| lines.line(value_start(t)));
+        let line = ast_task.map(|t| lines.line(t.start()));
         let Value::Object(obj) = task else {
             out.problems
                 .push((line, format!("task #{} is not an object", i + 1)));
@@ -180,16 +181,13 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             .and_then(Value::as_str)
             .map(str::to_string);
         let hidden = task.raw.get("hide").and_then(Value::as_bool) == Some(true);
-        let mut item = CommandItem::new("vscode", file.path, &task.label, task.label.clone())
+        let item = CommandItem::new("vscode", file.path, &task.label, task.label.clone())
             .cwd(cwd)
             .opt_description(detail)
             .params(params)
             // Hidden tasks are helpers for `dependsOn`; VS Code keeps them out of its picker.
             .private(hidden);
-        if let Some(l) = task.line {
-            item = item.line(l);
-        }
-        out.commands.push(item);
+        out.commands.push(with_line(item, task.line));
     }
     out
 }
@@ -310,70 +308,6 @@ fn value_strings(v: &Value) -> Vec<&str> {
         }
     }
     out
-}
-
-// ---- JSON position helpers, shared with the other JSON sources ----
-
-/// Turns byte offsets into 1-based lines with a binary search, so looking up many positions in a
-/// big file stays cheap.
-pub(crate) struct LineIndex(Vec<usize>);
-
-impl LineIndex {
-    pub(crate) fn new(content: &str) -> Self {
-        let starts = std::iter::once(0)
-            .chain(content.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        LineIndex(starts)
-    }
-    pub(crate) fn line(&self, pos: usize) -> usize {
-        self.0.partition_point(|&s| s <= pos).max(1)
-    }
-}
-
-/// The AST of a JSON(C) text, with the same options `text::parse_jsonc` uses (strict JSON is a
-/// subset). `None` when it does not parse; callers then go without positions.
-pub(crate) fn json_ast(content: &str) -> Option<ast::Value<'_>> {
-    let opts = jsonc_parser::ParseOptions::default();
-    jsonc_parser::parse_to_ast(content, &Default::default(), &opts)
-        .ok()?
-        .value
-}
-
-pub(crate) fn prop_name<'x>(name: &'x ast::ObjectPropName<'_>) -> &'x str {
-    match name {
-        ast::ObjectPropName::String(l) => &l.value,
-        ast::ObjectPropName::Word(l) => l.value,
-    }
-}
-
-/// The last property named `key` (serde keeps the last of duplicate keys too).
-pub(crate) fn ast_prop_entry<'x, 'a>(
-    obj: &'x ast::Object<'a>,
-    key: &str,
-) -> Option<&'x ast::ObjectProp<'a>> {
-    obj.properties
-        .iter()
-        .rev()
-        .find(|p| prop_name(&p.name) == key)
-}
-
-pub(crate) fn ast_prop<'x, 'a>(obj: &'x ast::Object<'a>, key: &str) -> Option<&'x ast::Value<'a>> {
-    ast_prop_entry(obj, key).map(|p| &p.value)
-}
-
-pub(crate) fn ast_prop_line(obj: &ast::Object<'_>, key: &str, lines: &LineIndex) -> Option<usize> {
-    ast_prop_entry(obj, key).map(|p| lines.line(p.range.start))
-}
-
-pub(crate) fn value_start(v: &ast::Value<'_>) -> usize {
-    match v {
-        ast::Value::StringLit(x) => x.range.start,
-        ast::Value::NumberLit(x) => x.range.start,
-        ast::Value::BooleanLit(x) => x.range.start,
-        ast::Value::Object(x) => x.range.start,
-        ast::Value::Array(x) => x.range.start,
-        ast::Value::NullKeyword(x) => x.range.start,
-    }
 }
 
 /// Every string value inside `v` (keys excluded), in file order.
@@ -740,22 +674,6 @@ mod tests {
                 "é${input: c }"
             ]),
             ["a", "b", "c"]
-        );
-    }
-
-    #[test]
-    fn line_index() {
-        let l = LineIndex::new("ab\ncd\n\nx");
-        assert_eq!(
-            [
-                l.line(0),
-                l.line(2),
-                l.line(3),
-                l.line(6),
-                l.line(7),
-                l.line(99)
-            ],
-            [1, 1, 2, 3, 4, 4]
         );
     }
 

@@ -9,6 +9,7 @@
 //! into the flag and `NAME=VALUE`. An empty value is left out, so gh applies the workflow's
 //! default. Choice inputs carry their options, boolean inputs `true`/`false`.
 
+use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
 use crate::text::{parse_yaml, sh_word};
@@ -76,10 +77,8 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     if let Some(repo) = repo_root(file) {
         item = item.cwd(&repo);
     }
-    if let Some(line) = dispatch_line.or_else(|| key_line(file.content, "on", 0)) {
-        item = item.line(line);
-    }
-    out.commands.push(item);
+    let line = dispatch_line.or_else(|| key_line(file.content, "on", 0));
+    out.commands.push(with_line(item, line));
     out
 }
 

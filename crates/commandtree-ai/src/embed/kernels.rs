@@ -1,0 +1,762 @@
+//! The numeric kernels of the BERT forward pass: a matrix product against pre-packed weights
+//! with a bias/residual/GELU epilogue, layer normalisation, attention and pooling helpers.
+//!
+//! Binaries must run on any x86-64, so nothing is compiled for a particular CPU. Instead every
+//! hot function exists in three versions (AVX-512, AVX2+FMA, portable) and the best one the CPU
+//! supports is picked once at run time ([`Isa::detect`]). The matrix product has hand-written
+//! micro-kernels; the element-wise functions are plain loops that the compiler vectorises for
+//! each instruction set (see [`multiversion`]).
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// Columns of one packed weight panel: two AVX-512 registers, four AVX2 registers.
+pub const NR: usize = 32;
+/// Depth of one block of the product. A packed weight block (KC × NR floats, 24 KiB) then stays
+/// in the L1 cache while it is multiplied with every row block of the input.
+const KC: usize = 192;
+/// Rows of input packed at a time (a multiple of every kernel's row count): 144 × 192 floats
+/// (108 KiB) stay in L2.
+const MC: usize = 144;
+
+/// The instruction set the kernels use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isa {
+    Portable,
+    Avx2,
+    Avx512,
+}
+
+impl Isa {
+    /// The best instruction set this CPU has. `COMMANDTREE_EMBED_ISA=portable|avx2|avx512`
+    /// lowers it (to test the other code paths on one machine); it never raises it above what
+    /// the CPU supports.
+    pub fn detect() -> Isa {
+        let best = Self::best();
+        match std::env::var("COMMANDTREE_EMBED_ISA").as_deref() {
+            Ok("portable") => Isa::Portable,
+            Ok("avx2") => best.min(Isa::Avx2),
+            _ => best,
+        }
+    }
+
+    #[allow(unreachable_code)]
+    fn best() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512dq")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("fma")
+                && is_x86_feature_detected!("avx2")
+            {
+                return Isa::Avx512;
+            }
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Portable
+    }
+
+    /// Rows of one micro-kernel tile.
+    fn mr(self) -> usize {
+        match self {
+            Isa::Avx512 => 12,
+            Isa::Avx2 => 6,
+            Isa::Portable => 4,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Avx512 => "avx512",
+            Isa::Avx2 => "avx2",
+            Isa::Portable => "portable",
+        }
+    }
+}
+
+/// Defines `pub fn NAME(isa: Isa, args...)` whose body is compiled three times, once per
+/// instruction set, so plain loops in it are vectorised with the widest registers available.
+/// Helpers it calls must be `#[inline(always)]` to be compiled with the same features.
+macro_rules! multiversion {
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($p:ident : $t:ty),* $(,)?) $body:block) => {
+        $(#[$m])*
+        $vis fn $name(isa: Isa, $($p: $t),*) {
+            #[inline(always)]
+            fn generic($($p: $t),*) $body
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+            fn v512($($p: $t),*) { generic($($p),*) }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            fn v2($($p: $t),*) { generic($($p),*) }
+            match isa {
+                // SAFETY: `isa` comes from `Isa::detect`, which checked the CPU has these.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => unsafe { v512($($p),*) },
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => unsafe { v2($($p),*) },
+                _ => generic($($p),*),
+            }
+        }
+    };
+}
+
+/// A weight matrix `W` (`n` outputs × `k` inputs, PyTorch's `Linear` layout) stored for
+/// `x · Wᵀ`: column panels of [`NR`] outputs, each `k` rows of NR contiguous floats, so the
+/// micro-kernels read it strictly sequentially.
+pub struct Packed {
+    pub k: usize,
+    pub n: usize,
+    data: AlignedVec,
+    pub bias: Vec<f32>,
+}
+
+impl Packed {
+    /// `w` is row-major `n × k`; `n` must be a multiple of [`NR`].
+    pub fn new(w: &[f32], n: usize, k: usize, bias: &[f32]) -> Packed {
+        assert_eq!(w.len(), n * k);
+        assert_eq!(bias.len(), n);
+        assert_eq!(n % NR, 0);
+        let mut data = AlignedVec::zeros(n * k);
+        let d = data.as_mut_slice();
+        for p in 0..n / NR {
+            let panel = &mut d[p * k * NR..(p + 1) * k * NR];
+            for j in 0..NR {
+                let row = &w[(p * NR + j) * k..(p * NR + j + 1) * k];
+                for (kk, &v) in row.iter().enumerate() {
+                    panel[kk * NR + j] = v;
+                }
+            }
+        }
+        Packed {
+            k,
+            n,
+            data,
+            bias: bias.to_vec(),
+        }
+    }
+
+    pub fn panels(&self) -> usize {
+        self.n / NR
+    }
+
+    fn panel(&self, p: usize) -> &[f32] {
+        &self.data.as_slice()[p * self.k * NR..(p + 1) * self.k * NR]
+    }
+}
+
+/// A float buffer whose first element is 64-byte aligned, so AVX-512 loads never straddle
+/// cache lines.
+pub struct AlignedVec {
+    buf: Vec<f32>,
+    start: usize,
+    len: usize,
+}
+
+impl Default for AlignedVec {
+    fn default() -> Self {
+        AlignedVec::zeros(0)
+    }
+}
+
+impl AlignedVec {
+    pub fn zeros(len: usize) -> AlignedVec {
+        let buf = vec![0f32; len + 16];
+        let start = buf.as_ptr().align_offset(64).min(16);
+        AlignedVec { buf, start, len }
+    }
+    pub fn as_slice(&self) -> &[f32] {
+        &self.buf[self.start..self.start + self.len]
+    }
+    pub fn as_mut_slice(&mut self) -> &mut [f32] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
+    /// Makes room for `len` floats, keeping nothing (contents are unspecified).
+    pub fn resize(&mut self, len: usize) {
+        if self.buf.len() < len + 16 {
+            *self = AlignedVec::zeros(len);
+        } else {
+            self.len = len;
+        }
+    }
+}
+
+/// What the product does with what is already in the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Epilogue {
+    /// `c = a·Wᵀ + bias`
+    Store,
+    /// `c = a·Wᵀ + bias` then `c = gelu(c)` (erf form, as BERT's `hidden_act: gelu`)
+    StoreGelu,
+    /// `c += a·Wᵀ + bias` (the residual connection is already in `c`)
+    Add,
+}
+
+/// `c[m × w.n] (op)= a[m × w.k] · Wᵀ + bias`, for the column panels in `panels` only (so two
+/// threads can share one product). `a` is row-major with `w.k` columns, `c` with `w.n`.
+/// `apack` is scratch space.
+///
+/// # Safety
+/// `a` must hold `m * w.k` floats and `c` `m * w.n`; no other thread may touch the columns of
+/// `c` this call writes (panels × NR) while it runs.
+pub unsafe fn gemm(
+    isa: Isa,
+    a: *const f32,
+    m: usize,
+    w: &Packed,
+    c: *mut f32,
+    epi: Epilogue,
+    panels: std::ops::Range<usize>,
+    apack: &mut AlignedVec,
+) {
+    let (k, n) = (w.k, w.n);
+    let mr = isa.mr();
+    apack.resize(MC.div_ceil(mr) * mr * KC);
+    let mut kb = 0;
+    while kb < k {
+        let kc = KC.min(k - kb);
+        let first = kb == 0;
+        let last = kb + kc == k;
+        let mut rb = 0;
+        while rb < m {
+            let mc = MC.min(m - rb);
+            // SAFETY: rows rb..rb+mc and columns kb..kb+kc lie inside `a`.
+            unsafe { pack_a(isa, a.add(rb * k + kb), k, mc, kc, mr, apack.as_mut_slice()) };
+            for p in panels.clone() {
+                // SAFETY: the panel has k × NR floats; rows kb.. of it are inside.
+                let b = unsafe { w.panel(p).as_ptr().add(kb * NR) };
+                let bias = if first { w.bias[p * NR..].as_ptr() } else { std::ptr::null() };
+                let add = !first || epi == Epilogue::Add;
+                let gelu = last && epi == Epilogue::StoreGelu;
+                let mut r = 0;
+                while r < mc {
+                    let rows = mr.min(mc - r);
+                    let ap = apack.as_slice()[(r / mr) * mr * kc..].as_ptr();
+                    // SAFETY: the tile's rows and columns lie inside `c` (caller's contract).
+                    let cp = unsafe { c.add((rb + r) * n + p * NR) };
+                    unsafe { tile(isa, rows, kc, ap, b, cp, n, bias, add, gelu) };
+                    r += rows;
+                }
+            }
+            rb += mc;
+        }
+        kb += kc;
+    }
+}
+
+/// Copies `rows × kc` floats of `a` (row stride `lda`) into tiles of `mr` rows laid out
+/// k-major (`[k][mr]`), zero-filling the rows past `rows` in the last tile.
+unsafe fn pack_a(isa: Isa, a: *const f32, lda: usize, rows: usize, kc: usize, mr: usize, out: &mut [f32]) {
+    let _ = isa;
+    for t in 0..rows.div_ceil(mr) {
+        let tile = &mut out[t * mr * kc..(t + 1) * mr * kc];
+        for i in 0..mr {
+            let row = t * mr + i;
+            if row < rows {
+                // SAFETY: `row < rows`, `kc` columns from the block start (caller's contract).
+                let src = unsafe { std::slice::from_raw_parts(a.add(row * lda), kc) };
+                for (kk, &v) in src.iter().enumerate() {
+                    tile[kk * mr + i] = v;
+                }
+            } else {
+                for kk in 0..kc {
+                    tile[kk * mr + i] = 0.0;
+                }
+            }
+        }
+    }
+}
+
+/// One tile of `rows` rows × NR columns.
+#[allow(clippy::too_many_arguments)]
+unsafe fn tile(
+    isa: Isa,
+    rows: usize,
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    bias: *const f32,
+    add: bool,
+    gelu: bool,
+) {
+    macro_rules! by_rows {
+        ($f:ident, $stride:expr, $($r:literal)*) => {
+            match rows {
+                // SAFETY: forwarded from the caller; the ISA was detected.
+                $($r => unsafe { $f::<$r>(kc, a, $stride, b, c, ldc, bias, add, gelu) },)*
+                _ => unreachable!("tile rows {rows}"),
+            }
+        };
+    }
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => by_rows!(kern_avx512, 12, 1 2 3 4 5 6 7 8 9 10 11 12),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => by_rows!(kern_avx2, 6, 1 2 3 4 5 6),
+        _ => by_rows!(kern_portable, 4, 1 2 3 4),
+    }
+}
+
+/// Adds bias and old contents, stores, then applies GELU to the stored row segment.
+#[inline(always)]
+unsafe fn finish_row(c: *mut f32, gelu: bool) {
+    if gelu {
+        // SAFETY: the row segment of NR floats is inside `c` (caller's contract).
+        let row = unsafe { std::slice::from_raw_parts_mut(c, NR) };
+        for v in row {
+            *v = gelu_scalar(*v);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn kern_avx512<const R: usize>(
+    kc: usize,
+    a: *const f32,
+    astride: usize,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    bias: *const f32,
+    add: bool,
+    gelu: bool,
+) {
+    let mut acc = [[_mm512_setzero_ps(); 2]; R];
+    let (mut ap, mut bp) = (a, b);
+    for _ in 0..kc {
+        // SAFETY: `kc` steps of NR floats of `b` and `astride` floats of `a` are inside.
+        unsafe {
+            let b0 = _mm512_load_ps(bp);
+            let b1 = _mm512_load_ps(bp.add(16));
+            for (i, acc) in acc.iter_mut().enumerate() {
+                let av = _mm512_set1_ps(*ap.add(i));
+                acc[0] = _mm512_fmadd_ps(av, b0, acc[0]);
+                acc[1] = _mm512_fmadd_ps(av, b1, acc[1]);
+            }
+            ap = ap.add(astride);
+            bp = bp.add(NR);
+        }
+    }
+    for (i, acc) in acc.iter().enumerate() {
+        // SAFETY: row i of the tile and NR bias values are inside (caller's contract).
+        unsafe {
+            let cp = c.add(i * ldc);
+            let (mut v0, mut v1) = (acc[0], acc[1]);
+            if !bias.is_null() {
+                v0 = _mm512_add_ps(v0, _mm512_loadu_ps(bias));
+                v1 = _mm512_add_ps(v1, _mm512_loadu_ps(bias.add(16)));
+            }
+            if add {
+                v0 = _mm512_add_ps(v0, _mm512_loadu_ps(cp));
+                v1 = _mm512_add_ps(v1, _mm512_loadu_ps(cp.add(16)));
+            }
+            _mm512_storeu_ps(cp, v0);
+            _mm512_storeu_ps(cp.add(16), v1);
+            finish_row(cp, gelu);
+        }
+    }
+}
+
+/// AVX2 has 16 registers: a tile is R rows × 16 columns, twice per panel.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn kern_avx2<const R: usize>(
+    kc: usize,
+    a: *const f32,
+    astride: usize,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    bias: *const f32,
+    add: bool,
+    gelu: bool,
+) {
+    for half in 0..2 {
+        let off = half * 16;
+        let mut acc = [[_mm256_setzero_ps(); 2]; R];
+        let (mut ap, mut bp) = (a, unsafe { b.add(off) });
+        for _ in 0..kc {
+            // SAFETY: as in `kern_avx512`.
+            unsafe {
+                let b0 = _mm256_load_ps(bp);
+                let b1 = _mm256_load_ps(bp.add(8));
+                for (i, acc) in acc.iter_mut().enumerate() {
+                    let av = _mm256_broadcast_ss(&*ap.add(i));
+                    acc[0] = _mm256_fmadd_ps(av, b0, acc[0]);
+                    acc[1] = _mm256_fmadd_ps(av, b1, acc[1]);
+                }
+                ap = ap.add(astride);
+                bp = bp.add(NR);
+            }
+        }
+        for (i, acc) in acc.iter().enumerate() {
+            // SAFETY: as in `kern_avx512`.
+            unsafe {
+                let cp = c.add(i * ldc + off);
+                let (mut v0, mut v1) = (acc[0], acc[1]);
+                if !bias.is_null() {
+                    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(bias.add(off)));
+                    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(bias.add(off + 8)));
+                }
+                if add {
+                    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(cp));
+                    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(cp.add(8)));
+                }
+                _mm256_storeu_ps(cp, v0);
+                _mm256_storeu_ps(cp.add(8), v1);
+            }
+        }
+    }
+    if gelu {
+        for i in 0..R {
+            // SAFETY: as above.
+            unsafe { finish_row(c.add(i * ldc), true) };
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn kern_portable<const R: usize>(
+    kc: usize,
+    a: *const f32,
+    astride: usize,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    bias: *const f32,
+    add: bool,
+    gelu: bool,
+) {
+    // SAFETY (whole function): the caller guarantees kc × astride floats of `a`, kc × NR of
+    // `b`, R rows of NR floats of `c` and NR of `bias` when it is not null.
+    let a = unsafe { std::slice::from_raw_parts(a, kc * astride) };
+    let b = unsafe { std::slice::from_raw_parts(b, kc * NR) };
+    let mut acc = [[0f32; NR]; R];
+    for kk in 0..kc {
+        let brow = &b[kk * NR..(kk + 1) * NR];
+        for (i, acc) in acc.iter_mut().enumerate() {
+            let av = a[kk * astride + i];
+            for (x, &bv) in acc.iter_mut().zip(brow) {
+                *x += av * bv;
+            }
+        }
+    }
+    for (i, acc) in acc.iter().enumerate() {
+        let row = unsafe { std::slice::from_raw_parts_mut(c.add(i * ldc), NR) };
+        for j in 0..NR {
+            let mut v = acc[j];
+            if !bias.is_null() {
+                v += unsafe { *bias.add(j) };
+            }
+            if add {
+                v += row[j];
+            }
+            row[j] = v;
+        }
+        unsafe { finish_row(row.as_mut_ptr(), gelu) };
+    }
+}
+
+/// `erf` as a rational function, absolute error below 4e-7 in f32 (the Eigen/XLA
+/// approximation), branch-free so loops over it vectorise.
+#[inline(always)]
+pub fn erf(x: f32) -> f32 {
+    let x = x.clamp(-4.0, 4.0);
+    let x2 = x * x;
+    let mut p = -2.726_142_3e-10_f32;
+    p = p * x2 + 2.770_681_4e-8;
+    p = p * x2 + -2.101_024e-6;
+    p = p * x2 + -5.692_506_4e-5;
+    p = p * x2 + -7.349_906_3e-4;
+    p = p * x2 + -2.954_600e-3;
+    p = p * x2 + -1.609_603_3e-2;
+    p *= x;
+    let mut q = -1.456_607_2e-5_f32;
+    q = q * x2 + -2.133_740_6e-4;
+    q = q * x2 + -1.682_827e-3;
+    q = q * x2 + -7.373_329e-3;
+    q = q * x2 + -1.426_474e-2;
+    p / q
+}
+
+#[inline(always)]
+pub fn gelu_scalar(x: f32) -> f32 {
+    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// `e^x` for x ≤ 0 (softmax inputs after subtracting the maximum), Cephes' polynomial after
+/// reducing to 2^n · e^r; within 2 ulp, branch-free.
+#[inline(always)]
+fn exp_neg(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    // Adding 1.5·2^23 rounds to the nearest integer without a (non-vectorisable) call.
+    const ROUND: f32 = 12_582_912.0;
+    let x = x.max(-87.0);
+    let n = (x * LOG2E + ROUND) - ROUND;
+    let r = x - n * LN2_HI - n * LN2_LO;
+    let mut p = 1.987_569_1e-4_f32;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 1.666_666_5e-1;
+    p = p * r + 5.000_000_1e-1;
+    p = p * r * r + r + 1.0;
+    let scale = f32::from_bits(((n as i32 + 127) as u32) << 23);
+    p * scale
+}
+
+/// Sum with 16 independent lanes, which the compiler turns into vector adds (a single running
+/// float sum cannot be reordered, so it would stay scalar).
+#[inline(always)]
+fn sum16(x: &[f32]) -> f32 {
+    let mut acc = [0f32; 16];
+    let mut chunks = x.chunks_exact(16);
+    for c in &mut chunks {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a += v;
+        }
+    }
+    let mut s: f32 = chunks.remainder().iter().sum();
+    for a in acc {
+        s += a;
+    }
+    s
+}
+
+#[inline(always)]
+fn dot16(x: &[f32], y: &[f32]) -> f32 {
+    let mut acc = [0f32; 16];
+    let mut cx = x.chunks_exact(16);
+    let mut cy = y.chunks_exact(16);
+    for (a, b) in (&mut cx).zip(&mut cy) {
+        for i in 0..16 {
+            acc[i] += a[i] * b[i];
+        }
+    }
+    let mut s = 0f32;
+    for (a, b) in cx.remainder().iter().zip(cy.remainder()) {
+        s += a * b;
+    }
+    for a in acc {
+        s += a;
+    }
+    s
+}
+
+multiversion! {
+    /// Layer normalisation of each `n`-float row of `x`, in place (two-pass variance, as
+    /// PyTorch).
+    pub fn layer_norm(x: &mut [f32], n: usize, gamma: &[f32], beta: &[f32], eps: f32) {
+        for row in x.chunks_exact_mut(n) {
+            let mean = sum16(row) / n as f32;
+            for v in row.iter_mut() {
+                *v -= mean;
+            }
+            let var = dot16(row, row) / n as f32;
+            let inv = 1.0 / (var + eps).sqrt();
+            for ((v, g), b) in row.iter_mut().zip(gamma).zip(beta) {
+                *v = *v * inv * g + b;
+            }
+        }
+    }
+}
+
+multiversion! {
+    /// Token embeddings: word + position + token type 0, one row per token of each sequence.
+    pub fn embed_tokens(out: &mut [f32], ids: &[u32], positions: &[u32], word: &[f32], pos: &[f32], type0: &[f32], h: usize) {
+        for ((row, &id), &p) in out.chunks_exact_mut(h).zip(ids).zip(positions) {
+            let w = &word[id as usize * h..(id as usize + 1) * h];
+            let pe = &pos[p as usize * h..(p as usize + 1) * h];
+            for (((o, a), b), c) in row.iter_mut().zip(w).zip(pe).zip(type0) {
+                *o = a + b + c;
+            }
+        }
+    }
+}
+
+multiversion! {
+    /// Scaled dot-product attention of one sequence and one head. `qkv` rows hold
+    /// `[q | k | v]` (each `heads × hd`); `len` rows start at row 0 of the given slices.
+    /// `kt` and `scores` are scratch (hd × len and len floats). Writes the head's `hd` columns
+    /// of `ctx` (row stride `ctx_stride`).
+    pub fn attention_head(
+        qkv: &[f32],
+        stride: usize,
+        q_off: usize,
+        k_off: usize,
+        v_off: usize,
+        hd: usize,
+        len: usize,
+        scale: f32,
+        kt: &mut [f32],
+        scores: &mut [f32],
+        ctx: &mut [f32],
+        ctx_stride: usize,
+        ctx_off: usize,
+    ) {
+        let kt = &mut kt[..hd * len];
+        for j in 0..len {
+            let krow = &qkv[j * stride + k_off..j * stride + k_off + hd];
+            for (d, &v) in krow.iter().enumerate() {
+                kt[d * len + j] = v;
+            }
+        }
+        let s = &mut scores[..len];
+        for i in 0..len {
+            let q = &qkv[i * stride + q_off..i * stride + q_off + hd];
+            s.fill(0.0);
+            for (d, &qd) in q.iter().enumerate() {
+                let qd = qd * scale;
+                for (sj, &kv) in s.iter_mut().zip(&kt[d * len..(d + 1) * len]) {
+                    *sj += qd * kv;
+                }
+            }
+            let mut max = f32::NEG_INFINITY;
+            for &v in s.iter() {
+                max = max.max(v);
+            }
+            for v in s.iter_mut() {
+                *v = exp_neg(*v - max);
+            }
+            let inv = 1.0 / sum16(s);
+            let out = &mut ctx[i * ctx_stride + ctx_off..i * ctx_stride + ctx_off + hd];
+            out.fill(0.0);
+            for (j, &p) in s.iter().enumerate() {
+                let p = p * inv;
+                let v = &qkv[j * stride + v_off..j * stride + v_off + hd];
+                for (o, &vv) in out.iter_mut().zip(v) {
+                    *o += p * vv;
+                }
+            }
+        }
+    }
+}
+
+multiversion! {
+    /// Mean of the `len` rows of `x` (row length `h`) into `out`, then L2-normalised, exactly
+    /// as sentence-transformers' mean pooling and `Normalize` module.
+    pub fn mean_pool_normalize(x: &[f32], h: usize, out: &mut [f32]) {
+        let len = x.len() / h;
+        out.fill(0.0);
+        for row in x.chunks_exact(h) {
+            for (o, v) in out.iter_mut().zip(row) {
+                *o += v;
+            }
+        }
+        let inv_len = 1.0 / (len as f32).max(1e-9);
+        for o in out.iter_mut() {
+            *o *= inv_len;
+        }
+        let norm = dot16(out, out).sqrt().max(1e-12);
+        for o in out.iter_mut() {
+            *o /= norm;
+        }
+    }
+}
+
+multiversion! {
+    /// Dot products of `query` with each `dim`-float row of `rows`, into `scores`.
+    pub fn dot_rows(query: &[f32], rows: &[f32], dim: usize, scores: &mut [f32]) {
+        for (s, row) in scores.iter_mut().zip(rows.chunks_exact(dim)) {
+            *s = dot16(query, row);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &[f32], m: usize, w: &[f32], n: usize, k: usize, bias: &[f32]) -> Vec<f32> {
+        let mut c = vec![0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = 0f64;
+                for kk in 0..k {
+                    s += a[i * k + kk] as f64 * w[j * k + kk] as f64;
+                }
+                c[i * n + j] = s as f32 + bias[j];
+            }
+        }
+        c
+    }
+
+    fn lcg(seed: &mut u64) -> f32 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+
+    fn isas() -> Vec<Isa> {
+        let best = Isa::best();
+        [Isa::Portable, Isa::Avx2, Isa::Avx512]
+            .into_iter()
+            .filter(|i| *i <= best)
+            .collect()
+    }
+
+    #[test]
+    fn gemm_matches_naive_product_for_every_isa_and_shape() {
+        let mut seed = 7;
+        for &(m, n, k) in &[(1, 32, 5), (13, 64, 384), (150, 96, 200), (7, 32, 1536), (29, 64, 193)] {
+            let a: Vec<f32> = (0..m * k).map(|_| lcg(&mut seed)).collect();
+            let w: Vec<f32> = (0..n * k).map(|_| lcg(&mut seed)).collect();
+            let bias: Vec<f32> = (0..n).map(|_| lcg(&mut seed)).collect();
+            let want = naive(&a, m, &w, n, k, &bias);
+            let packed = Packed::new(&w, n, k, &bias);
+            for isa in isas() {
+                let mut scratch = AlignedVec::zeros(0);
+                for epi in [Epilogue::Store, Epilogue::Add, Epilogue::StoreGelu] {
+                    let mut c: Vec<f32> = (0..m * n).map(|i| i as f32 * 0.001).collect();
+                    let before = c.clone();
+                    unsafe {
+                        gemm(isa, a.as_ptr(), m, &packed, c.as_mut_ptr(), epi, 0..packed.panels(), &mut scratch)
+                    };
+                    for i in 0..m * n {
+                        let expect = match epi {
+                            Epilogue::Store => want[i],
+                            Epilogue::Add => want[i] + before[i],
+                            Epilogue::StoreGelu => gelu_scalar(want[i]),
+                        };
+                        assert!(
+                            (c[i] - expect).abs() < 1e-4 * (1.0 + expect.abs()),
+                            "{isa:?} {epi:?} m{m} n{n} k{k} at {i}: {} vs {expect}",
+                            c[i]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn erf_and_exp_are_accurate() {
+        // Reference values of erf from the C library (Python's math.erf).
+        for (x, want) in [
+            (0.0f32, 0.0f64),
+            (0.1, 0.1124629160182849),
+            (0.5, 0.5204998778130465),
+            (-1.0, -0.8427007929497149),
+            (2.0, 0.9953222650189527),
+            (3.5, 0.9999992569016276),
+            (-6.0, -1.0),
+        ] {
+            assert!((erf(x) as f64 - want).abs() < 5e-7, "erf({x}) = {}", erf(x));
+        }
+        for x in [0.0f32, -0.5, -1.0, -10.0, -30.0, -80.0] {
+            let want = (x as f64).exp();
+            let got = exp_neg(x) as f64;
+            assert!(((got - want) / want).abs() < 3e-7, "exp({x}) = {got}, want {want}");
+        }
+    }
+}

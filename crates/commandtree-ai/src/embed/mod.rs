@@ -1,0 +1,320 @@
+//! Local sentence embeddings with all-MiniLM-L6-v2, identical to what sentence-transformers
+//! produces: WordPiece tokens from the model's `tokenizer.json` (truncated at the model's
+//! `max_seq_length`, 256, and never padded), the BERT encoder, mean pooling over the tokens and
+//! L2 normalisation. The result is 384 f32 values, stored little-endian as the 1536-byte
+//! `embedding` BLOB of the `commands` table.
+//!
+//! Pure Rust: the encoder is our own (`bert`, `kernels`), so a plain `cargo build` gives a
+//! working binary with no native library and no ONNX file.
+
+mod bert;
+pub mod kernels;
+pub mod model;
+pub mod pipeline;
+mod safetensors;
+
+use bert::{Bert, Scratch};
+use kernels::Isa;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Values per embedding.
+pub const DIM: usize = 384;
+/// Bytes of the stored BLOB.
+pub const BLOB_LEN: usize = DIM * 4;
+
+pub type Vector = [f32; DIM];
+
+/// Sequences per sub-batch. Larger batches gain nothing (no padding is ever computed) and
+/// need more memory.
+const MAX_BATCH: usize = 32;
+/// Tokens per sub-batch, bounding the activations (about 12 KiB per token).
+const MAX_BATCH_TOKENS: usize = 4096;
+
+/// An embedding failure: one line naming the file and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl Error {
+    pub fn at(path: &Path, reason: impl std::fmt::Display) -> Error {
+        Error(format!("{}: {reason}", path.display()))
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A loaded model. Cheap to share between threads (`&Embedder` is `Sync`).
+pub struct Embedder {
+    dir: PathBuf,
+    tokenizer: tokenizers::Tokenizer,
+    bert: Bert,
+    threads: usize,
+    max_len: usize,
+    scratch: Mutex<Vec<Scratch>>,
+}
+
+impl Embedder {
+    /// Loads the model in `dir` (`config.json`, `tokenizer.json`, `model.safetensors`, and
+    /// optionally `sentence_bert_config.json`). About 0.1 s: the weights are memory-mapped and
+    /// repacked once.
+    pub fn load(dir: &Path) -> Result<Embedder, Error> {
+        let isa = Isa::detect();
+        let bert = Bert::load(&dir.join("config.json"), &dir.join("model.safetensors"), isa)?;
+        if bert.hidden != DIM {
+            return Err(Error::at(
+                &dir.join("config.json"),
+                format!("hidden_size is {}, expected {DIM}", bert.hidden),
+            ));
+        }
+        let max_len = max_seq_length(dir)?.min(bert.max_positions);
+        let tokenizer = load_tokenizer(&dir.join("tokenizer.json"), max_len)?;
+        if tokenizer.get_vocab_size(true) > bert.vocab_size() {
+            return Err(Error::at(
+                &dir.join("tokenizer.json"),
+                "the vocabulary is larger than the model's embedding table",
+            ));
+        }
+        let threads = std::env::var("COMMANDTREE_EMBED_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Ok(Embedder {
+            dir: dir.to_path_buf(),
+            tokenizer,
+            bert,
+            threads,
+            max_len,
+            scratch: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Uses at most `n` threads (default: the CPUs this process may use).
+    pub fn with_threads(mut self, n: usize) -> Embedder {
+        self.threads = n.max(1);
+        self
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The instruction set the kernels use on this CPU (`avx512`, `avx2` or `portable`).
+    pub fn isa(&self) -> &'static str {
+        self.bert.isa.name()
+    }
+
+    /// Tokens per sequence (special tokens included, truncation applied).
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Token ids of `text` as the model sees it: `[CLS] … [SEP]`, truncated.
+    pub fn tokenize(&self, text: &str) -> Result<Vec<u32>, Error> {
+        let enc = self
+            .tokenizer
+            .encode_fast(text, true)
+            .map_err(|e| Error(format!("tokenizing {:?}: {e}", crate::embed::short(text))))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    pub fn embed_one(&self, text: &str) -> Result<Vector, Error> {
+        Ok(self.embed(&[text])?.remove(0))
+    }
+
+    /// Embeds `texts` (any number), in order. Sequences are sorted by length and cut into
+    /// sub-batches that the threads take in turn; a single text is shared by all threads.
+    pub fn embed<S: AsRef<str>>(&self, texts: &[S]) -> Result<Vec<Vector>, Error> {
+        let ids: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.tokenize(t.as_ref()))
+            .collect::<Result<_, _>>()?;
+        let mut out = vec![[0f32; DIM]; texts.len()];
+        if texts.is_empty() {
+            return Ok(out);
+        }
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+        let threads = self.threads.min(texts.len().max(1));
+        if texts.len() == 1 || threads == 1 {
+            // One sequence (or one thread): every thread works on each product.
+            let team = if texts.len() == 1 { self.threads } else { 1 };
+            let chunks = chunks(&order, &ids, usize::MAX);
+            let mut scratch = self.take_scratch(team);
+            for chunk in &chunks {
+                self.run_chunk(chunk, &ids, team, &mut scratch, &mut out);
+            }
+            self.give_back(scratch);
+            return Ok(out);
+        }
+        // Several sequences: one sub-batch per thread at a time, no synchronisation.
+        let per_thread = texts.len().div_ceil(threads);
+        let chunks = chunks(&order, &ids, per_thread);
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(usize, Vector)>> = Mutex::new(Vec::with_capacity(texts.len()));
+        std::thread::scope(|s| {
+            let work = || {
+                let mut scratch = self.take_scratch(1);
+                let mut local = vec![[0f32; DIM]; 0];
+                loop {
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(chunk) = chunks.get(c) else { break };
+                    local.clear();
+                    local.resize(chunk.len(), [0f32; DIM]);
+                    let seqs: Vec<&[u32]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
+                    self.bert
+                        .forward(&seqs, 1, &mut scratch, local.as_flattened_mut());
+                    let mut r = results.lock().expect("no panics while holding it");
+                    r.extend(chunk.iter().copied().zip(local.iter().copied()));
+                }
+                self.give_back(scratch);
+            };
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
+        });
+        for (i, v) in results.into_inner().expect("threads finished") {
+            out[i] = v;
+        }
+        Ok(out)
+    }
+
+    fn run_chunk(&self, chunk: &[usize], ids: &[Vec<u32>], team: usize, scratch: &mut [Scratch], out: &mut [Vector]) {
+        let seqs: Vec<&[u32]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
+        let mut local = vec![[0f32; DIM]; chunk.len()];
+        self.bert.forward(&seqs, team, scratch, local.as_flattened_mut());
+        for (&i, v) in chunk.iter().zip(local) {
+            out[i] = v;
+        }
+    }
+
+    fn take_scratch(&self, n: usize) -> Vec<Scratch> {
+        let mut pool = self.scratch.lock().expect("no panics while holding it");
+        let mut v: Vec<Scratch> = Vec::with_capacity(n);
+        while v.len() < n {
+            v.push(pool.pop().unwrap_or_default());
+        }
+        v
+    }
+
+    fn give_back(&self, scratch: Vec<Scratch>) {
+        let mut pool = self.scratch.lock().expect("no panics while holding it");
+        // Enough for every thread; more would only hold memory.
+        if pool.len() < self.threads * 2 {
+            pool.extend(scratch);
+        }
+    }
+}
+
+/// Cuts the length-sorted `order` into sub-batches of at most `per` sequences (and
+/// `MAX_BATCH` / `MAX_BATCH_TOKENS`), so sequences of similar length go together.
+fn chunks(order: &[usize], ids: &[Vec<u32>], per: usize) -> Vec<Vec<usize>> {
+    let per = per.clamp(1, MAX_BATCH);
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut cur: Vec<usize> = Vec::new();
+    let mut tokens = 0;
+    for &i in order {
+        let n = ids[i].len();
+        if !cur.is_empty() && (cur.len() == per || tokens + n > MAX_BATCH_TOKENS) {
+            out.push(std::mem::take(&mut cur));
+            tokens = 0;
+        }
+        cur.push(i);
+        tokens += n;
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `max_seq_length` from `sentence_bert_config.json` (256 for all-MiniLM-L6-v2), which is what
+/// sentence-transformers truncates at, whatever `tokenizer.json` says.
+fn max_seq_length(dir: &Path) -> Result<usize, Error> {
+    let p = dir.join("sentence_bert_config.json");
+    let Ok(text) = std::fs::read_to_string(&p) else {
+        return Ok(model::MAX_SEQ_LENGTH);
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::at(&p, e))?;
+    Ok(v.get("max_seq_length")
+        .and_then(|m| m.as_u64())
+        .map_or(model::MAX_SEQ_LENGTH, |m| m as usize))
+}
+
+/// The tokenizer with sentence-transformers' settings. The shipped `tokenizer.json` truncates at
+/// 128 and pads every input to 128; keeping either changes the vectors of long texts (cosine
+/// 0.94 on a 600-token text), so both are replaced.
+fn load_tokenizer(path: &Path, max_len: usize) -> Result<tokenizers::Tokenizer, Error> {
+    let mut t = tokenizers::Tokenizer::from_file(path).map_err(|e| Error::at(path, e))?;
+    t.with_padding(None);
+    t.with_truncation(Some(tokenizers::TruncationParams {
+        max_length: max_len,
+        ..Default::default()
+    }))
+    .map_err(|e| Error::at(path, e))?;
+    Ok(t)
+}
+
+/// The stored form: 384 little-endian f32.
+pub fn to_blob(v: &Vector) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A stored BLOB back to a vector; `None` unless it is exactly 1536 bytes.
+pub fn from_blob(b: &[u8]) -> Option<Vector> {
+    if b.len() != BLOB_LEN {
+        return None;
+    }
+    let mut v = [0f32; DIM];
+    for (x, c) in v.iter_mut().zip(b.chunks_exact(4)) {
+        *x = f32::from_le_bytes(c.try_into().expect("4 bytes"));
+    }
+    Some(v)
+}
+
+/// The start of a text, for messages.
+pub(crate) fn short(text: &str) -> String {
+    commandtree_core::text::truncate(text, 40)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_round_trip_and_reject_other_sizes() {
+        let mut v = [0f32; DIM];
+        v[0] = 1.5;
+        v[383] = -0.25;
+        let b = to_blob(&v);
+        assert_eq!(b.len(), BLOB_LEN);
+        assert_eq!(&b[..4], &1.5f32.to_le_bytes());
+        assert_eq!(from_blob(&b), Some(v));
+        assert_eq!(from_blob(&b[..1535]), None);
+    }
+
+    #[test]
+    fn chunks_group_similar_lengths_within_limits() {
+        let ids: Vec<Vec<u32>> = [5, 300, 7, 6, 250].iter().map(|&n| vec![0; n]).collect();
+        let mut order: Vec<usize> = (0..5).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+        assert_eq!(chunks(&order, &ids, 2), vec![vec![1, 4], vec![2, 3], vec![0]]);
+        let long: Vec<Vec<u32>> = (0..40).map(|_| vec![0; 200]).collect();
+        let order: Vec<usize> = (0..40).collect();
+        let c = chunks(&order, &long, usize::MAX);
+        assert!(c.iter().all(|c| c.len() * 200 <= MAX_BATCH_TOKENS));
+        assert_eq!(c.iter().map(Vec::len).sum::<usize>(), 40);
+    }
+}

@@ -1,0 +1,258 @@
+//! Helpers several sources share that are about sources rather than text formats: where a file
+//! sits in the workspace, following includes safely, the `# @param` comment convention of
+//! scripts, and the order and lines of the items a parser emits.
+
+use super::{Parsed, SourceFile};
+use crate::model::{CommandItem, ParamDef};
+use crate::text;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+// ---- where a file sits ----
+
+/// The file's folder and its ancestors up to and including the workspace root (only the folder
+/// itself when it lies outside the root). Lock files, wrappers and workspace markers above the
+/// root belong to some other project, so every upward lookup stops there.
+pub(crate) fn folders_up<'a>(file: &'a SourceFile<'_>) -> impl Iterator<Item = &'a Path> + 'a {
+    let root = file.root;
+    let dir = file.dir();
+    let inside = dir.starts_with(root);
+    std::iter::successors(Some(dir), move |d| {
+        if !inside || *d == root {
+            None
+        } else {
+            d.parent()
+        }
+    })
+}
+
+/// The value of the first of `markers` (file name, value) found in the nearest folder up to the
+/// workspace root; within one folder the order of `markers` decides. Lock files pick a tool
+/// this way.
+pub(crate) fn nearest_marker<T: Copy>(file: &SourceFile<'_>, markers: &[(&str, T)]) -> Option<T> {
+    folders_up(file).find_map(|dir| {
+        markers
+            .iter()
+            .find(|(name, _)| file.fs.is_file(&dir.join(name)))
+            .map(|(_, value)| *value)
+    })
+}
+
+/// How to call a wrapper script (`gradlew`, `mvnw`) from the file's folder: `./NAME` beside the
+/// file, else the relative path to the nearest one up to the workspace root (`../../NAME`).
+/// The command then still runs from the file's folder, so the tool builds just that module.
+pub(crate) fn wrapper_command(file: &SourceFile<'_>, name: &str) -> Option<String> {
+    let up = folders_up(file).position(|dir| file.fs.is_file(&dir.join(name)))?;
+    let rel = if up == 0 {
+        format!("./{name}")
+    } else {
+        format!("{}{name}", "../".repeat(up))
+    };
+    Some(text::sh_word(&rel))
+}
+
+// ---- following includes ----
+
+/// Include and import nesting deeper than this is not followed: deep enough for any real chain,
+/// small enough to bound the work on a crafted tree.
+pub(crate) const MAX_INCLUDE_DEPTH: usize = 8;
+/// Files read per root file, so that a tree of repeated includes stays cheap.
+pub(crate) const MAX_INCLUDED_FILES: usize = 256;
+
+/// Why an include is not followed.
+pub(crate) enum Refusal {
+    /// The target is already on the include path.
+    Cycle,
+    TooDeep,
+    /// Over the file budget; `first` is true once, so that the caller warns once.
+    TooManyFiles {
+        first: bool,
+    },
+}
+
+/// The limits a source that follows includes through `file.fs` (just, Taskfile) keeps, so that
+/// a cycle or a crafted tree of includes cannot make a parse run away.
+pub(crate) struct IncludeGuard {
+    /// Files on the current include path.
+    chain: Vec<PathBuf>,
+    files: usize,
+}
+
+impl IncludeGuard {
+    pub(crate) fn new(root: &Path) -> Self {
+        IncludeGuard {
+            chain: vec![root.to_path_buf()],
+            files: 1,
+        }
+    }
+
+    /// Whether `target`, included from a file at `depth`, may be read.
+    pub(crate) fn check(&mut self, target: &Path, depth: usize) -> Result<(), Refusal> {
+        if self.chain.iter().any(|p| p == target) {
+            return Err(Refusal::Cycle);
+        }
+        if depth + 1 > MAX_INCLUDE_DEPTH {
+            return Err(Refusal::TooDeep);
+        }
+        if self.files >= MAX_INCLUDED_FILES {
+            let first = self.files == MAX_INCLUDED_FILES;
+            if first {
+                self.files += 1;
+            }
+            return Err(Refusal::TooManyFiles { first });
+        }
+        Ok(())
+    }
+
+    /// Counts one file against the budget.
+    pub(crate) fn count_file(&mut self) {
+        self.files += 1;
+    }
+
+    /// Puts `target` on the include path while its own includes are followed.
+    pub(crate) fn enter(&mut self, target: &Path) {
+        self.chain.push(target.to_path_buf());
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.chain.pop();
+    }
+}
+
+/// `path` with `.` dropped and `..` folded, without asking the file system (parsers only see
+/// `Fs`), so that `./a/../x` and `x` compare equal in the cycle check.
+pub(crate) fn normalize_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+// ---- script comments ----
+
+/// The interpreter named by a `#!` first line, as (program basename, arguments). `env` is looked
+/// through, including `env -S prog args` and `env VAR=x prog`.
+pub(crate) fn shebang(content: &str) -> Option<(&str, Vec<&str>)> {
+    let first = content.lines().next()?;
+    let rest = first.strip_prefix("#!")?;
+    let mut words = rest.split_whitespace();
+    let prog = words.next()?;
+    let name = prog.rsplit('/').next().unwrap_or(prog);
+    let args: Vec<&str> = words.collect();
+    if name != "env" {
+        return (!name.is_empty()).then_some((name, args));
+    }
+    let idx = args
+        .iter()
+        .position(|w| !w.starts_with('-') && !w.contains('='))?;
+    let prog = args[idx];
+    let name = prog.rsplit('/').next().unwrap_or(prog);
+    let rest = args.get(idx + 1..).unwrap_or(&[]).to_vec();
+    (!name.is_empty()).then_some((name, rest))
+}
+
+/// The text after `tag` (trimmed) when `line` is a `# @tag ...` comment (`#@tag`, `## @tag`
+/// too) and the tag ends at whitespace or the line end. Only the line itself is looked at: a
+/// bare `# @param name` never takes the next line as its description.
+pub(crate) fn tag_comment<'a>(line: &'a str, tag: &str) -> Option<&'a str> {
+    let body = line.trim_start().strip_prefix('#')?;
+    let rest = body
+        .trim_start_matches('#')
+        .trim_start()
+        .strip_prefix(tag)?;
+    if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+        Some(rest.trim())
+    } else {
+        None
+    }
+}
+
+/// Every `# @param name text (default: x) (options: a, b)` comment of a script, with the byte
+/// offset of its line, in file order. Shell, Python and PowerShell scripts share the
+/// convention; each source decides which of a repeated name wins.
+pub(crate) fn param_comments(content: &str) -> impl Iterator<Item = (usize, ParamDef)> + '_ {
+    let mut offset = 0;
+    content.split('\n').filter_map(move |line| {
+        let at = offset;
+        offset += line.len() + 1;
+        tag_comment(line, "@param")
+            .and_then(param_from_comment)
+            .map(|p| (at, p))
+    })
+}
+
+/// `name text (default: x) (options: a, b)` into a parameter. `None` when there is no usable
+/// name.
+fn param_from_comment(rest: &str) -> Option<ParamDef> {
+    let rest = rest.trim();
+    let (name, text) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    // `# @param env: Target env` and PowerShell's `# @param $Env ...` name the same parameter.
+    let name = name.trim_start_matches('$').trim_end_matches(':');
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        return None;
+    }
+    let (text, options) = text::split_options(text);
+    let (text, default) = text::split_default(&text);
+    let mut p = ParamDef::new(name).with_description(text);
+    p.default = default;
+    p.options = options;
+    Some(p)
+}
+
+// ---- items ----
+
+/// What a source that makes one command per file (scripts, Markdown, Dockerfiles) returns.
+pub(crate) fn one_command(item: CommandItem) -> Parsed {
+    Parsed {
+        commands: vec![item],
+        warnings: Vec::new(),
+    }
+}
+
+/// Sets the line when the source knows it; `CommandItem::line` takes a plain number.
+pub(crate) fn with_line(item: CommandItem, line: Option<usize>) -> CommandItem {
+    match line {
+        Some(l) => item.line(l),
+        None => item,
+    }
+}
+
+/// JSON objects arrive with their keys sorted; users expect the file order, which `keys` (from
+/// `text::json_key_lines`) holds. Items are matched on their id name.
+pub(crate) fn sort_in_file_order(items: &mut [CommandItem], keys: &[(String, usize)]) {
+    let mut rank = HashMap::new();
+    for (i, (k, _)) in keys.iter().enumerate() {
+        rank.entry(k.as_str()).or_insert(i);
+    }
+    items.sort_by_key(|c| rank.get(c.id_name()).copied().unwrap_or(usize::MAX));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shebang_parsing() {
+        assert_eq!(shebang("#!/bin/bash -x\n"), Some(("bash", vec!["-x"])));
+        assert_eq!(
+            shebang("#!/usr/bin/env -S zsh -f"),
+            Some(("zsh", vec!["-f"]))
+        );
+        assert_eq!(shebang("#!/usr/bin/env"), None);
+        assert_eq!(shebang("# no"), None);
+    }
+}

@@ -1,0 +1,142 @@
+//! Any parameter value reaches the program as exactly that one argument: arbitrary strings go
+//! through every parameter format and `-- extra args` into a command line, a real shell (`sh`,
+//! and `bash` and `zsh` when installed) runs it, and a script prints its argv, which must equal
+//! what went in.
+
+use commandtree_core::{CommandItem, ParamDef, ParamFormat};
+use commandtree_exec::line;
+use commandtree_exec::params::Values;
+use commandtree_exec::quote::join_words;
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn shells() -> Vec<&'static str> {
+    let mut v = vec!["sh"];
+    for s in ["bash", "zsh"] {
+        if line::which(s).is_some() {
+            v.push(s);
+        } else {
+            eprintln!("note: `{s}` is not installed; quoting is checked without it");
+        }
+    }
+    v
+}
+
+/// A script printing each argument followed by a NUL byte.
+fn argv_script() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ct-quoting-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("argv printer's.sh");
+    std::fs::write(&p, "printf '%s\\0' \"$@\"\n").unwrap();
+    p
+}
+
+fn item(script: &Path) -> CommandItem {
+    let flag = |name: &str, format: ParamFormat, flag: &str| ParamDef {
+        format: Some(format),
+        flag: Some(flag.to_string()),
+        ..ParamDef::new(name)
+    };
+    let mut files = ParamDef::new("files");
+    files.variadic = true;
+    let mut it = CommandItem::new(
+        "shell",
+        script,
+        "argv.sh",
+        format!("sh {}", commandtree_core::text::quote_path(script)),
+    );
+    it.params = vec![
+        ParamDef::new("pos"),
+        flag("f", ParamFormat::Flag, "--flag"),
+        flag("e", ParamFormat::FlagEquals, "--eq"),
+        files,
+        ParamDef {
+            format: Some(ParamFormat::DashdashArgs),
+            ..ParamDef::new("args")
+        },
+    ];
+    it
+}
+
+fn run(shell: &str, line: &str) -> Vec<String> {
+    let out = Command::new(shell).arg("-c").arg(line).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{shell} failed on {line:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut parts: Vec<String> = out
+        .stdout
+        .split(|b| *b == 0)
+        .map(|b| String::from_utf8(b.to_vec()).expect("utf-8 argv"))
+        .collect();
+    assert_eq!(parts.pop().as_deref(), Some(""), "output ends with NUL");
+    parts
+}
+
+fn tricky_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        3 => any::<char>().prop_filter("no NUL", |c| *c != '\0'),
+        2 => prop::sample::select(vec![
+            '\'', '"', '$', '`', '\\', ';', '\n', '\r', ' ', '\t', '*', '?', '!', '&', '|', '(',
+            ')', '{', '}', '[', ']', '~', '#', '=', '-', '<', '>', '%', '^', 'é', '😀', '\u{2019}',
+        ]),
+    ]
+}
+
+fn value() -> impl Strategy<Value = String> {
+    prop::collection::vec(tricky_char(), 1..16).prop_map(|v| v.into_iter().collect())
+}
+
+fn words() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(
+        prop::collection::vec(tricky_char(), 0..8).prop_map(|v| v.into_iter().collect()),
+        0..4,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn every_format_delivers_exact_arguments(
+        pos in value(),
+        f in value(),
+        e in value(),
+        files in words(),
+        args in words(),
+        extra in words(),
+    ) {
+        let script = argv_script();
+        let it = item(&script);
+        let mut values = Values::new();
+        values.insert("pos".into(), pos.clone());
+        values.insert("f".into(), f.clone());
+        values.insert("e".into(), e.clone());
+        values.insert("files".into(), join_words(&files));
+        values.insert("args".into(), join_words(&args));
+        let built = line::build(&it, &values, &extra).unwrap();
+        let mut want = vec![pos, "--flag".to_string(), f, format!("--eq={e}")];
+        // An empty list is an empty value, and empty values add nothing.
+        want.extend(files.iter().cloned());
+        if !args.is_empty() {
+            want.push("--".to_string());
+            want.extend(args.iter().cloned());
+        }
+        want.extend(extra.iter().cloned());
+        for shell in shells() {
+            prop_assert_eq!(&run(shell, &built), &want, "{} ran {:?}", shell, built);
+        }
+    }
+}
+
+#[test]
+fn a_value_with_a_nul_byte_is_refused() {
+    let script = argv_script();
+    let it = item(&script);
+    let mut values = Values::new();
+    values.insert("pos".into(), "a\0b".into());
+    let e = line::build(&it, &values, &[]).unwrap_err();
+    assert!(e.to_string().contains("NUL"), "{e}");
+}

@@ -1,0 +1,169 @@
+//! `ct doctor`: what CommandTree found and whether the LLM answers: the workspace, its
+//! database, the provider (and how it was found), the model, and one live summary request.
+
+use crate::summarize::detect;
+use crate::{Exit, output};
+use anyhow::Result;
+use clap::Args;
+use commandtree_ai::provider::{Detection, HOW_TO_CONFIGURE};
+use commandtree_ai::summary::{self, SummaryConfig};
+use commandtree_ai::{CancelToken, Client};
+use commandtree_core::{CommandItem, Workspace};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Skip the live request to the model.
+    #[arg(long)]
+    offline: bool,
+}
+
+pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
+    let mut report = json!({"workspace": ws.root});
+    let mut lines: Vec<(String, String)> =
+        vec![("workspace".into(), ws.root.display().to_string())];
+    let mut ok = true;
+
+    let db = commandtree_store::db_path(&ws.root);
+    match commandtree_store::Store::open(&db, false) {
+        Ok(Some(store)) => {
+            let c = store.counts()?;
+            lines.push((
+                "database".into(),
+                format!(
+                    "{} ({} commands, {} with summaries)",
+                    db.display(),
+                    c.commands,
+                    c.summaries
+                ),
+            ));
+            report["database"] =
+                json!({"path": db, "commands": c.commands, "summaries": c.summaries});
+        }
+        Ok(None) => {
+            lines.push((
+                "database".into(),
+                format!("{} (not created yet)", db.display()),
+            ));
+            report["database"] = json!({"path": db, "exists": false});
+        }
+        Err(e) => {
+            ok = false;
+            lines.push(("database".into(), format!("cannot open: {e}")));
+            report["database"] = json!({"path": db, "error": e.to_string()});
+        }
+    }
+
+    match detect(ws)? {
+        Detection::NotFound => {
+            ok = false;
+            lines.push(("provider".into(), "none found".into()));
+            report["provider"] = Value::Null;
+            report["help"] = json!(HOW_TO_CONFIGURE);
+        }
+        Detection::Disabled(by) => {
+            lines.push((
+                "provider".into(),
+                format!("switched off (provider = none, in {by})"),
+            ));
+            report["provider"] = json!({"disabled": by});
+        }
+        Detection::Found(cfg) => {
+            lines.push((
+                "provider".into(),
+                format!("{} (found through {})", cfg.name, cfg.source),
+            ));
+            lines.push(("base URL".into(), cfg.base_url.clone()));
+            lines.push((
+                "API key".into(),
+                match &cfg.key_source {
+                    Some(var) if cfg.api_key.is_some() => format!("from {var}"),
+                    _ => "none".into(),
+                },
+            ));
+            let mut p = json!({
+                "name": cfg.name, "source": cfg.source, "baseUrl": cfg.base_url,
+                "wire": format!("{:?}", cfg.wire).to_lowercase(),
+                "apiKeyFrom": cfg.api_key.as_ref().and(cfg.key_source.clone()),
+            });
+            let configured = cfg.model.is_some();
+            let client = Client::new(*cfg);
+            let cancel = CancelToken::new();
+            match client.model(&cancel) {
+                Ok(m) => {
+                    let how = if configured {
+                        "configured"
+                    } else {
+                        "the first the server lists"
+                    };
+                    lines.push(("model".into(), format!("{m} ({how})")));
+                    p["model"] = json!(m);
+                    if args.offline {
+                        lines.push(("live test".into(), "skipped (--offline)".into()));
+                    } else {
+                        let (line, v) = live_test(&client, &cancel);
+                        ok &= v["ok"] == true;
+                        lines.push(("live test".into(), line));
+                        p["liveTest"] = v;
+                    }
+                }
+                Err(e) => {
+                    ok = false;
+                    lines.push(("model".into(), format!("unknown: {e}")));
+                    p["error"] = json!(e.message);
+                }
+            }
+            report["provider"] = p;
+        }
+    }
+    report["ok"] = json!(ok);
+
+    let mut out = std::io::BufWriter::new(anstream::stdout().lock());
+    if args.json {
+        output::json(&mut out, &report)?;
+    } else {
+        for (k, v) in &lines {
+            writeln!(out, "{k:<10} {v}")?;
+        }
+        if report.get("help").is_some() {
+            writeln!(out, "\n{HOW_TO_CONFIGURE}")?;
+        }
+    }
+    out.flush()?;
+    if ok { Ok(()) } else { Err(Exit(1).into()) }
+}
+
+/// One summary request for a made-up command, exactly as `ct summarize` sends it.
+fn live_test(client: &Client, cancel: &CancelToken) -> (String, Value) {
+    let item = CommandItem::new("make", Path::new("/doctor/Makefile"), "clean", "make clean");
+    let content = "clean:\n\trm -rf build\n";
+    let subject = summary::Subject {
+        hash: summary::content_hash(&item, content),
+        content: content.into(),
+        whole_file: false,
+        item,
+    };
+    let start = Instant::now();
+    match summary::analyse(client, &subject, &SummaryConfig::default(), cancel) {
+        Ok(a) => {
+            let secs = start.elapsed().as_secs_f64();
+            (
+                format!(
+                    "ok in {secs:.1} s: \"{}\"",
+                    commandtree_core::text::truncate(&a.summary, 80)
+                ),
+                json!({"ok": true, "seconds": secs, "summary": a.summary, "securityWarning": a.security_warning}),
+            )
+        }
+        Err(e) => (
+            format!("failed: {e}"),
+            json!({"ok": false, "error": e.message}),
+        ),
+    }
+}

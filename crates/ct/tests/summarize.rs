@@ -1,0 +1,250 @@
+//! `ct summarize`, `ct doctor`, and summaries in `ct list` / `ct show`, with the built binary
+//! against a mock model on loopback.
+
+#[path = "../../commandtree-ai/tests/common/mod.rs"]
+mod common;
+
+use common::{Reply, Server};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs `ct` with no LLM in its environment except what `vars` adds.
+fn ct(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
+    c.arg("--root").arg(root).args(args);
+    c.env("NO_COLOR", "1")
+        .env("HOME", root.join(".no-home"))
+        .env_remove("XDG_CONFIG_HOME");
+    for v in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GITHUB_TOKEN",
+        "COMMANDTREE_LLM_PROVIDER",
+        "COMMANDTREE_LLM_BASE_URL",
+        "COMMANDTREE_LLM_MODEL",
+        "COMMANDTREE_LLM_API_KEY",
+    ] {
+        c.env_remove(v);
+    }
+    // A port nothing listens on, so a local Ollama on this machine is not found.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    c.env("OLLAMA_HOST", closed.to_string());
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    c.output().expect("run ct")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn workspace(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ct-sum-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    let w = |rel: &str, content: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    };
+    w("scripts/clean.sh", "#!/bin/sh\nrm -rf build dist\n");
+    w("scripts/hello.sh", "#!/bin/sh\necho hello\n");
+    w(
+        "package.json",
+        r#"{"name": "d", "scripts": {"build": "tsc", "test": "jest"}}"#,
+    );
+    dir
+}
+
+fn model() -> Server {
+    Server::start(|req, _| {
+        if req.method == "GET" {
+            return Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        let name = common::name_in(req);
+        let warning = if req.body.contains("rm -rf") {
+            "Deletes the build and dist folders."
+        } else {
+            ""
+        };
+        Reply::json(
+            200,
+            common::openai_tool_reply(
+                "report_command_analysis",
+                &json!({"summary": format!("Runs {name}."), "securityWarning": warning}),
+            ),
+        )
+    })
+}
+
+#[test]
+fn without_a_provider_everything_else_works_and_summarize_explains() {
+    let root = workspace("none");
+    let out = ct(&root, &[], &["summarize"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("No LLM provider is configured."), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one paragraph: {err}");
+    assert!(err.contains("COMMANDTREE_LLM_BASE_URL") && err.contains("[llm]"));
+
+    let out = ct(&root, &[], &["list"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("clean.sh"));
+
+    // A dry run needs no model and writes nothing.
+    let out = ct(&root, &[], &["summarize", "--dry-run", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pending"].as_array().unwrap().len(), 4);
+    assert_eq!(v["pending"][0]["reason"], "new");
+    assert!(!root.join(".commandtree").exists());
+
+    let out = ct(&root, &[], &["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("provider   none found"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = ct(
+        &root,
+        &[("COMMANDTREE_LLM_PROVIDER", "none")],
+        &["summarize"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("switched off"));
+}
+
+#[test]
+fn summarize_then_show_list_doctor() {
+    let root = workspace("mock");
+    let server = model();
+    let base = server.v1();
+    let env = [("COMMANDTREE_LLM_BASE_URL", base.as_str())];
+
+    let out = ct(&root, &env, &["summarize", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summarized"].as_array().unwrap().len(), 4);
+    assert_eq!(v["failed"], json!([]));
+    // The model list (no model configured) and one request per command.
+    assert_eq!(server.posts().len(), 4);
+
+    let out = ct(&root, &env, &["summarize"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("All 4 commands already have current summaries"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        server.posts().len(),
+        4,
+        "an unchanged workspace asks nothing"
+    );
+
+    let out = ct(&root, &env, &["list"]);
+    let listing = text(&out.stdout);
+    assert!(listing.contains("⚠ clean.sh"), "{listing}");
+    assert!(!listing.contains("⚠ hello.sh"), "{listing}");
+
+    let out = ct(&root, &env, &["show", "clean.sh"]);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("Runs clean.sh.") && shown.contains("⚠ Deletes the build and dist folders."),
+        "{shown}"
+    );
+    let out = ct(&root, &env, &["show", "npm:build", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"], "Runs build.");
+    assert!(v.get("securityWarning").is_none());
+
+    // Named and forced: exactly that one.
+    let out = ct(&root, &env, &["summarize", "--force", "npm:build"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Summarized 1 of 1 command"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(server.posts().len(), 5);
+
+    // An edited script is pending again, and only it.
+    std::fs::write(
+        root.join("scripts/hello.sh"),
+        "#!/bin/sh\necho hello world\n",
+    )
+    .unwrap();
+    let out = ct(&root, &env, &["summarize", "--dry-run"]);
+    let plan = text(&out.stdout);
+    assert!(
+        plan.contains("changed  hello.sh (shell)")
+            && plan.contains("1 to summarize, 3 already current"),
+        "{plan}"
+    );
+
+    let out = ct(&root, &env, &["doctor"]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("OpenAI-compatible server (found through COMMANDTREE_LLM_BASE_URL)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("model      mock-model (the first the server lists)"),
+        "{report}"
+    );
+    assert!(report.contains("live test  ok"), "{report}");
+}
+
+#[test]
+fn a_bad_key_stops_the_batch_with_the_reason_and_never_shows_the_key() {
+    let root = workspace("badkey");
+    let server = Server::start(|req, _| {
+        let auth = req.header("authorization").unwrap_or("").to_string();
+        Reply::raw(
+            401,
+            &json!({"error": {"message": format!("Incorrect API key provided: {auth}")}})
+                .to_string(),
+        )
+    });
+    let base = server.v1();
+    let env = [
+        ("COMMANDTREE_LLM_BASE_URL", base.as_str()),
+        ("COMMANDTREE_LLM_MODEL", "m"),
+        ("COMMANDTREE_LLM_API_KEY", "sk-very-secret-42"),
+    ];
+    std::fs::create_dir_all(root.join(".commandtree")).unwrap();
+    std::fs::write(
+        root.join(".commandtree/config.toml"),
+        "[llm]\nconcurrency = 1\n[summaries]\nmax_consecutive_failures = 2\n",
+    )
+    .unwrap();
+    let out = ct(&root, &env, &["summarize"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    let all = format!("{err}{}", text(&out.stdout));
+    assert!(err.contains("stopped after 2 failures in a row"), "{err}");
+    assert!(
+        err.contains("rejected the API key") && err.contains("set COMMANDTREE_LLM_API_KEY"),
+        "{err}"
+    );
+    assert!(!all.contains("sk-very-secret-42"), "{all}");
+    assert!(
+        text(&out.stdout).contains("Summarized 0 of 4 commands, 2 failed, 2 not attempted"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(server.count(), 2);
+    let db = std::fs::read(root.join(".commandtree/commandtree.sqlite3")).unwrap_or_default();
+    assert!(!String::from_utf8_lossy(&db).contains("sk-very-secret-42"));
+}
