@@ -54,6 +54,10 @@ printf '#!/bin/sh\n# Remove build output\nrm -rf build dist\n' >"$ws/scripts/cle
 printf '#!/bin/sh\n# Print a greeting\necho "hello $1"\n' >"$ws/scripts/hello.sh"
 printf '{\n  "name": "fixture",\n  "scripts": {\n    "build": "tsc -p .",\n    "test": "jest --ci"\n  }\n}\n' >"$ws/package.json"
 printf 'build:\n\tcc -o app main.c\n\ninstall:\n\tcp app /usr/local/bin/app\n' >"$ws/Makefile"
+# llama-cpp-python answers one request at a time: parallel requests would only queue there and
+# eat into each other's timeout.
+mkdir -p "$ws/.commandtree"
+printf '[llm]\nconcurrency = 1\ntimeout_secs = 300\n' >"$ws/.commandtree/config.toml"
 
 "$venv/bin/python" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" \
   --n_ctx 4096 --chat_format gemma >"$work/server.log" 2>&1 &

@@ -7,10 +7,12 @@ mod anthropic;
 mod cancel;
 mod chat;
 mod client;
+pub mod embed;
 mod error;
 mod http;
 mod openai;
 pub mod provider;
+pub mod search;
 mod sse;
 pub mod summary;
 

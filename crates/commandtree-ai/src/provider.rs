@@ -507,6 +507,33 @@ fn ollama_answers(base: &str) -> bool {
         .any(|a| std::net::TcpStream::connect_timeout(&a, Duration::from_millis(300)).is_ok())
 }
 
+/// Where `[llm]` and `[summaries]` of a workspace are read from, for messages.
+pub fn config_origin(ws: &commandtree_core::Workspace) -> String {
+    let mut files = vec![
+        ws.root
+            .join(".commandtree")
+            .join("config.toml")
+            .display()
+            .to_string(),
+    ];
+    if let Some(d) = commandtree_core::settings::user_config_dir() {
+        files.push(d.join("config.toml").display().to_string());
+    }
+    files.join(" or ")
+}
+
+/// The provider of a workspace: its merged configuration, then the process environment, then
+/// a local Ollama. What every front end calls.
+pub fn detect_for(ws: &commandtree_core::Workspace) -> Result<Detection, LlmError> {
+    let origin = config_origin(ws);
+    detect(&Sources {
+        config: &ws.settings.config,
+        config_origin: &origin,
+        env: &process_env,
+        probe_ollama: true,
+    })
+}
+
 /// One paragraph for people who have no provider yet.
 pub const HOW_TO_CONFIGURE: &str = "No LLM provider is configured. Summaries use the model you already have: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for a compatible server), or GITHUB_TOKEN for GitHub Models, or run Ollama locally; or name one explicitly with COMMANDTREE_LLM_BASE_URL, COMMANDTREE_LLM_MODEL and COMMANDTREE_LLM_API_KEY (COMMANDTREE_LLM_PROVIDER=openai|anthropic), or an [llm] section (provider, base_url, model, api_key_env) in .commandtree/config.toml. `ct doctor` shows what was found.";
 

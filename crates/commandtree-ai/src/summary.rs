@@ -295,8 +295,29 @@ pub fn analyse(
     let warning = text("securityWarning");
     Ok(Analysis {
         summary: cap(&summary, MAX_SUMMARY_CHARS),
-        security_warning: (!warning.is_empty()).then(|| cap(&warning, MAX_SUMMARY_CHARS)),
+        security_warning: (!says_no_risk(&warning)).then(|| cap(&warning, MAX_SUMMARY_CHARS)),
     })
+}
+
+/// Models often write "None" or "No security risks" where the schema asks for an empty
+/// string; those must not put a warning sign on a harmless command.
+fn says_no_risk(warning: &str) -> bool {
+    let w = warning
+        .trim()
+        .trim_end_matches('.')
+        .to_ascii_lowercase()
+        .replace(['-', '_'], " ");
+    let w = w.trim();
+    matches!(
+        w,
+        "" | "none" | "no" | "n/a" | "na" | "nil" | "null" | "false" | "empty"
+    ) || (w.starts_with("no ")
+        && w.split_whitespace().count() <= 4
+        && [
+            "risk", "risks", "warning", "warnings", "issue", "issues", "concern", "concerns",
+        ]
+        .iter()
+        .any(|k| w.ends_with(k)))
 }
 
 fn cap(s: &str, max: usize) -> String {
@@ -386,12 +407,14 @@ pub fn run(
         Mutex::new(pending.into_iter().map(|p| p.subject).collect());
     let workers = client.config().concurrency.clamp(1, report.total);
     let (tx, rx) = mpsc::channel::<(Subject, Result<Analysis, LlmError>)>();
-    let mut consecutive = 0usize;
+    // Kept by the workers, so the batch stops before another request goes out: the receiving
+    // side may lag behind.
+    let streak: Mutex<(usize, Option<String>)> = Mutex::new((0, None));
     let mut db_error = None;
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (queue, batch) = (&queue, &batch);
+            let (queue, batch, streak) = (&queue, &batch, &streak);
             scope.spawn(move || {
                 while !batch.is_cancelled() {
                     let Some(s) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
@@ -399,6 +422,24 @@ pub fn run(
                         break;
                     };
                     let r = analyse(client, &s, cfg, batch);
+                    {
+                        let mut st = streak.lock().unwrap_or_else(|e| e.into_inner());
+                        match &r {
+                            Ok(_) => st.0 = 0,
+                            Err(e) if e.is_cancelled() => {}
+                            Err(e) => {
+                                st.0 += 1;
+                                let max = cfg.max_consecutive_failures;
+                                if max > 0 && st.0 >= max && st.1.is_none() {
+                                    st.1 = Some(format!(
+                                        "stopped after {} failures in a row: {e}",
+                                        st.0
+                                    ));
+                                    batch.cancel();
+                                }
+                            }
+                        }
+                    }
                     if tx.send((s, r)).is_err() {
                         break;
                     }
@@ -416,31 +457,49 @@ pub fn run(
                         batch.cancel();
                         continue;
                     }
-                    consecutive = 0;
                     on_event(&Event::Done(&s, &a));
                     report.done.push((s, a));
                 }
                 Err(e) if e.is_cancelled() => {}
                 Err(e) => {
-                    consecutive += 1;
                     on_event(&Event::Failed(&s, &e));
-                    let give_up = cfg.max_consecutive_failures > 0
-                        && consecutive >= cfg.max_consecutive_failures
-                        && report.stopped.is_none();
-                    if give_up {
-                        report.stopped = Some(format!(
-                            "stopped after {consecutive} failures in a row: {e}"
-                        ));
-                        batch.cancel();
-                    }
                     report.failed.push((s, e));
                 }
             }
         }
     });
+    report.stopped = streak.into_inner().unwrap_or_else(|e| e.into_inner()).1;
     if let Some(e) = db_error {
         return Err(e);
     }
     report.cancelled = cancel.is_cancelled();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says_no_risk;
+
+    #[test]
+    fn no_risk_phrasings_are_no_warning() {
+        for w in [
+            "",
+            " None. ",
+            "no",
+            "N/A",
+            "false",
+            "No security risks",
+            "No security warning",
+            "no known risks",
+        ] {
+            assert!(says_no_risk(w), "{w}");
+        }
+        for w in [
+            "Deletes files",
+            "No backup is made before deleting the folder",
+            "Writes credentials",
+        ] {
+            assert!(!says_no_risk(w), "{w}");
+        }
+    }
 }

@@ -94,7 +94,13 @@ fn run(root: &Path, client: &Client, force: bool, cfg: &SummaryConfig) -> Run {
         pending,
         cfg,
         &CancelToken::new(),
-        &mut |_| {},
+        // A slow consumer of events (a terminal redrawing) must not let requests out after the
+        // batch decided to stop.
+        &mut |e| {
+            if matches!(e, summary::Event::Failed(..)) {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        },
     )
     .unwrap();
     let mut summarized: Vec<String> = report

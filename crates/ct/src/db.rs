@@ -63,7 +63,7 @@ fn path(ws: &Workspace, json: bool) -> Result<()> {
 fn check(ws: &Workspace, json: bool) -> Result<()> {
     let p = ws.db_path();
     let mut out = std::io::stdout().lock();
-    let Some(report) = commandtree_store::check(&p)? else {
+    let Some(mut report) = commandtree_store::check(&p)? else {
         if json {
             output::json(
                 &mut out,
@@ -78,6 +78,7 @@ fn check(ws: &Workspace, json: bool) -> Result<()> {
         }
         return Ok(());
     };
+    report.checks.extend(crate::search::checks(ws, &p)?);
     if json {
         let checks: Vec<_> = report
             .checks

@@ -5,6 +5,7 @@ mod db;
 mod doctor;
 mod output;
 mod run;
+mod search;
 mod summarize;
 mod tags;
 
@@ -78,6 +79,10 @@ enum Command {
     Summarize(summarize::SummarizeArgs),
     /// What was found (workspace, database, LLM provider and model) and a live model request.
     Doctor(doctor::DoctorArgs),
+    /// Find commands by meaning, e.g. `ct search "reset the dev database"` (local embeddings).
+    Search(search::SearchArgs),
+    /// Make or update the embeddings `ct search` uses (all-MiniLM-L6-v2, on this machine).
+    Embed(search::EmbedArgs),
 }
 
 #[derive(Args, Default)]
@@ -172,6 +177,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Exec(args) => run::exec(args),
         Command::Summarize(args) => summarize::summarize(&ws, args, cli.quiet),
         Command::Doctor(args) => doctor::doctor(&ws, args),
+        Command::Search(args) => search::search(&ws, args, cli.quiet),
+        Command::Embed(args) => search::embed(&ws, args, cli.quiet),
     }
 }
 

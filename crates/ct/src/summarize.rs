@@ -4,7 +4,7 @@
 use crate::{Exit, output, tags};
 use anyhow::{Context, Result};
 use clap::Args;
-use commandtree_ai::provider::{self, Detection, HOW_TO_CONFIGURE, Sources};
+use commandtree_ai::provider::{self, Detection, HOW_TO_CONFIGURE};
 use commandtree_ai::summary::{self, Event, Pending, SummaryConfig};
 use commandtree_ai::{CancelToken, Client, ProviderConfig};
 use commandtree_core::{CommandItem, Workspace};
@@ -29,31 +29,9 @@ pub struct SummarizeArgs {
     json: bool,
 }
 
-/// Names where `[llm]` and `[summaries]` are read from, for error messages.
-pub fn config_origin(ws: &Workspace) -> String {
-    let mut files = vec![
-        ws.root
-            .join(".commandtree")
-            .join("config.toml")
-            .display()
-            .to_string(),
-    ];
-    if let Some(d) = commandtree_core::settings::user_config_dir() {
-        files.push(d.join("config.toml").display().to_string());
-    }
-    files.join(" or ")
-}
-
 /// The provider from the configuration and the environment.
 pub fn detect(ws: &Workspace) -> Result<Detection> {
-    let origin = config_origin(ws);
-    provider::detect(&Sources {
-        config: &ws.settings.config,
-        config_origin: &origin,
-        env: &provider::process_env,
-        probe_ollama: true,
-    })
-    .map_err(|e| anyhow::anyhow!(e.message))
+    provider::detect_for(ws).map_err(|e| anyhow::anyhow!(e.message))
 }
 
 /// The provider, or the explanation of how to configure one (printed) and exit 1.
@@ -74,7 +52,7 @@ fn require_provider(ws: &Workspace) -> Result<ProviderConfig> {
 }
 
 pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()> {
-    let cfg = SummaryConfig::from_config(&ws.settings.config, &config_origin(ws))
+    let cfg = SummaryConfig::from_config(&ws.settings.config, &provider::config_origin(ws))
         .map_err(|e| anyhow::anyhow!(e.message))?;
     let provider = if args.dry_run {
         None
@@ -126,6 +104,8 @@ pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()>
         &mut |ev| bar.on_event(ev, quiet),
     )?;
     bar.finish();
+    // Embedding follows summarizing, as in the extension's background pipeline.
+    crate::search::after_summaries(ws, &mut store, &loaded.commands, quiet);
 
     if args.json {
         let done: Vec<_> = report

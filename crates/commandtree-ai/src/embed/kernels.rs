@@ -40,8 +40,9 @@ impl Isa {
         }
     }
 
+    /// The best instruction set this CPU has.
     #[allow(unreachable_code)]
-    fn best() -> Isa {
+    pub fn best() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             if is_x86_feature_detected!("avx512f")

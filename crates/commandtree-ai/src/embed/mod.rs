@@ -14,7 +14,7 @@ pub mod pipeline;
 mod safetensors;
 
 use bert::{Bert, Scratch};
-use kernels::Isa;
+pub use kernels::Isa;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -65,7 +65,13 @@ impl Embedder {
     /// optionally `sentence_bert_config.json`). About 0.1 s: the weights are memory-mapped and
     /// repacked once.
     pub fn load(dir: &Path) -> Result<Embedder, Error> {
-        let isa = Isa::detect();
+        Self::load_with_isa(dir, Isa::detect())
+    }
+
+    /// As `load`, with the kernels of `isa` (or the best one the CPU has, if that is less):
+    /// the tests check every code path against the reference on one machine.
+    pub fn load_with_isa(dir: &Path, isa: Isa) -> Result<Embedder, Error> {
+        let isa = isa.min(Isa::best());
         let bert = Bert::load(&dir.join("config.json"), &dir.join("model.safetensors"), isa)?;
         if bert.hidden != DIM {
             return Err(Error::at(
