@@ -44,7 +44,8 @@ impl Index {
     /// Reads `command_id, embedding` of every row with an embedding whose command `keep`
     /// accepts (the commands that exist now).
     pub fn load(conn: &Connection, keep: &dyn Fn(&str) -> bool) -> rusqlite::Result<Index> {
-        let mut st = conn.prepare("SELECT command_id, embedding FROM commands WHERE embedding IS NOT NULL")?;
+        let mut st =
+            conn.prepare("SELECT command_id, embedding FROM commands WHERE embedding IS NOT NULL")?;
         let mut rows = st.query([])?;
         let mut index = Index::default();
         while let Some(r) = rows.next()? {
@@ -87,7 +88,9 @@ impl Index {
         let q: Vec<f32> = query.iter().map(|x| x / norm).collect();
         let mut scores = vec![0f32; self.len()];
         let threads = if self.len() >= PARALLEL_FROM {
-            std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(4)
         } else {
             1
         };
@@ -124,7 +127,13 @@ impl Index {
     }
 
     /// Embeds `query` and searches.
-    pub fn query(&self, embedder: &Embedder, query: &str, threshold: f32, limit: usize) -> Result<Vec<Hit>, Error> {
+    pub fn query(
+        &self,
+        embedder: &Embedder,
+        query: &str,
+        threshold: f32,
+        limit: usize,
+    ) -> Result<Vec<Hit>, Error> {
         let v = embedder.embed_one(query)?;
         Ok(self.search(&v, threshold, limit))
     }

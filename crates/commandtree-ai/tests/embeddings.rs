@@ -17,7 +17,9 @@ fn model_dir() -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
         );
-        eprintln!("skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)");
+        eprintln!(
+            "skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)"
+        );
     }
     found
 }
@@ -30,7 +32,8 @@ struct Reference {
 
 fn references() -> Vec<Reference> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference.json");
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     doc["sentences"]
         .as_array()
         .unwrap()
@@ -80,7 +83,10 @@ fn reference_set_is_varied_enough() {
     let refs = references();
     assert!(refs.len() >= 20);
     assert!(refs.iter().any(|r| r.text.is_empty()));
-    assert!(refs.iter().any(|r| r.tokens == 256), "a text beyond 256 tokens");
+    assert!(
+        refs.iter().any(|r| r.tokens == 256),
+        "a text beyond 256 tokens"
+    );
     assert!(refs.iter().any(|r| !r.text.is_ascii()));
     assert!(refs.iter().all(|r| r.vector.len() == DIM));
 }
@@ -97,7 +103,11 @@ fn embeddings_match_sentence_transformers_with_every_kernel() {
     for isa in isas {
         let e = Embedder::load_with_isa(&dir, isa).unwrap();
         for (r, text) in refs.iter().zip(&texts) {
-            assert_eq!(e.tokenize(text).unwrap().len(), r.tokens, "token count of {text:?}");
+            assert_eq!(
+                e.tokenize(text).unwrap().len(),
+                r.tokens,
+                "token count of {text:?}"
+            );
         }
         // All at once (sorted, split between threads), one at a time (a team of threads on one
         // sequence), and on one thread.
@@ -110,7 +120,11 @@ fn embeddings_match_sentence_transformers_with_every_kernel() {
             .unwrap();
         let mut worst = 1.0f64;
         for (i, r) in refs.iter().enumerate() {
-            for (how, v) in [("batch", &batch[i]), ("single", &single[i]), ("one thread", &one_thread[i])] {
+            for (how, v) in [
+                ("batch", &batch[i]),
+                ("single", &single[i]),
+                ("one thread", &one_thread[i]),
+            ] {
                 let c = cosine(v, &r.vector);
                 assert!(c >= 0.999, "{isa:?} {how}: cosine {c} for {:?}", r.text);
                 let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -119,7 +133,10 @@ fn embeddings_match_sentence_transformers_with_every_kernel() {
             }
         }
         eprintln!("{isa:?}: min cosine {worst:.12} over {} texts", refs.len());
-        assert!(worst > 0.999_999, "{isa:?}: far closer than the bar in practice ({worst})");
+        assert!(
+            worst > 0.999_999,
+            "{isa:?}: far closer than the bar in practice ({worst})"
+        );
     }
 }
 
@@ -143,7 +160,10 @@ fn model_is_looked_up_in_the_workspace_then_the_cache() {
     let root = std::env::temp_dir().join("ct-embed-lookup");
     let dirs = model::search_dirs(&root);
     let ws = root.join(".commandtree/models/all-MiniLM-L6-v2");
-    let at = dirs.iter().position(|d| *d == ws).expect("the workspace folder");
+    let at = dirs
+        .iter()
+        .position(|d| *d == ws)
+        .expect("the workspace folder");
     assert_eq!(dirs.len() - at, 2, "then only the cache: {dirs:?}");
     assert!(dirs[at + 1].ends_with("commandtree/models/all-MiniLM-L6-v2"));
 }
@@ -179,8 +199,14 @@ fn download_verifies_size_and_checksum_and_leaves_no_partial_file() {
     ];
     let base = format!("{}/m", server.host());
     let mut seen = Vec::new();
-    model::download(&base, &files, &dest, &mut |p| seen.push((p.file.to_string(), p.done, p.total))).unwrap();
-    assert_eq!(std::fs::read_to_string(dest.join("b.txt")).unwrap(), "hello model\n");
+    model::download(&base, &files, &dest, &mut |p| {
+        seen.push((p.file.to_string(), p.done, p.total))
+    })
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dest.join("b.txt")).unwrap(),
+        "hello model\n"
+    );
     assert!(seen.contains(&("b.txt".to_string(), 12, 12)), "{seen:?}");
     // Present with the right size: not fetched again.
     let before = server.count();
@@ -197,7 +223,11 @@ fn download_verifies_size_and_checksum_and_leaves_no_partial_file() {
     let other = dest.join("other");
     let err = model::download(&base, &bad, &other, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("does not match"), "{err}");
-    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 0, "no partial file");
+    assert_eq!(
+        std::fs::read_dir(&other).unwrap().count(),
+        0,
+        "no partial file"
+    );
     // Missing on the server.
     let missing = [model::ModelFile {
         name: "c.bin",

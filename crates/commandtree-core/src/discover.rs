@@ -379,7 +379,15 @@ fn visit(
 /// Discovers the files of an in-memory tree (tests, fuzzing): the same routing, parsing and
 /// post-processing as on disk, without the walker.
 pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discovery {
-    let matcher = Matcher::new(&opts.types);
+    // Compiling the globs costs far more than parsing a small file: fuzzing calls this per input.
+    static ALL: std::sync::OnceLock<Matcher> = std::sync::OnceLock::new();
+    let own;
+    let matcher = if opts.types.is_empty() {
+        ALL.get_or_init(|| Matcher::new(&[]))
+    } else {
+        own = Matcher::new(&opts.types);
+        &own
+    };
     let mut results = Vec::new();
     let mut warnings = Vec::new();
     for path in fs.paths() {

@@ -80,8 +80,18 @@ pub fn search(ws: &Workspace, args: SearchArgs, quiet: bool) -> Result<()> {
     // Commands added or whose summary changed since the last `ct embed`: cheap to catch up on
     // now, and search would otherwise miss them.
     if !plan.items.is_empty() {
-        let bar = Bar::new("embedding", plan.items.len(), !quiet && plan.items.len() >= 64);
-        let r = pipeline::run(&mut store, &embedder, plan, &mut |d, t| bar.draw(d, t), &|| false);
+        let bar = Bar::new(
+            "embedding",
+            plan.items.len(),
+            !quiet && plan.items.len() >= 64,
+        );
+        let r = pipeline::run(
+            &mut store,
+            &embedder,
+            plan,
+            &mut |d, t| bar.draw(d, t),
+            &|| false,
+        );
         bar.finish();
         if let Err(e) = r
             && !quiet
@@ -95,7 +105,11 @@ pub fn search(ws: &Workspace, args: SearchArgs, quiet: bool) -> Result<()> {
     }
     let existing: HashSet<&str> = commands.iter().map(|c| c.id.as_str()).collect();
     let index = store.read(|c| Index::load(c, &|id| existing.contains(id)))?;
-    let limit = if args.limit == 0 { usize::MAX } else { args.limit };
+    let limit = if args.limit == 0 {
+        usize::MAX
+    } else {
+        args.limit
+    };
     let hits = index.query(&embedder, &query, args.threshold, limit)?;
     let by_id: HashMap<&str, &CommandItem> = commands.iter().map(|c| (c.id.as_str(), c)).collect();
     let found: Vec<(&CommandItem, f32)> = hits
@@ -158,7 +172,9 @@ pub fn after_summaries(ws: &Workspace, store: &mut Store, commands: &[CommandIte
         }
         let embedder = Embedder::load(&dir)?;
         let bar = Bar::new("embedding", plan.items.len(), !quiet);
-        let r = pipeline::run(store, &embedder, plan, &mut |d, t| bar.draw(d, t), &|| false);
+        let r = pipeline::run(store, &embedder, plan, &mut |d, t| bar.draw(d, t), &|| {
+            false
+        });
         bar.finish();
         Ok(r?.embedded)
     })();
@@ -175,9 +191,12 @@ pub fn after_summaries(ws: &Workspace, store: &mut Store, commands: &[CommandIte
 
 pub fn embed(ws: &Workspace, args: EmbedArgs, quiet: bool) -> Result<()> {
     let loaded = tags::load(ws, Vec::new(), quiet, true);
-    let mut store = loaded
-        .store
-        .with_context(|| format!("{}: cannot open the workspace database", ws.db_path().display()))?;
+    let mut store = loaded.store.with_context(|| {
+        format!(
+            "{}: cannot open the workspace database",
+            ws.db_path().display()
+        )
+    })?;
     let plan = pipeline::plan(&store, &loaded.commands, args.force)?;
     let current = plan.up_to_date;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
@@ -197,12 +216,22 @@ pub fn embed(ws: &Workspace, args: EmbedArgs, quiet: bool) -> Result<()> {
         out.flush()?;
         return Ok(());
     }
-    let from_summary = plan.items.iter().filter(|i| i.source == Source::Summary).count();
+    let from_summary = plan
+        .items
+        .iter()
+        .filter(|i| i.source == Source::Summary)
+        .count();
     let from_discovered = plan.items.len() - from_summary;
     let embedder = load_model(ws, quiet)?;
     let start = Instant::now();
     let bar = Bar::new("embedding", plan.items.len(), !quiet);
-    let report = pipeline::run(&mut store, &embedder, plan, &mut |d, t| bar.draw(d, t), &|| false)?;
+    let report = pipeline::run(
+        &mut store,
+        &embedder,
+        plan,
+        &mut |d, t| bar.draw(d, t),
+        &|| false,
+    )?;
     bar.finish();
     let secs = start.elapsed().as_secs_f64();
     if args.json {
@@ -232,7 +261,11 @@ pub fn embed(ws: &Workspace, args: EmbedArgs, quiet: bool) -> Result<()> {
                 out,
                 "{} summar{} changed meanwhile; run `ct embed` again for them.",
                 report.changed_meanwhile,
-                if report.changed_meanwhile == 1 { "y" } else { "ies" }
+                if report.changed_meanwhile == 1 {
+                    "y"
+                } else {
+                    "ies"
+                }
             )?;
         }
     }
@@ -258,7 +291,10 @@ fn load_model(ws: &Workspace, quiet: bool) -> Result<Embedder> {
         if tty && (p.done == p.total || last_draw.elapsed().as_millis() >= 100) {
             last_draw = Instant::now();
             let width = 24;
-            let filled = (p.done * width).checked_div(p.total).unwrap_or(0).min(width) as usize;
+            let filled = (p.done * width)
+                .checked_div(p.total)
+                .unwrap_or(0)
+                .min(width) as usize;
             eprint!(
                 "\r\x1b[2K  {} [{}{}] {:.1}/{:.1} MB",
                 p.file,
@@ -319,7 +355,11 @@ pub fn checks(ws: &Workspace, db: &Path) -> Result<Vec<Check>> {
             detail: format!(
                 "{} embedding{} not 1536 bytes: {}{} (`ct embed --force` rewrites them)",
                 cov.bad_size.len(),
-                if cov.bad_size.len() == 1 { " is" } else { "s are" },
+                if cov.bad_size.len() == 1 {
+                    " is"
+                } else {
+                    "s are"
+                },
                 list.join(", "),
                 if cov.bad_size.len() > 5 { ", ..." } else { "" }
             ),
@@ -335,11 +375,17 @@ pub fn checks(ws: &Workspace, db: &Path) -> Result<Vec<Check>> {
                 plural(n)
             ),
         }
-    } else if cov.missing_row.is_empty() && cov.missing_summary.is_empty() && cov.missing_embedding.is_empty() {
+    } else if cov.missing_row.is_empty()
+        && cov.missing_summary.is_empty()
+        && cov.missing_embedding.is_empty()
+    {
         Check {
             name: "coverage",
             ok: true,
-            detail: format!("all {n} command{} have a row, a summary and an embedding", plural(n)),
+            detail: format!(
+                "all {n} command{} have a row, a summary and an embedding",
+                plural(n)
+            ),
         }
     } else {
         let mut parts = Vec::new();
@@ -347,10 +393,16 @@ pub fn checks(ws: &Workspace, db: &Path) -> Result<Vec<Check>> {
             parts.push(format!("{} without a row", cov.missing_row.len()));
         }
         if !cov.missing_summary.is_empty() {
-            parts.push(format!("{} without a summary (`ct summarize`)", cov.missing_summary.len()));
+            parts.push(format!(
+                "{} without a summary (`ct summarize`)",
+                cov.missing_summary.len()
+            ));
         }
         if !cov.missing_embedding.is_empty() {
-            parts.push(format!("{} without an embedding (`ct embed`)", cov.missing_embedding.len()));
+            parts.push(format!(
+                "{} without an embedding (`ct embed`)",
+                cov.missing_embedding.len()
+            ));
         }
         Check {
             name: "coverage",

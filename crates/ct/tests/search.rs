@@ -17,7 +17,9 @@ fn model_dir() -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
         );
-        eprintln!("skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)");
+        eprintln!(
+            "skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)"
+        );
     }
     found
 }
@@ -44,8 +46,16 @@ impl Ws {
         std::fs::write(root.join("Makefile"), MAKEFILE).unwrap();
         std::fs::write(root.join("package.json"), PACKAGE_JSON).unwrap();
         std::fs::create_dir_all(root.join("scripts")).unwrap();
-        std::fs::write(root.join("scripts/backup.sh"), "#!/bin/sh\npg_dump prod > backup.sql\n").unwrap();
-        std::fs::write(root.join("scripts/deploy.sh"), "#!/bin/sh\nhelm upgrade app ./chart\n").unwrap();
+        std::fs::write(
+            root.join("scripts/backup.sh"),
+            "#!/bin/sh\npg_dump prod > backup.sql\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("scripts/deploy.sh"),
+            "#!/bin/sh\nhelm upgrade app ./chart\n",
+        )
+        .unwrap();
         Ws { root, model }
     }
 
@@ -126,7 +136,12 @@ impl Ws {
         v.as_array()
             .unwrap()
             .iter()
-            .map(|c| (c["label"].as_str().unwrap().to_string(), c["score"].as_f64().unwrap()))
+            .map(|c| {
+                (
+                    c["label"].as_str().unwrap().to_string(),
+                    c["score"].as_f64().unwrap(),
+                )
+            })
             .collect()
     }
 
@@ -141,16 +156,37 @@ const MAKEFILE: &str = "db-reset:\n\t./scripts/reset-db.sh\n\ntest:\n\tpytest\n\
 const PACKAGE_JSON: &str = r#"{"name": "web", "scripts": {"build": "tsc -p .", "dev": "vite", "lint": "eslint src", "clean": "rimraf dist"}}"#;
 
 const SUMMARIES: &[(&str, &str)] = &[
-    ("db-reset", "Drops the development database, recreates it, applies all migrations and loads the seed data."),
+    (
+        "db-reset",
+        "Drops the development database, recreates it, applies all migrations and loads the seed data.",
+    ),
     ("test", "Runs the Python unit test suite with pytest."),
-    ("docker-push", "Uploads the application's Docker image to the container registry."),
-    ("docs", "Builds the project documentation website with MkDocs."),
+    (
+        "docker-push",
+        "Uploads the application's Docker image to the container registry.",
+    ),
+    (
+        "docs",
+        "Builds the project documentation website with MkDocs.",
+    ),
     ("build", "Compiles the TypeScript sources into JavaScript."),
-    ("dev", "Starts the Vite development server with hot module reloading."),
-    ("lint", "Checks the source code for style problems and common mistakes with ESLint."),
+    (
+        "dev",
+        "Starts the Vite development server with hot module reloading.",
+    ),
+    (
+        "lint",
+        "Checks the source code for style problems and common mistakes with ESLint.",
+    ),
     ("clean", "Deletes the dist folder with the build output."),
-    ("backup.sh", "Dumps the production PostgreSQL database to a backup file."),
-    ("deploy.sh", "Deploys the application to the Kubernetes cluster with Helm."),
+    (
+        "backup.sh",
+        "Dumps the production PostgreSQL database to a backup file.",
+    ),
+    (
+        "deploy.sh",
+        "Deploys the application to the Kubernetes cluster with Helm.",
+    ),
 ];
 
 #[test]
@@ -190,7 +226,9 @@ fn natural_language_queries_find_the_intended_command_first() {
     let arr = v.as_array().unwrap();
     assert!(!arr.is_empty());
     for c in arr {
-        for field in ["id", "label", "type", "category", "command", "cwd", "filePath", "tags"] {
+        for field in [
+            "id", "label", "type", "category", "command", "cwd", "filePath", "tags",
+        ] {
             assert!(c.get(field).is_some(), "{field} in {c}");
         }
         let s = c["score"].as_f64().unwrap();
@@ -198,8 +236,19 @@ fn natural_language_queries_find_the_intended_command_first() {
     }
     let scores: Vec<f64> = arr.iter().map(|c| c["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|p| p[0] >= p[1]), "{scores:?}");
-    assert_eq!(w.json(&["search", "--json", "--limit", "1", "database"]).as_array().unwrap().len(), 1);
-    assert!(w.json(&["search", "--json", "--threshold", "0.99", "database"]).as_array().unwrap().is_empty());
+    assert_eq!(
+        w.json(&["search", "--json", "--limit", "1", "database"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        w.json(&["search", "--json", "--threshold", "0.99", "database"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 
     // Text: `label (NN%)`.
     let text = w.ok(&["search", "reset the development database"]);
@@ -211,7 +260,10 @@ fn natural_language_queries_find_the_intended_command_first() {
     assert_eq!(w.json(&["embed", "--json"])["embedded"], 0);
 
     // Usage errors.
-    assert_eq!(w.run(&["search", "--threshold", "2", "x"]).status.code(), Some(2));
+    assert_eq!(
+        w.run(&["search", "--threshold", "2", "x"]).status.code(),
+        Some(2)
+    );
     assert_eq!(w.run(&["search", " "]).status.code(), Some(2));
 }
 
@@ -222,7 +274,11 @@ fn changed_summaries_reembed_and_fallbacks_are_replaced() {
     // Only some summaries: the others are embedded from what discovery knows.
     w.store_summaries(&SUMMARIES[..5]);
     let r = w.json(&["embed", "--json"]);
-    assert_eq!((r["fromSummary"].as_u64(), r["fromDiscovered"].as_u64()), (Some(5), Some(5)), "{r}");
+    assert_eq!(
+        (r["fromSummary"].as_u64(), r["fromDiscovered"].as_u64()),
+        (Some(5), Some(5)),
+        "{r}"
+    );
     // A discovered-text embedding works offline with no LLM: here the script's name.
     assert_eq!(w.first("run the deploy script"), "deploy.sh");
     let conn = rusqlite::Connection::open(w.db()).unwrap();
@@ -250,7 +306,10 @@ fn changed_summaries_reembed_and_fallbacks_are_replaced() {
         [&lint],
     )
     .unwrap();
-    assert_eq!(w.first("API reference documentation from source comments"), "lint");
+    assert_eq!(
+        w.first("API reference documentation from source comments"),
+        "lint"
+    );
     assert_eq!(w.json(&["embed", "--json"])["embedded"], 0);
 
     // A command that no longer exists is never returned, even with its row still there.
@@ -285,13 +344,22 @@ fn db_check_verifies_sizes_and_coverage() {
     assert_eq!(check(&v, "embeddings")["ok"], true, "{v}");
     let cov = check(&v, "coverage");
     assert_eq!(cov["ok"], false, "{v}");
-    assert!(cov["detail"].as_str().unwrap().contains("1 without a summary"), "{cov}");
+    assert!(
+        cov["detail"]
+            .as_str()
+            .unwrap()
+            .contains("1 without a summary"),
+        "{cov}"
+    );
 
     w.store_summaries(&SUMMARIES[9..]);
     w.ok(&["embed"]);
     let text = w.ok(&["db", "check"]);
     assert!(text.contains("ok    coverage"), "{text}");
-    assert!(text.contains("all 10 commands have a row, a summary and an embedding"), "{text}");
+    assert!(
+        text.contains("all 10 commands have a row, a summary and an embedding"),
+        "{text}"
+    );
 
     // A BLOB of the wrong size (written by something else): check fails and names it.
     let conn = rusqlite::Connection::open(w.db()).unwrap();

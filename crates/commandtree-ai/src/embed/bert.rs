@@ -6,10 +6,11 @@
 //! once at load time for the micro-kernels, Q, K and V are one product, the bias, residual and
 //! GELU are applied as each output tile is stored.
 //!
-//! A forward pass can be shared by a team of threads that split every step (columns of each
-//! product, heads of attention, rows of normalisation) and meet at a barrier between steps:
-//! that is how one short query uses both cores. Large batches are instead split into one
-//! sub-batch per thread (see `Embedder`), which needs no synchronisation at all.
+//! A forward pass can be shared by a team of threads: each step (the column panels of a
+//! product, the heads of attention, the rows of normalisation) is cut into work items the
+//! threads take until none are left, and a step starts when the previous one is finished. That
+//! is how one short query uses both cores. Larger batches are instead split into one sub-batch
+//! per thread (see `Embedder::embed`), which needs no synchronisation at all.
 
 use super::Error;
 use super::kernels::{self, AlignedVec, Epilogue, Isa, Packed};
@@ -74,7 +75,10 @@ impl Bert {
         if cfg.hidden_act != "gelu" {
             return Err(Error::at(
                 config,
-                format!("hidden_act {:?} is not supported (only gelu)", cfg.hidden_act),
+                format!(
+                    "hidden_act {:?} is not supported (only gelu)",
+                    cfg.hidden_act
+                ),
             ));
         }
         let h = cfg.hidden_size;
@@ -82,6 +86,8 @@ impl Bert {
             || !h.is_multiple_of(cfg.num_attention_heads)
             || !h.is_multiple_of(kernels::NR)
             || !cfg.intermediate_size.is_multiple_of(kernels::NR)
+            || !(h / cfg.num_attention_heads).is_multiple_of(16)
+            || h / cfg.num_attention_heads > kernels::MAX_HEAD
         {
             return Err(Error::at(config, "unsupported layer sizes"));
         }
@@ -99,15 +105,22 @@ impl Bert {
             let b = get(&format!("{name}.bias"), &[n])?;
             Ok(Packed::new(w.as_slice(), n, k, b.as_slice()))
         };
-        let types = get("embeddings.token_type_embeddings.weight", &[cfg.type_vocab_size, h])?;
+        let types = get(
+            "embeddings.token_type_embeddings.weight",
+            &[cfg.type_vocab_size, h],
+        )?;
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for l in 0..cfg.num_hidden_layers {
             let p = format!("encoder.layer.{l}");
             let mut w = Vec::with_capacity(3 * h * h);
             let mut b = Vec::with_capacity(3 * h);
             for part in ["query", "key", "value"] {
-                w.extend_from_slice(get(&format!("{p}.attention.self.{part}.weight"), &[h, h])?.as_slice());
-                b.extend_from_slice(get(&format!("{p}.attention.self.{part}.bias"), &[h])?.as_slice());
+                w.extend_from_slice(
+                    get(&format!("{p}.attention.self.{part}.weight"), &[h, h])?.as_slice(),
+                );
+                b.extend_from_slice(
+                    get(&format!("{p}.attention.self.{part}.bias"), &[h])?.as_slice(),
+                );
             }
             layers.push(Layer {
                 qkv: Packed::new(&w, 3 * h, h, &b),
@@ -132,9 +145,15 @@ impl Bert {
             eps: cfg.layer_norm_eps as f32,
             max_positions: cfg.max_position_embeddings,
             word: get("embeddings.word_embeddings.weight", &[cfg.vocab_size, h])?,
-            pos: get("embeddings.position_embeddings.weight", &[cfg.max_position_embeddings, h])?,
+            pos: get(
+                "embeddings.position_embeddings.weight",
+                &[cfg.max_position_embeddings, h],
+            )?,
             type0: types.as_slice()[..h].to_vec(),
-            emb_ln: (vec("embeddings.LayerNorm.weight", h)?, vec("embeddings.LayerNorm.bias", h)?),
+            emb_ln: (
+                vec("embeddings.LayerNorm.weight", h)?,
+                vec("embeddings.LayerNorm.bias", h)?,
+            ),
             layers,
         })
     }
@@ -145,7 +164,13 @@ impl Bert {
 
     /// Embeds `seqs` (token ids, each at most `max_positions` long) into `out`
     /// (`seqs.len() × hidden`), using a team of `threads` threads (the caller's included).
-    pub fn forward(&self, seqs: &[&[u32]], threads: usize, scratch: &mut [Scratch], out: &mut [f32]) {
+    pub fn forward(
+        &self,
+        seqs: &[&[u32]],
+        threads: usize,
+        scratch: &mut [Scratch],
+        out: &mut [f32],
+    ) {
         assert_eq!(out.len(), seqs.len() * self.hidden);
         assert!(scratch.len() >= threads && threads >= 1);
         let tokens: usize = seqs.iter().map(|s| s.len()).sum();
@@ -167,7 +192,9 @@ impl Bert {
         lead.offsets.push(lead.ids.len());
         let team = Team {
             size: threads,
-            barrier: SpinBarrier::new(threads),
+            steps: (0..2 + 7 * self.layers.len())
+                .map(|_| Step::default())
+                .collect(),
             tokens,
             offsets: &lead.offsets,
             ids: &lead.ids,
@@ -179,61 +206,72 @@ impl Bert {
             out: Shared(out.as_mut_ptr()),
         };
         if threads == 1 {
-            self.member(&team, 0, &mut lead.private);
+            self.member(&team, &mut lead.private);
             return;
         }
         std::thread::scope(|s| {
-            for (i, sc) in rest.iter_mut().take(threads - 1).enumerate() {
+            for sc in rest.iter_mut().take(threads - 1) {
                 let team = &team;
-                s.spawn(move || self.member(team, i + 1, &mut sc.private));
+                s.spawn(move || self.member(team, &mut sc.private));
             }
-            self.member(&team, 0, &mut lead.private);
+            self.member(&team, &mut lead.private);
         });
     }
 
-    /// One thread's share of a forward pass.
-    fn member(&self, team: &Team<'_>, rank: usize, private: &mut Private) {
+    /// One thread's part in a forward pass: it takes work items of each step until none are
+    /// left, then waits for the step to finish (see `Team::step`).
+    fn member(&self, team: &Team<'_>, private: &mut Private) {
         let (h, heads, isa) = (self.hidden, self.heads, self.isa);
         let tokens = team.tokens;
-        let rows = split(tokens, team.size, rank);
-        // SAFETY (every `team.*.slice` below): each thread writes only its own rows, columns
-        // or heads between two barriers, and reads only what all threads finished before the
-        // last barrier.
-        unsafe {
-            let x = team.hidden.slice(rows.start * h, rows.len() * h);
+        let row_blocks = tokens.div_ceil(ROWS_PER_ITEM);
+        let rows = |item: usize| item * ROWS_PER_ITEM..((item + 1) * ROWS_PER_ITEM).min(tokens);
+        let mut step = 0;
+        // SAFETY (every `team.*.slice` below): within a step each work item writes its own
+        // rows, columns or heads, and reads only what earlier steps finished.
+        team.step(&mut step, row_blocks, |item| unsafe {
+            let r = rows(item);
+            let x = team.hidden.slice(r.start * h, r.len() * h);
             kernels::embed_tokens(
                 isa,
                 x,
-                &team.ids[rows.clone()],
-                &team.positions[rows.clone()],
+                &team.ids[r.clone()],
+                &team.positions[r.clone()],
                 self.word.as_slice(),
                 self.pos.as_slice(),
                 &self.type0,
                 h,
             );
             kernels::layer_norm(isa, x, h, &self.emb_ln.0, &self.emb_ln.1, self.eps);
-        }
-        team.barrier.wait();
+        });
         let hd = h / heads;
         let scale = 1.0 / (hd as f32).sqrt();
         let nseq = team.offsets.len() - 1;
-        let work = split(nseq * heads, team.size, rank);
-        for layer in &self.layers {
-            let product = |a: &Shared, w: &Packed, c: &Shared, epi, apack: &mut AlignedVec| {
-                let panels = split(w.panels(), team.size, rank);
-                // SAFETY: `a` holds tokens × w.k floats and `c` tokens × w.n; this thread
+        let longest = (0..nseq)
+            .map(|s| team.offsets[s + 1] - team.offsets[s])
+            .max()
+            .unwrap_or(0);
+        private
+            .attention
+            .resize(kernels::attention_scratch(hd, longest), 0.0);
+        let product = |step: &mut usize, a: &Shared, w: &Packed, c: &Shared, epi| {
+            // One panel per item when shared; a single thread takes all at once.
+            let per = if team.size == 1 { w.panels() } else { 1 };
+            team.step(step, w.panels().div_ceil(per), |item| {
+                let panels = item * per..((item + 1) * per).min(w.panels());
+                // SAFETY: `a` holds tokens × w.k floats and `c` tokens × w.n; this item
                 // writes only its own column panels.
-                unsafe { kernels::gemm(isa, a.0, tokens, w, c.0, epi, panels, apack) };
-            };
-            product(&team.hidden, &layer.qkv, &team.qkv, Epilogue::Store, &mut private.apack);
-            team.barrier.wait();
-            let longest = (0..nseq)
-                .map(|s| team.offsets[s + 1] - team.offsets[s])
-                .max()
-                .unwrap_or(0);
-            private.kt.resize(hd * longest, 0.0);
-            private.scores.resize(longest, 0.0);
-            for item in work.clone() {
+                unsafe { kernels::gemm(isa, a.0, tokens, w, c.0, epi, panels) };
+            });
+        };
+        for layer in &self.layers {
+            product(
+                &mut step,
+                &team.hidden,
+                &layer.qkv,
+                &team.qkv,
+                Epilogue::Store,
+            );
+            team.step(&mut step, nseq * heads, |item| {
                 let (s, head) = (item / heads, item % heads);
                 let (start, end) = (team.offsets[s], team.offsets[s + 1]);
                 // SAFETY: reads the sequence's qkv rows; writes only this head's columns of
@@ -249,35 +287,46 @@ impl Bert {
                         hd,
                         end - start,
                         scale,
-                        &mut private.kt,
-                        &mut private.scores,
+                        &mut private.attention,
                         team.ctx.slice(start * h, (end - start) * h),
                         h,
                         head * hd,
                     );
                 }
-            }
-            team.barrier.wait();
-            product(&team.ctx, &layer.out, &team.hidden, Epilogue::Add, &mut private.apack);
-            team.barrier.wait();
-            // SAFETY: own rows only.
-            unsafe {
-                let x = team.hidden.slice(rows.start * h, rows.len() * h);
+            });
+            product(
+                &mut step,
+                &team.ctx,
+                &layer.out,
+                &team.hidden,
+                Epilogue::Add,
+            );
+            team.step(&mut step, row_blocks, |item| unsafe {
+                let r = rows(item);
+                let x = team.hidden.slice(r.start * h, r.len() * h);
                 kernels::layer_norm(isa, x, h, &layer.ln1.0, &layer.ln1.1, self.eps);
-            }
-            team.barrier.wait();
-            product(&team.hidden, &layer.up, &team.inter, Epilogue::StoreGelu, &mut private.apack);
-            team.barrier.wait();
-            product(&team.inter, &layer.down, &team.hidden, Epilogue::Add, &mut private.apack);
-            team.barrier.wait();
-            // SAFETY: own rows only.
-            unsafe {
-                let x = team.hidden.slice(rows.start * h, rows.len() * h);
+            });
+            product(
+                &mut step,
+                &team.hidden,
+                &layer.up,
+                &team.inter,
+                Epilogue::StoreGelu,
+            );
+            product(
+                &mut step,
+                &team.inter,
+                &layer.down,
+                &team.hidden,
+                Epilogue::Add,
+            );
+            team.step(&mut step, row_blocks, |item| unsafe {
+                let r = rows(item);
+                let x = team.hidden.slice(r.start * h, r.len() * h);
                 kernels::layer_norm(isa, x, h, &layer.ln2.0, &layer.ln2.1, self.eps);
-            }
-            team.barrier.wait();
+            });
         }
-        for s in split(nseq, team.size, rank) {
+        team.step(&mut step, nseq, |s| {
             let (start, end) = (team.offsets[s], team.offsets[s + 1]);
             // SAFETY: reads finished hidden rows; writes only sequence s's output row.
             unsafe {
@@ -288,14 +337,12 @@ impl Bert {
                     team.out.slice(s * h, h),
                 );
             }
-        }
+        });
     }
 }
 
-/// The `rank`-th of `parts` near-equal contiguous ranges of `0..n`.
-fn split(n: usize, parts: usize, rank: usize) -> std::ops::Range<usize> {
-    n * rank / parts..n * (rank + 1) / parts
-}
+/// Rows per work item of the row-wise steps (embedding, layer normalisation).
+const ROWS_PER_ITEM: usize = 16;
 
 /// Buffers of one forward pass: the shared activations (used by the team's first member) and
 /// each member's private scratch. Kept between calls so large batches do not fault in fresh
@@ -314,14 +361,13 @@ pub struct Scratch {
 
 #[derive(Default)]
 struct Private {
-    apack: AlignedVec,
-    kt: Vec<f32>,
-    scores: Vec<f32>,
+    attention: Vec<f32>,
 }
 
 struct Team<'a> {
     size: usize,
-    barrier: SpinBarrier,
+    /// One per step of the forward pass, in the order every member runs them.
+    steps: Vec<Step>,
     tokens: usize,
     offsets: &'a [usize],
     ids: &'a [u32],
@@ -333,10 +379,52 @@ struct Team<'a> {
     out: Shared,
 }
 
-/// A buffer the team members share; each touches disjoint parts between barriers.
+/// Work items of one step: the next one to take and how many are finished.
+#[derive(Default)]
+struct Step {
+    next: AtomicUsize,
+    done: AtomicUsize,
+}
+
+impl Team<'_> {
+    /// Runs step `*step` (then advances it): takes items until none are left, then waits until
+    /// every item is finished. Items are taken, not assigned, so a member the OS deschedules
+    /// (a busy machine) only delays the item it holds: the others do the rest, and a member
+    /// that arrives late finds nothing left and moves on.
+    fn step(&self, step: &mut usize, items: usize, mut f: impl FnMut(usize)) {
+        let st = &self.steps[*step];
+        *step += 1;
+        if self.size == 1 {
+            (0..items).for_each(f);
+            return;
+        }
+        loop {
+            let i = st.next.fetch_add(1, Ordering::Relaxed);
+            if i >= items {
+                break;
+            }
+            f(i);
+            st.done.fetch_add(1, Ordering::AcqRel);
+        }
+        // Steps take microseconds, so a short spin beats sleeping; after it, yield the core
+        // to whoever holds the last item.
+        let mut spins = 0u32;
+        while st.done.load(Ordering::Acquire) < items {
+            if spins < 1 << 12 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// A buffer the team members share; work items touch disjoint parts of it within a step.
 #[derive(Clone, Copy)]
 struct Shared(*mut f32);
-// SAFETY: only used as described on `Team`: disjoint writes between barriers.
+// SAFETY: only used as described on `Team::step`: disjoint writes within a step, reads of
+// what earlier steps finished.
 unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
@@ -346,46 +434,6 @@ impl Shared {
     #[allow(clippy::mut_from_ref)]
     unsafe fn slice(&self, start: usize, len: usize) -> &mut [f32] {
         unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
-    }
-}
-
-/// A barrier that spins briefly before yielding: the steps between barriers take tens of
-/// microseconds, so sleeping on a futex (std's Barrier) would cost as much as the work. It
-/// yields after the spin so a descheduled partner on a busy machine gets the core back.
-struct SpinBarrier {
-    n: usize,
-    count: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl SpinBarrier {
-    fn new(n: usize) -> Self {
-        SpinBarrier {
-            n,
-            count: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
-        }
-    }
-
-    fn wait(&self) {
-        if self.n == 1 {
-            return;
-        }
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
-            self.count.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation {
-            if spins < 1 << 14 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
     }
 }
 

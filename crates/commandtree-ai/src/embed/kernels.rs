@@ -15,9 +15,8 @@ pub const NR: usize = 32;
 /// Depth of one block of the product. A packed weight block (KC × NR floats, 24 KiB) then stays
 /// in the L1 cache while it is multiplied with every row block of the input.
 const KC: usize = 192;
-/// Rows of input packed at a time (a multiple of every kernel's row count): 144 × 192 floats
-/// (108 KiB) stay in L2.
-const MC: usize = 144;
+/// Rows of input swept per weight block: 240 × 192 floats (180 KiB) stay in L2.
+const MC: usize = 240;
 
 /// The instruction set the kernels use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,14 +84,18 @@ impl Isa {
 macro_rules! multiversion {
     ($(#[$m:meta])* $vis:vis fn $name:ident($($p:ident : $t:ty),* $(,)?) $body:block) => {
         $(#[$m])*
+        #[allow(clippy::too_many_arguments)]
         $vis fn $name(isa: Isa, $($p: $t),*) {
             #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
             fn generic($($p: $t),*) $body
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+            #[allow(clippy::too_many_arguments)]
             fn v512($($p: $t),*) { generic($($p),*) }
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma")]
+            #[allow(clippy::too_many_arguments)]
             fn v2($($p: $t),*) { generic($($p),*) }
             match isa {
                 // SAFETY: `isa` comes from `Isa::detect`, which checked the CPU has these.
@@ -199,7 +202,9 @@ pub enum Epilogue {
 
 /// `c[m × w.n] (op)= a[m × w.k] · Wᵀ + bias`, for the column panels in `panels` only (so two
 /// threads can share one product). `a` is row-major with `w.k` columns, `c` with `w.n`.
-/// `apack` is scratch space.
+///
+/// The input is read in place (no packing): each micro-kernel broadcasts from its rows of `a`,
+/// which stream through L1 while the packed weight block stays there.
 ///
 /// # Safety
 /// `a` must hold `m * w.k` floats and `c` `m * w.n`; no other thread may touch the columns of
@@ -212,11 +217,9 @@ pub unsafe fn gemm(
     c: *mut f32,
     epi: Epilogue,
     panels: std::ops::Range<usize>,
-    apack: &mut AlignedVec,
 ) {
     let (k, n) = (w.k, w.n);
     let mr = isa.mr();
-    apack.resize(MC.div_ceil(mr) * mr * KC);
     let mut kb = 0;
     while kb < k {
         let kc = KC.min(k - kb);
@@ -225,50 +228,42 @@ pub unsafe fn gemm(
         let mut rb = 0;
         while rb < m {
             let mc = MC.min(m - rb);
-            // SAFETY: rows rb..rb+mc and columns kb..kb+kc lie inside `a`.
-            unsafe { pack_a(isa, a.add(rb * k + kb), k, mc, kc, mr, apack.as_mut_slice()) };
             for p in panels.clone() {
                 // SAFETY: the panel has k × NR floats; rows kb.. of it are inside.
                 let b = unsafe { w.panel(p).as_ptr().add(kb * NR) };
-                let bias = if first { w.bias[p * NR..].as_ptr() } else { std::ptr::null() };
+                let bias = if first {
+                    w.bias[p * NR..].as_ptr()
+                } else {
+                    std::ptr::null()
+                };
                 let add = !first || epi == Epilogue::Add;
                 let gelu = last && epi == Epilogue::StoreGelu;
-                let mut r = 0;
-                while r < mc {
-                    let rows = mr.min(mc - r);
-                    let ap = apack.as_slice()[(r / mr) * mr * kc..].as_ptr();
-                    // SAFETY: the tile's rows and columns lie inside `c` (caller's contract).
-                    let cp = unsafe { c.add((rb + r) * n + p * NR) };
-                    unsafe { tile(isa, rows, kc, ap, b, cp, n, bias, add, gelu) };
+                let mut r = rb;
+                while r < rb + mc {
+                    let rows = mr.min(rb + mc - r);
+                    // SAFETY: rows r..r+rows, columns kb..kb+kc of `a` and the tile of `c` lie
+                    // inside the buffers (caller's contract).
+                    unsafe {
+                        tile(
+                            isa,
+                            rows,
+                            kc,
+                            a.add(r * k + kb),
+                            k,
+                            b,
+                            c.add(r * n + p * NR),
+                            n,
+                            bias,
+                            add,
+                            gelu,
+                        )
+                    };
                     r += rows;
                 }
             }
             rb += mc;
         }
         kb += kc;
-    }
-}
-
-/// Copies `rows × kc` floats of `a` (row stride `lda`) into tiles of `mr` rows laid out
-/// k-major (`[k][mr]`), zero-filling the rows past `rows` in the last tile.
-unsafe fn pack_a(isa: Isa, a: *const f32, lda: usize, rows: usize, kc: usize, mr: usize, out: &mut [f32]) {
-    let _ = isa;
-    for t in 0..rows.div_ceil(mr) {
-        let tile = &mut out[t * mr * kc..(t + 1) * mr * kc];
-        for i in 0..mr {
-            let row = t * mr + i;
-            if row < rows {
-                // SAFETY: `row < rows`, `kc` columns from the block start (caller's contract).
-                let src = unsafe { std::slice::from_raw_parts(a.add(row * lda), kc) };
-                for (kk, &v) in src.iter().enumerate() {
-                    tile[kk * mr + i] = v;
-                }
-            } else {
-                for kk in 0..kc {
-                    tile[kk * mr + i] = 0.0;
-                }
-            }
-        }
     }
 }
 
@@ -279,6 +274,7 @@ unsafe fn tile(
     rows: usize,
     kc: usize,
     a: *const f32,
+    lda: usize,
     b: *const f32,
     c: *mut f32,
     ldc: usize,
@@ -287,24 +283,24 @@ unsafe fn tile(
     gelu: bool,
 ) {
     macro_rules! by_rows {
-        ($f:ident, $stride:expr, $($r:literal)*) => {
+        ($f:ident, $($r:literal)*) => {
             match rows {
                 // SAFETY: forwarded from the caller; the ISA was detected.
-                $($r => unsafe { $f::<$r>(kc, a, $stride, b, c, ldc, bias, add, gelu) },)*
+                $($r => unsafe { $f::<$r>(kc, a, lda, b, c, ldc, bias, add, gelu) },)*
                 _ => unreachable!("tile rows {rows}"),
             }
         };
     }
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => by_rows!(kern_avx512, 12, 1 2 3 4 5 6 7 8 9 10 11 12),
+        Isa::Avx512 => by_rows!(kern_avx512, 1 2 3 4 5 6 7 8 9 10 11 12),
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => by_rows!(kern_avx2, 6, 1 2 3 4 5 6),
-        _ => by_rows!(kern_portable, 4, 1 2 3 4),
+        Isa::Avx2 => by_rows!(kern_avx2, 1 2 3 4 5 6),
+        _ => by_rows!(kern_portable, 1 2 3 4),
     }
 }
 
-/// Adds bias and old contents, stores, then applies GELU to the stored row segment.
+/// Applies GELU to a stored row segment of NR floats.
 #[inline(always)]
 unsafe fn finish_row(c: *mut f32, gelu: bool) {
     if gelu {
@@ -316,13 +312,19 @@ unsafe fn finish_row(c: *mut f32, gelu: bool) {
     }
 }
 
+/// Pointers to the `R` input rows of a tile.
+#[inline(always)]
+fn row_ptrs<const R: usize>(a: *const f32, lda: usize) -> [*const f32; R] {
+    std::array::from_fn(|i| a.wrapping_add(i * lda))
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 unsafe fn kern_avx512<const R: usize>(
     kc: usize,
     a: *const f32,
-    astride: usize,
+    lda: usize,
     b: *const f32,
     c: *mut f32,
     ldc: usize,
@@ -330,19 +332,19 @@ unsafe fn kern_avx512<const R: usize>(
     add: bool,
     gelu: bool,
 ) {
+    let rows = row_ptrs::<R>(a, lda);
     let mut acc = [[_mm512_setzero_ps(); 2]; R];
-    let (mut ap, mut bp) = (a, b);
-    for _ in 0..kc {
-        // SAFETY: `kc` steps of NR floats of `b` and `astride` floats of `a` are inside.
+    let mut bp = b;
+    for kk in 0..kc {
+        // SAFETY: `kc` steps of NR floats of `b` and of one float per row of `a` are inside.
         unsafe {
             let b0 = _mm512_load_ps(bp);
             let b1 = _mm512_load_ps(bp.add(16));
-            for (i, acc) in acc.iter_mut().enumerate() {
-                let av = _mm512_set1_ps(*ap.add(i));
+            for (acc, row) in acc.iter_mut().zip(&rows) {
+                let av = _mm512_set1_ps(*row.add(kk));
                 acc[0] = _mm512_fmadd_ps(av, b0, acc[0]);
                 acc[1] = _mm512_fmadd_ps(av, b1, acc[1]);
             }
-            ap = ap.add(astride);
             bp = bp.add(NR);
         }
     }
@@ -373,7 +375,7 @@ unsafe fn kern_avx512<const R: usize>(
 unsafe fn kern_avx2<const R: usize>(
     kc: usize,
     a: *const f32,
-    astride: usize,
+    lda: usize,
     b: *const f32,
     c: *mut f32,
     ldc: usize,
@@ -381,21 +383,21 @@ unsafe fn kern_avx2<const R: usize>(
     add: bool,
     gelu: bool,
 ) {
+    let rows = row_ptrs::<R>(a, lda);
     for half in 0..2 {
         let off = half * 16;
         let mut acc = [[_mm256_setzero_ps(); 2]; R];
-        let (mut ap, mut bp) = (a, unsafe { b.add(off) });
-        for _ in 0..kc {
+        let mut bp = b.wrapping_add(off);
+        for kk in 0..kc {
             // SAFETY: as in `kern_avx512`.
             unsafe {
                 let b0 = _mm256_load_ps(bp);
                 let b1 = _mm256_load_ps(bp.add(8));
-                for (i, acc) in acc.iter_mut().enumerate() {
-                    let av = _mm256_broadcast_ss(&*ap.add(i));
+                for (acc, row) in acc.iter_mut().zip(&rows) {
+                    let av = _mm256_broadcast_ss(&*row.add(kk));
                     acc[0] = _mm256_fmadd_ps(av, b0, acc[0]);
                     acc[1] = _mm256_fmadd_ps(av, b1, acc[1]);
                 }
-                ap = ap.add(astride);
                 bp = bp.add(NR);
             }
         }
@@ -429,7 +431,7 @@ unsafe fn kern_avx2<const R: usize>(
 unsafe fn kern_portable<const R: usize>(
     kc: usize,
     a: *const f32,
-    astride: usize,
+    lda: usize,
     b: *const f32,
     c: *mut f32,
     ldc: usize,
@@ -437,15 +439,16 @@ unsafe fn kern_portable<const R: usize>(
     add: bool,
     gelu: bool,
 ) {
-    // SAFETY (whole function): the caller guarantees kc × astride floats of `a`, kc × NR of
-    // `b`, R rows of NR floats of `c` and NR of `bias` when it is not null.
-    let a = unsafe { std::slice::from_raw_parts(a, kc * astride) };
+    // SAFETY (whole function): the caller guarantees R rows of kc floats of `a` (stride lda),
+    // kc × NR of `b`, R rows of NR floats of `c` and NR of `bias` when it is not null.
     let b = unsafe { std::slice::from_raw_parts(b, kc * NR) };
+    let rows: [&[f32]; R] =
+        std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(a.add(i * lda), kc) });
     let mut acc = [[0f32; NR]; R];
     for kk in 0..kc {
         let brow = &b[kk * NR..(kk + 1) * NR];
-        for (i, acc) in acc.iter_mut().enumerate() {
-            let av = a[kk * astride + i];
+        for (acc, row) in acc.iter_mut().zip(&rows) {
+            let av = row[kk];
             for (x, &bv) in acc.iter_mut().zip(brow) {
                 *x += av * bv;
             }
@@ -478,7 +481,7 @@ pub fn erf(x: f32) -> f32 {
     p = p * x2 + -2.101_024e-6;
     p = p * x2 + -5.692_506_4e-5;
     p = p * x2 + -7.349_906_3e-4;
-    p = p * x2 + -2.954_600e-3;
+    p = p * x2 + -2.9546e-3;
     p = p * x2 + -1.609_603_3e-2;
     p *= x;
     let mut q = -1.456_607_2e-5_f32;
@@ -511,7 +514,7 @@ fn exp_neg(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5;
     p = p * r * r + r + 1.0;
     let scale = f32::from_bits(((n as i32 + 127) as u32) << 23);
     p * scale
@@ -586,62 +589,190 @@ multiversion! {
     }
 }
 
-multiversion! {
-    /// Scaled dot-product attention of one sequence and one head. `qkv` rows hold
-    /// `[q | k | v]` (each `heads × hd`); `len` rows start at row 0 of the given slices.
-    /// `kt` and `scores` are scratch (hd × len and len floats). Writes the head's `hd` columns
-    /// of `ctx` (row stride `ctx_stride`).
-    pub fn attention_head(
-        qkv: &[f32],
-        stride: usize,
-        q_off: usize,
-        k_off: usize,
-        v_off: usize,
-        hd: usize,
-        len: usize,
-        scale: f32,
-        kt: &mut [f32],
-        scores: &mut [f32],
-        ctx: &mut [f32],
-        ctx_stride: usize,
-        ctx_off: usize,
-    ) {
-        let kt = &mut kt[..hd * len];
-        for j in 0..len {
-            let krow = &qkv[j * stride + k_off..j * stride + k_off + hd];
-            for (d, &v) in krow.iter().enumerate() {
-                kt[d * len + j] = v;
+/// Keys are processed in blocks of this many (one AVX-512 register of scores).
+pub const KEY_BLOCK: usize = 16;
+/// Largest head size the attention kernel supports (BERT models use 32 or 64).
+pub const MAX_HEAD: usize = 128;
+
+/// Scaled dot-product attention of one sequence and one head. `qkv` rows hold `[q | k | v]`
+/// (each `heads × hd`); the sequence's `len` rows start at row 0 of `qkv`. `kt` (hd × padded
+/// len) and the rest of `scratch` are working space. Writes the head's `hd` columns of `ctx` (row
+/// stride `ctx_stride`). `hd` is a multiple of 16, at most [`MAX_HEAD`]; `scratch` holds at
+/// least [`attention_scratch`] floats.
+#[allow(clippy::too_many_arguments)]
+pub fn attention_head(
+    isa: Isa,
+    qkv: &[f32],
+    stride: usize,
+    q_off: usize,
+    k_off: usize,
+    v_off: usize,
+    hd: usize,
+    len: usize,
+    scale: f32,
+    scratch: &mut [f32],
+    ctx: &mut [f32],
+    ctx_stride: usize,
+    ctx_off: usize,
+) {
+    macro_rules! go {
+        ($($hd:literal)*) => {
+            match hd {
+                $($hd => {
+                    #[cfg(target_arch = "x86_64")]
+                    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+                    #[allow(clippy::too_many_arguments)]
+                    fn v512(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut [f32], ctx_stride: usize, ctx_off: usize) {
+                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off)
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    #[target_feature(enable = "avx2,fma")]
+                    #[allow(clippy::too_many_arguments)]
+                    fn v2(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut [f32], ctx_stride: usize, ctx_off: usize) {
+                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off)
+                    }
+                    match isa {
+                        // SAFETY: `isa` comes from `Isa::detect`, which checked the CPU.
+                        #[cfg(target_arch = "x86_64")]
+                        Isa::Avx512 => unsafe { v512(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off) },
+                        #[cfg(target_arch = "x86_64")]
+                        Isa::Avx2 => unsafe { v2(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off) },
+                        _ => attention::<$hd, PORTABLE_FMA>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off),
+                    }
+                })*
+                _ => unreachable!("head size {hd} (checked when the model is loaded)"),
+            }
+        };
+    }
+    go!(16 32 48 64 80 96 112 128)
+}
+
+/// Whether the portable code may use `mul_add`: a single instruction on ARM, but a slow library
+/// call on x86-64 CPUs without FMA (the only x86 CPUs that run the portable code).
+const PORTABLE_FMA: bool = cfg!(target_arch = "aarch64");
+
+/// `a * b + c`, fused when `FMA` (one rounding, one instruction).
+#[inline(always)]
+fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FMA { a.mul_add(b, c) } else { a * b + c }
+}
+
+/// Query rows processed together: their score and output accumulators are independent, so
+/// the multiply-adds overlap instead of waiting on each other's latency.
+const ROW_GROUP: usize = 4;
+
+/// Scratch floats `attention_head` needs for head size `hd` and sequences up to `len` tokens.
+pub fn attention_scratch(hd: usize, len: usize) -> usize {
+    let lp = len.div_ceil(KEY_BLOCK) * KEY_BLOCK;
+    let rows = len.div_ceil(ROW_GROUP) * ROW_GROUP;
+    hd * lp + rows * hd + ROW_GROUP * lp
+}
+
+/// The attention of one head of size `HD`: with the size known, query rows and output
+/// accumulators live in registers. Keys are transposed and zero-padded to whole blocks, queries
+/// scaled and zero-padded to whole row groups, so every inner loop runs over full vectors.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn attention<const HD: usize, const FMA: bool>(
+    qkv: &[f32],
+    stride: usize,
+    q_off: usize,
+    k_off: usize,
+    v_off: usize,
+    len: usize,
+    scale: f32,
+    scratch: &mut [f32],
+    ctx: &mut [f32],
+    ctx_stride: usize,
+    ctx_off: usize,
+) {
+    const G: usize = ROW_GROUP;
+    let lp = len.div_ceil(KEY_BLOCK) * KEY_BLOCK;
+    let rows = len.div_ceil(G) * G;
+    let (kt, rest) = scratch.split_at_mut(HD * lp);
+    let (qs, rest) = rest.split_at_mut(rows * HD);
+    let s = &mut rest[..G * lp];
+    for d in 0..HD {
+        kt[d * lp + len..(d + 1) * lp].fill(0.0);
+    }
+    for j in 0..len {
+        let krow: &[f32; HD] = qkv[j * stride + k_off..][..HD]
+            .try_into()
+            .expect("HD floats");
+        for (d, &v) in krow.iter().enumerate() {
+            kt[d * lp + j] = v;
+        }
+        let q = &qkv[j * stride + q_off..][..HD];
+        for (o, &v) in qs[j * HD..(j + 1) * HD].iter_mut().zip(q) {
+            *o = v * scale;
+        }
+    }
+    qs[len * HD..].fill(0.0);
+    for g in (0..rows).step_by(G) {
+        let q: [&[f32; HD]; G] =
+            std::array::from_fn(|r| qs[(g + r) * HD..][..HD].try_into().expect("HD floats"));
+        for jb in 0..lp / KEY_BLOCK {
+            let mut acc = [[0f32; KEY_BLOCK]; G];
+            for d in 0..HD {
+                let k: &[f32; KEY_BLOCK] = kt[d * lp + jb * KEY_BLOCK..][..KEY_BLOCK]
+                    .try_into()
+                    .expect("a block");
+                for r in 0..G {
+                    let qd = q[r][d];
+                    for l in 0..KEY_BLOCK {
+                        acc[r][l] = madd::<FMA>(qd, k[l], acc[r][l]);
+                    }
+                }
+            }
+            for (r, acc) in acc.iter().enumerate() {
+                s[r * lp + jb * KEY_BLOCK..][..KEY_BLOCK].copy_from_slice(acc);
             }
         }
-        let s = &mut scores[..len];
-        for i in 0..len {
-            let q = &qkv[i * stride + q_off..i * stride + q_off + hd];
-            s.fill(0.0);
-            for (d, &qd) in q.iter().enumerate() {
-                let qd = qd * scale;
-                for (sj, &kv) in s.iter_mut().zip(&kt[d * len..(d + 1) * len]) {
-                    *sj += qd * kv;
-                }
-            }
-            let mut max = f32::NEG_INFINITY;
-            for &v in s.iter() {
-                max = max.max(v);
-            }
-            for v in s.iter_mut() {
+        let mut inv = [0f32; G];
+        for (r, inv) in inv.iter_mut().enumerate() {
+            let row = &mut s[r * lp..(r + 1) * lp];
+            let max = max16(&row[..len]);
+            for v in row.iter_mut() {
                 *v = exp_neg(*v - max);
             }
-            let inv = 1.0 / sum16(s);
-            let out = &mut ctx[i * ctx_stride + ctx_off..i * ctx_stride + ctx_off + hd];
-            out.fill(0.0);
-            for (j, &p) in s.iter().enumerate() {
-                let p = p * inv;
-                let v = &qkv[j * stride + v_off..j * stride + v_off + hd];
-                for (o, &vv) in out.iter_mut().zip(v) {
-                    *o += p * vv;
+            *inv = 1.0 / sum16(&row[..len]);
+        }
+        let mut out = [[0f32; HD]; G];
+        for j in 0..len {
+            let v: &[f32; HD] = qkv[j * stride + v_off..][..HD]
+                .try_into()
+                .expect("HD floats");
+            for r in 0..G {
+                let p = s[r * lp + j];
+                for d in 0..HD {
+                    out[r][d] = madd::<FMA>(p, v[d], out[r][d]);
                 }
+            }
+        }
+        for r in 0..G.min(len - g) {
+            let i = g + r;
+            for (c, o) in ctx[i * ctx_stride + ctx_off..][..HD].iter_mut().zip(out[r]) {
+                *c = o * inv[r];
             }
         }
     }
+}
+
+/// Maximum with 16 independent lanes (vectorisable, unlike a single running maximum).
+#[inline(always)]
+fn max16(x: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; 16];
+    let mut chunks = x.chunks_exact(16);
+    for c in &mut chunks {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a = a.max(*v);
+        }
+    }
+    let mut m = f32::NEG_INFINITY;
+    for &v in chunks.remainder().iter().chain(&acc) {
+        m = m.max(v);
+    }
+    m
 }
 
 multiversion! {
@@ -694,7 +825,9 @@ mod tests {
     }
 
     fn lcg(seed: &mut u64) -> f32 {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
     }
 
@@ -709,19 +842,32 @@ mod tests {
     #[test]
     fn gemm_matches_naive_product_for_every_isa_and_shape() {
         let mut seed = 7;
-        for &(m, n, k) in &[(1, 32, 5), (13, 64, 384), (150, 96, 200), (7, 32, 1536), (29, 64, 193)] {
+        for &(m, n, k) in &[
+            (1, 32, 5),
+            (13, 64, 384),
+            (150, 96, 200),
+            (7, 32, 1536),
+            (29, 64, 193),
+        ] {
             let a: Vec<f32> = (0..m * k).map(|_| lcg(&mut seed)).collect();
             let w: Vec<f32> = (0..n * k).map(|_| lcg(&mut seed)).collect();
             let bias: Vec<f32> = (0..n).map(|_| lcg(&mut seed)).collect();
             let want = naive(&a, m, &w, n, k, &bias);
             let packed = Packed::new(&w, n, k, &bias);
             for isa in isas() {
-                let mut scratch = AlignedVec::zeros(0);
                 for epi in [Epilogue::Store, Epilogue::Add, Epilogue::StoreGelu] {
                     let mut c: Vec<f32> = (0..m * n).map(|i| i as f32 * 0.001).collect();
                     let before = c.clone();
                     unsafe {
-                        gemm(isa, a.as_ptr(), m, &packed, c.as_mut_ptr(), epi, 0..packed.panels(), &mut scratch)
+                        gemm(
+                            isa,
+                            a.as_ptr(),
+                            m,
+                            &packed,
+                            c.as_mut_ptr(),
+                            epi,
+                            0..packed.panels(),
+                        )
                     };
                     for i in 0..m * n {
                         let expect = match epi {
@@ -757,7 +903,10 @@ mod tests {
         for x in [0.0f32, -0.5, -1.0, -10.0, -30.0, -80.0] {
             let want = (x as f64).exp();
             let got = exp_neg(x) as f64;
-            assert!(((got - want) / want).abs() < 3e-7, "exp({x}) = {got}, want {want}");
+            assert!(
+                ((got - want) / want).abs() < 3e-7,
+                "exp({x}) = {got}, want {want}"
+            );
         }
     }
 }

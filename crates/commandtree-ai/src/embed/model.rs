@@ -74,7 +74,11 @@ pub fn search_dirs(root: &Path) -> Vec<PathBuf> {
 /// `$XDG_CACHE_HOME/commandtree/models/all-MiniLM-L6-v2`, else `~/.cache/…` (on Windows
 /// `%LOCALAPPDATA%\commandtree\models\…`).
 pub fn cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let base = env("XDG_CACHE_HOME")
         .or_else(|| env("HOME").map(|h| h.join(".cache")))
         .or_else(|| env("LOCALAPPDATA"))?;
@@ -154,7 +158,12 @@ pub fn ensure(root: &Path, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Pat
 
 /// Downloads `files` from `{base}/{name}` into `dest`, skipping files already there with the
 /// right size. Each file is verified (size and SHA-256) before it is renamed into place.
-pub fn download(base: &str, files: &[ModelFile], dest: &Path, progress: &mut dyn FnMut(Progress<'_>)) -> Result<(), Error> {
+pub fn download(
+    base: &str,
+    files: &[ModelFile],
+    dest: &Path,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Error> {
     std::fs::create_dir_all(dest).map_err(|e| Error::at(dest, e))?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(Duration::from_secs(15)))
@@ -179,8 +188,17 @@ pub fn download(base: &str, files: &[ModelFile], dest: &Path, progress: &mut dyn
     Ok(())
 }
 
-fn fetch(agent: &ureq::Agent, url: &str, f: &ModelFile, part: &Path, progress: &mut dyn FnMut(Progress<'_>)) -> Result<(), Error> {
-    let mut resp = agent.get(url).call().map_err(|e| Error(format!("{url}: {e}")))?;
+fn fetch(
+    agent: &ureq::Agent,
+    url: &str,
+    f: &ModelFile,
+    part: &Path,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Error> {
+    let mut resp = agent
+        .get(url)
+        .call()
+        .map_err(|e| Error(format!("{url}: {e}")))?;
     let total = resp.body().content_length().unwrap_or(f.size);
     let mut reader = resp.body_mut().as_reader();
     let mut out = std::fs::File::create(part).map_err(|e| Error::at(part, e))?;
@@ -193,13 +211,18 @@ fn fetch(agent: &ureq::Agent, url: &str, f: &ModelFile, part: &Path, progress: &
         total,
     });
     loop {
-        let n = reader.read(&mut buf).map_err(|e| Error(format!("{url}: {e}")))?;
+        let n = reader
+            .read(&mut buf)
+            .map_err(|e| Error(format!("{url}: {e}")))?;
         if n == 0 {
             break;
         }
         done += n as u64;
         if done > f.size {
-            return Err(Error(format!("{url}: larger than the expected {} bytes", f.size)));
+            return Err(Error(format!(
+                "{url}: larger than the expected {} bytes",
+                f.size
+            )));
         }
         hash.update(&buf[..n]);
         out.write_all(&buf[..n]).map_err(|e| Error::at(part, e))?;
@@ -211,7 +234,10 @@ fn fetch(agent: &ureq::Agent, url: &str, f: &ModelFile, part: &Path, progress: &
     }
     out.sync_all().map_err(|e| Error::at(part, e))?;
     if done != f.size {
-        return Err(Error(format!("{url}: got {done} bytes, expected {}", f.size)));
+        return Err(Error(format!(
+            "{url}: got {done} bytes, expected {}",
+            f.size
+        )));
     }
     let got = hex(&hash.finalize());
     if got != f.sha256 {

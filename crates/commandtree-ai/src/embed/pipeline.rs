@@ -56,7 +56,12 @@ pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
         return (s.to_string(), Source::Summary);
     }
     let mut text = c.label.trim().to_string();
-    if let Some(d) = c.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+    if let Some(d) = c
+        .description
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
         text.push_str(": ");
         text.push_str(d);
     }
@@ -123,9 +128,13 @@ struct Row {
 }
 
 fn table_exists(c: &Connection) -> rusqlite::Result<bool> {
-    Ok(c.query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [TABLE], |_| Ok(()))
-        .optional()?
-        .is_some())
+    Ok(c.query_row(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [TABLE],
+        |_| Ok(()),
+    )
+    .optional()?
+    .is_some())
 }
 
 fn rows(c: &Connection) -> rusqlite::Result<HashMap<String, Row>> {
@@ -150,7 +159,11 @@ fn rows(c: &Connection) -> rusqlite::Result<HashMap<String, Row>> {
 }
 
 /// Which of `commands` need a (new) embedding; all of them with `force`.
-pub fn plan(store: &Store, commands: &[CommandItem], force: bool) -> commandtree_store::Result<Plan> {
+pub fn plan(
+    store: &Store,
+    commands: &[CommandItem],
+    force: bool,
+) -> commandtree_store::Result<Plan> {
     let rows = store.read(rows)?;
     let mut plan = Plan::default();
     let mut seen = HashSet::new();
@@ -310,14 +323,18 @@ pub fn coverage(c: &Connection, existing: &[&str]) -> rusqlite::Result<Coverage>
 
 /// `coverage` of the database file at `path`, opened read-only (nothing is created or
 /// changed). `None` when it has no `commands` table.
-pub fn coverage_of_file(path: &std::path::Path, existing: &[&str]) -> Result<Option<Coverage>, Error> {
+pub fn coverage_of_file(
+    path: &std::path::Path,
+    existing: &[&str],
+) -> Result<Option<Coverage>, Error> {
     let err = |e: rusqlite::Error| Error::at(path, e);
     let conn = Connection::open_with_flags(
         path,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(err)?;
-    conn.busy_timeout(commandtree_store::BUSY_TIMEOUT).map_err(err)?;
+    conn.busy_timeout(commandtree_store::BUSY_TIMEOUT)
+        .map_err(err)?;
     let has_commands = conn
         .query_row(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'commands'",
@@ -340,14 +357,35 @@ mod tests {
 
     #[test]
     fn summary_wins_over_discovered_text() {
-        let c = CommandItem::new("make", Path::new("/w/Makefile"), "db-reset", "make db-reset")
-            .description("Drop and recreate the dev database");
+        let c = CommandItem::new(
+            "make",
+            Path::new("/w/Makefile"),
+            "db-reset",
+            "make db-reset",
+        )
+        .description("Drop and recreate the dev database");
         let (t, s) = source_text(&c, None);
         assert_eq!(s, Source::Discovered);
-        assert_eq!(t, "db-reset: Drop and recreate the dev database\nmake db-reset");
-        let script = CommandItem::new("shell", Path::new("/w/scripts/deploy.sh"), "deploy.sh", "\"/w/scripts/deploy.sh\" --prod");
-        assert_eq!(source_text(&script, None).0, "deploy.sh\n\"deploy.sh\" --prod");
-        let bare = CommandItem::new("shell", Path::new("/w/scripts/deploy.sh"), "deploy.sh", "\"/w/scripts/deploy.sh\"");
+        assert_eq!(
+            t,
+            "db-reset: Drop and recreate the dev database\nmake db-reset"
+        );
+        let script = CommandItem::new(
+            "shell",
+            Path::new("/w/scripts/deploy.sh"),
+            "deploy.sh",
+            "\"/w/scripts/deploy.sh\" --prod",
+        );
+        assert_eq!(
+            source_text(&script, None).0,
+            "deploy.sh\n\"deploy.sh\" --prod"
+        );
+        let bare = CommandItem::new(
+            "shell",
+            Path::new("/w/scripts/deploy.sh"),
+            "deploy.sh",
+            "\"/w/scripts/deploy.sh\"",
+        );
         assert_eq!(source_text(&bare, None).0, "deploy.sh");
         let (t, s) = source_text(&c, Some("  "));
         assert_eq!(s, Source::Discovered);

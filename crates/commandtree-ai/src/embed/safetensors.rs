@@ -109,7 +109,10 @@ impl Tensors {
         let len: usize = shape.iter().product();
         let start = self.data_start + e.data_offsets[0];
         if e.data_offsets[1] - e.data_offsets[0] != len * 4 {
-            return Err(Error::at(&self.path, format!("tensor {name}: size does not match its shape")));
+            return Err(Error::at(
+                &self.path,
+                format!("tensor {name}: size does not match its shape"),
+            ));
         }
         let bytes = &self.map[start..start + len * 4];
         if cfg!(target_endian = "little") && (bytes.as_ptr() as usize).is_multiple_of(4) {
