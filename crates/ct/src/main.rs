@@ -40,7 +40,9 @@ const EXAMPLES: &str = "Examples:
   ct show make:test            the make target `test` (type:label)
   ct tag add build ci          tag the command `build` with `ci`
   ct list --tag ci             only the commands tagged `ci`
-  ct star make:test            add it to Quick Launch; `ct quick` lists Quick Launch";
+  ct star make:test            add it to Quick Launch; `ct quick` lists Quick Launch
+  ct embed                     embed every command's summary (local model, once)
+  ct search reset the db       commands by meaning, best first: `db-reset (71%)`";
 
 #[derive(Subcommand)]
 enum Command {

@@ -7,11 +7,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use commandtree_ai::embed::pipeline::{self, Source};
 use commandtree_ai::embed::{Embedder, model};
-use commandtree_ai::search::{DEFAULT_THRESHOLD, Index};
+use commandtree_ai::search::DEFAULT_THRESHOLD;
 use commandtree_core::{CommandItem, Options, Workspace};
 use commandtree_store::{Check, Store, WorkspaceDb};
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -103,19 +102,22 @@ pub fn search(ws: &Workspace, args: SearchArgs, quiet: bool) -> Result<()> {
             )]);
         }
     }
-    let existing: HashSet<&str> = commands.iter().map(|c| c.id.as_str()).collect();
-    let index = store.read(|c| Index::load(c, &|id| existing.contains(id)))?;
     let limit = if args.limit == 0 {
         usize::MAX
     } else {
         args.limit
     };
-    let hits = index.query(&embedder, &query, args.threshold, limit)?;
-    let by_id: HashMap<&str, &CommandItem> = commands.iter().map(|c| (c.id.as_str(), c)).collect();
-    let found: Vec<(&CommandItem, f32)> = hits
-        .iter()
-        .filter_map(|h| by_id.get(h.id.as_str()).map(|c| (*c, h.score)))
-        .collect();
+    let found: Vec<(&CommandItem, f32)> = commandtree_ai::search::search_commands(
+        &store,
+        &commands,
+        &embedder,
+        &query,
+        args.threshold,
+        limit,
+    )?
+    .into_iter()
+    .map(|(i, score)| (&commands[i], score))
+    .collect();
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         let items: Vec<Scored<'_>> = found
@@ -277,8 +279,9 @@ pub fn embed(ws: &Workspace, args: EmbedArgs, quiet: bool) -> Result<()> {
 fn load_model(ws: &Workspace, quiet: bool) -> Result<Embedder> {
     let tty = !quiet && std::io::stderr().is_terminal();
     let mut announced = false;
+    let mut line_open = false;
     let mut last_draw = Instant::now();
-    let dir: PathBuf = model::ensure(&ws.root, &mut |p| {
+    let found = model::ensure(&ws.root, &mut |p| {
         if !announced && !quiet {
             eprintln!(
                 "downloading {} from {} into {}",
@@ -303,12 +306,18 @@ fn load_model(ws: &Workspace, quiet: bool) -> Result<Embedder> {
                 p.done as f64 / 1e6,
                 p.total as f64 / 1e6
             );
-            if p.done == p.total {
+            line_open = p.done != p.total;
+            if !line_open {
                 eprintln!();
             }
             let _ = std::io::stderr().flush();
         }
-    })?;
+    });
+    if line_open {
+        // A failed download: the error goes on a line of its own.
+        eprintln!();
+    }
+    let dir: PathBuf = found?;
     Ok(Embedder::load(&dir)?)
 }
 

@@ -17,7 +17,7 @@ use super::kernels::{self, AlignedVec, Epilogue, Isa, Packed};
 use super::safetensors::{F32s, Tensors};
 use serde::Deserialize;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Config {
@@ -195,6 +195,7 @@ impl Bert {
             steps: (0..2 + 7 * self.layers.len())
                 .map(|_| Step::default())
                 .collect(),
+            failed: AtomicBool::new(false),
             tokens,
             offsets: &lead.offsets,
             ids: &lead.ids,
@@ -221,6 +222,7 @@ impl Bert {
     /// One thread's part in a forward pass: it takes work items of each step until none are
     /// left, then waits for the step to finish (see `Team::step`).
     fn member(&self, team: &Team<'_>, private: &mut Private) {
+        let _guard = FailGuard(&team.failed);
         let (h, heads, isa) = (self.hidden, self.heads, self.isa);
         let tokens = team.tokens;
         let row_blocks = tokens.div_ceil(ROWS_PER_ITEM);
@@ -368,6 +370,9 @@ struct Team<'a> {
     size: usize,
     /// One per step of the forward pass, in the order every member runs them.
     steps: Vec<Step>,
+    /// Set when a member panicked: the others stop waiting for its items and panic too,
+    /// instead of spinning forever.
+    failed: AtomicBool,
     tokens: usize,
     offsets: &'a [usize],
     ids: &'a [u32],
@@ -410,12 +415,27 @@ impl Team<'_> {
         // to whoever holds the last item.
         let mut spins = 0u32;
         while st.done.load(Ordering::Acquire) < items {
+            assert!(
+                !self.failed.load(Ordering::Relaxed),
+                "another embedding thread failed"
+            );
             if spins < 1 << 12 {
                 std::hint::spin_loop();
                 spins += 1;
             } else {
                 std::thread::yield_now();
             }
+        }
+    }
+}
+
+/// Marks the team failed when its member unwinds.
+struct FailGuard<'a>(&'a AtomicBool);
+
+impl Drop for FailGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
         }
     }
 }
