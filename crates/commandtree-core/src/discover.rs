@@ -94,6 +94,29 @@ impl Matcher {
     pub fn wants_shebangs(&self) -> bool {
         !self.shebang_rows.is_empty()
     }
+
+    /// The rows for a file: by its path, else (an extensionless executable) by its shebang.
+    /// `executable` and `first_line` are only asked when needed, since on disk they cost
+    /// system calls.
+    pub fn route(
+        &self,
+        rel: &Path,
+        executable: impl FnOnce() -> bool,
+        first_line: impl FnOnce() -> Option<String>,
+    ) -> Vec<usize> {
+        let rows = self.rows_for(rel);
+        if !rows.is_empty() || !self.wants_shebangs() {
+            return rows;
+        }
+        let extensionless = rel
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| !n.contains('.'));
+        if !extensionless || !executable() {
+            return rows;
+        }
+        first_line().map_or(rows, |l| self.rows_for_shebang(&l))
+    }
 }
 
 /// The exclude patterns, compiled for files and for folders (a folder is skipped when a
@@ -179,35 +202,6 @@ struct FileResult {
     path: PathBuf,
     row: usize,
     parsed: Parsed,
-}
-
-/// Reads a file for parsing: size limit, binary check, text normalisation, execute bit.
-fn read_for_parse(path: &Path) -> Result<(String, bool), ReadError> {
-    let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.kind().to_string()))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| ReadError::Io(e.kind().to_string()))?;
-    if meta.len() > crate::fs::MAX_FILE_SIZE {
-        return Err(ReadError::TooLarge(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(crate::fs::MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(e.kind().to_string()))?;
-    if bytes.len() as u64 > crate::fs::MAX_FILE_SIZE {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
-    }
-    Ok((decode(&bytes)?, mode_executable(&meta)))
-}
-
-#[cfg(unix)]
-fn mode_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-#[cfg(not(unix))]
-fn mode_executable(_meta: &std::fs::Metadata) -> bool {
-    false
 }
 
 /// First line of a small prefix of the file (for shebang routing), without reading it whole.
@@ -345,24 +339,18 @@ fn visit(
         return;
     }
     let rel = path.strip_prefix(root).unwrap_or(path);
-    let mut rows = matcher.rows_for(rel);
+    let rows = matcher.route(
+        rel,
+        || crate::fs::is_executable_path(path),
+        || first_line(path),
+    );
     if rows.is_empty() {
-        let extensionless = entry.file_name().to_str().is_some_and(|n| !n.contains('.'));
-        if !(extensionless && matcher.wants_shebangs() && crate::fs::is_executable_path(path)) {
-            return;
-        }
-        match first_line(path) {
-            Some(l) => rows = matcher.rows_for_shebang(&l),
-            None => return,
-        }
-        if rows.is_empty() {
-            return;
-        }
+        return;
     }
     if excluder.excludes_file(rel) {
         return;
     }
-    match read_for_parse(path) {
+    match crate::fs::read_file_and_mode(path) {
         Ok((content, executable)) => {
             for (row, parsed) in parse_file(root, path, &content, executable, &RealFs, &rows) {
                 out.push(FileResult {
@@ -392,20 +380,15 @@ pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discov
     let mut warnings = Vec::new();
     for path in fs.paths() {
         let rel = path.strip_prefix(root).unwrap_or(path);
-        let mut rows = matcher.rows_for(rel);
         let is_exe = fs.is_executable(path);
-        if rows.is_empty()
-            && is_exe
-            && !rel
-                .to_string_lossy()
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .contains('.')
-            && let Some(c) = fs.read(path)
-        {
-            rows = matcher.rows_for_shebang(c.lines().next().unwrap_or(""));
-        }
+        let rows = matcher.route(
+            rel,
+            || is_exe,
+            || {
+                fs.read(path)
+                    .map(|c| c.lines().next().unwrap_or("").to_string())
+            },
+        );
         if rows.is_empty() {
             continue;
         }

@@ -66,20 +66,38 @@ pub fn decode(bytes: &[u8]) -> Result<String, ReadError> {
 }
 
 pub fn read_file(path: &Path) -> Result<String, ReadError> {
+    read_file_and_mode(path).map(|(text, _)| text)
+}
+
+/// Reads a file for parsing (size limit, binary check, `decode`) and tells whether it has an
+/// execute bit, from the one open file handle.
+pub fn read_file_and_mode(path: &Path) -> Result<(String, bool), ReadError> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if len > MAX_FILE_SIZE {
-        return Err(ReadError::TooLarge(len));
+    let io = |e: std::io::Error| ReadError::Io(e.kind().to_string());
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.len() > MAX_FILE_SIZE {
+        return Err(ReadError::TooLarge(meta.len()));
     }
-    let mut bytes = Vec::with_capacity(len as usize);
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(MAX_FILE_SIZE + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(e.to_string()))?;
+        .map_err(io)?;
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
-    decode(&bytes)
+    Ok((decode(&bytes)?, mode_executable(&meta)))
+}
+
+#[cfg(unix)]
+fn mode_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.is_file() && meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn mode_executable(_meta: &std::fs::Metadata) -> bool {
+    false
 }
 
 pub struct RealFs;
@@ -106,17 +124,8 @@ impl Fs for RealFs {
     }
 }
 
-#[cfg(unix)]
 pub fn is_executable_path(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-#[cfg(not(unix))]
-pub fn is_executable_path(path: &Path) -> bool {
-    path.is_file()
+    std::fs::metadata(path).is_ok_and(|m| mode_executable(&m))
 }
 
 /// In-memory file tree for tests and fuzzing. Folders exist implicitly.

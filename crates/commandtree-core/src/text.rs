@@ -36,18 +36,29 @@ pub fn quote_path(p: &Path) -> String {
     sh_quote_double(&p.to_string_lossy())
 }
 
+/// Characters POSIX shells and fish treat as literal outside quotes. `=` too, except first
+/// (zsh expands `=cmd` to the path of cmd).
+pub fn is_plain_word(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('=')
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '-' | '_' | '.' | '/' | ':' | '@' | '+' | ',' | '=')
+        })
+}
+
+/// POSIX single quotes: nothing inside is special, and a `'` is written `'\''`.
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 /// Quotes a word for a POSIX shell only when it needs it (task names such as `ns:build` stay
 /// bare, `my task` becomes `'my task'`).
 pub fn sh_word(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '-' | '_' | '.' | '/' | ':' | '@' | '+' | '=' | ',')
-        });
-    if safe {
+    if is_plain_word(s) {
         s.to_string()
     } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+        sh_quote(s)
     }
 }
 

@@ -62,40 +62,8 @@ impl Shell {
     }
 }
 
-/// Characters POSIX shells and fish treat as literal outside quotes. `=` too, except first
-/// (zsh expands `=cmd` to the path of cmd).
-fn is_plain(s: &str) -> bool {
-    !s.is_empty()
-        && !s.starts_with('=')
-        && s.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '-' | '_' | '.' | '/' | ':' | '@' | '+' | ',' | '=')
-        })
-}
-
-/// POSIX single quotes: nothing inside is special, and a `'` is written `'\''`.
-pub fn sh_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('\'');
-    for c in s.chars() {
-        if c == '\'' {
-            out.push_str("'\\''");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// A POSIX word, quoted only when needed.
-pub fn sh_word(s: &str) -> String {
-    if is_plain(s) {
-        s.to_string()
-    } else {
-        sh_quote(s)
-    }
-}
+// One definition of POSIX word quoting, shared with the command lines discovery builds.
+pub use commandtree_core::text::{is_plain_word as is_plain, sh_quote, sh_word};
 
 /// Backslash-escapes every special character (VS Code's `escape` quoting). A newline cannot be
 /// escaped that way (backslash-newline joins lines), so such a value is single-quoted instead.

@@ -1,7 +1,7 @@
 //! `ct db`: where the workspace database is, whether it is sound, and pruning the rows of
 //! commands that no longer exist.
 
-use crate::tags::{self, Loaded};
+use crate::commands::{self, Loaded};
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -130,7 +130,7 @@ fn prune(ws: &Workspace, yes: bool, json: bool, quiet: bool) -> Result<()> {
         commands,
         mut store,
         discovery_warnings,
-    } = tags::load(ws, Vec::new(), quiet, false);
+    } = commands::load(ws, Vec::new(), quiet, false);
     let mut out = std::io::stdout().lock();
     let Some(store) = store.as_mut() else {
         if json {

@@ -1,6 +1,7 @@
 //! `ct`: the CommandTree command line. Clap wiring and output formatting only; the work is done
 //! by the `commandtree-core` facade.
 
+mod commands;
 mod db;
 mod doctor;
 mod output;
@@ -11,7 +12,6 @@ mod tags;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use commandtree_core::workspace::{self, Lookup};
 use commandtree_core::{CommandItem, SortOrder, Workspace, sources};
 use std::io::Write;
 use std::path::PathBuf;
@@ -184,12 +184,8 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn discover(ws: &Workspace, types: Vec<String>, quiet: bool) -> Vec<CommandItem> {
-    tags::load(ws, types, quiet, false).commands
-}
-
 fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
-    let loaded = tags::load(ws, args.types, quiet, false);
+    let loaded = crate::commands::load(ws, args.types, quiet, false);
     let commands = tags::filter(ws, loaded.commands, &args.tags, loaded.store.as_ref());
     let order: Option<SortOrder> = args
         .sort
@@ -217,39 +213,14 @@ fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
 }
 
 fn show(ws: &Workspace, args: ShowArgs, quiet: bool) -> Result<()> {
-    let commands = discover(ws, Vec::new(), quiet);
+    let loaded = crate::commands::load(ws, Vec::new(), quiet, false);
+    let c = crate::commands::resolve(ws, &loaded.commands, &args.command)?;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
-    match workspace::lookup(&commands, &args.command) {
-        Lookup::Found(c) => {
-            if args.json {
-                output::json(&mut out, c)?;
-            } else {
-                output::details(&mut out, c)?;
-            }
-            out.flush()?;
-            Ok(())
-        }
-        Lookup::Ambiguous(cands) => {
-            output::error(&format!(
-                "`{}` matches {} commands; name one by id or type:label:",
-                args.command,
-                cands.len()
-            ));
-            output::candidates(&cands);
-            Err(Exit(1).into())
-        }
-        Lookup::NotFound => {
-            output::error(&format!(
-                "no command matches `{}` under {}",
-                args.command,
-                ws.root.display()
-            ));
-            let near = workspace::suggestions(&commands, &args.command);
-            if !near.is_empty() {
-                eprintln!("did you mean:");
-                output::candidates(&near);
-            }
-            Err(Exit(1).into())
-        }
+    if args.json {
+        output::json(&mut out, c)?;
+    } else {
+        output::details(&mut out, c)?;
     }
+    out.flush()?;
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! `ct __exec` supervisor behind detached runs and new windows. The work is done by
 //! `commandtree-exec`; this file is argument handling and messages.
 
-use crate::{Exit, output, tags};
+use crate::{Exit, output};
 use anyhow::Result;
 use clap::Args;
 use commandtree_core::{CommandItem, Workspace};
@@ -235,7 +235,7 @@ pub fn debug(ws: &Workspace, args: DebugArgs, quiet: bool) -> Result<()> {
 }
 
 fn start(ws: &Workspace, mut o: Options, quiet: bool) -> Result<()> {
-    let loaded = tags::load(ws, Vec::new(), true, false);
+    let loaded = crate::commands::load(ws, Vec::new(), true, false);
     let commands = loaded.commands;
     let mut store = loaded.store;
     let item: CommandItem = if o.last {
@@ -279,7 +279,7 @@ fn start(ws: &Workspace, mut o: Options, quiet: bool) -> Result<()> {
                 )));
             }
         };
-        tags::resolve(ws, &commands, &query)?.clone()
+        crate::commands::resolve(ws, &commands, &query)?.clone()
     };
     if !quiet {
         let own: Vec<_> = loaded
@@ -848,7 +848,7 @@ fn prompt_line(item: &CommandItem) -> String {
 }
 
 pub fn pick(ws: &Workspace, args: PickArgs) -> Result<()> {
-    let commands = tags::load(ws, Vec::new(), true, false).commands;
+    let commands = crate::commands::load(ws, Vec::new(), true, false).commands;
     if !args.query.trim().is_empty()
         && let commandtree_core::workspace::Lookup::Found(c) =
             commandtree_core::workspace::lookup(&commands, args.query.trim())

@@ -1,7 +1,7 @@
 //! `ct search` (find commands by meaning) and `ct embed` (make the embeddings it searches), plus
 //! the embedding checks of `ct db check`.
 
-use crate::{Exit, output, tags};
+use crate::{Exit, output};
 use anstyle::Style;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -59,7 +59,7 @@ pub fn search(ws: &Workspace, args: SearchArgs, quiet: bool) -> Result<()> {
         output::error("the search query is empty");
         return Err(Exit(2).into());
     }
-    let loaded = tags::load(ws, Vec::new(), quiet, false);
+    let loaded = crate::commands::load(ws, Vec::new(), quiet, false);
     let commands = loaded.commands;
     let how = format!(
         "no command has an embedding yet; run `ct embed` to make them ({} command{})",
@@ -192,7 +192,7 @@ pub fn after_summaries(ws: &Workspace, store: &mut Store, commands: &[CommandIte
 }
 
 pub fn embed(ws: &Workspace, args: EmbedArgs, quiet: bool) -> Result<()> {
-    let loaded = tags::load(ws, Vec::new(), quiet, true);
+    let loaded = crate::commands::load(ws, Vec::new(), quiet, true);
     let mut store = loaded.store.with_context(|| {
         format!(
             "{}: cannot open the workspace database",

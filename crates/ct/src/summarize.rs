@@ -1,7 +1,7 @@
 //! `ct summarize`: plain-language summaries and security warnings from the user's LLM, redone
 //! only for commands whose content changed.
 
-use crate::{Exit, output, tags};
+use crate::{Exit, commands, output};
 use anyhow::{Context, Result};
 use clap::Args;
 use commandtree_ai::provider::{self, Detection, HOW_TO_CONFIGURE};
@@ -59,7 +59,7 @@ pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()>
     } else {
         Some(require_provider(ws)?)
     };
-    let loaded = tags::load(ws, Vec::new(), quiet, !args.dry_run);
+    let loaded = crate::commands::load(ws, Vec::new(), quiet, !args.dry_run);
     let selected = select(ws, &loaded.commands, &args.commands)?;
     let subjects = summary::subjects(&selected);
     let stored = match &loaded.store {
@@ -137,7 +137,7 @@ pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()>
     } else {
         for (s, a) in &report.done {
             if let Some(w) = &a.security_warning {
-                writeln!(out, "⚠ {}: {w}", tags::name(&s.item))?;
+                writeln!(out, "⚠ {}: {w}", commands::name(&s.item))?;
             }
         }
         let mut line = format!(
@@ -174,7 +174,7 @@ fn select(ws: &Workspace, all: &[CommandItem], queries: &[String]) -> Result<Vec
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for q in queries {
-        let c = tags::resolve(ws, all, q)?;
+        let c = crate::commands::resolve(ws, all, q)?;
         if seen.insert(c.id.clone()) {
             out.push(c.clone());
         }
@@ -199,7 +199,7 @@ fn dry_run(pending: &[Pending], current: usize, as_json: bool) -> Result<()> {
                 out,
                 "{:<8} {}",
                 p.reason.as_str(),
-                tags::name(&p.subject.item)
+                commands::name(&p.subject.item)
             )?;
         }
         writeln!(
@@ -254,7 +254,7 @@ impl Bar {
                     output::warnings(&[commandtree_core::Warning::new(
                         std::path::Path::new(&s.item.file_path),
                         s.item.line.map(|l| l as usize),
-                        format!("{}: {e}", tags::name(&s.item)),
+                        format!("{}: {e}", commands::name(&s.item)),
                     )]);
                 }
                 self.draw(&s.item.label);

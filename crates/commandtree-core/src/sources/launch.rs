@@ -96,7 +96,7 @@ fn compound_description(configs: Option<&Value>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::testing::{labels, parse_with};
+    use crate::sources::testing::{labels, parse_with, warnings};
 
     const PATH: &str = "/w/.vscode/launch.json";
 
@@ -185,11 +185,7 @@ mod tests {
 }"#,
         );
         assert_eq!(labels(&p), ["ok"]);
-        let w: Vec<(Option<u32>, &str)> = p
-            .warnings
-            .iter()
-            .map(|w| (w.line, w.message.as_str()))
-            .collect();
+        let w = warnings(&p);
         assert_eq!(
             w,
             [

@@ -401,18 +401,8 @@ pub const SOURCES: &[Source] = &[
 
 /// Whether a shebang line names one of `interpreters` (`#!/bin/bash`, `#!/usr/bin/env -S zsh -e`).
 pub fn shebang_matches(first_line: &str, interpreters: &[&str]) -> bool {
-    let Some(rest) = first_line.strip_prefix("#!") else {
-        return false;
-    };
-    let mut words = rest.split_whitespace();
-    let Some(prog) = words.next() else {
-        return false;
-    };
-    let mut name = prog.rsplit('/').next().unwrap_or(prog);
-    if name == "env" {
-        name = words.find(|w| !w.starts_with('-')).unwrap_or("");
-    }
-    interpreters.contains(&name)
+    // The same reading of `#!` (through `env`, its flags and `VAR=x` words) the parsers use.
+    common::shebang(first_line).is_some_and(|(name, _)| interpreters.contains(&name))
 }
 
 #[cfg(test)]
@@ -441,6 +431,14 @@ pub(crate) mod testing {
 
     pub fn labels(p: &Parsed) -> Vec<&str> {
         p.commands.iter().map(|c| c.label.as_str()).collect()
+    }
+
+    /// The warnings as (line, message) pairs, for exact comparisons.
+    pub fn warnings(p: &Parsed) -> Vec<(Option<u32>, &str)> {
+        p.warnings
+            .iter()
+            .map(|w| (w.line, w.message.as_str()))
+            .collect()
     }
 }
 

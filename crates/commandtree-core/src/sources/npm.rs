@@ -209,7 +209,7 @@ fn package_manager_field(pkg: &Map<String, Value>) -> Option<Runner> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with};
+    use crate::sources::testing::{labels, parse_in, parse_with, warnings};
     use std::path::Path;
 
     const PKG: &str = r#"{
@@ -384,11 +384,7 @@ mod tests {
             "{\n  \"scripts\": {\n    \"a\": 1,\n    \"b\": \"echo b\",\n    \"c\": {\"x\": 1},\n    \"\": \"echo\"\n  }\n}",
         );
         assert_eq!(labels(&p), ["b"]);
-        let w: Vec<(Option<u32>, &str)> = p
-            .warnings
-            .iter()
-            .map(|w| (w.line, w.message.as_str()))
-            .collect();
+        let w = warnings(&p);
         assert_eq!(
             w,
             [

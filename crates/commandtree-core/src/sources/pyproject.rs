@@ -380,7 +380,7 @@ fn pdm_description(def: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with};
+    use crate::sources::testing::{labels, parse_in, parse_with, warnings};
 
     const PEP621: &str = r#"[build-system]
 requires = ["hatchling"]
@@ -625,11 +625,7 @@ build = "mkdocs build --clean --strict"
         let text = "[project]\nname = \"x\"\nscripts = \"oops\"\n\n[tool.pdm.scripts]\nok = \"echo ok\"\n\n[tool.poetry.scripts]\nbad = 3\n";
         let p = parse_with(parse, "/w/pyproject.toml", text);
         assert_eq!(labels(&p), ["ok"]);
-        let msgs: Vec<_> = p
-            .warnings
-            .iter()
-            .map(|w| (w.line, w.message.as_str()))
-            .collect();
+        let msgs = warnings(&p);
         assert_eq!(
             msgs,
             [

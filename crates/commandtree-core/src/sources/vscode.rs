@@ -329,7 +329,7 @@ fn ast_strings<'x>(v: &'x ast::Value<'_>) -> Vec<&'x str> {
 mod tests {
     use super::*;
     use crate::model::ParamFormat;
-    use crate::sources::testing::{labels, parse_with};
+    use crate::sources::testing::{labels, parse_with, warnings};
 
     const PATH: &str = "/w/.vscode/tasks.json";
 
@@ -453,11 +453,7 @@ mod tests {
 }"#,
         );
         assert_eq!(labels(&p), ["ok"]);
-        let w: Vec<(Option<u32>, &str)> = p
-            .warnings
-            .iter()
-            .map(|w| (w.line, w.message.as_str()))
-            .collect();
+        let w = warnings(&p);
         assert_eq!(
             w,
             [
