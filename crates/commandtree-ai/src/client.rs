@@ -2,13 +2,13 @@
 //! one forced tool call. It is `Sync`: share one between threads; its concurrency limit covers
 //! all of them.
 
-use crate::cancel::CancelToken;
 use crate::chat::{ChatRequest, ChatResponse, Message, Options, StreamEvent, Tool, ToolChoice};
 use crate::error::{ErrCtx, ErrorBody, ErrorKind, LlmError, Result};
 use crate::http::{Http, Method, Reply};
 use crate::provider::{ProviderConfig, Wire};
 use crate::sse::{ReadError, read_events};
 use crate::{anthropic, openai};
+use commandtree_core::CancelToken;
 use serde_json::Value;
 use std::io::Read;
 use std::sync::OnceLock;

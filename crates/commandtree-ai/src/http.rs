@@ -2,9 +2,9 @@
 //! 5xx honouring `Retry-After` (capped), a limit on requests in flight, and cancellation that
 //! interrupts a request blocked on its socket.
 
-use crate::cancel::{CancelToken, HookGuard};
 use crate::error::{ErrCtx, ErrorKind, LlmError, Result};
 use crate::provider::ProviderConfig;
+use commandtree_core::cancel::{CancelToken, HookGuard};
 use std::io::{BufReader, Read};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

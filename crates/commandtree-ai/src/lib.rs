@@ -4,7 +4,6 @@
 //! ones. Threads, not async: requests block their thread and can be cancelled from another.
 
 mod anthropic;
-mod cancel;
 mod chat;
 mod client;
 pub mod embed;
@@ -16,11 +15,11 @@ pub mod search;
 mod sse;
 pub mod summary;
 
-pub use cancel::CancelToken;
 pub use chat::{
     ChatRequest, ChatResponse, Message, Options, Role, StreamEvent, Tool, ToolCall, ToolChoice,
     Usage,
 };
 pub use client::Client;
+pub use commandtree_core::CancelToken;
 pub use error::{ErrorKind, LlmError, Result};
 pub use provider::{Detection, ProviderConfig, Secret, Wire};

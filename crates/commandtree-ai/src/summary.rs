@@ -11,10 +11,10 @@
 //! VS Code extension) and fenced as untrusted data; the answer must come through the forced
 //! `report_command_analysis` tool call, so text inside a script cannot change its format.
 
-use crate::cancel::CancelToken;
 use crate::chat::{Message, Options, Tool};
 use crate::client::Client;
 use crate::error::LlmError;
+use commandtree_core::CancelToken;
 use commandtree_core::CommandItem;
 use commandtree_core::excerpt::command_text;
 use commandtree_store::Store;

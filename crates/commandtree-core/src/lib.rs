@@ -1,6 +1,7 @@
 //! CommandTree's engine core: the command model, settings, discovery (walker + one module per
 //! source) and the command tree. No I/O beyond reading the workspace; nothing heavy.
 
+pub mod cancel;
 pub mod collate;
 pub mod discover;
 pub mod excerpt;
@@ -12,6 +13,7 @@ pub mod text;
 pub mod tree;
 pub mod workspace;
 
+pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
 pub use discover::{Discovery, Options};
 pub use model::{CommandItem, ParamDef, ParamFormat, Warning};
 pub use settings::{Settings, SortOrder};

@@ -1,5 +1,6 @@
-//! Cancellation shared between the code that starts LLM requests and the code that may stop them
-//! (Ctrl-C, a stopped playbook, a batch that gives up).
+//! The one progress and cancellation convention of every slow operation (discovery of a big
+//! tree, summaries, embeddings, runs, LLM requests): the caller passes a [`CancelToken`] and a
+//! [`Progress`] sink; the operation checks the token between steps and reports what it did.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -62,7 +63,7 @@ impl CancelToken {
 
     /// Runs `hook` when the token is cancelled while the returned guard lives (at once when it
     /// already is).
-    pub(crate) fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) -> HookGuard<'_> {
+    pub fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) -> HookGuard<'_> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut hooks = lock(&self.inner.hooks);
         if self.is_cancelled() {
@@ -75,7 +76,7 @@ impl CancelToken {
     }
 }
 
-pub(crate) struct HookGuard<'a> {
+pub struct HookGuard<'a> {
     token: &'a CancelToken,
     id: u64,
 }
@@ -88,6 +89,39 @@ impl Drop for HookGuard<'_> {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One step of a slow operation, as the caller sees it. The same type for every operation, so a
+/// front end draws one kind of progress bar and one kind of "cancel" button.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgressEvent {
+    /// What is being done, e.g. "discover", "summarize", "embed", "run".
+    pub operation: &'static str,
+    /// Units finished so far.
+    pub done: u64,
+    /// Units in all, when known.
+    pub total: Option<u64>,
+    /// What the unit just finished or now started was (a file, a command label), for display.
+    pub message: Option<String>,
+}
+
+/// Where progress goes. A closure is one; [`NoProgress`] discards everything.
+pub trait Progress: Send + Sync {
+    fn report(&self, event: ProgressEvent);
+}
+
+impl<F: Fn(ProgressEvent) + Send + Sync> Progress for F {
+    fn report(&self, event: ProgressEvent) {
+        self(event)
+    }
+}
+
+/// A [`Progress`] that discards every event.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn report(&self, _: ProgressEvent) {}
 }
 
 #[cfg(test)]
