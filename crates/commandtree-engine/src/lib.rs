@@ -1,6 +1,91 @@
-//! CommandTree's engine: the one facade every front end calls. It opens a workspace, loads its
-//! commands (discovery plus what the database adds), resolves what a user typed, and owns tags,
-//! runs, summaries, embeddings, search and watching. It returns data and typed events and never
-//! prints: formatting belongs to the front ends.
+//! CommandTree's engine: the one facade every front end calls (the CLI, the terminal UI, the
+//! editor server, the MCP server). It opens a workspace, loads its commands (discovery plus what
+//! the database adds), resolves what a user typed, and owns tags and Quick Launch, runs (the
+//! security gate, foreground/detached/window launches and their supervision, history, logs,
+//! stop), summaries, embeddings and search, and the database check and prune. It returns data
+//! and typed events and never prints: formatting belongs to the front ends.
+//!
+//! Slow operations share one convention: a [`CancelToken`] the caller may cancel from another
+//! thread, and a [`Progress`] sink receiving [`ProgressEvent`]s.
 
-pub use commandtree_core::{CancelToken, NoProgress, Progress, ProgressEvent};
+pub mod db;
+mod error;
+pub mod gate;
+mod load;
+pub mod runs;
+pub mod search;
+pub mod summaries;
+pub mod supervisor;
+pub mod tags;
+
+pub use commandtree_core::{
+    CancelToken, CommandItem, NoProgress, Progress, ProgressEvent, SortOrder, Warning, Workspace,
+};
+pub use error::{Error, Result};
+pub use load::{LoadOptions, Loaded, display_name, load, resolve};
+
+use std::path::Path;
+
+/// A workspace opened for a front end.
+pub struct Engine {
+    ws: Workspace,
+}
+
+impl Engine {
+    /// Opens the workspace of `explicit_root` (`--root`), or the one around `cwd`: the nearest
+    /// ancestor holding `.commandtree/`, else the git top level, else `cwd`.
+    pub fn open(explicit_root: Option<&Path>, cwd: &Path) -> Result<Engine> {
+        let ws = Workspace::open(explicit_root, cwd);
+        if let Some(r) = explicit_root
+            && !ws.root.is_dir()
+        {
+            return Err(Error::failed(format!(
+                "{}: no such folder (given with --root)",
+                r.display()
+            )));
+        }
+        Ok(Engine { ws })
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.ws.root
+    }
+
+    /// The workspace database's path (it may not exist yet).
+    pub fn db_path(&self) -> std::path::PathBuf {
+        commandtree_store::db_path(&self.ws.root)
+    }
+
+    /// Problems found while reading the settings.
+    pub fn settings_warnings(&self) -> &[Warning] {
+        &self.ws.warnings
+    }
+
+    /// Discovery plus the database (see [`load`]), without progress or cancellation.
+    pub fn load(&self, opts: &LoadOptions) -> Result<Loaded> {
+        load(&self.ws, opts, &CancelToken::new(), &NoProgress)
+    }
+
+    /// As [`Engine::load`], reporting progress and stopping when `cancel` is cancelled.
+    pub fn load_with(
+        &self,
+        opts: &LoadOptions,
+        cancel: &CancelToken,
+        progress: &dyn Progress,
+    ) -> Result<Loaded> {
+        load(&self.ws, opts, cancel, progress)
+    }
+
+    /// The tree of `commands` as every front end shows it.
+    pub fn tree(
+        &self,
+        commands: &[CommandItem],
+        order: Option<SortOrder>,
+    ) -> Vec<commandtree_core::tree::Category> {
+        self.ws.tree(commands, order)
+    }
+}

@@ -591,7 +591,7 @@ fn package_manager(dir: &Path) -> &'static str {
 }
 
 /// The labels of `dependsOn`: strings, or task identifiers (`{ "type": "npm", "script": "x" }`).
-fn depends_on(task: &Value) -> std::result::Result<Vec<String>, String> {
+pub fn depends_on(task: &Value) -> std::result::Result<Vec<String>, String> {
     let items: Vec<&Value> = match task.get("dependsOn") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(a)) => a.iter().collect(),

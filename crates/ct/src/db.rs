@@ -1,14 +1,13 @@
 //! `ct db`: where the workspace database is, whether it is sound, and pruning the rows of
 //! commands that no longer exist.
 
-use crate::commands::{self, Loaded};
+use crate::commands::{self, fail};
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use commandtree_core::Workspace;
+use commandtree_engine::Engine;
 use commandtree_store::WorkspaceDb;
 use serde_json::json;
-use std::collections::HashSet;
 use std::io::Write;
 
 #[derive(Args)]
@@ -41,16 +40,16 @@ enum DbAction {
     },
 }
 
-pub fn db(ws: &Workspace, args: DbArgs, quiet: bool) -> Result<()> {
+pub fn db(engine: &Engine, args: DbArgs, quiet: bool) -> Result<()> {
     match args.action {
-        DbAction::Path { json } => path(ws, json),
-        DbAction::Check { json } => check(ws, json),
-        DbAction::Prune { yes, json } => prune(ws, yes, json, quiet),
+        DbAction::Path { json } => path(engine, json),
+        DbAction::Check { json } => check(engine, json),
+        DbAction::Prune { yes, json } => prune(engine, yes, json, quiet),
     }
 }
 
-fn path(ws: &Workspace, json: bool) -> Result<()> {
-    let p = ws.db_path();
+fn path(engine: &Engine, json: bool) -> Result<()> {
+    let p = engine.db_path();
     let mut out = std::io::stdout().lock();
     if json {
         output::json(&mut out, &json!({ "path": p, "exists": p.exists() }))?;
@@ -60,7 +59,8 @@ fn path(ws: &Workspace, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn check(ws: &Workspace, json: bool) -> Result<()> {
+fn check(engine: &Engine, json: bool) -> Result<()> {
+    let ws = engine.workspace();
     let p = ws.db_path();
     let mut out = std::io::stdout().lock();
     let Some(mut report) = commandtree_store::check(&p)? else {
@@ -78,7 +78,10 @@ fn check(ws: &Workspace, json: bool) -> Result<()> {
         }
         return Ok(());
     };
-    report.checks.extend(crate::search::checks(ws, &p)?);
+    let discovered = ws.discover(&commandtree_core::Options::default());
+    report
+        .checks
+        .extend(commandtree_engine::search::checks(&discovered.commands, &p));
     if json {
         let checks: Vec<_> = report
             .checks
@@ -125,14 +128,15 @@ fn check(ws: &Workspace, json: bool) -> Result<()> {
     }
 }
 
-fn prune(ws: &Workspace, yes: bool, json: bool, quiet: bool) -> Result<()> {
-    let Loaded {
-        commands,
-        mut store,
-        discovery_warnings,
-    } = commands::load(ws, Vec::new(), quiet, false);
+fn prune(engine: &Engine, yes: bool, json: bool, quiet: bool) -> Result<()> {
+    let mut loaded = commands::load(engine, Vec::new(), quiet, false)?;
     let mut out = std::io::stdout().lock();
-    let Some(store) = store.as_mut() else {
+    let Some(commandtree_engine::db::Prune {
+        stale,
+        kept,
+        deleted,
+    }) = commandtree_engine::db::prune(&mut loaded, !yes).map_err(fail)?
+    else {
         if json {
             output::json(
                 &mut out,
@@ -142,26 +146,10 @@ fn prune(ws: &Workspace, yes: bool, json: bool, quiet: bool) -> Result<()> {
             writeln!(
                 out,
                 "No database at {}; nothing to prune.",
-                ws.db_path().display()
+                engine.db_path().display()
             )?;
         }
         return Ok(());
-    };
-    let present: HashSet<&str> = commands.iter().map(|c| c.id.as_str()).collect();
-    let stale = store.stale(&|id: &str| present.contains(id))?;
-    // A file that failed to parse this time yields no commands; its rows are not stale.
-    let unparsed: Vec<String> = discovery_warnings
-        .iter()
-        .map(|w| format!(":{}:", w.file.display()))
-        .collect();
-    let (kept, stale): (Vec<_>, Vec<_>) = stale
-        .into_iter()
-        .partition(|(id, _)| unparsed.iter().any(|f| id.contains(f.as_str())));
-    let deleted = if yes {
-        let ids: Vec<String> = stale.iter().map(|(id, _)| id.clone()).collect();
-        store.delete_commands(&ids)?
-    } else {
-        0
     };
     if json {
         let rows = |v: &[(String, Vec<String>)]| -> Vec<serde_json::Value> {

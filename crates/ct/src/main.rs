@@ -5,6 +5,7 @@ mod commands;
 mod db;
 mod doctor;
 mod output;
+mod progress;
 mod run;
 mod search;
 mod summarize;
@@ -12,7 +13,8 @@ mod tags;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use commandtree_core::{CommandItem, SortOrder, Workspace, sources};
+use commandtree_core::{CommandItem, SortOrder, sources};
+use commandtree_engine::Engine;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -75,8 +77,6 @@ enum Command {
     Init(run::InitArgs),
     /// Pick a command and print its command line, `cd` included (used by `ct init`).
     Pick(run::PickArgs),
-    #[command(name = "__exec", hide = true)]
-    Exec(run::ExecArgs),
     /// Summaries and security warnings from your LLM, for commands that are new or changed.
     Summarize(summarize::SummarizeArgs),
     /// What was found (workspace, database, LLM provider and model) and a live model request.
@@ -152,47 +152,48 @@ impl std::error::Error for Exit {}
 
 fn run(cli: Cli) -> Result<()> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(cli.root.as_deref(), &cwd);
-    if let Some(r) = &cli.root
-        && !ws.root.is_dir()
-    {
-        anyhow::bail!("{}: no such folder (given with --root)", r.display());
-    }
+    let engine = Engine::open(cli.root.as_deref(), &cwd).map_err(|e| anyhow::anyhow!(e))?;
+    let ws = &engine;
     if !cli.quiet {
-        output::warnings(&ws.warnings);
+        output::warnings(engine.settings_warnings());
     }
     match cli.command.unwrap_or(Command::List(ListArgs::default())) {
-        Command::List(args) => list(&ws, args, cli.quiet),
-        Command::Show(args) => show(&ws, args, cli.quiet),
-        Command::Tag(args) => tags::tag(&ws, args, cli.quiet),
-        Command::Star(args) => tags::star(&ws, args, cli.quiet),
-        Command::Unstar(args) => tags::unstar(&ws, args, cli.quiet),
-        Command::Quick(args) => tags::quick(&ws, args, cli.quiet),
-        Command::Db(args) => db::db(&ws, args, cli.quiet),
-        Command::Run(args) => run::run(&ws, args, cli.quiet),
-        Command::Debug(args) => run::debug(&ws, args, cli.quiet),
-        Command::Runs(args) => run::runs(&ws, args),
-        Command::Logs(args) => run::logs(&ws, args),
-        Command::Stop(args) => run::stop(&ws, args),
+        Command::List(args) => list(ws, args, cli.quiet),
+        Command::Show(args) => show(ws, args, cli.quiet),
+        Command::Tag(args) => tags::tag(ws, args, cli.quiet),
+        Command::Star(args) => tags::star(ws, args, cli.quiet),
+        Command::Unstar(args) => tags::unstar(ws, args, cli.quiet),
+        Command::Quick(args) => tags::quick(ws, args, cli.quiet),
+        Command::Db(args) => db::db(ws, args, cli.quiet),
+        Command::Run(args) => run::run(ws, args, cli.quiet),
+        Command::Debug(args) => run::debug(ws, args, cli.quiet),
+        Command::Runs(args) => run::runs(ws, args),
+        Command::Logs(args) => run::logs(ws, args),
+        Command::Stop(args) => run::stop(ws, args),
         Command::Init(args) => run::init(args),
-        Command::Pick(args) => run::pick(&ws, args),
-        Command::Exec(args) => run::exec(args),
-        Command::Summarize(args) => summarize::summarize(&ws, args, cli.quiet),
-        Command::Doctor(args) => doctor::doctor(&ws, args),
-        Command::Search(args) => search::search(&ws, args, cli.quiet),
-        Command::Embed(args) => search::embed(&ws, args, cli.quiet),
+        Command::Pick(args) => run::pick(ws, args),
+        Command::Summarize(args) => summarize::summarize(ws, args, cli.quiet),
+        Command::Doctor(args) => doctor::doctor(ws.workspace(), args),
+        Command::Search(args) => search::search(ws, args, cli.quiet),
+        Command::Embed(args) => search::embed(ws, args, cli.quiet),
     }
 }
 
-fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
-    let loaded = crate::commands::load(ws, args.types, quiet, false);
-    let commands = tags::filter(ws, loaded.commands, &args.tags, loaded.store.as_ref());
+fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
+    let loaded = crate::commands::load(engine, args.types, quiet, false)?;
+    let (commands, unknown) = commandtree_engine::tags::filter(
+        engine.root(),
+        loaded.commands,
+        &args.tags,
+        loaded.store.as_ref(),
+    );
+    output::warnings(&unknown);
     let order: Option<SortOrder> = args
         .sort
         .as_deref()
         .map(|s| s.parse().map_err(anyhow::Error::msg))
         .transpose()?;
-    let tree = ws.tree(&commands, order);
+    let tree = engine.tree(&commands, order);
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         let ordered: Vec<&CommandItem> = commandtree_core::tree::flatten(&tree)
@@ -205,16 +206,18 @@ fn list(ws: &Workspace, args: ListArgs, quiet: bool) -> Result<()> {
         if commands.is_empty() && !args.tags.is_empty() {
             writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
         } else if commands.is_empty() {
-            writeln!(out, "No commands found under {}", ws.root.display())?;
+            writeln!(out, "No commands found under {}", engine.root().display())?;
         }
     }
     out.flush()?;
     Ok(())
 }
 
-fn show(ws: &Workspace, args: ShowArgs, quiet: bool) -> Result<()> {
-    let loaded = crate::commands::load(ws, Vec::new(), quiet, false);
-    let c = crate::commands::resolve(ws, &loaded.commands, &args.command)?;
+fn show(engine: &Engine, args: ShowArgs, quiet: bool) -> Result<()> {
+    let loaded = crate::commands::load(engine, Vec::new(), quiet, false)?;
+    let c = loaded
+        .resolve(&args.command)
+        .map_err(crate::commands::fail)?;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         output::json(&mut out, c)?;

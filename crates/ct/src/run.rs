@@ -1,22 +1,22 @@
-//! `ct run`, `ct debug`, `ct runs`, `ct logs`, `ct stop`, `ct init`, `ct pick` and the hidden
-//! `ct __exec` supervisor behind detached runs and new windows. The work is done by
-//! `commandtree-exec`; this file is argument handling and messages.
+//! `ct run`, `ct debug`, `ct runs`, `ct logs`, `ct stop`, `ct init`, `ct pick`: argument
+//! handling, terminal questions and messages over the engine's runs.
 
+use crate::commands::{self, fail};
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::Args;
-use commandtree_core::{CommandItem, Workspace};
-use commandtree_exec::history::{self, NewRun, mode, status};
+use commandtree_core::CommandItem;
+use commandtree_engine::gate::{self, ConcernKind};
+use commandtree_engine::runs::{self, RunRequest, Target, Window};
+use commandtree_engine::{Engine, Error};
 use commandtree_exec::params::{Prompter, Values, parse_assignments};
-use commandtree_exec::plan::{self, Request, Runnable, config_str};
 use commandtree_exec::prompt::{TermPrompter, interactive};
-use commandtree_exec::quote::{sh_quote, split_words};
+use commandtree_exec::quote::sh_quote;
 use commandtree_exec::shellinit::{self, InitShell};
-use commandtree_exec::{Error, process};
-use commandtree_store::{Store, db_path};
-use std::io::{IsTerminal, Read, Seek, Write};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use commandtree_store::Store;
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+use std::time::Duration;
 
 const RUN_EXAMPLES: &str = "Examples:
   ct run build                         run the command labelled `build`, here in the foreground
@@ -140,45 +140,9 @@ pub struct PickArgs {
     pub query: String,
 }
 
-/// Arguments of the supervisor `ct run` starts for detached runs and new windows.
-#[derive(Args)]
-pub struct ExecArgs {
-    #[arg(long)]
-    db: Option<PathBuf>,
-    #[arg(long)]
-    run: Option<i64>,
-    #[arg(long)]
-    cwd: PathBuf,
-    #[arg(long, allow_hyphen_values = true)]
-    label: String,
-    #[arg(long = "env", allow_hyphen_values = true)]
-    env: Vec<String>,
-    /// In a window: wait for Enter after the command ends, so its output stays readable.
-    #[arg(long)]
-    attached: bool,
-    #[arg(long, allow_hyphen_values = true)]
-    script: String,
-}
-
-/// Prints an exec error (one line) and turns it into the exit code.
-fn fail(e: Error) -> anyhow::Error {
-    if !matches!(e, Error::Cancelled) {
-        output::error(&e.to_string());
-    } else {
-        eprintln!("cancelled");
-    }
-    Exit(e.exit_code()).into()
-}
-
-/// What `--last` needs to repeat a run.
-#[derive(serde::Serialize, serde::Deserialize, Default)]
-struct Saved {
-    #[serde(default)]
-    values: Values,
-    #[serde(default)]
-    extra: Vec<String>,
-    #[serde(default)]
-    debug: bool,
+/// Prints a run-layer error (one line) and turns it into the exit code.
+fn fail_exec(e: commandtree_exec::Error) -> anyhow::Error {
+    fail(Error::from(e))
 }
 
 struct Options {
@@ -194,10 +158,10 @@ struct Options {
     last: bool,
 }
 
-pub fn run(ws: &Workspace, args: RunArgs, quiet: bool) -> Result<()> {
-    let given = parse_assignments(&args.params).map_err(fail)?;
+pub fn run(engine: &Engine, args: RunArgs, quiet: bool) -> Result<()> {
+    let given = parse_assignments(&args.params).map_err(fail_exec)?;
     start(
-        ws,
+        engine,
         Options {
             query: args.command,
             given,
@@ -214,10 +178,10 @@ pub fn run(ws: &Workspace, args: RunArgs, quiet: bool) -> Result<()> {
     )
 }
 
-pub fn debug(ws: &Workspace, args: DebugArgs, quiet: bool) -> Result<()> {
-    let given = parse_assignments(&args.params).map_err(fail)?;
+pub fn debug(engine: &Engine, args: DebugArgs, quiet: bool) -> Result<()> {
+    let given = parse_assignments(&args.params).map_err(fail_exec)?;
     start(
-        ws,
+        engine,
         Options {
             query: Some(args.command),
             given,
@@ -234,43 +198,16 @@ pub fn debug(ws: &Workspace, args: DebugArgs, quiet: bool) -> Result<()> {
     )
 }
 
-fn start(ws: &Workspace, mut o: Options, quiet: bool) -> Result<()> {
-    let loaded = crate::commands::load(ws, Vec::new(), true, false);
-    let commands = loaded.commands;
-    let mut store = loaded.store;
-    let item: CommandItem = if o.last {
-        let Some(last) = store
-            .as_ref()
-            .and_then(|s| history::list(s, 1, &process::group_alive).ok())
-            .and_then(|mut v| v.pop())
-        else {
-            return Err(fail(Error::failed(format!(
-                "no runs recorded yet under {}",
-                ws.root.display()
-            ))));
-        };
-        let saved: Saved = serde_json::from_str(&last.request).unwrap_or_default();
-        for (k, v) in saved.values {
-            o.given.entry(k).or_insert(v);
-        }
-        if o.extra.is_empty() {
-            o.extra = saved.extra;
-        }
-        o.debug = saved.debug;
-        match commands.iter().find(|c| c.id == last.command_id) {
-            Some(c) => c.clone(),
-            None => {
-                return Err(fail(Error::failed(format!(
-                    "the last run was `{}` ({}), which no longer exists",
-                    last.label, last.command_id
-                ))));
-            }
-        }
+fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
+    let ws = engine.workspace();
+    let mut loaded = commands::load(engine, Vec::new(), true, false)?;
+    let target = if o.last {
+        Target::Last
     } else {
-        let query = match o.query.clone() {
-            Some(q) => q,
-            None if interactive() && !o.no_input => match pick_index(&commands, "") {
-                Some(i) => commands[i].id.clone(),
+        match o.query.clone() {
+            Some(q) => Target::Query(q),
+            None if interactive() && !o.no_input => match pick_index(&loaded.commands, "") {
+                Some(i) => Target::Query(loaded.commands[i].id.clone()),
                 None => return Err(Exit(130).into()),
             },
             None => {
@@ -278,9 +215,19 @@ fn start(ws: &Workspace, mut o: Options, quiet: bool) -> Result<()> {
                     "name the command to run (an id, a label or type:label), or use --last",
                 )));
             }
-        };
-        crate::commands::resolve(ws, &commands, &query)?.clone()
+        }
     };
+    let sel = runs::select(
+        &loaded,
+        RunRequest {
+            target,
+            values: o.given.clone(),
+            extra: o.extra.clone(),
+            debug: o.debug,
+        },
+    )
+    .map_err(fail)?;
+    let item = sel.item.clone();
     if !quiet {
         let own: Vec<_> = loaded
             .discovery_warnings
@@ -290,393 +237,141 @@ fn start(ws: &Workspace, mut o: Options, quiet: bool) -> Result<()> {
             .collect();
         output::warnings(&own);
     }
-    if o.debug && item.kind != "launch" {
-        return Err(fail(Error::failed(format!(
-            "`{}` is a {} command, not a launch configuration: ct debug starts the configurations of .vscode/launch.json",
-            item.label, item.kind
-        ))));
-    }
     let can_ask = interactive() && !o.no_input;
     let mut prompter = TermPrompter::default();
-    if let Some(w) = item.security_warning.as_deref().filter(|w| !w.is_empty())
-        && !o.yes
-        && !o.dry_run
-    {
+    let concerns = gate::concerns(&loaded, &item);
+    if !quiet && !o.dry_run {
+        for c in concerns
+            .iter()
+            .filter(|c| c.what == ConcernKind::StaleSummary)
+        {
+            eprintln!("note: `{}`: {}", c.label, c.text);
+        }
+    }
+    let warned: Vec<_> = concerns.iter().filter(|c| c.needs_confirmation()).collect();
+    if !warned.is_empty() && !o.yes && !o.dry_run {
         if !can_ask {
+            let what: Vec<String> = warned
+                .iter()
+                .map(|c| {
+                    if c.id == item.id {
+                        c.text.clone()
+                    } else {
+                        format!("`{}` {}", c.label, c.text)
+                    }
+                })
+                .collect();
             return Err(fail(Error::failed(format!(
-                "`{}` has a security warning ({w}); without a terminal to confirm it is not run: pass --yes to run it anyway",
-                item.label
+                "`{}` has a security warning ({}); without a terminal to confirm it is not run: pass --yes to run it anyway",
+                item.label,
+                what.join("; ")
             ))));
         }
-        eprintln!("warning: `{}`: {w}", item.label);
+        for c in &warned {
+            eprintln!("warning: `{}`: {}", c.label, c.text);
+        }
         if !prompter
             .confirm(&format!("Run `{}` anyway?", item.label))
-            .map_err(fail)?
+            .map_err(fail_exec)?
         {
             return Err(fail(Error::failed(format!("`{}` was not run", item.label))));
         }
     }
-    let request = Request {
-        values: o.given.clone(),
-        extra: o.extra.clone(),
-    };
     let asker: Option<&mut (dyn Prompter + 'static)> = if can_ask && !o.dry_run {
         Some(&mut prompter)
     } else {
         None
     };
-    let runnable = plan::prepare(&item, &ws.root, &ws.settings, &request, asker).map_err(fail)?;
+    let planned = runs::plan(ws, &sel, asker).map_err(fail)?;
     if o.dry_run {
-        let mut out = std::io::stdout().lock();
-        match runnable.prompt_line() {
-            Some(l) => writeln!(out, "{l}")?,
-            None => writeln!(
-                out,
-                "cd -- {}\n{}",
-                sh_quote(&runnable.cwd.to_string_lossy()),
-                runnable.script
-            )?,
-        }
+        println!("{}", planned.dry_run_text());
         return Ok(());
     }
-    let saved = serde_json::to_string(&Saved {
-        values: runnable.values.clone(),
-        extra: o.extra.clone(),
-        debug: o.debug,
-    })?;
-    if store.is_none() {
-        store = open_store(ws, true);
-    }
-    let record = Record {
-        item: &item,
-        runnable: &runnable,
-        request: &saved,
-    };
+    let store = &mut loaded.store;
     if o.detach {
-        return detached(ws, &record, store);
+        return detached(ws, store, &planned);
     }
     if o.new_terminal {
-        if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
-            return window(ws, &record, store, Window::Tmux);
-        }
-        if let Some(term) = terminal_command(ws) {
-            return window(ws, &record, store, Window::Terminal(term));
-        }
-        return detached(ws, &record, store);
+        return match runs::new_window(ws) {
+            Some(w) => window(ws, store, &planned, &w),
+            None => detached(ws, store, &planned),
+        };
     }
-    foreground(&record, store)
-}
-
-struct Record<'a> {
-    item: &'a CommandItem,
-    runnable: &'a Runnable,
-    request: &'a str,
-}
-
-impl Record<'_> {
-    fn new_run<'b>(&'b self, mode: &'b str, cwd: &'b str, pid: Option<u32>) -> NewRun<'b> {
-        NewRun {
-            command_id: &self.item.id,
-            label: &self.item.label,
-            command_line: &self.runnable.script,
-            cwd,
-            mode,
-            pid,
-            request: self.request,
-        }
+    let fin = runs::run_foreground(ws, store, &planned).map_err(fail)?;
+    if let Some(w) = &fin.history_warning {
+        eprintln!("warning: {w}");
     }
-}
-
-/// The workspace database for the history, or a warning saying why there is none (the run
-/// goes on without history).
-fn open_store(ws: &Workspace, create: bool) -> Option<Store> {
-    let path = db_path(&ws.root);
-    match Store::open(&path, create) {
-        Ok(s) => s,
-        Err(e) => {
-            if create {
-                output::warnings(&[commandtree_core::Warning::new(
-                    &path,
-                    None,
-                    format!("the run is not recorded in the history: {e}"),
-                )]);
-            }
-            None
-        }
-    }
-}
-
-fn warn_history(e: commandtree_store::Error) {
-    eprintln!("warning: the run history was not updated: {e}");
-}
-
-fn foreground(rec: &Record<'_>, mut store: Option<Store>) -> Result<()> {
-    let cwd = rec.runnable.cwd.to_string_lossy().into_owned();
-    let started = Instant::now();
-    let mut run_id = None;
-    let result = process::run_foreground(rec.runnable, &mut |pid| {
-        if let Some(s) = store.as_mut() {
-            match history::start(s, &rec.new_run(mode::FOREGROUND, &cwd, Some(pid))) {
-                Ok(id) => run_id = Some(id),
-                Err(e) => warn_history(e),
-            }
-        }
-    });
-    let code = match result {
-        Ok(c) => c,
-        Err(e) => {
-            return Err(fail(Error::failed(format!(
-                "cannot start `{}`: {e}",
-                rec.item.label
-            ))));
-        }
-    };
-    if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
-        let ms = started.elapsed().as_millis() as i64;
-        // The shell reports a signal death as 128+N too; record it as killed only when the
-        // number is a signal's.
-        let signaled = code > 128 && code < 128 + 65;
-        if let Err(e) = history::finish(s, id, code, Some(ms), history::status_for(code, signaled))
-        {
-            warn_history(e);
-        }
-    }
-    if code == 0 {
+    if fin.code == 0 {
         Ok(())
     } else {
-        Err(Exit(u8::try_from(code).unwrap_or(1)).into())
+        Err(Exit(u8::try_from(fin.code).unwrap_or(1)).into())
     }
 }
 
-/// The argv of the supervisor for run `run_id`.
-fn exec_argv(
-    ws: &Workspace,
-    rec: &Record<'_>,
-    run_id: Option<i64>,
-    attached: bool,
-) -> Result<Vec<String>> {
-    let exe = std::env::current_exe()?;
-    let mut v = vec![
-        exe.to_string_lossy().into_owned(),
-        "--root".into(),
-        ws.root.to_string_lossy().into_owned(),
-        "--quiet".into(),
-        "__exec".into(),
-        "--db".into(),
-        db_path(&ws.root).to_string_lossy().into_owned(),
-        "--cwd".into(),
-        rec.runnable.cwd.to_string_lossy().into_owned(),
-        format!("--label={}", rec.item.label),
-    ];
-    if let Some(id) = run_id {
-        v.push("--run".into());
-        v.push(id.to_string());
+fn detached(
+    ws: &commandtree_core::Workspace,
+    store: &mut Option<Store>,
+    p: &runs::Planned,
+) -> Result<()> {
+    let started = runs::start_detached(ws, store, p).map_err(fail)?;
+    if let Some(w) = &started.history_warning {
+        eprintln!("warning: {w}");
     }
-    for (k, val) in &rec.runnable.env {
-        v.push(format!("--env={k}={val}"));
-    }
-    if attached {
-        v.push("--attached".into());
-    }
-    v.push(format!("--script={}", rec.runnable.script));
-    Ok(v)
-}
-
-fn logs_dir(ws: &Workspace) -> PathBuf {
-    ws.root.join(commandtree_store::DB_DIR).join("logs")
-}
-
-fn detached(ws: &Workspace, rec: &Record<'_>, mut store: Option<Store>) -> Result<()> {
-    let cwd = rec.runnable.cwd.to_string_lossy().into_owned();
-    let run_id = match store.as_mut() {
-        Some(s) => match history::start(s, &rec.new_run(mode::DETACHED, &cwd, None)) {
-            Ok(id) => Some(id),
-            Err(e) => {
-                warn_history(e);
-                None
-            }
-        },
-        None => None,
-    };
-    let name = match run_id {
-        Some(id) => id.to_string(),
-        None => format!(
-            "unrecorded-{}-{}",
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
-            std::process::id()
-        ),
-    };
-    let dir = logs_dir(ws);
-    let log = dir.join(format!("{name}.log"));
-    let spawned = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::File::create(&log).map(|_| ()))
-        .map_err(anyhow::Error::from)
-        .and_then(|_| exec_argv(ws, rec, run_id, false))
-        .and_then(|argv| {
-            process::spawn_detached(Path::new(&argv[0]), &argv[1..], Some(&log))
-                .map_err(anyhow::Error::from)
-        });
-    let pid = match spawned {
-        Ok(pid) => pid,
-        Err(e) => {
-            if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
-                let _ = history::discard(s, id);
-            }
-            return Err(fail(Error::failed(format!(
-                "cannot start `{}` in the background: {e:#}",
-                rec.item.label
-            ))));
-        }
-    };
-    if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
-        let log_s = log.to_string_lossy();
-        if let Err(e) =
-            history::set_pid(s, id, pid as i64).and_then(|_| history::set_log(s, id, &log_s))
-        {
-            warn_history(e);
-        }
-    }
+    let log = started.log.clone().unwrap_or_default();
     let shown = log
         .strip_prefix(&ws.root)
         .unwrap_or(&log)
         .display()
         .to_string();
-    match run_id {
+    match started.run_id {
         Some(id) => {
             println!(
                 "run {id}: `{}` started in the background; output in {shown}",
-                rec.item.label
+                p.item.label
             );
             eprintln!("  ct logs {id} -f    follow it\n  ct stop {id}       stop it");
         }
         None => println!(
             "`{}` started in the background; output in {shown}",
-            rec.item.label
+            p.item.label
         ),
     }
     Ok(())
 }
 
-enum Window {
-    Tmux,
-    Terminal(Vec<String>),
-}
-
-/// `[run] terminal` in config.toml (the program and the option taking the command, e.g.
-/// `"alacritty -e"`), else `$TERMINAL -e`.
-fn terminal_command(ws: &Workspace) -> Option<Vec<String>> {
-    if let Some(t) = config_str(&ws.settings, "run", "terminal") {
-        return split_words(&t).ok().filter(|v| !v.is_empty());
+fn window(
+    ws: &commandtree_core::Workspace,
+    store: &mut Option<Store>,
+    p: &runs::Planned,
+    how: &Window,
+) -> Result<()> {
+    let started = runs::start_window(ws, store, p, how).map_err(fail)?;
+    if let Some(w) = &started.history_warning {
+        eprintln!("warning: {w}");
     }
-    let t = std::env::var("TERMINAL")
-        .ok()
-        .filter(|t| !t.trim().is_empty())?;
-    Some(vec![t, "-e".into()])
-}
-
-fn window(ws: &Workspace, rec: &Record<'_>, mut store: Option<Store>, how: Window) -> Result<()> {
-    let cwd = rec.runnable.cwd.to_string_lossy().into_owned();
-    let m = match how {
-        Window::Tmux => mode::TMUX,
-        Window::Terminal(_) => mode::TERMINAL,
-    };
-    let run_id = match store.as_mut() {
-        Some(s) => history::start(s, &rec.new_run(m, &cwd, None))
-            .map_err(warn_history)
-            .ok(),
-        None => None,
-    };
-    let argv = exec_argv(ws, rec, run_id, true)?;
-    let opened = match &how {
-        Window::Tmux => process::tmux_window(&rec.item.label, &rec.runnable.cwd, &argv),
-        Window::Terminal(term) => process::terminal_window(term, &argv),
-    };
-    if let Err(e) = opened {
-        if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
-            let _ = history::discard(s, id);
-        }
-        let what = match how {
-            Window::Tmux => "a tmux window".to_string(),
-            Window::Terminal(t) => format!("a terminal window with `{}`", t.join(" ")),
-        };
-        return Err(fail(Error::failed(format!(
-            "cannot open {what} for `{}`: {e}",
-            rec.item.label
-        ))));
-    }
-    match run_id {
-        Some(id) => println!("run {id}: `{}` opened in a new {m} window", rec.item.label),
-        None => println!("`{}` opened in a new {m} window", rec.item.label),
+    match started.run_id {
+        Some(id) => println!(
+            "run {id}: `{}` opened in a new {} window",
+            p.item.label, started.mode
+        ),
+        None => println!("`{}` opened in a new {} window", p.item.label, started.mode),
     }
     Ok(())
 }
 
-/// `ct __exec`: runs the script, records its end, and in a window waits for Enter.
-pub fn exec(args: ExecArgs) -> Result<()> {
-    let mut env = Vec::new();
-    for kv in &args.env {
-        if let Some((k, v)) = kv.split_once('=') {
-            env.push((k.to_string(), v.to_string()));
-        }
-    }
-    let r = Runnable {
-        script: args.script.clone(),
-        cwd: args.cwd.clone(),
-        env,
-        shell: commandtree_exec::quote::Shell::Posix,
-        values: Values::new(),
-    };
-    let mut store = match (&args.db, args.run) {
-        (Some(db), Some(_)) => Store::open(db, false).ok().flatten(),
-        _ => None,
-    };
-    let started = Instant::now();
-    let result = process::supervise(&r, &mut |group| {
-        if let (Some(s), Some(id)) = (store.as_mut(), args.run)
-            && let Err(e) = history::set_pid(s, id, group as i64)
-        {
-            warn_history(e);
-        }
-    });
-    let (code, signaled) = match result {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("ct: cannot start `{}`: {e}", args.label);
-            (127, false)
-        }
-    };
-    if let (Some(s), Some(id)) = (store.as_mut(), args.run) {
-        let ms = started.elapsed().as_millis() as i64;
-        if let Err(e) = history::finish(s, id, code, Some(ms), history::status_for(code, signaled))
-        {
-            warn_history(e);
-        }
-    }
-    if args.attached && std::io::stdin().is_terminal() {
-        eprint!("\n[{}: exit code {code}; press Enter to close]", args.label);
-        let mut line = String::new();
-        let _ = std::io::stdin().read_line(&mut line);
-    }
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(Exit(u8::try_from(code).unwrap_or(1)).into())
-    }
+/// The workspace database, when there is one (history commands never create it).
+fn open_store(engine: &Engine) -> Option<Store> {
+    Store::open(&engine.db_path(), false).ok().flatten()
 }
 
-pub fn runs(ws: &Workspace, args: RunsArgs) -> Result<()> {
-    let list = match open_store(ws, false) {
-        Some(s) => history::list(&s, args.limit, &process::group_alive)?,
-        None => Vec::new(),
-    };
+pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
+    let mut store = open_store(engine);
+    let list = runs::history(engine.workspace(), &mut store, args.limit).map_err(fail)?;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         output::json(&mut out, &list)?;
     } else if list.is_empty() {
-        writeln!(out, "No runs recorded under {}", ws.root.display())?;
+        writeln!(out, "No runs recorded under {}", engine.root().display())?;
     } else {
         writeln!(
             out,
@@ -709,44 +404,16 @@ fn duration(ms: i64) -> String {
     }
 }
 
-fn find_run(ws: &Workspace, run: i64) -> Result<(Store, history::Run)> {
-    let not_found = || {
-        fail(Error::failed(format!(
-            "no run {run} in the history of {}",
-            ws.root.display()
-        )))
-    };
-    let store = open_store(ws, false).ok_or_else(not_found)?;
-    let r = history::get(&store, run, &process::group_alive)?.ok_or_else(not_found)?;
-    Ok((store, r))
-}
-
-pub fn logs(ws: &Workspace, args: LogsArgs) -> Result<()> {
-    let id = match args.run {
-        Some(id) => id,
-        None => {
-            let newest = open_store(ws, false)
-                .and_then(|s| history::list(&s, 1000, &process::group_alive).ok())
-                .and_then(|v| v.into_iter().find(|r| r.log_path.is_some()));
-            match newest {
-                Some(r) => r.run_id,
-                None => {
-                    return Err(fail(Error::failed(
-                        "no run with a log yet (logs come from detached runs)",
-                    )));
-                }
-            }
-        }
-    };
-    let (store, run) = find_run(ws, id)?;
-    let Some(log) = run.log_path.clone() else {
-        return Err(fail(Error::failed(format!(
-            "run {id} (`{}`) ran in {} mode; its output went to a terminal, not a log",
-            run.label, run.mode
-        ))));
-    };
-    let mut file =
-        std::fs::File::open(&log).map_err(|e| fail(Error::failed(format!("{log}: {e}"))))?;
+pub fn logs(engine: &Engine, args: LogsArgs) -> Result<()> {
+    let ws = engine.workspace();
+    let mut store = open_store(engine);
+    let run = match args.run {
+        Some(id) => runs::get(ws, &mut store, id),
+        None => runs::newest_with_log(ws, &mut store),
+    }
+    .map_err(fail)?;
+    let id = run.run_id;
+    let mut file = runs::open_log(&run).map_err(fail)?;
     let mut out = std::io::stdout().lock();
     let mut buf = Vec::new();
     file.read_to_end(&mut buf)?;
@@ -756,8 +423,7 @@ pub fn logs(ws: &Workspace, args: LogsArgs) -> Result<()> {
         return Ok(());
     }
     loop {
-        let r = history::get(&store, id, &process::group_alive)?;
-        let done = r.is_none_or(|r| r.exit_code.is_some() || r.status != status::RUNNING);
+        let done = runs::get(ws, &mut store, id).map_or(true, |r| runs::is_over(&r));
         let pos = file.stream_position()?;
         buf.clear();
         file.read_to_end(&mut buf)?;
@@ -779,49 +445,15 @@ pub fn logs(ws: &Workspace, args: LogsArgs) -> Result<()> {
     }
 }
 
-pub fn stop(ws: &Workspace, args: StopArgs) -> Result<()> {
-    let (mut store, run) = find_run(ws, args.run)?;
-    let id = run.run_id;
-    if run.exit_code.is_some() || run.status != status::RUNNING {
-        return Err(fail(Error::failed(format!(
-            "run {id} (`{}`) is not running (status {})",
-            run.label, run.status
-        ))));
-    }
-    let Some(pid) = run.pid else {
-        return Err(fail(Error::failed(format!(
-            "run {id} has no process recorded"
-        ))));
-    };
-    if let Err(e) = process::signal_group(pid, false) {
-        return Err(fail(Error::failed(format!("cannot stop run {id}: {e}"))));
-    }
-    let ended = |store: &Store, wait: Duration| -> Result<bool> {
-        let until = Instant::now() + wait;
-        loop {
-            let r = history::get(store, id, &process::group_alive)?;
-            if r.is_none_or(|r| r.exit_code.is_some()) {
-                return Ok(true);
-            }
-            if Instant::now() >= until {
-                return Ok(false);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    if !ended(&store, Duration::from_secs(5))? {
-        let _ = process::signal_group(pid, true);
-        if !ended(&store, Duration::from_secs(2))? {
-            history::finish(&mut store, id, 128 + 9, None, status::STOPPED)?;
-        }
-    }
-    history::mark_stopped(&mut store, id)?;
-    println!("run {id} (`{}`) stopped", run.label);
+pub fn stop(engine: &Engine, args: StopArgs) -> Result<()> {
+    let mut store = open_store(engine);
+    let run = runs::stop(engine.workspace(), &mut store, args.run).map_err(fail)?;
+    println!("run {} (`{}`) stopped", run.run_id, run.label);
     Ok(())
 }
 
 pub fn init(args: InitArgs) -> Result<()> {
-    let shell: InitShell = args.shell.parse().map_err(fail)?;
+    let shell: InitShell = args.shell.parse().map_err(fail_exec)?;
     let key = args
         .key
         .or_else(|| {
@@ -830,7 +462,7 @@ pub fn init(args: InitArgs) -> Result<()> {
                 .filter(|k| !k.trim().is_empty())
         })
         .unwrap_or_else(|| shellinit::DEFAULT_KEY.to_string());
-    let text = shellinit::snippet(shell, &key, "ct").map_err(fail)?;
+    let text = shellinit::snippet(shell, &key, "ct").map_err(fail_exec)?;
     print!("{text}");
     Ok(())
 }
@@ -847,8 +479,8 @@ fn prompt_line(item: &CommandItem) -> String {
     }
 }
 
-pub fn pick(ws: &Workspace, args: PickArgs) -> Result<()> {
-    let commands = crate::commands::load(ws, Vec::new(), true, false).commands;
+pub fn pick(engine: &Engine, args: PickArgs) -> Result<()> {
+    let commands = commands::load(engine, Vec::new(), true, false)?.commands;
     if !args.query.trim().is_empty()
         && let commandtree_core::workspace::Lookup::Found(c) =
             commandtree_core::workspace::lookup(&commands, args.query.trim())

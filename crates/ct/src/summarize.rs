@@ -1,17 +1,18 @@
 //! `ct summarize`: plain-language summaries and security warnings from the user's LLM, redone
 //! only for commands whose content changed.
 
+use crate::commands::fail;
+use crate::progress::Bar;
 use crate::{Exit, commands, output};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use commandtree_ai::provider::{self, Detection, HOW_TO_CONFIGURE};
-use commandtree_ai::summary::{self, Event, Pending, SummaryConfig};
-use commandtree_ai::{CancelToken, Client, ProviderConfig};
-use commandtree_core::{CommandItem, Workspace};
+use commandtree_ai::ProviderConfig;
+use commandtree_ai::provider::{Detection, HOW_TO_CONFIGURE};
+use commandtree_ai::summary::{Event, Pending};
+use commandtree_core::{CancelToken, ProgressEvent};
+use commandtree_engine::{Engine, summaries};
 use serde_json::json;
-use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
-use std::time::{Duration, Instant};
 
 #[derive(Args)]
 pub struct SummarizeArgs {
@@ -30,13 +31,13 @@ pub struct SummarizeArgs {
 }
 
 /// The provider from the configuration and the environment.
-pub fn detect(ws: &Workspace) -> Result<Detection> {
-    provider::detect_for(ws).map_err(|e| anyhow::anyhow!(e.message))
+pub fn detect(ws: &commandtree_core::Workspace) -> Result<Detection> {
+    summaries::detect(ws).map_err(|e| anyhow::anyhow!(e.to_string()))
 }
 
 /// The provider, or the explanation of how to configure one (printed) and exit 1.
-fn require_provider(ws: &Workspace) -> Result<ProviderConfig> {
-    match detect(ws)? {
+fn require_provider(engine: &Engine) -> Result<ProviderConfig> {
+    match summaries::detect(engine.workspace()).map_err(fail)? {
         Detection::Found(c) => Ok(*c),
         Detection::Disabled(by) => {
             output::error(&format!(
@@ -51,27 +52,21 @@ fn require_provider(ws: &Workspace) -> Result<ProviderConfig> {
     }
 }
 
-pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()> {
-    let cfg = SummaryConfig::from_config(&ws.settings.config, &provider::config_origin(ws))
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+pub fn summarize(engine: &Engine, args: SummarizeArgs, quiet: bool) -> Result<()> {
+    summaries::config(engine.workspace()).map_err(fail)?;
     let provider = if args.dry_run {
         None
     } else {
-        Some(require_provider(ws)?)
+        Some(require_provider(engine)?)
     };
-    let loaded = crate::commands::load(ws, Vec::new(), quiet, !args.dry_run);
-    let selected = select(ws, &loaded.commands, &args.commands)?;
-    let subjects = summary::subjects(&selected);
-    let stored = match &loaded.store {
-        Some(s) => summary::stored(s)?,
-        None => summary::Stored::new(),
-    };
-    let (pending, current) = summary::plan(subjects, &stored, args.force);
+    let mut loaded = commands::load(engine, Vec::new(), quiet, !args.dry_run)?;
+    let plan = summaries::plan(&loaded, &args.commands, args.force).map_err(fail)?;
+    let current = plan.current;
     if args.dry_run {
-        return dry_run(&pending, current, args.json);
+        return dry_run(&plan.pending, current, args.json);
     }
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
-    if pending.is_empty() {
+    if plan.pending.is_empty() {
         if args.json {
             output::json(
                 &mut out,
@@ -87,25 +82,35 @@ pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()>
         out.flush()?;
         return Ok(());
     }
-    let mut store = loaded.store.with_context(|| {
-        format!(
-            "{}: cannot open the workspace database",
-            commandtree_store::db_path(&ws.root).display()
-        )
-    })?;
-    let client = Client::new(provider.expect("checked above"));
-    let mut bar = Bar::new(pending.len(), !quiet && std::io::stderr().is_terminal());
-    let report = summary::run(
-        &client,
-        &mut store,
-        pending,
-        &cfg,
+    let bar = Bar::new("summarizing", !quiet && std::io::stderr().is_terminal());
+    let (report, embed_problem) = summaries::run(
+        engine.workspace(),
+        &mut loaded,
+        plan,
+        provider.expect("checked above"),
         &CancelToken::new(),
-        &mut |ev| bar.on_event(ev, quiet),
-    )?;
+        &|e: ProgressEvent| bar.event(&e),
+        &mut |ev| {
+            if let Event::Failed(s, e) = ev
+                && !quiet
+            {
+                bar.suspend(|| {
+                    output::warnings(&[commandtree_core::Warning::new(
+                        std::path::Path::new(&s.item.file_path),
+                        s.item.line.map(|l| l as usize),
+                        format!("{}: {e}", commands::name(&s.item)),
+                    )])
+                });
+            }
+        },
+    )
+    .map_err(fail)?;
     bar.finish();
-    // Embedding follows summarizing, as in the extension's background pipeline.
-    crate::search::after_summaries(ws, &mut store, &loaded.commands, quiet);
+    if let Some(w) = embed_problem
+        && !quiet
+    {
+        output::warnings(&[commandtree_core::Warning::new(&engine.db_path(), None, w)]);
+    }
 
     if args.json {
         let done: Vec<_> = report
@@ -166,22 +171,6 @@ pub fn summarize(ws: &Workspace, args: SummarizeArgs, quiet: bool) -> Result<()>
     }
 }
 
-/// The named commands (each must match exactly one), or all of them.
-fn select(ws: &Workspace, all: &[CommandItem], queries: &[String]) -> Result<Vec<CommandItem>> {
-    if queries.is_empty() {
-        return Ok(all.to_vec());
-    }
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for q in queries {
-        let c = crate::commands::resolve(ws, all, q)?;
-        if seen.insert(c.id.clone()) {
-            out.push(c.clone());
-        }
-    }
-    Ok(out)
-}
-
 fn dry_run(pending: &[Pending], current: usize, as_json: bool) -> Result<()> {
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if as_json {
@@ -214,98 +203,4 @@ fn dry_run(pending: &[Pending], current: usize, as_json: bool) -> Result<()> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// A progress line on stderr for terminals: done/total, rate, time left, the latest command.
-/// Failures are printed above it as they happen, on a terminal or not.
-struct Bar {
-    total: usize,
-    done: usize,
-    failed: usize,
-    start: Instant,
-    tty: bool,
-}
-
-impl Bar {
-    fn new(total: usize, tty: bool) -> Bar {
-        let b = Bar {
-            total,
-            done: 0,
-            failed: 0,
-            start: Instant::now(),
-            tty,
-        };
-        b.draw("");
-        b
-    }
-
-    fn on_event(&mut self, ev: &Event<'_>, quiet: bool) {
-        match ev {
-            Event::Done(s, _) => {
-                self.done += 1;
-                self.draw(&s.item.label);
-            }
-            Event::Failed(s, e) => {
-                self.failed += 1;
-                if self.tty {
-                    eprint!("\r\x1b[2K");
-                }
-                if !quiet {
-                    output::warnings(&[commandtree_core::Warning::new(
-                        std::path::Path::new(&s.item.file_path),
-                        s.item.line.map(|l| l as usize),
-                        format!("{}: {e}", commands::name(&s.item)),
-                    )]);
-                }
-                self.draw(&s.item.label);
-            }
-        }
-    }
-
-    fn draw(&self, label: &str) {
-        if !self.tty {
-            return;
-        }
-        let finished = self.done + self.failed;
-        let width = 24;
-        let filled = (finished * width).checked_div(self.total).unwrap_or(0);
-        let elapsed = self.start.elapsed().as_secs_f64();
-        let rate = if elapsed > 0.0 {
-            finished as f64 / elapsed
-        } else {
-            0.0
-        };
-        let eta = if rate > 0.0 {
-            let left = (self.total - finished) as f64 / rate;
-            format!("ETA {}", clock(Duration::from_secs_f64(left)))
-        } else {
-            "ETA --".to_string()
-        };
-        let label = commandtree_core::text::truncate(label, 30);
-        eprint!(
-            "\r\x1b[2Ksummarizing [{}{}] {finished}/{} {rate:.1}/s {eta} {label}",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            self.total
-        );
-        let _ = std::io::stderr().flush();
-    }
-
-    fn finish(&self) {
-        if self.tty {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-        }
-    }
-}
-
-fn clock(d: Duration) -> String {
-    let s = d.as_secs();
-    if s >= 3600 {
-        format!("{}h{:02}m", s / 3600, s % 3600 / 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
 }

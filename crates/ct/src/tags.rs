@@ -1,28 +1,13 @@
-//! `ct tag`, `ct star`, `ct unstar`, `ct quick`, and the database half of every discovery:
-//! tags, summaries and security warnings from the workspace database, with the
-//! `.vscode/commandtree.json` tag config applied first.
+//! `ct tag`, `ct star`, `ct unstar`, `ct quick`: argument handling and messages over the
+//! engine's tag operations.
 
-use crate::commands::{Loaded, load, name, resolve, writable};
-use crate::{Exit, output};
+use crate::commands::{fail, load, name};
+use crate::output;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use commandtree_core::{CommandItem, Warning, Workspace};
-use commandtree_store::{QUICK_TAG, Store, WorkspaceDb, tagconfig, validate_tag_name};
-use std::collections::HashSet;
+use commandtree_engine::{Engine, tags};
+use commandtree_store::validate_tag_name;
 use std::io::Write;
-
-/// For removals: also an id the database knows but discovery no longer finds (a moved or
-/// deleted file), so stale tags can still be taken off.
-fn resolve_for_removal(ws: &Workspace, l: &Loaded, query: &str) -> Result<(String, String)> {
-    if !l.commands.iter().any(|c| c.id == query)
-        && let Some(store) = &l.store
-        && !store.tags_for_command(query)?.is_empty()
-    {
-        return Ok((query.to_string(), query.to_string()));
-    }
-    let c = resolve(ws, &l.commands, query)?;
-    Ok((c.id.clone(), name(c)))
-}
 
 fn tag_name(s: &str) -> Result<String, String> {
     validate_tag_name(s).map_err(|e| e.to_string())?;
@@ -91,65 +76,54 @@ enum QuickAction {
     },
 }
 
-pub fn tag(ws: &Workspace, args: TagArgs, quiet: bool) -> Result<()> {
+pub fn tag(engine: &Engine, args: TagArgs, quiet: bool) -> Result<()> {
     match args.action {
-        TagAction::Add { command, tags } => add(ws, &command, &tags, quiet),
-        TagAction::Rm { command, tags } => remove(ws, &command, &tags, quiet),
-        TagAction::Ls { command, json } => list(ws, command.as_deref(), json, quiet),
+        TagAction::Add { command, tags } => add(engine, &command, &tags, quiet),
+        TagAction::Rm { command, tags } => remove(engine, &command, &tags, quiet),
+        TagAction::Ls { command, json } => list(engine, command.as_deref(), json, quiet),
     }
 }
 
-fn add(ws: &Workspace, query: &str, tags: &[String], quiet: bool) -> Result<()> {
-    let mut l = load(ws, Vec::new(), quiet, true);
-    let c = resolve(ws, &l.commands, query)?;
-    let store = writable(ws, &mut l.store)?;
+fn add(engine: &Engine, query: &str, tag_names: &[String], quiet: bool) -> Result<()> {
+    let mut l = load(engine, Vec::new(), quiet, true)?;
+    let (c, added) = tags::add(&mut l, query, tag_names).map_err(fail)?;
     let mut out = std::io::stdout().lock();
-    for tag in tags {
-        if store.add_tag(&c.id, tag)? {
-            writeln!(out, "{}: tagged `{tag}`", name(c))?;
+    for (tag, new) in tag_names.iter().zip(added) {
+        if new {
+            writeln!(out, "{}: tagged `{tag}`", name(&c))?;
         } else {
-            writeln!(out, "{}: already tagged `{tag}`", name(c))?;
+            writeln!(out, "{}: already tagged `{tag}`", name(&c))?;
         }
     }
     Ok(())
 }
 
-fn remove(ws: &Workspace, query: &str, tags: &[String], quiet: bool) -> Result<()> {
-    let mut l = load(ws, Vec::new(), quiet, false);
-    let (id, label) = resolve_for_removal(ws, &l, query)?;
-    let configured: Vec<String> = match (
-        l.commands.iter().find(|c| c.id == id),
-        tagconfig::load(&ws.root).config,
-    ) {
-        (Some(c), Some(cfg)) => cfg.tags_for(c).into_iter().map(String::from).collect(),
-        _ => Vec::new(),
-    };
+fn remove(engine: &Engine, query: &str, tag_names: &[String], quiet: bool) -> Result<()> {
+    let mut l = load(engine, Vec::new(), quiet, false)?;
+    let (label, removals) = tags::remove(&mut l, query, tag_names).map_err(fail)?;
     let mut out = std::io::stdout().lock();
-    for tag in tags {
-        let removed = match l.store.as_mut() {
-            Some(s) => s.remove_tag(&id, tag)?,
-            None => false,
-        };
-        if removed {
+    for r in removals {
+        let tag = &r.tag;
+        if r.removed {
             writeln!(out, "{label}: removed tag `{tag}`")?;
         } else {
             writeln!(out, "{label}: had no tag `{tag}`")?;
         }
-        if configured.contains(tag) {
+        if let Some(cfg) = &r.from_config {
             eprintln!(
                 "note: {} gives {label} the tag `{tag}`; it comes back at the next discovery unless it is removed there",
-                tagconfig::config_path(&ws.root).display()
+                cfg.display()
             );
         }
     }
     Ok(())
 }
 
-fn list(ws: &Workspace, query: Option<&str>, json: bool, quiet: bool) -> Result<()> {
-    let l = load(ws, Vec::new(), quiet, false);
+fn list(engine: &Engine, query: Option<&str>, json: bool, quiet: bool) -> Result<()> {
+    let l = load(engine, Vec::new(), quiet, false)?;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if let Some(q) = query {
-        let c = resolve(ws, &l.commands, q)?;
+        let c = l.resolve(q).map_err(fail)?;
         if json {
             output::json(&mut out, &c.tags)?;
         } else if c.tags.is_empty() {
@@ -162,67 +136,54 @@ fn list(ws: &Workspace, query: Option<&str>, json: bool, quiet: bool) -> Result<
         out.flush()?;
         return Ok(());
     }
-    let present: HashSet<&str> = l.commands.iter().map(|c| c.id.as_str()).collect();
-    let mut tags: Vec<(String, Vec<String>)> = Vec::new();
-    if let Some(store) = &l.store {
-        for t in store.all_tag_names()? {
-            let ids = store
-                .command_ids_by_tag(&t)?
-                .into_iter()
-                .filter(|id| present.contains(id.as_str()))
-                .collect();
-            tags.push((t, ids));
-        }
-    }
+    let entries = tags::list(&l).map_err(fail)?;
     if json {
-        let v: Vec<serde_json::Value> = tags
-            .iter()
-            .map(|(t, ids)| serde_json::json!({ "name": t, "commands": ids }))
-            .collect();
-        output::json(&mut out, &v)?;
-    } else if tags.is_empty() {
+        output::json(&mut out, &entries)?;
+    } else if entries.is_empty() {
         writeln!(
             out,
             "No tags yet. Tag a command with `ct tag add <command> <tag>`."
         )?;
     } else {
-        let width = tags
+        let width = entries
             .iter()
-            .map(|(t, _)| t.chars().count())
+            .map(|t| t.name.chars().count())
             .max()
             .unwrap_or(0);
-        for (t, ids) in &tags {
-            let labels: Vec<String> = ids
+        for t in &entries {
+            let labels: Vec<String> = t
+                .commands
                 .iter()
                 .filter_map(|id| l.commands.iter().find(|c| &c.id == id))
                 .map(name)
                 .collect();
-            writeln!(out, "{t:<width$}  {:>3}  {}", ids.len(), labels.join(", "))?;
+            writeln!(
+                out,
+                "{:<width$}  {:>3}  {}",
+                t.name,
+                t.commands.len(),
+                labels.join(", ")
+            )?;
         }
     }
     out.flush()?;
     Ok(())
 }
 
-pub fn star(ws: &Workspace, args: StarArgs, quiet: bool) -> Result<()> {
-    let mut l = load(ws, Vec::new(), quiet, true);
-    let c = resolve(ws, &l.commands, &args.command)?;
-    let store = writable(ws, &mut l.store)?;
-    if store.star(&c.id)? {
-        println!("{}: added to Quick Launch", name(c));
+pub fn star(engine: &Engine, args: StarArgs, quiet: bool) -> Result<()> {
+    let mut l = load(engine, Vec::new(), quiet, true)?;
+    let (c, added) = tags::star(&mut l, &args.command).map_err(fail)?;
+    if added {
+        println!("{}: added to Quick Launch", name(&c));
     } else {
-        println!("{}: already in Quick Launch", name(c));
+        println!("{}: already in Quick Launch", name(&c));
     }
     Ok(())
 }
 
-pub fn unstar(ws: &Workspace, args: StarArgs, quiet: bool) -> Result<()> {
-    let mut l = load(ws, Vec::new(), quiet, false);
-    let (id, label) = resolve_for_removal(ws, &l, &args.command)?;
-    let removed = match l.store.as_mut() {
-        Some(s) => s.unstar(&id)?,
-        None => false,
-    };
+pub fn unstar(engine: &Engine, args: StarArgs, quiet: bool) -> Result<()> {
+    let mut l = load(engine, Vec::new(), quiet, false)?;
+    let (label, removed) = tags::unstar(&mut l, &args.command).map_err(fail)?;
     if removed {
         println!("{label}: removed from Quick Launch");
     } else {
@@ -231,39 +192,21 @@ pub fn unstar(ws: &Workspace, args: StarArgs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-pub fn quick(ws: &Workspace, args: QuickArgs, quiet: bool) -> Result<()> {
-    let mut l = load(ws, Vec::new(), quiet, false);
+pub fn quick(engine: &Engine, args: QuickArgs, quiet: bool) -> Result<()> {
+    let mut l = load(engine, Vec::new(), quiet, false)?;
     if let Some(QuickAction::Move { command, position }) = args.action {
-        let c = resolve(ws, &l.commands, &command)?.clone();
-        let present: HashSet<String> = l.commands.iter().map(|c| c.id.clone()).collect();
-        let visible = |id: &str| present.contains(id);
-        let moved = match l.store.as_mut() {
-            Some(s) => s.move_in_tag(QUICK_TAG, &c.id, position as usize - 1, &visible)?,
-            None => None,
-        };
-        return match moved {
-            Some(at) => {
+        return match tags::quick_move(&mut l, &command, position as usize - 1) {
+            Ok((c, at)) => {
                 println!("{}: now at position {} in Quick Launch", name(&c), at + 1);
                 Ok(())
             }
-            None => {
-                output::error(&format!(
-                    "{} is not in Quick Launch; star it first with `ct star {command}`",
-                    name(&c)
-                ));
-                Err(Exit(1).into())
-            }
+            Err(commandtree_engine::Error::Failed(m)) => Err(fail(
+                commandtree_engine::Error::Failed(format!("{m} with `ct star {command}`")),
+            )),
+            Err(e) => Err(fail(e)),
         };
     }
-    // Ordered by the database; commands no longer discovered are left out.
-    let ids = match &l.store {
-        Some(s) => s.quick()?,
-        None => Vec::new(),
-    };
-    let items: Vec<&CommandItem> = ids
-        .iter()
-        .filter_map(|id| l.commands.iter().find(|c| &c.id == id))
-        .collect();
+    let items = tags::quick(&l).map_err(fail)?;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         output::json(&mut out, &items)?;
@@ -291,38 +234,4 @@ pub fn quick(ws: &Workspace, args: QuickArgs, quiet: bool) -> Result<()> {
     }
     out.flush()?;
     Ok(())
-}
-
-/// The `--tag` filter of `ct list`: commands carrying every one of `tags`. Names a tag nobody
-/// has on stderr, since an empty list alone would not tell a typo from an unused tag.
-pub fn filter(
-    ws: &Workspace,
-    commands: Vec<CommandItem>,
-    tags: &[String],
-    store: Option<&Store>,
-) -> Vec<CommandItem> {
-    if tags.is_empty() {
-        return commands;
-    }
-    let known: HashSet<String> = store
-        .and_then(|s| s.all_tag_names().ok())
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
-    for t in tags.iter().filter(|t| !known.contains(*t)) {
-        let why = if store.is_some() {
-            ""
-        } else {
-            " (there is no database yet)"
-        };
-        output::warnings(&[Warning::new(
-            &ws.db_path(),
-            None,
-            format!("no tag named `{t}`{why}"),
-        )]);
-    }
-    commands
-        .into_iter()
-        .filter(|c| tags.iter().all(|t| c.tags.contains(t)))
-        .collect()
 }

@@ -1,0 +1,89 @@
+//! Why an engine operation did not happen, as data a front end can format: an ambiguous name
+//! carries its candidates, a missing one its near matches.
+
+use commandtree_core::CommandItem;
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub enum Error {
+    /// The request itself is wrong (unknown parameter, malformed value): exit code 2.
+    Usage(String),
+    /// The operation cannot be done as asked: exit code 1.
+    Failed(String),
+    /// No command matches what the user typed.
+    NotFound {
+        query: String,
+        root: PathBuf,
+        /// Near matches for "did you mean".
+        suggestions: Vec<CommandItem>,
+    },
+    /// Several commands match; the user must name one by id or `type:label`.
+    Ambiguous {
+        query: String,
+        candidates: Vec<CommandItem>,
+    },
+    /// A write needs the workspace database and it cannot be opened (the reason was reported as
+    /// a load warning).
+    NoDatabase(PathBuf),
+    /// The user (or a front end's stop) cancelled.
+    Cancelled,
+}
+
+impl Error {
+    pub fn failed(msg: impl Into<String>) -> Self {
+        Error::Failed(msg.into())
+    }
+
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Error::Usage(msg.into())
+    }
+
+    /// The process exit code a command-line front end uses for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            Error::Cancelled => 130,
+            _ => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Failed(m) => f.write_str(m),
+            Error::NotFound { query, root, .. } => {
+                write!(f, "no command matches `{query}` under {}", root.display())
+            }
+            Error::Ambiguous { query, candidates } => write!(
+                f,
+                "`{query}` matches {} commands; name one by id or type:label",
+                candidates.len()
+            ),
+            Error::NoDatabase(p) => {
+                write!(f, "{}: cannot open the workspace database", p.display())
+            }
+            Error::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<commandtree_exec::Error> for Error {
+    fn from(e: commandtree_exec::Error) -> Self {
+        match e {
+            commandtree_exec::Error::Usage(m) => Error::Usage(m),
+            commandtree_exec::Error::Failed(m) => Error::Failed(m),
+            commandtree_exec::Error::Cancelled => Error::Cancelled,
+        }
+    }
+}
+
+impl From<commandtree_store::Error> for Error {
+    fn from(e: commandtree_store::Error) -> Self {
+        Error::Failed(e.to_string())
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,146 @@
+//! What most operations start with: one discovery plus what the workspace database adds (tags,
+//! summaries, warnings, with `.vscode/commandtree.json` applied), and resolving the command a
+//! user named.
+
+use crate::{Error, Result};
+use commandtree_core::workspace::{self, Lookup};
+use commandtree_core::{CancelToken, CommandItem, Options, Progress, Warning, Workspace};
+use commandtree_store::{AttachOptions, Store, WorkspaceDb};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// What to load.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Only these types (all when empty).
+    pub types: Vec<String>,
+    /// Create the database when there is none (for writes).
+    pub create_db: bool,
+}
+
+/// Commands of one discovery, with what the database adds.
+pub struct Loaded {
+    pub root: PathBuf,
+    pub commands: Vec<CommandItem>,
+    pub store: Option<Store>,
+    /// The discovery's own warnings (a file that failed to parse: its commands are missing).
+    pub discovery_warnings: Vec<Warning>,
+    /// Problems with the tag config or the database; the commands are listed anyway.
+    pub db_warnings: Vec<Warning>,
+    /// Set when the database had another structure and was moved aside and recreated: always
+    /// worth telling the user, since their file was moved.
+    pub recreated: Option<Warning>,
+}
+
+/// Discovers, then opens the database when there is one (or when `create_db`), applies the tag
+/// config and fills in tags, summaries and warnings. Database problems are warnings.
+pub fn load(
+    ws: &Workspace,
+    opts: &LoadOptions,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+) -> Result<Loaded> {
+    let complete = opts.types.is_empty();
+    let d = ws.discover(&Options {
+        types: opts.types.clone(),
+        threads: 0,
+    });
+    let _ = progress;
+    if cancel.is_cancelled() {
+        return Err(Error::Cancelled);
+    }
+    let mut commands = d.commands;
+    let attached = ws.attach_db(
+        &mut commands,
+        AttachOptions {
+            create: opts.create_db,
+            complete,
+        },
+    );
+    Ok(Loaded {
+        root: ws.root.clone(),
+        commands,
+        store: attached.store,
+        discovery_warnings: d.warnings,
+        db_warnings: attached.warnings,
+        recreated: attached
+            .recreated
+            .map(|r| Warning::new(&r.path, None, r.message())),
+    })
+}
+
+impl Loaded {
+    /// The command `query` names: an exact id, `type:label`, or a unique label.
+    pub fn resolve(&self, query: &str) -> Result<&CommandItem> {
+        resolve(&self.root, &self.commands, query)
+    }
+
+    /// Each of `queries` resolved, without repeats, in the order given.
+    pub fn resolve_all(&self, queries: &[String]) -> Result<Vec<CommandItem>> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for q in queries {
+            let c = self.resolve(q)?;
+            if seen.insert(c.id.clone()) {
+                out.push(c.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The database for a write, or why there is none.
+    pub fn writable(&mut self) -> Result<&mut Store> {
+        let path = commandtree_store::db_path(&self.root);
+        self.store.as_mut().ok_or(Error::NoDatabase(path))
+    }
+
+    /// The id and a display name for a removal: also an id the database knows but discovery no
+    /// longer finds (a moved or deleted file), so stale tags can still be taken off.
+    pub fn resolve_for_removal(&self, query: &str) -> Result<(String, String)> {
+        if !self.commands.iter().any(|c| c.id == query)
+            && let Some(store) = &self.store
+            && !store.tags_for_command(query)?.is_empty()
+        {
+            return Ok((query.to_string(), query.to_string()));
+        }
+        let c = self.resolve(query)?;
+        Ok((c.id.clone(), display_name(c)))
+    }
+
+    /// Every warning of the load, discovery's first.
+    pub fn warnings(&self) -> impl Iterator<Item = &Warning> {
+        self.discovery_warnings
+            .iter()
+            .chain(self.recreated.iter())
+            .chain(self.db_warnings.iter())
+    }
+}
+
+/// Resolves `query` among `commands` (see [`Loaded::resolve`]); ambiguity and near matches come
+/// back as data in the error.
+pub fn resolve<'a>(
+    root: &std::path::Path,
+    commands: &'a [CommandItem],
+    query: &str,
+) -> Result<&'a CommandItem> {
+    match workspace::lookup(commands, query) {
+        Lookup::Found(c) => Ok(c),
+        Lookup::Ambiguous(cands) => Err(Error::Ambiguous {
+            query: query.to_string(),
+            candidates: cands.into_iter().cloned().collect(),
+        }),
+        Lookup::NotFound => Err(Error::NotFound {
+            query: query.to_string(),
+            root: root.to_path_buf(),
+            suggestions: workspace::suggestions(commands, query)
+                .into_iter()
+                .cloned()
+                .collect(),
+        }),
+    }
+}
+
+/// How messages name a command: `build (npm)`.
+pub fn display_name(c: &CommandItem) -> String {
+    format!("{} ({})", c.label, c.kind)
+}

@@ -1,0 +1,587 @@
+//! Running commands: choosing what runs (a name, or the last run again), the security gate (the
+//! command and every step it pulls in), planning with parameters, and launching in the
+//! foreground, detached or in a new window, with the history, logs and stop that go with it.
+//! Nothing here prints or asks by itself: questions go through the caller's [`Prompter`].
+
+use crate::supervisor::{self, LOGS_DIR, ProcessId, RunFiles};
+use crate::{Error, Loaded, Result};
+use commandtree_core::{CommandItem, Workspace};
+use commandtree_exec::history::{self, NewRun, Run, mode, status};
+use commandtree_exec::params::{Prompter, Values};
+use commandtree_exec::plan::{self, Request, Runnable, config_str};
+use commandtree_exec::process;
+use commandtree_exec::quote::{sh_quote, split_words};
+use commandtree_store::Store;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Which command to run.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// An id, `type:label` or unique label.
+    Query(String),
+    /// The last run again, with its parameters and arguments.
+    Last,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub target: Target,
+    /// Parameter values (`--param name=value`); for VS Code tasks the names are input ids.
+    pub values: Values,
+    /// Arguments for the command itself (after `--`).
+    pub extra: Vec<String>,
+    /// Start a launch configuration under its debugger.
+    pub debug: bool,
+}
+
+/// The command chosen, with the values and arguments it will run with.
+#[derive(Debug, Clone)]
+pub struct Selected {
+    pub item: CommandItem,
+    pub values: Values,
+    pub extra: Vec<String>,
+    pub debug: bool,
+}
+
+/// What `--last` needs to repeat a run; stored with the run.
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct Saved {
+    #[serde(default)]
+    values: Values,
+    #[serde(default)]
+    extra: Vec<String>,
+    #[serde(default)]
+    debug: bool,
+}
+
+/// Chooses the command: by name, or the last run's (with its values and arguments, the given
+/// ones winning).
+pub fn select(loaded: &Loaded, req: RunRequest) -> Result<Selected> {
+    let RunRequest {
+        target,
+        mut values,
+        mut extra,
+        mut debug,
+    } = req;
+    let item = match target {
+        Target::Query(q) => loaded.resolve(&q)?.clone(),
+        Target::Last => {
+            let last = loaded
+                .store
+                .as_ref()
+                .and_then(|s| history::list(s, 1, &process::group_alive).ok())
+                .and_then(|mut v| v.pop())
+                .ok_or_else(|| {
+                    Error::failed(format!(
+                        "no runs recorded yet under {}",
+                        loaded.root.display()
+                    ))
+                })?;
+            let saved: Saved = serde_json::from_str(&last.request).unwrap_or_default();
+            for (k, v) in saved.values {
+                values.entry(k).or_insert(v);
+            }
+            if extra.is_empty() {
+                extra = saved.extra;
+            }
+            debug = saved.debug;
+            loaded
+                .commands
+                .iter()
+                .find(|c| c.id == last.command_id)
+                .cloned()
+                .ok_or_else(|| {
+                    Error::failed(format!(
+                        "the last run was `{}` ({}), which no longer exists",
+                        last.label, last.command_id
+                    ))
+                })?
+        }
+    };
+    if debug && item.kind != "launch" {
+        return Err(Error::failed(format!(
+            "`{}` is a {} command, not a launch configuration: debugging starts the configurations of .vscode/launch.json",
+            item.label, item.kind
+        )));
+    }
+    Ok(Selected {
+        item,
+        values,
+        extra,
+        debug,
+    })
+}
+
+/// The parameter values and arguments in a form a front end can show before asking.
+pub fn request_of(sel: &Selected) -> Request {
+    Request {
+        values: sel.values.clone(),
+        extra: sel.extra.clone(),
+    }
+}
+
+/// Plans what runs for `sel`: missing values come from `prompter` (when given), then defaults.
+/// Never starts a process.
+pub fn plan(
+    ws: &Workspace,
+    sel: &Selected,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> Result<Planned> {
+    let runnable = plan::prepare(
+        &sel.item,
+        &ws.root,
+        &ws.settings,
+        &request_of(sel),
+        prompter,
+    )?;
+    let saved = serde_json::to_string(&Saved {
+        values: runnable.values.clone(),
+        extra: sel.extra.clone(),
+        debug: sel.debug,
+    })
+    .unwrap_or_default();
+    Ok(Planned {
+        item: sel.item.clone(),
+        runnable,
+        saved,
+    })
+}
+
+/// A planned run, ready to launch.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub item: CommandItem,
+    pub runnable: Runnable,
+    saved: String,
+}
+
+impl Planned {
+    /// What `--dry-run` prints: one line with its `cd` a user could type, or the `cd` and the
+    /// script when it spans several lines.
+    pub fn dry_run_text(&self) -> String {
+        match self.runnable.prompt_line() {
+            Some(l) => l,
+            None => format!(
+                "cd -- {}\n{}",
+                sh_quote(&self.runnable.cwd.to_string_lossy()),
+                self.runnable.script
+            ),
+        }
+    }
+
+    /// The command line kept in the history. For VS Code tasks and launch configurations it is
+    /// the definition as written, not the resolved script, so values such as `${env:NPM_TOKEN}`
+    /// are never stored.
+    fn recorded_line(&self) -> &str {
+        match self.item.kind.as_str() {
+            "vscode" | "launch" => &self.item.command,
+            _ => &self.runnable.script,
+        }
+    }
+
+    fn new_run<'a>(&'a self, mode: &'a str, cwd: &'a str, pid: Option<u32>) -> NewRun<'a> {
+        NewRun {
+            command_id: &self.item.id,
+            label: &self.item.label,
+            command_line: self.recorded_line(),
+            cwd,
+            mode,
+            pid,
+            request: &self.saved,
+        }
+    }
+}
+
+/// Where a run goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Window {
+    /// A new tmux window (inside tmux).
+    Tmux,
+    /// A terminal emulator: its program and the option taking the command (`alacritty -e`).
+    Terminal(Vec<String>),
+}
+
+/// The window a "new terminal" run opens here: tmux inside tmux, else `[run] terminal` from the
+/// configuration, else `$TERMINAL -e`; `None` when there is none (then run detached).
+pub fn new_window(ws: &Workspace) -> Option<Window> {
+    if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
+        return Some(Window::Tmux);
+    }
+    if let Some(t) = config_str(&ws.settings, "run", "terminal") {
+        return split_words(&t)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(Window::Terminal);
+    }
+    let t = std::env::var("TERMINAL")
+        .ok()
+        .filter(|t| !t.trim().is_empty())?;
+    Some(Window::Terminal(vec![t, "-e".into()]))
+}
+
+/// A run that was started in the background or in a window.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// Its id in the history (`None` when the history could not be written).
+    pub run_id: Option<i64>,
+    /// `detached`, `tmux` or `terminal`.
+    pub mode: &'static str,
+    /// The log of a detached run.
+    pub log: Option<PathBuf>,
+    /// The history could not be written (the run went ahead): why.
+    pub history_warning: Option<String>,
+}
+
+/// How a foreground run ended.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub run_id: Option<i64>,
+    /// The exit code (128 + N for signal N).
+    pub code: i32,
+    pub duration: Duration,
+    /// The history could not be written: why.
+    pub history_warning: Option<String>,
+}
+
+/// The workspace database for the history, created when needed. `Err` says why there is none;
+/// a run goes ahead without history then.
+fn history_store(ws: &Workspace, store: &mut Option<Store>) -> std::result::Result<(), String> {
+    if store.is_none() {
+        match Store::open(&commandtree_store::db_path(&ws.root), true) {
+            Ok(s) => *store = s,
+            Err(e) => return Err(format!("the run is not recorded in the history: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Runs in this process's terminal, in the foreground: signals go to the command, and the
+/// exit code is its own.
+pub fn run_foreground(ws: &Workspace, store: &mut Option<Store>, p: &Planned) -> Result<Finished> {
+    let mut warn = history_store(ws, store).err();
+    let cwd = p.runnable.cwd.to_string_lossy().into_owned();
+    let started = Instant::now();
+    let mut run_id = None;
+    let result = process::run_foreground(&p.runnable, &mut |pid| {
+        if let Some(s) = store.as_mut() {
+            match history::start(s, &p.new_run(mode::FOREGROUND, &cwd, Some(pid))) {
+                Ok(id) => run_id = Some(id),
+                Err(e) => warn = Some(format!("the run history was not updated: {e}")),
+            }
+        }
+    });
+    let code =
+        result.map_err(|e| Error::failed(format!("cannot start `{}`: {e}", p.item.label)))?;
+    let duration = started.elapsed();
+    if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
+        // The shell reports a signal death as 128+N too; record it as killed only when the
+        // number is a signal's.
+        let signaled = code > 128 && code < 128 + 65;
+        if let Err(e) = history::finish(
+            s,
+            id,
+            code,
+            Some(duration.as_millis() as i64),
+            history::status_for(code, signaled),
+        ) {
+            warn = Some(format!("the run history was not updated: {e}"));
+        }
+    }
+    Ok(Finished {
+        run_id,
+        code,
+        duration,
+        history_warning: warn,
+    })
+}
+
+/// A name for the files of a run the history could not record.
+fn unrecorded_name() -> String {
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("unrecorded-{secs}-{}", std::process::id())
+}
+
+/// Starts the run detached from this terminal, in a session of its own, its output in
+/// `.commandtree/logs/<run>.log`. Returns at once; the run's end is recorded by its wrapper and
+/// settled into the history by whoever reads it next.
+pub fn start_detached(ws: &Workspace, store: &mut Option<Store>, p: &Planned) -> Result<Started> {
+    let mut warn = history_store(ws, store).err();
+    let cwd = p.runnable.cwd.to_string_lossy().into_owned();
+    let run_id = match store.as_mut() {
+        Some(s) => match history::start(s, &p.new_run(mode::DETACHED, &cwd, None)) {
+            Ok(id) => Some(id),
+            Err(e) => {
+                warn = Some(format!("the run history was not updated: {e}"));
+                None
+            }
+        },
+        None => None,
+    };
+    let name = run_id.map_or_else(unrecorded_name, |id| id.to_string());
+    let files = RunFiles::new(&ws.root, &name);
+    let spawned = (|| -> Result<(u32, PathBuf)> {
+        let dir = supervisor::private_dir(&ws.root, LOGS_DIR)?;
+        let log = dir.join(format!("{name}.log"));
+        supervisor::create_private(&log)?;
+        supervisor::write_wrapper(&ws.root, &p.runnable, &files, &p.item.label, false)?;
+        let pid = process::spawn_detached(
+            Path::new("sh"),
+            &[files.script.to_string_lossy().into_owned()],
+            Some(&log),
+        )
+        .map_err(|e| Error::failed(e.to_string()))?;
+        Ok((pid, log))
+    })();
+    let (pid, log) = match spawned {
+        Ok(x) => x,
+        Err(e) => {
+            supervisor::cleanup(&files);
+            if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
+                let _ = history::discard(s, id);
+            }
+            return Err(Error::failed(format!(
+                "cannot start `{}` in the background: {e}",
+                p.item.label
+            )));
+        }
+    };
+    // Recorded now, before the wrapper's own pid file can be trusted to exist.
+    let _ = ProcessId::current(pid as i64).record(&files);
+    if let (Some(s), Some(id)) = (store.as_mut(), run_id)
+        && let Err(e) = history::set_pid(s, id, pid as i64)
+            .and_then(|_| history::set_log(s, id, &log.to_string_lossy()))
+    {
+        warn = Some(format!("the run history was not updated: {e}"));
+    }
+    Ok(Started {
+        run_id,
+        mode: mode::DETACHED,
+        log: Some(log),
+        history_warning: warn,
+    })
+}
+
+/// Opens a new window running the command; the window stays open after it ends until Enter.
+pub fn start_window(
+    ws: &Workspace,
+    store: &mut Option<Store>,
+    p: &Planned,
+    how: &Window,
+) -> Result<Started> {
+    let mut warn = history_store(ws, store).err();
+    let cwd = p.runnable.cwd.to_string_lossy().into_owned();
+    let m = match how {
+        Window::Tmux => mode::TMUX,
+        Window::Terminal(_) => mode::TERMINAL,
+    };
+    let run_id = match store.as_mut() {
+        Some(s) => match history::start(s, &p.new_run(m, &cwd, None)) {
+            Ok(id) => Some(id),
+            Err(e) => {
+                warn = Some(format!("the run history was not updated: {e}"));
+                None
+            }
+        },
+        None => None,
+    };
+    let name = run_id.map_or_else(unrecorded_name, |id| id.to_string());
+    let files = RunFiles::new(&ws.root, &name);
+    let opened = supervisor::write_wrapper(&ws.root, &p.runnable, &files, &p.item.label, true)
+        .and_then(|_| {
+            let argv = vec![
+                "sh".to_string(),
+                files.script.to_string_lossy().into_owned(),
+            ];
+            match how {
+                Window::Tmux => process::tmux_window(&p.item.label, &p.runnable.cwd, &argv),
+                Window::Terminal(term) => process::terminal_window(term, &argv),
+            }
+            .map_err(|e| Error::failed(e.to_string()))
+        });
+    if let Err(e) = opened {
+        supervisor::cleanup(&files);
+        if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
+            let _ = history::discard(s, id);
+        }
+        let what = match how {
+            Window::Tmux => "a tmux window".to_string(),
+            Window::Terminal(t) => format!("a terminal window with `{}`", t.join(" ")),
+        };
+        return Err(Error::failed(format!(
+            "cannot open {what} for `{}`: {e}",
+            p.item.label
+        )));
+    }
+    Ok(Started {
+        run_id,
+        mode: m,
+        log: None,
+        history_warning: warn,
+    })
+}
+
+/// Records in the history what the wrappers of supervised runs wrote since: pids of runs in
+/// windows, and how runs ended. Any reader calls this first; it is cheap when nothing is new.
+pub fn settle(ws: &Workspace, store: &mut Store) -> Result<()> {
+    let running: Vec<Run> = history::list(store, 1000, &|_| true)?
+        .into_iter()
+        // `unknown` too: the liveness check says so for a window run whose pid is not known
+        // yet, while the row itself still says running.
+        .filter(|r| {
+            r.exit_code.is_none()
+                && (r.status == status::RUNNING || r.status == status::UNKNOWN)
+                && r.mode != mode::FOREGROUND
+        })
+        .collect();
+    for r in running {
+        let files = RunFiles::new(&ws.root, &r.run_id.to_string());
+        if let Some(pid) = supervisor::read_pid(&files) {
+            if pid.start.is_none() {
+                // First sight of a window run's pid: record who it is now.
+                let id = ProcessId::current(pid.pid);
+                let _ = id.record(&files);
+            }
+            if r.pid != Some(pid.pid) {
+                history::set_pid(store, r.run_id, pid.pid)?;
+            }
+        }
+        if let Some((code, ended)) = supervisor::read_exit(&files) {
+            let ms = started_ms(&r.started_at).and_then(|s| {
+                let end = ended
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .ok()?
+                    .as_millis() as i64;
+                Some((end - s).max(0))
+            });
+            let signaled = code > 128 && code < 128 + 65;
+            history::finish(
+                store,
+                r.run_id,
+                code,
+                ms,
+                history::status_for(code, signaled),
+            )?;
+            supervisor::cleanup(&files);
+        }
+    }
+    Ok(())
+}
+
+/// Milliseconds since the epoch of a stored `started_at` (`YYYY-MM-DDTHH:MM:SS.sssZ`).
+fn started_ms(s: &str) -> Option<i64> {
+    let t: jiff::Timestamp = s.parse().ok()?;
+    Some(t.as_millisecond())
+}
+
+/// The history, newest first, with what supervised runs recorded settled in.
+pub fn history(ws: &Workspace, store: &mut Option<Store>, limit: usize) -> Result<Vec<Run>> {
+    let Some(s) = store.as_mut() else {
+        return Ok(Vec::new());
+    };
+    settle(ws, s)?;
+    Ok(history::list(s, limit, &process::group_alive)?)
+}
+
+/// One run of the history.
+pub fn get(ws: &Workspace, store: &mut Option<Store>, run_id: i64) -> Result<Run> {
+    let not_found = || {
+        Error::failed(format!(
+            "no run {run_id} in the history of {}",
+            ws.root.display()
+        ))
+    };
+    let s = store.as_mut().ok_or_else(not_found)?;
+    settle(ws, s)?;
+    history::get(s, run_id, &process::group_alive)?.ok_or_else(not_found)
+}
+
+/// Whether a run has ended (or can no longer be followed).
+pub fn is_over(r: &Run) -> bool {
+    r.exit_code.is_some() || r.status != status::RUNNING
+}
+
+/// The newest run that has a log.
+pub fn newest_with_log(ws: &Workspace, store: &mut Option<Store>) -> Result<Run> {
+    history(ws, store, 1000)?
+        .into_iter()
+        .find(|r| r.log_path.is_some())
+        .ok_or_else(|| Error::failed("no run with a log yet (logs come from detached runs)"))
+}
+
+/// The log of a detached run, opened for reading (never through a symbolic link).
+pub fn open_log(r: &Run) -> Result<std::fs::File> {
+    let Some(log) = r.log_path.as_deref() else {
+        return Err(Error::failed(format!(
+            "run {} (`{}`) ran in {} mode; its output went to a terminal, not a log",
+            r.run_id, r.label, r.mode
+        )));
+    };
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(log)
+        .map_err(|e| Error::failed(format!("{log}: {e}")))
+}
+
+/// Stops a detached or window run: SIGTERM to its process group, SIGKILL after 5 s. The
+/// process must still be the one that was started (its start time is checked), so a stored
+/// pid that now belongs to another process is never signalled.
+pub fn stop(ws: &Workspace, store: &mut Option<Store>, run_id: i64) -> Result<Run> {
+    let run = get(ws, store, run_id)?;
+    if is_over(&run) {
+        return Err(Error::failed(format!(
+            "run {run_id} (`{}`) is not running (status {})",
+            run.label, run.status
+        )));
+    }
+    let files = RunFiles::new(&ws.root, &run_id.to_string());
+    let Some(pid) =
+        supervisor::read_pid(&files).filter(|p| Some(p.pid) == run.pid || run.pid.is_none())
+    else {
+        return Err(Error::failed(format!(
+            "run {run_id} has no process recorded"
+        )));
+    };
+    if !pid.still_same() {
+        return Err(Error::failed(format!(
+            "run {run_id}: process {} is no longer the one that was started; not signalling it",
+            pid.pid
+        )));
+    }
+    process::signal_group(pid.pid, false)
+        .map_err(|e| Error::failed(format!("cannot stop run {run_id}: {e}")))?;
+    let ended = |store: &mut Option<Store>, wait: Duration| -> Result<bool> {
+        let until = Instant::now() + wait;
+        loop {
+            if is_over(&get(ws, store, run_id)?) || !process::group_alive(pid.pid) {
+                return Ok(true);
+            }
+            if Instant::now() >= until {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    if !ended(store, Duration::from_secs(5))? {
+        let _ = process::signal_group(pid.pid, true);
+        ended(store, Duration::from_secs(2))?;
+    }
+    let s = store.as_mut().expect("get() found the run in the store");
+    settle(ws, s)?;
+    let after = history::get(s, run_id, &process::group_alive)?;
+    if after.as_ref().is_none_or(|r| r.exit_code.is_none()) {
+        history::finish(s, run_id, 128 + 9, None, status::STOPPED)?;
+    }
+    history::mark_stopped(s, run_id)?;
+    supervisor::cleanup(&files);
+    get(ws, store, run_id)
+}

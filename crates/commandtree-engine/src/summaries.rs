@@ -1,0 +1,106 @@
+//! Summaries and security warnings from the user's LLM: which commands need one, running the
+//! batch with progress and cancellation, and whether a stored summary still describes the
+//! command as it is now.
+
+use crate::{Error, Loaded, Result};
+use commandtree_ai::provider::{self, Detection};
+use commandtree_ai::summary::{self, Event, Pending, Report, SummaryConfig};
+use commandtree_ai::{Client, ProviderConfig};
+use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, Workspace};
+use commandtree_store::Store;
+
+/// The provider from the configuration and the environment.
+pub fn detect(ws: &Workspace) -> Result<Detection> {
+    provider::detect_for(ws).map_err(|e| Error::failed(e.message))
+}
+
+/// The summary settings (`[summaries]`).
+pub fn config(ws: &Workspace) -> Result<SummaryConfig> {
+    SummaryConfig::from_config(&ws.settings.config, &provider::config_origin(ws))
+        .map_err(|e| Error::failed(e.message))
+}
+
+/// What a batch would do: the commands that need a (new) summary, and how many are current.
+pub struct Plan {
+    pub pending: Vec<Pending>,
+    pub current: usize,
+}
+
+/// The commands named by `queries` (all when empty) that need a summary: new, changed since
+/// their summary, or all of them when `force`.
+pub fn plan(loaded: &Loaded, queries: &[String], force: bool) -> Result<Plan> {
+    let selected = if queries.is_empty() {
+        loaded.commands.clone()
+    } else {
+        loaded.resolve_all(queries)?
+    };
+    let subjects = summary::subjects(&selected);
+    let stored = match &loaded.store {
+        Some(s) => summary::stored(s)?,
+        None => summary::Stored::new(),
+    };
+    let (pending, current) = summary::plan(subjects, &stored, force);
+    Ok(Plan { pending, current })
+}
+
+/// Runs the batch: each result is stored as it arrives and reported through `on_event` (and as
+/// a [`ProgressEvent`] to `progress`); `cancel` stops it between and during requests. After
+/// summarizing, the commands whose summary changed are re-embedded when the model is on this
+/// machine; a problem there comes back as the second value (the summaries are stored anyway).
+pub fn run(
+    ws: &Workspace,
+    loaded: &mut Loaded,
+    plan: Plan,
+    provider: ProviderConfig,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(Report, Option<String>)> {
+    let cfg = config(ws)?;
+    let client = Client::new(provider);
+    let total = plan.pending.len() as u64;
+    let mut done = 0u64;
+    let commands = loaded.commands.clone();
+    let store = loaded.writable()?;
+    progress.report(ProgressEvent {
+        operation: "summarize",
+        done: 0,
+        total: Some(total),
+        message: None,
+    });
+    let report = summary::run(&client, store, plan.pending, &cfg, cancel, &mut |ev| {
+        done += 1;
+        let label = match ev {
+            Event::Done(s, _) | Event::Failed(s, _) => s.item.label.clone(),
+        };
+        progress.report(ProgressEvent {
+            operation: "summarize",
+            done,
+            total: Some(total),
+            message: Some(label),
+        });
+        on_event(ev);
+    })?;
+    // Embedding follows summarizing, as in the extension's background pipeline.
+    let embed_problem =
+        crate::search::embed_after_summaries(ws, store, &commands, cancel, progress)
+            .err()
+            .map(|e| format!("summaries stored, but embedding them failed: {e}"));
+    Ok((report, embed_problem))
+}
+
+/// Whether `item`'s stored summary was made from another version of it (its definition changed
+/// since): such a summary, and its verdict on safety, no longer describe the command.
+pub fn is_stale(store: &Store, item: &CommandItem) -> bool {
+    let Ok(stored) = summary::stored(store) else {
+        return false;
+    };
+    let Some((hash, text)) = stored.get(&item.id) else {
+        return false;
+    };
+    if text.trim().is_empty() {
+        return false;
+    }
+    let subject = summary::subjects(std::slice::from_ref(item));
+    subject.first().is_some_and(|s| s.hash != *hash)
+}

@@ -1,0 +1,313 @@
+//! Detached runs and runs in a new window, supervised without re-launching any binary: the run
+//! is a small POSIX `sh` wrapper, written to a private file, that runs the command and records
+//! how it ended in a file of its own. Any process that later reads the history (the CLI, the
+//! terminal UI, a server) settles the run from that file, so a front end that started a run may
+//! exit at once and nothing is lost when the database is busy at the moment the run ends.
+//!
+//! Secrets stay off the command line: the environment and the script travel in the wrapper file
+//! (mode 0600 in a 0700 folder, removed by the wrapper as soon as it starts), never in argv, so
+//! `ps` shows only `sh <file>`.
+
+use crate::{Error, Result};
+use commandtree_exec::plan::Runnable;
+use commandtree_exec::quote::sh_quote;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The folder under `.commandtree/` holding wrapper, pid and exit files.
+pub const RUNS_DIR: &str = "runs";
+/// The folder under `.commandtree/` holding the logs of detached runs.
+pub const LOGS_DIR: &str = "logs";
+
+/// The files of one supervised run, named after its run id (or a unique name when the run could
+/// not be recorded).
+#[derive(Debug, Clone)]
+pub struct RunFiles {
+    pub script: PathBuf,
+    pub pid: PathBuf,
+    pub exit: PathBuf,
+}
+
+impl RunFiles {
+    pub fn new(root: &Path, name: &str) -> RunFiles {
+        let dir = root.join(commandtree_store::DB_DIR).join(RUNS_DIR);
+        RunFiles {
+            script: dir.join(format!("{name}.sh")),
+            pid: dir.join(format!("{name}.pid")),
+            exit: dir.join(format!("{name}.exit")),
+        }
+    }
+}
+
+/// Creates (or checks) `.commandtree/<name>/` as a private folder: a real folder inside the
+/// root (not a symlink, neither it nor `.commandtree`), mode 0700.
+pub fn private_dir(root: &Path, name: &str) -> Result<PathBuf> {
+    let base = root.join(commandtree_store::DB_DIR);
+    let dir = base.join(name);
+    for d in [&base, &dir] {
+        match fs::symlink_metadata(d) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::failed(format!(
+                    "{}: is a symbolic link; refusing to write run files through it",
+                    d.display()
+                )));
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(Error::failed(format!("{}: is not a folder", d.display())));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let mut b = fs::DirBuilder::new();
+                #[cfg(unix)]
+                std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+                b.create(d)
+                    .map_err(|e| Error::failed(format!("{}: {e}", d.display())))?;
+            }
+            Err(e) => return Err(Error::failed(format!("{}: {e}", d.display()))),
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(&dir, fs::Permissions::from_mode(0o700));
+    }
+    Ok(dir)
+}
+
+/// Creates `path` as a new private file (0600), never following a symbolic link: whatever
+/// stands at that path (a planted link, an old file) is removed first, never written through.
+pub fn create_private(path: &Path) -> Result<File> {
+    if fs::symlink_metadata(path).is_ok() {
+        fs::remove_file(path).map_err(|e| Error::failed(format!("{}: {e}", path.display())))?;
+    }
+    let mut o = OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(path)
+        .map_err(|e| Error::failed(format!("{}: {e}", path.display())))
+}
+
+/// The wrapper for `r`: records its pid, runs the script with the run's environment and folder,
+/// records the exit code, and in a window waits for Enter so the output stays readable.
+pub fn wrapper_text(r: &Runnable, files: &RunFiles, label: &str, attached: bool) -> String {
+    let q = |p: &Path| sh_quote(&p.to_string_lossy());
+    let mut s = String::from("# CommandTree run wrapper (removes itself when it starts)\n");
+    s.push_str("rm -f -- \"$0\"\n");
+    // No redirection below may write through an existing file or link.
+    s.push_str("set -C\n");
+    s.push_str(&format!(
+        "echo $$ > {pt} && mv -f {pt} {p}\n",
+        pt = q(&files.pid.with_extension("pid.tmp")),
+        p = q(&files.pid)
+    ));
+    for (k, v) in &r.env {
+        s.push_str(&format!("export {k}={}\n", sh_quote(v)));
+    }
+    // A trapped (not ignored) signal is reset to its default in the child, so `ct stop` ends the
+    // command while this shell lives on to record how it ended.
+    s.push_str("trap : INT TERM HUP\n");
+    s.push_str(&format!(
+        "if cd -- {cwd}; then sh -c {script}; code=$?; else code=127; fi\n",
+        cwd = q(&r.cwd),
+        script = sh_quote(&r.script)
+    ));
+    s.push_str(&format!(
+        "echo \"$code\" > {et} && mv -f {et} {e}\n",
+        et = q(&files.exit.with_extension("exit.tmp")),
+        e = q(&files.exit)
+    ));
+    if attached {
+        s.push_str(&format!(
+            "if [ -t 0 ]; then printf '\\n[%s: exit code %s; press Enter to close]' {} \"$code\" >&2; read _ct_enter; fi\n",
+            sh_quote(label)
+        ));
+    }
+    s.push_str("exit \"$code\"\n");
+    s
+}
+
+/// Writes the wrapper for `r` into its private file.
+pub fn write_wrapper(
+    root: &Path,
+    r: &Runnable,
+    files: &RunFiles,
+    label: &str,
+    attached: bool,
+) -> Result<()> {
+    private_dir(root, RUNS_DIR)?;
+    // Whatever stands at these paths (an old run's file, a link planted in the folder) goes:
+    // the wrapper writes them with plain redirections.
+    let tmp = [
+        files.pid.with_extension("pid.tmp"),
+        files.exit.with_extension("exit.tmp"),
+    ];
+    for stale in [&files.pid, &files.exit, &tmp[0], &tmp[1]] {
+        if fs::symlink_metadata(stale).is_ok() {
+            let _ = fs::remove_file(stale);
+        }
+    }
+    let mut f = create_private(&files.script)?;
+    f.write_all(wrapper_text(r, files, label, attached).as_bytes())
+        .map_err(|e| Error::failed(format!("{}: {e}", files.script.display())))
+}
+
+/// How a supervised run ended, once its wrapper recorded it: (exit code, when).
+pub fn read_exit(files: &RunFiles) -> Option<(i32, std::time::SystemTime)> {
+    let meta = fs::symlink_metadata(&files.exit).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let text = fs::read_to_string(&files.exit).ok()?;
+    let code = text.trim().parse().ok()?;
+    Some((code, meta.modified().ok()?))
+}
+
+/// The pid the wrapper recorded, with the identity (start time, boot) recorded for it when the
+/// engine first saw it.
+pub fn read_pid(files: &RunFiles) -> Option<ProcessId> {
+    let meta = fs::symlink_metadata(&files.pid).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let text = fs::read_to_string(&files.pid).ok()?;
+    ProcessId::parse(&text)
+}
+
+/// A process as recorded for `ct stop`: its pid plus what tells it apart from a later process
+/// that reuses the pid (its start time since boot and the boot's id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessId {
+    pub pid: i64,
+    pub start: Option<String>,
+}
+
+impl ProcessId {
+    /// The process `pid` as it is now (its identity read from /proc where there is one).
+    pub fn current(pid: i64) -> ProcessId {
+        ProcessId {
+            pid,
+            start: process_start(pid),
+        }
+    }
+
+    fn parse(text: &str) -> Option<ProcessId> {
+        let mut words = text.split_whitespace();
+        let pid = words.next()?.parse().ok()?;
+        Some(ProcessId {
+            pid,
+            start: words.next().map(str::to_string),
+        })
+    }
+
+    /// Writes `pid start` into the pid file, so a later `stop` can check it is still the same
+    /// process.
+    pub fn record(&self, files: &RunFiles) -> Result<()> {
+        let mut f = create_private(&files.pid)?;
+        writeln!(f, "{} {}", self.pid, self.start.as_deref().unwrap_or("-"))
+            .map_err(|e| Error::failed(format!("{}: {e}", files.pid.display())))
+    }
+
+    /// Whether `pid` is still the process that was recorded. Without a recorded identity the
+    /// answer is no: a pid alone may have been reused by anything.
+    pub fn still_same(&self) -> bool {
+        match (&self.start, process_start(self.pid)) {
+            (Some(recorded), Some(now)) => recorded != "-" && *recorded == now,
+            _ => false,
+        }
+    }
+}
+
+/// `boot_id:starttime` of process `pid` (Linux), from /proc.
+fn process_start(pid: i64) -> Option<String> {
+    if pid <= 0 {
+        return None;
+    }
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: fields after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // Field 22 (starttime) is the 20th after the name.
+    let start = rest.split_whitespace().nth(19)?;
+    let boot = fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    Some(format!("{}:{start}", boot.trim()))
+}
+
+/// Removes the files of a finished run.
+pub fn cleanup(files: &RunFiles) {
+    for f in [&files.script, &files.pid, &files.exit] {
+        let _ = fs::remove_file(f);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("ct-sup-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn wrapper_runs_the_script_and_records_exit_and_pid() {
+        let root = scratch("wrap");
+        let files = RunFiles::new(&root, "7");
+        let r = Runnable {
+            script: "printf '%s' \"$CT_SECRET\" > out.txt; exit 3".into(),
+            cwd: root.clone(),
+            env: vec![("CT_SECRET".into(), "it's $HOME `x`".into())],
+            shell: commandtree_exec::quote::Shell::Posix,
+            values: Default::default(),
+        };
+        write_wrapper(&root, &r, &files, "label", false).unwrap();
+        let mode = fs::metadata(&files.script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(mode.permissions().mode() & 0o777, 0o600);
+        let st = Command::new("sh").arg(&files.script).status().unwrap();
+        assert_eq!(st.code(), Some(3));
+        assert!(!files.script.exists(), "the wrapper removes itself");
+        assert_eq!(read_exit(&files).unwrap().0, 3);
+        assert!(read_pid(&files).unwrap().pid > 0);
+        assert_eq!(
+            fs::read_to_string(root.join("out.txt")).unwrap(),
+            "it's $HOME `x`"
+        );
+    }
+
+    #[test]
+    fn private_files_never_follow_a_planted_link() {
+        let root = scratch("link");
+        let victim = root.join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let dir = private_dir(&root, LOGS_DIR).unwrap();
+        let log = dir.join("1.log");
+        std::os::unix::fs::symlink(&victim, &log).unwrap();
+        let mut f = create_private(&log).unwrap();
+        f.write_all(b"new").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(!fs::symlink_metadata(&log).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn process_identity_tells_a_reused_pid_apart() {
+        let me = ProcessId::current(std::process::id() as i64);
+        assert!(me.still_same());
+        let forged = ProcessId {
+            pid: me.pid,
+            start: Some("other-boot:1".into()),
+        };
+        assert!(!forged.still_same());
+        let bare = ProcessId {
+            pid: me.pid,
+            start: None,
+        };
+        assert!(!bare.still_same());
+    }
+}
