@@ -6,6 +6,7 @@ pub mod collate;
 pub mod discover;
 pub mod excerpt;
 pub mod fs;
+pub mod kind;
 pub mod model;
 pub mod settings;
 pub mod sources;
@@ -15,6 +16,7 @@ pub mod workspace;
 
 pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
 pub use discover::{Discovery, Options};
+pub use kind::CommandType;
 pub use model::{CommandItem, ParamDef, ParamFormat, Warning};
 pub use settings::{Settings, SortOrder};
 pub use workspace::Workspace;

@@ -4,7 +4,7 @@
 //! made from an older version of the command is not taken as its current verdict.
 
 use crate::Loaded;
-use commandtree_core::CommandItem;
+use commandtree_core::{CommandItem, CommandType};
 use commandtree_exec::vscode;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -84,13 +84,13 @@ fn warning_of(c: &CommandItem) -> Option<&str> {
 /// The discovered commands that run as steps of `item` (transitively), without `item` itself.
 pub fn steps<'a>(loaded: &'a Loaded, item: &CommandItem) -> Vec<&'a CommandItem> {
     let mut labels: Vec<(std::path::PathBuf, String)> = Vec::new();
-    match item.kind.as_str() {
-        "vscode" => {
+    match item.command_type() {
+        Some(CommandType::Vscode) => {
             let file = Path::new(&item.file_path);
             task_closure(file, &item.command, &mut labels);
             labels.retain(|(_, l)| *l != item.command);
         }
-        "launch" => {
+        Some(CommandType::Launch) => {
             let file = Path::new(&item.file_path);
             let tasks = file.with_file_name("tasks.json");
             for t in pre_launch_tasks(file, &item.command) {
@@ -185,11 +185,9 @@ fn pre_launch_tasks(file: &Path, name: &str) -> Vec<String> {
 /// auto-detected `npm: script` tasks, the npm script.
 fn find_task<'a>(loaded: &'a Loaded, file: &Path, label: &str) -> Option<&'a CommandItem> {
     let file_s = file.to_string_lossy();
-    if let Some(c) = loaded
-        .commands
-        .iter()
-        .find(|c| c.kind == "vscode" && c.file_path == file_s && c.command == label)
-    {
+    if let Some(c) = loaded.commands.iter().find(|c| {
+        c.command_type() == Some(CommandType::Vscode) && c.file_path == file_s && c.command == label
+    }) {
         return Some(c);
     }
     let script = label.strip_prefix("npm: ")?;
@@ -203,8 +201,7 @@ fn find_task<'a>(loaded: &'a Loaded, file: &Path, label: &str) -> Option<&'a Com
         None => folder.join("package.json"),
     };
     let pkg = pkg.to_string_lossy();
-    loaded
-        .commands
-        .iter()
-        .find(|c| c.kind == "npm" && c.file_path == pkg && c.label == script)
+    loaded.commands.iter().find(|c| {
+        c.command_type() == Some(CommandType::Npm) && c.file_path == pkg && c.label == script
+    })
 }

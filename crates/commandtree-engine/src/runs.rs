@@ -5,7 +5,7 @@
 
 use crate::supervisor::{self, LOGS_DIR, ProcessId, RunFiles};
 use crate::{Error, Loaded, Result};
-use commandtree_core::{CommandItem, Workspace};
+use commandtree_core::{CommandItem, CommandType, Workspace};
 use commandtree_exec::history::{self, NewRun, Run, mode, status};
 use commandtree_exec::params::{Prompter, Values};
 use commandtree_exec::plan::{self, Request, Runnable, config_str};
@@ -100,7 +100,7 @@ pub fn select(loaded: &Loaded, req: RunRequest) -> Result<Selected> {
                 })?
         }
     };
-    if debug && item.kind != "launch" {
+    if debug && item.command_type() != Some(CommandType::Launch) {
         return Err(Error::failed(format!(
             "`{}` is a {} command, not a launch configuration: debugging starts the configurations of .vscode/launch.json",
             item.label, item.kind
@@ -175,8 +175,8 @@ impl Planned {
     /// the definition as written, not the resolved script, so values such as `${env:NPM_TOKEN}`
     /// are never stored.
     fn recorded_line(&self) -> &str {
-        match self.item.kind.as_str() {
-            "vscode" | "launch" => &self.item.command,
+        match self.item.command_type() {
+            Some(CommandType::Vscode | CommandType::Launch) => &self.item.command,
             _ => &self.runnable.script,
         }
     }

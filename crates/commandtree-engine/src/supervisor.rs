@@ -98,26 +98,25 @@ pub fn wrapper_text(r: &Runnable, files: &RunFiles, label: &str, attached: bool)
     let q = |p: &Path| sh_quote(&p.to_string_lossy());
     let mut s = String::from("# CommandTree run wrapper (removes itself when it starts)\n");
     s.push_str("rm -f -- \"$0\"\n");
-    // No redirection below may write through an existing file or link.
-    s.push_str("set -C\n");
+    // The wrapper's own redirections never write through an existing file or link.
     s.push_str(&format!(
-        "echo $$ > {pt} && mv -f {pt} {p}\n",
+        "set -C; echo $$ > {pt} && mv -f {pt} {p}; set +C\n",
         pt = q(&files.pid.with_extension("pid.tmp")),
         p = q(&files.pid)
     ));
     for (k, v) in &r.env {
         s.push_str(&format!("export {k}={}\n", sh_quote(v)));
     }
-    // A trapped (not ignored) signal is reset to its default in the child, so `ct stop` ends the
-    // command while this shell lives on to record how it ended.
+    // A trapped (not ignored) signal is reset to its default in the subshell below, so `ct stop`
+    // ends the command while this shell lives on to record how it ended.
     s.push_str("trap : INT TERM HUP\n");
+    // The script runs in a subshell read from this (already unlinked) file rather than as an
+    // argument of `sh -c`, so its text, and any value resolved into it, never shows in `ps`.
+    s.push_str(&format!("if cd -- {}; then\n(\n", q(&r.cwd)));
+    s.push_str(&r.script);
+    s.push_str("\n)\ncode=$?\nelse code=127; fi\n");
     s.push_str(&format!(
-        "if cd -- {cwd}; then sh -c {script}; code=$?; else code=127; fi\n",
-        cwd = q(&r.cwd),
-        script = sh_quote(&r.script)
-    ));
-    s.push_str(&format!(
-        "echo \"$code\" > {et} && mv -f {et} {e}\n",
+        "set -C; echo \"$code\" > {et} && mv -f {et} {e}; set +C\n",
         et = q(&files.exit.with_extension("exit.tmp")),
         e = q(&files.exit)
     ));

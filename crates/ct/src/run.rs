@@ -470,8 +470,9 @@ pub fn init(args: InitArgs) -> Result<()> {
 /// The line `ct pick` puts on the prompt: `cd` plus the command for shell-line types, else a
 /// `ct run` that resolves the task or configuration itself.
 fn prompt_line(item: &CommandItem) -> String {
-    match item.kind.as_str() {
-        "vscode" | "launch" | "markdown" => format!("ct run {}", sh_quote(&item.id)),
+    use commandtree_core::CommandType::{Launch, Markdown, Vscode};
+    match item.command_type() {
+        Some(Vscode | Launch | Markdown) => format!("ct run {}", sh_quote(&item.id)),
         _ => {
             let cwd = if item.cwd.is_empty() { "." } else { &item.cwd };
             format!("cd -- {} && {}", sh_quote(cwd), item.command)

@@ -1,0 +1,116 @@
+//! What the `ct` integration tests share: running the built binary on a scratch workspace with a
+//! clean environment, writing files, and waiting for something to happen.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// `ct --root ROOT ARGS` with `vars` set, no terminal, no colour, and a `HOME` inside the
+/// workspace so the user's own configuration never leaks in.
+pub fn ct_with(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
+    c.arg("--root")
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .env("NO_COLOR", "1")
+        .env("HOME", root.join(".home"))
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("TMUX")
+        .env_remove("TERMINAL")
+        .env_remove("COMMANDTREE_MARKDOWN")
+        .env_remove("COMMANDTREE_KEY");
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    c.output().expect("run ct")
+}
+
+pub fn ct(root: &Path, args: &[&str]) -> Output {
+    ct_with(root, &[], args)
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn write(root: &Path, rel: &str, content: &str) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+pub fn executable(root: &Path, rel: &str, content: &str) -> PathBuf {
+    let p = write(root, rel, content);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    p
+}
+
+/// A fresh scratch folder (with a `.home` for `HOME`), canonicalized.
+pub fn workspace(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ct-{prefix}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".home")).unwrap();
+    std::fs::canonicalize(&dir).unwrap()
+}
+
+/// Polls `f` every 50 ms for up to 60 s: bounded, and generous enough for a loaded machine.
+pub fn eventually(mut f: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < until {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// The run history as `ct runs --json` prints it.
+pub fn runs(root: &Path) -> Vec<Value> {
+    let o = ct(root, &["runs", "--json", "--limit", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice::<Value>(&o.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+pub fn run_row(w: &Path, id: i64) -> Value {
+    runs(w)
+        .into_iter()
+        .find(|r| r["runId"] == id)
+        .expect("run in history")
+}
+
+/// The run id `ct run` printed (`run N: ...`).
+pub fn run_id(o: &Output) -> i64 {
+    let s = stdout(o);
+    let rest = s.strip_prefix("run ").unwrap_or_else(|| panic!("{s}"));
+    rest[..rest.find(':').unwrap()].parse().unwrap()
+}
+
+/// Stores a summary and a security warning for `id` as the summary pipeline (or the extension)
+/// would, with `hash` as the content hash.
+pub fn store_summary(root: &Path, id: &str, hash: &str, summary: &str, warning: Option<&str>) {
+    let db = rusqlite::Connection::open(root.join(".commandtree/commandtree.sqlite3")).unwrap();
+    db.execute(
+        "INSERT INTO commands (command_id, content_hash, summary, security_warning, last_updated)
+         VALUES (?1, ?2, ?3, ?4, '2026-01-01T00:00:00.000Z')
+         ON CONFLICT(command_id) DO UPDATE SET content_hash = ?2, summary = ?3, security_warning = ?4",
+        rusqlite::params![id, hash, summary, warning],
+    )
+    .unwrap();
+}
