@@ -181,6 +181,21 @@ impl Resolver<'_, '_, '_> {
         .string(s)
     }
 
+    /// A shell line of the file: each value quoted for its place, or passed in `env`.
+    fn shell_line(&mut self, s: &str, env: &mut crate::vars::Env) -> Result<String> {
+        let inputs = &mut *self.inputs;
+        let mut get = |id: &str| inputs.get(id);
+        let segs = Context {
+            folder: self.folder.clone(),
+            settings: self.settings.clone(),
+            file: self.file.to_path_buf(),
+            input: &mut get,
+            default_build_task: None,
+        }
+        .substitute(s)?;
+        crate::vars::render_sh(&segs, crate::quote::Shell::Posix, env)
+    }
+
     fn field(&mut self, c: &Value, key: &str) -> Result<Option<String>> {
         match c.get(key).and_then(Value::as_str) {
             Some(s) => self.string(s).map(Some),
@@ -289,9 +304,10 @@ impl Resolver<'_, '_, '_> {
                 argv.extend(args);
             }
             "node-terminal" => {
-                let cmd = self.field(c, "command")?.ok_or_else(|| {
+                let raw = c.get("command").and_then(Value::as_str).ok_or_else(|| {
                     Error::failed(format!("{file}: configuration `{name}` has no `command`"))
                 })?;
+                let cmd = self.shell_line(raw, &mut env)?;
                 env.push(("NODE_OPTIONS".into(), "--inspect-brk".into()));
                 line_override = Some(cmd);
             }

@@ -71,7 +71,12 @@ fn planning_a_launch_config_never_starts_the_repositorys_interpreter() {
     ] {
         let out = ct(&root, args);
         let stdout = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
         assert!(
             stdout.contains("-m debugpy --listen 127.0.0.1:5678 --wait-for-client"),
             "{stdout}"
