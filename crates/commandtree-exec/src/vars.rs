@@ -279,11 +279,10 @@ impl Tracker {
     /// Whether a value here may be written as quoted text.
     fn certain(&self) -> bool {
         !self.lost
-            && match self.stack.as_slice() {
-                [Frame::Cmd] => true,
-                [Frame::Cmd, Frame::Single | Frame::Double] => true,
-                _ => false,
-            }
+            && matches!(
+                self.stack.as_slice(),
+                [Frame::Cmd] | [Frame::Cmd, Frame::Single | Frame::Double]
+            )
     }
 
     fn feed(&mut self, c: char) {
