@@ -598,7 +598,7 @@ pub fn detect_for(ws: &commandtree_core::Workspace) -> Result<Detection, LlmErro
 }
 
 /// One paragraph for people who have no provider yet.
-pub const HOW_TO_CONFIGURE: &str = "No LLM provider is configured. Summaries use the model you already have: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for a compatible server), or GITHUB_TOKEN for GitHub Models, or run Ollama locally; or name one explicitly with COMMANDTREE_LLM_BASE_URL, COMMANDTREE_LLM_MODEL and COMMANDTREE_LLM_API_KEY (COMMANDTREE_LLM_PROVIDER=openai|anthropic), or an [llm] section (provider, base_url, model, api_key_env) in .commandtree/config.toml. `ct doctor` shows what was found.";
+pub const HOW_TO_CONFIGURE: &str = "No LLM provider is configured. Summaries use the model you already have: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for a compatible server), or GITHUB_TOKEN for GitHub Models, or run Ollama locally; or name one explicitly with COMMANDTREE_LLM_BASE_URL, COMMANDTREE_LLM_MODEL and COMMANDTREE_LLM_API_KEY (COMMANDTREE_LLM_PROVIDER=openai|anthropic), or an [llm] section (provider, base_url, model, api_key_env) in ~/.config/commandtree/config.toml (in a workspace's .commandtree/config.toml only after `ct trust`). `ct doctor` shows what was found.";
 
 #[cfg(test)]
 mod tests {
