@@ -8,6 +8,7 @@ need_apt=()
 command -v sqlite3 >/dev/null 2>&1 || need_apt+=(sqlite3)
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)
 command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
+command -v fish >/dev/null 2>&1 || need_apt+=(fish)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 if ((${#need_apt[@]})); then

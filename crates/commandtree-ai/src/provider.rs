@@ -3,9 +3,15 @@
 //! neither names one, the first provider found in the environment.
 //!
 //! Keys are only ever read from environment variables and live in memory: the configuration
-//! names the variable (`api_key_env`), never the key.
+//! names the variable (`api_key_env`), never the key. A provider's own key variable
+//! (`ANTHROPIC_API_KEY`, `GITHUB_TOKEN`, `OPENAI_API_KEY`) is sent only to that provider's own
+//! host, or to a base URL the user set (environment or user config), never to one a workspace
+//! file set: a workspace's `[llm]` reaches this module only after `ct trust`, and even then
+//! names its own key variable for its own server.
 
 use crate::error::{ErrorKind, LlmError};
+use commandtree_core::settings::Origin;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The two wire protocols.
@@ -52,6 +58,8 @@ pub struct ProviderConfig {
     pub key_source: Option<String>,
     /// How this provider was chosen, e.g. `ANTHROPIC_API_KEY` or `[llm] in /w/.commandtree/config.toml`.
     pub source: String,
+    /// Where `base_url` came from: `default`, an environment variable, or a configuration file.
+    pub base_source: String,
     /// Extra request headers the provider wants.
     pub headers: Vec<(String, String)>,
     pub timeout: Duration,
@@ -88,6 +96,7 @@ impl ProviderConfig {
             api_key: None,
             key_source: None,
             source,
+            base_source: "default".into(),
             headers: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: Duration::from_secs(10),
@@ -168,6 +177,17 @@ pub struct Sources<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// Look for a local Ollama on its default port when nothing else is configured.
     pub probe_ollama: bool,
+    /// Which file set each `llm.*` key (`Settings::origins`); a key missing here counts as the
+    /// user's own.
+    pub origins: &'a BTreeMap<String, Origin>,
+}
+
+/// A base URL and where it came from.
+struct Base {
+    url: String,
+    from: String,
+    /// Set by the user (environment, user config), not by a workspace file.
+    by_user: bool,
 }
 
 /// The process environment, ignoring empty values.
@@ -281,13 +301,23 @@ pub fn detect(src: &Sources<'_>) -> Result<Detection, LlmError> {
         },
         None => None,
     };
-    let base = env("COMMANDTREE_LLM_BASE_URL").map(|b| (b, "COMMANDTREE_LLM_BASE_URL".to_string()));
-    let base = base.or_else(|| {
-        table
-            .base_url
-            .clone()
-            .map(|b| (b, format!("[llm] in {}", src.config_origin)))
-    });
+    let origin_of = |k: &str| -> (String, bool) {
+        match src.origins.get(&format!("llm.{k}")) {
+            Some(o) => (format!("`llm.{k}` in {o}"), o.is_user()),
+            None => (format!("[llm] in {}", src.config_origin), true),
+        }
+    };
+    let base = match env("COMMANDTREE_LLM_BASE_URL") {
+        Some(url) => Some(Base {
+            url,
+            from: "COMMANDTREE_LLM_BASE_URL".into(),
+            by_user: true,
+        }),
+        None => table.base_url.clone().map(|url| {
+            let (from, by_user) = origin_of("base_url");
+            Base { url, from, by_user }
+        }),
+    };
     let key = match env("COMMANDTREE_LLM_API_KEY") {
         Some(k) => Some((k, "COMMANDTREE_LLM_API_KEY".to_string())),
         None => table
@@ -299,18 +329,18 @@ pub fn detect(src: &Sources<'_>) -> Result<Detection, LlmError> {
     let mut cfg = if explicit {
         let origin = if named.is_some() {
             provider_origin
-        } else if let Some((_, o)) = &base {
-            o.clone()
+        } else if let Some(b) = &base {
+            b.from.clone()
         } else {
             key.as_ref().map(|(_, o)| o.clone()).unwrap_or_default()
         };
         let named = named.unwrap_or_else(|| {
             infer(
-                base.as_ref().map(|b| b.0.as_str()),
+                base.as_ref().map(|b| b.url.as_str()),
                 key.as_ref().map(|k| k.0.as_str()),
             )
         });
-        explicit_provider(named, base.map(|b| b.0), key, origin, env)
+        explicit_provider(named, base, key, origin, env)
     } else {
         match auto_detect(env, src.probe_ollama) {
             Some(c) => c,
@@ -359,15 +389,23 @@ fn infer(base: Option<&str>, key: Option<&str>) -> Named {
 
 fn explicit_provider(
     named: Named,
-    base: Option<String>,
+    base: Option<Base>,
     key: Option<(String, String)>,
     origin: String,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> ProviderConfig {
+    // Where the provider's own key variable may go: its default host, or a base the user set.
+    let base_by_user = base.as_ref().is_none_or(|b| b.by_user);
+    let base_from = base.as_ref().map(|b| b.from.clone());
+    let base = base.map(|b| b.url);
+    let mut env_base = None;
     let mut cfg = match named {
         Named::Anthropic => {
             let base = base
-                .or_else(|| env("ANTHROPIC_BASE_URL"))
+                .or_else(|| {
+                    env_base = Some("ANTHROPIC_BASE_URL");
+                    env("ANTHROPIC_BASE_URL")
+                })
                 .unwrap_or_else(|| ANTHROPIC_BASE.into());
             let mut c = ProviderConfig::new(Wire::Anthropic, "Anthropic", base, origin);
             c.model = Some(ANTHROPIC_MODEL.into());
@@ -381,12 +419,18 @@ fn explicit_provider(
             c
         }
         Named::Ollama => {
-            let base = base.unwrap_or_else(|| ollama_base(env));
+            let base = base.unwrap_or_else(|| {
+                env_base = Some("OLLAMA_HOST");
+                ollama_base(env)
+            });
             ProviderConfig::new(Wire::OpenAi, "Ollama", base, origin)
         }
         Named::OpenAi => {
             let default_base = env("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_BASE.into());
-            let base = base.unwrap_or(default_base);
+            let base = base.unwrap_or_else(|| {
+                env_base = Some("OPENAI_BASE_URL");
+                default_base
+            });
             let official = base.trim_end_matches('/') == OPENAI_BASE;
             let name = if official {
                 "OpenAI"
@@ -400,15 +444,23 @@ fn explicit_provider(
             c
         }
     };
+    cfg.base_source = match (base_from, env_base) {
+        (Some(from), _) => from,
+        (None, Some(var)) if env(var).is_some() => var.to_string(),
+        _ => "default".into(),
+    };
+    let own_host =
+        |default: &str| base_by_user || cfg.base_url == normalise_base(cfg.wire, default);
     let fallback_key = match named {
-        Named::Anthropic => "ANTHROPIC_API_KEY",
-        Named::Github => "GITHUB_TOKEN",
+        Named::Anthropic if own_host(ANTHROPIC_BASE) => "ANTHROPIC_API_KEY",
+        Named::Github if own_host(GITHUB_BASE) => "GITHUB_TOKEN",
+        Named::Anthropic | Named::Github => "",
         Named::Ollama => "",
         // OPENAI_API_KEY only goes to OpenAI itself or to the server OPENAI_BASE_URL names:
         // pointing ct at some other server must not hand it the user's OpenAI key.
         Named::OpenAi => {
             let openai_base = env("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_BASE.into());
-            if normalise_base(Wire::OpenAi, &openai_base) == cfg.base_url {
+            if normalise_base(Wire::OpenAi, &openai_base) == cfg.base_url && base_by_user {
                 "OPENAI_API_KEY"
             } else {
                 ""
@@ -441,13 +493,17 @@ fn ollama_base(env: &dyn Fn(&str) -> Option<String>) -> String {
 /// The order: Anthropic key, OpenAI key (+ base URL), GitHub token, a local Ollama.
 fn auto_detect(env: &dyn Fn(&str) -> Option<String>, probe: bool) -> Option<ProviderConfig> {
     if let Some(k) = env("ANTHROPIC_API_KEY") {
-        let base = env("ANTHROPIC_BASE_URL").unwrap_or_else(|| ANTHROPIC_BASE.into());
+        let custom = env("ANTHROPIC_BASE_URL");
+        let base = custom.clone().unwrap_or_else(|| ANTHROPIC_BASE.into());
         let mut c = ProviderConfig::new(
             Wire::Anthropic,
             "Anthropic",
             base,
             "ANTHROPIC_API_KEY".into(),
         );
+        if custom.is_some() {
+            c.base_source = "ANTHROPIC_BASE_URL".into();
+        }
         c.model = Some(ANTHROPIC_MODEL.into());
         return Some(c.with_key(&k, "ANTHROPIC_API_KEY"));
     }
@@ -462,6 +518,8 @@ fn auto_detect(env: &dyn Fn(&str) -> Option<String>, probe: bool) -> Option<Prov
         let mut c = ProviderConfig::new(Wire::OpenAi, name, base, "OPENAI_API_KEY".into());
         if custom.is_none() {
             c.model = Some(OPENAI_MODEL.into());
+        } else {
+            c.base_source = "OPENAI_BASE_URL".into();
         }
         return Some(c.with_key(&k, "OPENAI_API_KEY"));
     }
@@ -479,12 +537,16 @@ fn auto_detect(env: &dyn Fn(&str) -> Option<String>, probe: bool) -> Option<Prov
     if probe {
         let base = ollama_base(env);
         if ollama_answers(&base) {
-            return Some(ProviderConfig::new(
+            let mut c = ProviderConfig::new(
                 Wire::OpenAi,
                 "Ollama",
                 base.clone(),
                 format!("Ollama answering at {base}"),
-            ));
+            );
+            if env("OLLAMA_HOST").is_some() {
+                c.base_source = "OLLAMA_HOST".into();
+            }
+            return Some(c);
         }
     }
     None
@@ -531,11 +593,12 @@ pub fn detect_for(ws: &commandtree_core::Workspace) -> Result<Detection, LlmErro
         config_origin: &origin,
         env: &process_env,
         probe_ollama: true,
+        origins: &ws.settings.origins,
     })
 }
 
 /// One paragraph for people who have no provider yet.
-pub const HOW_TO_CONFIGURE: &str = "No LLM provider is configured. Summaries use the model you already have: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for a compatible server), or GITHUB_TOKEN for GitHub Models, or run Ollama locally; or name one explicitly with COMMANDTREE_LLM_BASE_URL, COMMANDTREE_LLM_MODEL and COMMANDTREE_LLM_API_KEY (COMMANDTREE_LLM_PROVIDER=openai|anthropic), or an [llm] section (provider, base_url, model, api_key_env) in .commandtree/config.toml. `ct doctor` shows what was found.";
+pub const HOW_TO_CONFIGURE: &str = "No LLM provider is configured. Summaries use the model you already have: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for a compatible server), or GITHUB_TOKEN for GitHub Models, or run Ollama locally; or name one explicitly with COMMANDTREE_LLM_BASE_URL, COMMANDTREE_LLM_MODEL and COMMANDTREE_LLM_API_KEY (COMMANDTREE_LLM_PROVIDER=openai|anthropic), or an [llm] section (provider, base_url, model, api_key_env) in ~/.config/commandtree/config.toml (in a workspace's .commandtree/config.toml only after `ct trust`). `ct doctor` shows what was found.";
 
 #[cfg(test)]
 mod tests {
@@ -554,7 +617,61 @@ mod tests {
             config_origin: "config.toml",
             env: &env,
             probe_ollama: false,
+            origins: &BTreeMap::new(),
         })
+    }
+
+    /// As [`detect_with`], with every `llm.*` key set by a (trusted) workspace file.
+    fn detect_from_workspace(config: &str, vars: &[(&str, &str)]) -> ProviderConfig {
+        let table: toml::Table = config.parse().unwrap();
+        let ws = Origin::Workspace("/w/.commandtree/config.toml".into());
+        let origins: BTreeMap<String, Origin> = commandtree_core::trust::dotted_keys(&table)
+            .into_iter()
+            .map(|k| (k, ws.clone()))
+            .collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let env = move |k: &str| map.get(k).cloned();
+        found(detect(&Sources {
+            config: &table,
+            config_origin: "config.toml",
+            env: &env,
+            probe_ollama: false,
+            origins: &origins,
+        }))
+    }
+
+    #[test]
+    fn provider_keys_never_follow_a_workspace_base_url() {
+        let keys = [
+            ("ANTHROPIC_API_KEY", "sk-ant-1"),
+            ("OPENAI_API_KEY", "sk-2"),
+            ("GITHUB_TOKEN", "gh-3"),
+            ("MY_KEY", "mine"),
+        ];
+        for provider in ["anthropic", "github", "openai"] {
+            let cfg =
+                format!("[llm]\nprovider = \"{provider}\"\nbase_url = \"http://127.0.0.1:9\"\n");
+            let c = detect_from_workspace(&cfg, &keys);
+            assert!(c.api_key.is_none(), "{provider}: {:?}", c.key_source);
+            assert!(c.base_source.contains("llm.base_url"), "{}", c.base_source);
+            // The same lines in the user's own config send the key, as before.
+            let c = found(detect_with(&cfg, &keys));
+            assert!(c.api_key.is_some() || provider == "openai", "{provider}");
+        }
+        // A trusted workspace may name its own key variable for its own server.
+        let c = detect_from_workspace(
+            "[llm]\nbase_url = \"http://127.0.0.1:9\"\napi_key_env = \"MY_KEY\"\n",
+            &keys,
+        );
+        assert_eq!(c.api_key.as_ref().map(Secret::expose), Some("mine"));
+        // Without a base URL the provider's key goes to its own host.
+        let c = detect_from_workspace("[llm]\nprovider = \"anthropic\"\n", &keys);
+        assert_eq!(c.base_url, ANTHROPIC_BASE);
+        assert_eq!(c.key_source.as_deref(), Some("ANTHROPIC_API_KEY"));
+        assert_eq!(c.base_source, "default");
     }
 
     fn found(d: Result<Detection, LlmError>) -> ProviderConfig {

@@ -12,6 +12,7 @@ pub mod settings;
 pub mod sources;
 pub mod text;
 pub mod tree;
+pub mod trust;
 pub mod workspace;
 
 pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};

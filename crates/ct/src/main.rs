@@ -10,6 +10,7 @@ mod run;
 mod search;
 mod summarize;
 mod tags;
+mod trust;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -85,6 +86,8 @@ enum Command {
     Search(search::SearchArgs),
     /// Make or update the embeddings `ct search` uses (all-MiniLM-L6-v2, on this machine).
     Embed(search::EmbedArgs),
+    /// Let this workspace's .commandtree/config.toml choose the LLM, its key and programs.
+    Trust(trust::TrustArgs),
 }
 
 #[derive(Args, Default)]
@@ -176,6 +179,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Doctor(args) => doctor::doctor(ws.workspace(), args),
         Command::Search(args) => search::search(ws, args, cli.quiet),
         Command::Embed(args) => search::embed(ws, args, cli.quiet),
+        Command::Trust(args) => trust::trust(ws.workspace(), args),
     }
 }
 
