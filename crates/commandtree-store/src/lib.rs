@@ -246,7 +246,11 @@ impl Store {
         let vfs = if open::is_wal(path) { "unix" } else { VFS };
         let conn = open::connect(path, false, false, vfs).map_err(err)?;
         let mut store = Store::new(conn, path, true, Notes::default());
-        let first = store.read(|c| c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)));
+        let first = store.read(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        });
         match first {
             Err(Error::Db { source, .. })
                 if source.sqlite_error_code() == Some(ErrorCode::ReadOnly) =>
@@ -258,7 +262,11 @@ impl Store {
                 let conn = open::connect(path, true, false, vfs).map_err(err)?;
                 conn.execute_batch("PRAGMA query_only = ON").map_err(err)?;
                 store.conn = conn;
-                store.read(|c| c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)))?;
+                store.read(|c| {
+                    c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                        r.get::<_, i64>(0)
+                    })
+                })?;
             }
             r => {
                 r?;
@@ -300,7 +308,11 @@ impl Store {
         };
         let mut store = Store::new(conn, path, false, notes);
         let prepared = store
-            .read(|c| c.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0)))
+            .read(|c| {
+                c.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                    r.get::<_, String>(0)
+                })
+            })
             .and_then(|_| store.prepare_schema(exists));
         match prepared {
             Ok(()) => Ok(store),
@@ -454,8 +466,8 @@ impl Store {
     }
 
     /// The first write on a store opened read-only: reopened with the checks and migrations of
-    /// `open` (every tag carried over if the file has to be rebuilt). The tag config overlay
-    /// stays: the config is written by the next `open` that syncs it.
+    /// `open` (every tag carried over if the file has to be rebuilt), then the tag config's
+    /// overlay is written, as a write-mode `attach` would have synced it.
     fn reopen_for_writing(&mut self) -> Result<()> {
         let err = |source| Error::Db {
             path: self.path.clone(),
@@ -472,11 +484,21 @@ impl Store {
         }
         self.conn = open::connect(&self.path, true, false, VFS).map_err(err)?;
         self.read_only = false;
-        self.read(|c| c.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0)))?;
-        self.prepare_schema(None)
+        self.read(|c| {
+            c.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                r.get::<_, String>(0)
+            })
+        })?;
+        self.prepare_schema(None)?;
+        if let Some(o) = self.overlay.take() {
+            self.write(|tx| tagconfig::apply_overlay(tx, &o))?;
+        }
+        Ok(())
     }
 
-    pub(crate) fn has_table(&self, name: &str) -> Result<bool> {
+    /// Whether the file has a table of that name (a database written by another tool or an
+    /// older version may lack some).
+    pub fn has_table(&self, name: &str) -> Result<bool> {
         self.read(|c| {
             c.query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
@@ -802,44 +824,43 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
         .filter(|t| !t.seed)
         .map(|t| t.name)
         .collect();
-    checks.push(match open::retry(path, &store.notes, || schema::inspect(conn)) {
-        Ok(Status::Ok) => Check {
-            name: "schema",
-            ok: true,
-            detail: format!(
-                "the three tables of the spec, exactly, plus {}",
-                own.join(", ")
-            ),
-        },
-        // Independent tables of ours are created by the first write that needs them.
-        Ok(Status::Missing(t))
-            if t.iter().all(|n| {
-                schema::TABLES
-                    .iter()
-                    .any(|s| s.name == *n && !s.linked)
-            }) =>
-        {
-            Check {
+    checks.push(
+        match open::retry(path, &store.notes, || schema::inspect(conn)) {
+            Ok(Status::Ok) => Check {
                 name: "schema",
                 ok: true,
                 detail: format!(
-                    "the three tables of the spec, exactly; {} not created yet",
-                    t.join(", ")
+                    "the three tables of the spec, exactly, plus {}",
+                    own.join(", ")
                 ),
+            },
+            // Independent tables of ours are created by the first write that needs them.
+            Ok(Status::Missing(t))
+                if t.iter()
+                    .all(|n| schema::TABLES.iter().any(|s| s.name == *n && !s.linked)) =>
+            {
+                Check {
+                    name: "schema",
+                    ok: true,
+                    detail: format!(
+                        "the three tables of the spec, exactly; {} not created yet",
+                        t.join(", ")
+                    ),
+                }
             }
-        }
-        Ok(Status::Missing(t)) => Check {
-            name: "schema",
-            ok: false,
-            detail: format!("missing table(s): {}", t.join(", ")),
+            Ok(Status::Missing(t)) => Check {
+                name: "schema",
+                ok: false,
+                detail: format!("missing table(s): {}", t.join(", ")),
+            },
+            Ok(Status::Wrong(reason)) => Check {
+                name: "schema",
+                ok: false,
+                detail: reason,
+            },
+            Err(e) => fail("schema", e),
         },
-        Ok(Status::Wrong(reason)) => Check {
-            name: "schema",
-            ok: false,
-            detail: reason,
-        },
-        Err(e) => fail("schema", e),
-    });
+    );
     checks.push(
         match open::retry(path, &store.notes, || {
             let mut st = conn.prepare("PRAGMA integrity_check")?;
@@ -887,26 +908,28 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
             Err(e) => fail("foreign keys", e),
         },
     );
-    checks.push(match open::retry(path, &store.notes, || schema::foreign_objects(conn)) {
-        Ok(found) if found.is_empty() => Check {
-            name: "foreign objects",
-            ok: true,
-            detail: "no triggers or views".into(),
+    checks.push(
+        match open::retry(path, &store.notes, || schema::foreign_objects(conn)) {
+            Ok(found) if found.is_empty() => Check {
+                name: "foreign objects",
+                ok: true,
+                detail: "no triggers or views".into(),
+            },
+            Ok(found) => Check {
+                name: "foreign objects",
+                ok: false,
+                detail: format!(
+                    "not CommandTree's, dropped by the next write: {}",
+                    found
+                        .iter()
+                        .map(|(kind, name)| format!("{kind} `{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            Err(e) => fail("foreign objects", e),
         },
-        Ok(found) => Check {
-            name: "foreign objects",
-            ok: false,
-            detail: format!(
-                "not CommandTree's, dropped by the next write: {}",
-                found
-                    .iter()
-                    .map(|(kind, name)| format!("{kind} `{name}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        },
-        Err(e) => fail("foreign objects", e),
-    });
+    );
     let counts = if checks[0].ok {
         open::retry(path, &store.notes, || counts(conn)).ok()
     } else {

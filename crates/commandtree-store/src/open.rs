@@ -268,7 +268,12 @@ pub(crate) fn is_wal(db: &Path) -> bool {
 /// trigger shipped in a repository's database can never run on our writes, and reads see only
 /// tables. `trusted_schema` off keeps anything else in the schema (index expressions, CHECK
 /// constraints) from calling functions with side effects.
-pub(crate) fn connect(db: &Path, write: bool, create: bool, vfs: &str) -> rusqlite::Result<Connection> {
+pub(crate) fn connect(
+    db: &Path,
+    write: bool,
+    create: bool,
+    vfs: &str,
+) -> rusqlite::Result<Connection> {
     let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
     flags |= if write {
         OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -302,8 +307,9 @@ pub(crate) fn leave_wal(db: &Path, notes: &Notes) -> rusqlite::Result<()> {
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     retry(db, notes, || {
-        conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0))
+        conn.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+            r.get::<_, String>(0)
+        })
     })?;
     Ok(())
 }
-

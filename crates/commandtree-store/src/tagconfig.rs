@@ -249,9 +249,38 @@ impl Overlay {
     }
 }
 
+/// Writes an overlay as `sync` would have (the first write of a store opened read-only). Only
+/// what still holds is applied: an addition the command has meanwhile is left as it is, a
+/// removal only takes back an assignment that is still the config's.
+pub(crate) fn apply_overlay(tx: &Transaction<'_>, o: &Overlay) -> rusqlite::Result<()> {
+    for (id, tag) in &o.add {
+        if crate::ops::add_tag(tx, id, tag)? {
+            tx.execute(
+                "INSERT OR IGNORE INTO config_tag_assignments (command_id, tag_id)
+                 SELECT ?1, tag_id FROM tags WHERE tag_name = ?2",
+                (id, tag),
+            )?;
+        }
+    }
+    for (id, tag) in &o.remove {
+        tx.execute(
+            "DELETE FROM command_tags WHERE command_id = ?1
+               AND tag_id = (SELECT tag_id FROM tags WHERE tag_name = ?2)
+               AND EXISTS (SELECT 1 FROM config_tag_assignments a
+                           WHERE a.command_id = command_tags.command_id AND a.tag_id = command_tags.tag_id)",
+            (id, tag),
+        )?;
+    }
+    Ok(())
+}
+
 /// For a read-only store: makes its tag reads show `config` applied to `commands`, as `sync`
 /// would store it, without writing.
-pub fn overlay(store: &mut Store, config: &TagConfig, commands: &[CommandItem]) -> Result<(), Error> {
+pub fn overlay(
+    store: &mut Store,
+    config: &TagConfig,
+    commands: &[CommandItem],
+) -> Result<(), Error> {
     let with_markers = store.has_table("config_tag_assignments")?;
     let p = store.read(|c| plan(c, config, commands, with_markers))?;
     store.set_overlay(Overlay {
