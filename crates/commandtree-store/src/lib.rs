@@ -241,10 +241,16 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        // A WAL file from an earlier version: the dotfile VFS cannot read it; the next write
-        // converts it.
-        let vfs = if open::is_wal(path) { "unix" } else { VFS };
-        let conn = open::connect(path, false, false, vfs).map_err(err)?;
+        // A WAL file from an earlier version: the dotfile VFS cannot read it, and the default
+        // one would create `-wal` and `-shm` files. Read as immutable (the main file only)
+        // when the WAL holds nothing; the next write converts it.
+        let wal = open::is_wal(path);
+        let vfs = if wal { "unix" } else { VFS };
+        let conn = if wal {
+            open::connect_immutable(path).map_err(err)?
+        } else {
+            open::connect(path, false, false, vfs).map_err(err)?
+        };
         let mut store = Store::new(conn, path, true, Notes::default());
         let first = store.read(|c| {
             c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
@@ -911,12 +917,12 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
     checks.push(
         match open::retry(path, &store.notes, || schema::foreign_objects(conn)) {
             Ok(found) if found.is_empty() => Check {
-                name: "foreign objects",
+                name: "triggers",
                 ok: true,
                 detail: "no triggers or views".into(),
             },
             Ok(found) => Check {
-                name: "foreign objects",
+                name: "triggers",
                 ok: false,
                 detail: format!(
                     "not CommandTree's, dropped by the next write: {}",
@@ -927,7 +933,7 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
                         .join(", ")
                 ),
             },
-            Err(e) => fail("foreign objects", e),
+            Err(e) => fail("triggers", e),
         },
     );
     let counts = if checks[0].ok {

@@ -297,6 +297,42 @@ pub(crate) fn connect(
     Ok(conn)
 }
 
+/// Reads a WAL-mode file (an earlier version's) without creating its `-wal` and `-shm`
+/// files: as immutable, from the main file alone. Refused while a `-wal` file holds
+/// changes the main file does not have yet.
+pub(crate) fn connect_immutable(db: &Path) -> rusqlite::Result<Connection> {
+    if fs::metadata(sidecar(db, "-wal")).is_ok_and(|m| m.len() > 0) {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some(
+                "in WAL mode with changes not yet in the main file (an earlier version of ct is using it); the next write converts it"
+                    .into(),
+            ),
+        ));
+    }
+    let mut uri = String::from("file:");
+    for b in db.as_os_str().as_encoded_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                uri.push(*b as char)
+            }
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    let conn = Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_TRIGGER, false)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_VIEW, false)?;
+    conn.execute_batch("PRAGMA query_only = ON")?;
+    Ok(conn)
+}
+
 /// Switches a WAL database (written by an earlier version) back to the rollback journal the
 /// extension can open. The `unix-dotfile` VFS cannot open WAL files, so this one connection
 /// uses the default VFS; switching needs every other connection gone, hence the retries.

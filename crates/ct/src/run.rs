@@ -391,7 +391,14 @@ impl Record<'_> {
 /// goes on without history).
 fn open_store(ws: &Workspace, create: bool) -> Option<Store> {
     let path = db_path(&ws.root);
-    match Store::open(&path, create) {
+    // Reading the history must not migrate the file; a store opened for reading reopens
+    // itself for writing on its first write.
+    let opened = if create {
+        Store::open(&path, true)
+    } else {
+        Store::open_read_only(&path)
+    };
+    match opened {
         Ok(s) => s,
         Err(e) => {
             if create {

@@ -321,3 +321,40 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A process killed while it held the lock leaves `<db>.lock` behind (the extension's engine
+/// and the `unix-dotfile` VFS both lock with that directory). Still busy after 10 s with a lock
+/// at least that old, it is removed with a warning, as the extension does.
+#[test]
+fn a_stale_lock_directory_is_removed_after_ten_seconds() {
+    let root = workspace("stale");
+    let o = ct(&root)
+        .args(["tag", "add", "npm:s0", "ci"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lock = PathBuf::from(format!("{}.lock", db(&root).display()));
+    std::fs::create_dir(&lock).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let o = ct(&root)
+        .args(["tag", "add", "npm:s1", "ci"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{}: removed a stale lock", lock.display())),
+        "{err}"
+    );
+    assert!(!lock.exists());
+    let store = Store::open_read_only(&db(&root)).unwrap().unwrap();
+    assert_eq!(
+        store.command_ids_by_tag("ci").unwrap(),
+        [id(&root, 0), id(&root, 1)]
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
