@@ -172,7 +172,7 @@ pub fn run(
         }
         let texts: Vec<&str> = group.iter().map(|i| i.text.as_str()).collect();
         let vectors = embedder.embed(&texts)?;
-        let blobs: Vec<Vec<u8>> = vectors.iter().map(|v| to_blob(v)).collect();
+        let blobs: Vec<Vec<u8>> = vectors.iter().map(to_blob).collect();
         let new: Vec<NewEmbedding<'_>> = group
             .iter()
             .zip(&blobs)
