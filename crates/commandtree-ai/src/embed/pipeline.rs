@@ -7,26 +7,16 @@
 //! re-embedded exactly when that text changes: a new or edited summary replaces an embedding of
 //! the discovered text, an edited summary replaces the old one.
 //!
-//! `embedding_sources` has no foreign key on purpose: the store rebuilds the seed tables when
-//! their structure is wrong, and a child table it does not know would then break its foreign
-//! key check. A row here only counts when the `commands` row also has a 1536-byte embedding.
+//! The store owns both tables (`Store::embedding_states`, `Store::store_embeddings`). A source
+//! row only counts when the `commands` row also has a 1536-byte embedding.
 
 use super::{BLOB_LEN, Embedder, Error, model::MODEL_NAME, to_blob};
 use commandtree_core::CommandItem;
-use commandtree_store::Store;
-use rusqlite::{Connection, OptionalExtension};
+use commandtree_store::{EmbeddingState, NewEmbedding, Store};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 
 pub const TABLE: &str = "embedding_sources";
-
-const TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS embedding_sources (
-    command_id TEXT PRIMARY KEY,
-    text_hash TEXT NOT NULL,      -- SHA-256 of the model name, the source and the embedded text
-    source TEXT NOT NULL,         -- 'summary' or 'discovered'
-    model TEXT NOT NULL,
-    embedded_at TEXT NOT NULL
-)";
 
 /// Texts embedded together: enough for every thread to get full sub-batches, small enough
 /// that progress and cancellation stay responsive.
@@ -121,50 +111,13 @@ pub struct Report {
     pub cancelled: bool,
 }
 
-struct Row {
-    summary: String,
-    blob_len: Option<usize>,
-    hash: Option<String>,
-}
-
-fn table_exists(c: &Connection) -> rusqlite::Result<bool> {
-    Ok(c.query_row(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        [TABLE],
-        |_| Ok(()),
-    )
-    .optional()?
-    .is_some())
-}
-
-fn rows(c: &Connection) -> rusqlite::Result<HashMap<String, Row>> {
-    let sql = if table_exists(c)? {
-        "SELECT c.command_id, c.summary, length(c.embedding), e.text_hash
-         FROM commands c LEFT JOIN embedding_sources e ON e.command_id = c.command_id"
-    } else {
-        "SELECT command_id, summary, length(embedding), NULL FROM commands"
-    };
-    let mut st = c.prepare(sql)?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-            Row {
-                summary: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                blob_len: r.get::<_, Option<i64>>(2)?.map(|n| n as usize),
-                hash: r.get(3)?,
-            },
-        ))
-    })?;
-    rows.collect()
-}
-
 /// Which of `commands` need a (new) embedding; all of them with `force`.
 pub fn plan(
     store: &Store,
     commands: &[CommandItem],
     force: bool,
 ) -> commandtree_store::Result<Plan> {
-    let rows = store.read(rows)?;
+    let rows = store.embedding_states()?;
     let mut plan = Plan::default();
     let mut seen = HashSet::new();
     for c in commands {
@@ -174,11 +127,11 @@ pub fn plan(
         let row = rows.get(&c.id);
         let (text, source) = source_text(c, row.map(|r| r.summary.as_str()));
         let hash = text_hash(&text, source);
-        let has_blob = row.is_some_and(|r| r.blob_len == Some(BLOB_LEN));
+        let has_blob = row.is_some_and(|r| r.embedding_len == Some(BLOB_LEN));
         if has_blob {
             plan.with_embedding += 1;
         }
-        if !force && has_blob && row.and_then(|r| r.hash.as_deref()) == Some(hash.as_str()) {
+        if !force && has_blob && row.and_then(|r| r.text_hash.as_deref()) == Some(hash.as_str()) {
             plan.up_to_date += 1;
             continue;
         }
@@ -212,9 +165,6 @@ pub fn run(
     items.sort_by_key(|i| i.text.len());
     let total = items.len();
     progress(0, total);
-    store
-        .write(|tx| tx.execute_batch(TABLE_SQL))
-        .map_err(|e| Error(e.to_string()))?;
     for group in items.chunks(GROUP) {
         if cancelled() {
             report.cancelled = true;
@@ -222,32 +172,22 @@ pub fn run(
         }
         let texts: Vec<&str> = group.iter().map(|i| i.text.as_str()).collect();
         let vectors = embedder.embed(&texts)?;
-        let written = store
-            .write(|tx| {
-                let mut written = 0;
-                for (item, v) in group.iter().zip(&vectors) {
-                    if !item.has_row {
-                        commandtree_store::ops::ensure_command(tx, &item.id)?;
-                    }
-                    let n = tx.execute(
-                        "UPDATE commands SET embedding = ?2, last_updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                         WHERE command_id = ?1 AND summary = ?3",
-                        (&item.id, to_blob(v), &item.summary),
-                    )?;
-                    if n == 0 {
-                        continue;
-                    }
-                    tx.execute(
-                        "INSERT INTO embedding_sources (command_id, text_hash, source, model, embedded_at)
-                         VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                         ON CONFLICT(command_id) DO UPDATE SET text_hash = excluded.text_hash,
-                           source = excluded.source, model = excluded.model, embedded_at = excluded.embedded_at",
-                        (&item.id, &item.hash, item.source.as_str(), MODEL_NAME),
-                    )?;
-                    written += 1;
-                }
-                Ok(written)
+        let blobs: Vec<Vec<u8>> = vectors.iter().map(to_blob).collect();
+        let new: Vec<NewEmbedding<'_>> = group
+            .iter()
+            .zip(&blobs)
+            .map(|(item, blob)| NewEmbedding {
+                command_id: &item.id,
+                embedding: blob,
+                summary: &item.summary,
+                text_hash: &item.hash,
+                source: item.source.as_str(),
+                model: MODEL_NAME,
+                create_row: !item.has_row,
             })
+            .collect();
+        let written = store
+            .store_embeddings(&new)
             .map_err(|e| Error(e.to_string()))?;
         report.embedded += written;
         report.changed_meanwhile += group.len() - written;
@@ -284,8 +224,7 @@ pub struct Coverage {
     pub ai_rows: usize,
 }
 
-pub fn coverage(c: &Connection, existing: &[&str]) -> rusqlite::Result<Coverage> {
-    let rows = rows(c)?;
+pub fn coverage(rows: &HashMap<String, EmbeddingState>, existing: &[&str]) -> Coverage {
     let mut cov = Coverage::default();
     let mut seen = HashSet::new();
     for &id in existing {
@@ -299,7 +238,7 @@ pub fn coverage(c: &Connection, existing: &[&str]) -> rusqlite::Result<Coverage>
                 if r.summary.trim().is_empty() {
                     cov.missing_summary.push(id.to_string());
                 }
-                if r.blob_len != Some(BLOB_LEN) {
+                if r.embedding_len != Some(BLOB_LEN) {
                     cov.missing_embedding.push(id.to_string());
                 }
             }
@@ -307,7 +246,7 @@ pub fn coverage(c: &Connection, existing: &[&str]) -> rusqlite::Result<Coverage>
     }
     let mut bad: Vec<(String, usize)> = rows
         .iter()
-        .filter_map(|(id, r)| match r.blob_len {
+        .filter_map(|(id, r)| match r.embedding_len {
             Some(n) if n != BLOB_LEN => Some((id.clone(), n)),
             _ => None,
         })
@@ -316,9 +255,9 @@ pub fn coverage(c: &Connection, existing: &[&str]) -> rusqlite::Result<Coverage>
     cov.bad_size = bad;
     cov.ai_rows = rows
         .values()
-        .filter(|r| !r.summary.trim().is_empty() || r.blob_len.is_some())
+        .filter(|r| !r.summary.trim().is_empty() || r.embedding_len.is_some())
         .count();
-    Ok(cov)
+    cov
 }
 
 /// `coverage` of the database file at `path`, opened read-only (nothing is created or
@@ -327,27 +266,15 @@ pub fn coverage_of_file(
     path: &std::path::Path,
     existing: &[&str],
 ) -> Result<Option<Coverage>, Error> {
-    let err = |e: rusqlite::Error| Error::at(path, e);
-    let conn = Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(err)?;
-    conn.busy_timeout(commandtree_store::BUSY_TIMEOUT)
-        .map_err(err)?;
-    let has_commands = conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'commands'",
-            [],
-            |_| Ok(()),
-        )
-        .optional()
-        .map_err(err)?
-        .is_some();
-    if !has_commands {
+    let err = |e: commandtree_store::Error| Error(e.to_string());
+    let Some(store) = Store::open_read_only(path).map_err(err)? else {
+        return Ok(None);
+    };
+    if !store.has_table("commands").map_err(err)? {
         return Ok(None);
     }
-    coverage(&conn, existing).map(Some).map_err(err)
+    let rows = store.embedding_states().map_err(err)?;
+    Ok(Some(coverage(&rows, existing)))
 }
 
 #[cfg(test)]
