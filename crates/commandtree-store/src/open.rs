@@ -225,6 +225,7 @@ pub const GITIGNORE: &str = "# Written by CommandTree: this machine's state, not
 /commandtree.sqlite3.lock/
 /commandtree.sqlite3.bak-*
 /logs/
+/runs/
 /models/
 ";
 
