@@ -278,8 +278,9 @@ pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
                 return false;
             }
             let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
-            !dirs.excludes_dir(rel)
-                && !(smart_excludes && crate::classify::smart_default_excludes_dir(e.path()))
+            let smart_skip =
+                smart_excludes && crate::classify::smart_default_excludes_dir(e.path());
+            !dirs.excludes_dir(rel) && !smart_skip
         });
     }
     let walker = builder.build_parallel();
