@@ -325,12 +325,30 @@ impl<'a> Classifier<'a> {
     }
 }
 
-/// Sets `auxiliary` on every command (the discovery pass calls this once at its end).
-pub fn classify(root: &Path, fs: &dyn Fs, commands: &mut [CommandItem]) {
+/// Sets `auxiliary` on every command (the discovery pass calls this once at its end), after
+/// dropping script entries for files a task runner already lists as its own tasks (an executable
+/// `mise-tasks/x.sh` is `mise run x`, listed once).
+pub fn classify(root: &Path, fs: &dyn Fs, commands: &mut Vec<CommandItem>) {
+    drop_scripts_listed_as_tasks(commands);
     let mut c = Classifier::new(root, fs);
     for item in commands {
         item.auxiliary = c.is_auxiliary(item);
     }
+}
+
+fn drop_scripts_listed_as_tasks(commands: &mut Vec<CommandItem>) {
+    let tasks: std::collections::HashSet<String> = commands
+        .iter()
+        .filter(|c| c.kind == "mise")
+        .map(|c| c.file_path.clone())
+        .collect();
+    if tasks.is_empty() {
+        return;
+    }
+    commands.retain(|c| {
+        !(matches!(c.kind.as_str(), "shell" | "python" | "powershell")
+            && tasks.contains(&c.file_path))
+    });
 }
 
 /// Whether a front end lists the command without `--all`: the project's own commands that the
@@ -487,6 +505,34 @@ mod tests {
         assert!(aux(&fs, "shell", "/w/sub/tools/x.sh"));
         assert!(!aux(&fs, "shell", "/w/sub/tools/deeper/x.sh"));
         assert!(!aux(&fs, "shell", "/w/tools/x.sh"));
+    }
+
+    #[test]
+    fn file_tasks_are_listed_once_as_mise() {
+        let fs = MemFs::new()
+            .exe(
+                "/w/mise-tasks/lint.sh",
+                "#!/bin/sh\n#MISE description=\"Lint\"\n",
+            )
+            .file(
+                "/w/mise-tasks/notes.sh",
+                "echo not executable, so not a mise task\n",
+            )
+            .file("/w/mise.toml", "[task_config]\nincludes = [\"xtasks\"]\n")
+            .exe(
+                "/w/xtasks/e2e",
+                "#!/usr/bin/env bash\n#MISE description=\"E2E\"\n",
+            );
+        let d = crate::discover::discover_fs(Path::new("/w"), &fs, &Default::default());
+        let got: Vec<(&str, &str)> = d
+            .commands
+            .iter()
+            .map(|c| (c.kind.as_str(), c.label.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [("shell", "notes.sh"), ("mise", "lint"), ("mise", "e2e")]
+        );
     }
 
     #[test]

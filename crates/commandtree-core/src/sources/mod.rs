@@ -362,6 +362,8 @@ pub const SOURCES: &[Source] = &[
             "**/.mise.toml",
             "**/mise.local.toml",
             "**/.mise.local.toml",
+            "**/mise.*.toml",
+            "**/.mise.*.toml",
             "**/.config/mise.toml",
             "**/.config/mise/config.toml",
             "**/mise/config.toml",
