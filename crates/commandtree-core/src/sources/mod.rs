@@ -352,6 +352,7 @@ pub const SOURCES: &[Source] = &[
         &["**/*.csproj", "**/*.fsproj", "**/*.vbproj"],
         dotnet::parse,
     ),
+    src("dotnet", &["**/*.sln", "**/*.slnx"], dotnet::parse_solution),
     src("markdown", &["**/*.md"], markdown::parse),
     src("csharp-script", &["**/*.csx"], dotnet_script::parse_csx),
     src("fsharp-script", &["**/*.fsx"], dotnet_script::parse_fsx),
