@@ -110,7 +110,10 @@ fn applied_plugins(text: &str) -> Vec<String> {
             for line in body[..end].lines() {
                 for stmt in line.split(';') {
                     let stmt = stmt.trim();
-                    if !stmt.is_empty() {
+                    // `id("x") apply false` only puts the plugin on the classpath.
+                    let declared_only =
+                        stmt.contains("apply false") || stmt.contains("apply(false)");
+                    if !stmt.is_empty() && !declared_only {
                         found.push(norm(stmt.split(" version").next().unwrap_or(stmt)));
                     }
                 }
@@ -576,7 +579,7 @@ mod tests {
         let p = parse_with(
             parse,
             "/w/build.gradle.kts",
-            "plugins {\n    application\n    id(\"com.diffplug.spotless\") version \"6.25.0\"\n    alias(libs.plugins.kotlinx.binary.compatibility.validator)\n}\n",
+            "plugins {\n    alias(libs.plugins.detekt) apply false\n    application\n    id(\"com.diffplug.spotless\") version \"6.25.0\"\n    alias(libs.plugins.kotlinx.binary.compatibility.validator)\n}\n",
         );
         let l = names(&p);
         for t in [

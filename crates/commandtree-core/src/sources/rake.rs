@@ -46,6 +46,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let mut state = State {
         stack: Vec::new(),
         pending_desc: None,
+        lists: std::collections::HashMap::new(),
     };
     let mut heredocs: Vec<String> = Vec::new();
     let mut in_doc_block = false;
@@ -116,6 +117,8 @@ fn merge_repeated(commands: &mut Vec<CommandItem>) {
 struct State {
     stack: Vec<Frame>,
     pending_desc: Option<String>,
+    /// Variables set to a literal list (`adapters = %w(a b)`), for `adapters.each do |x|`.
+    lists: std::collections::HashMap<String, Vec<String>>,
 }
 
 /// Walks one line's tokens: definitions at each statement start (line start, after `;`, after
@@ -150,6 +153,12 @@ fn scan_line(
             if let Some(ns) = definition(file, cwd, &toks[i..], line, st, out) {
                 namespace = Some(ns);
             }
+            if let [Tok::Ident(var), Tok::Op(eq), rest @ ..] = &toks[i..]
+                && eq == "="
+                && let Some(values) = literal_list(rest)
+            {
+                st.lists.insert(var.clone(), values);
+            }
         }
         let prev = i.checked_sub(1).and_then(|j| toks.get(j));
         let method_call =
@@ -164,7 +173,7 @@ fn scan_line(
                     st.stack.push(Frame {
                         brace: false,
                         namespace: namespace.take(),
-                        binding: each_binding(&toks[..i], &toks[i + 1..]),
+                        binding: each_binding(&toks[..i], &toks[i + 1..], &st.lists),
                         warned: false,
                     });
                 }
@@ -191,7 +200,7 @@ fn scan_line(
                 st.stack.push(Frame {
                     brace: true,
                     namespace: namespace.take(),
-                    binding: each_binding(&toks[..i], &toks[i + 1..]),
+                    binding: each_binding(&toks[..i], &toks[i + 1..], &st.lists),
                     warned: false,
                 });
                 stmt_start = true;
@@ -417,9 +426,14 @@ fn namespace_name(toks: &[Tok]) -> Ns {
     }
 }
 
-/// `%w(a b).each do |x|`, `[:a, :b].each { |x|`: the block variable and the literal values.
-fn each_binding(before: &[Tok], after: &[Tok]) -> Option<(String, Vec<String>)> {
-    let [.., list_end, Tok::Punct('.'), Tok::Ident(each)] = before else {
+/// `%w(a b).each do |x|`, `[:a, :b].each { |x|`, `list.each do |x|` (`list` set to a literal
+/// list earlier): the block variable and the literal values.
+fn each_binding(
+    before: &[Tok],
+    after: &[Tok],
+    lists: &std::collections::HashMap<String, Vec<String>>,
+) -> Option<(String, Vec<String>)> {
+    let [head @ .., Tok::Punct('.'), Tok::Ident(each)] = before else {
         return None;
     };
     if each != "each" {
@@ -431,24 +445,36 @@ fn each_binding(before: &[Tok], after: &[Tok]) -> Option<(String, Vec<String>)> 
         }
         _ => return None,
     };
-    let values = match list_end {
+    let values = match head.last()? {
+        Tok::Ident(name) => lists.get(name)?.clone(),
         Tok::Words(w) => w.clone(),
         Tok::Punct(']') => {
-            let open = before.iter().rposition(|t| *t == Tok::Punct('['))?;
-            let inner = &before[open + 1..before.len() - 3];
-            let mut vals = Vec::new();
-            for t in inner {
-                match t {
-                    Tok::Sym(s) | Tok::Str(s) if !s.contains("#{") => vals.push(s.clone()),
-                    Tok::Punct(',') => {}
-                    _ => return None,
-                }
-            }
-            vals
+            let open = head.iter().rposition(|t| *t == Tok::Punct('['))?;
+            literal_list(&head[open..])?
         }
         _ => return None,
     };
     Some((var, values))
+}
+
+/// The values of `%w(a b)` or `[:a, "b"]` (the tokens start at the list).
+fn literal_list(toks: &[Tok]) -> Option<Vec<String>> {
+    match toks {
+        [Tok::Words(w), ..] => Some(w.clone()),
+        [Tok::Punct('['), rest @ ..] => {
+            let mut vals = Vec::new();
+            for t in rest {
+                match t {
+                    Tok::Sym(s) | Tok::Str(s) if !s.contains("#{") => vals.push(s.clone()),
+                    Tok::Punct(',') => {}
+                    Tok::Punct(']') => return Some(vals),
+                    _ => return None,
+                }
+            }
+            None
+        }
+        _ => None,
+    }
 }
 
 #[derive(Debug)]
@@ -935,6 +961,14 @@ mod tests {
         assert_eq!(labels(&p), ["after"]);
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
         assert_eq!(p.warnings[0].line, Some(3));
+        let p = parse(
+            "/w/Rakefile",
+            "namespace :activejob do\n  adapters = %w(async inline)\n  adapters.each do |adapter|\n    namespace adapter do\n      task :test\n    end\n  end\nend\n",
+        );
+        assert_eq!(
+            labels(&p),
+            ["activejob:async:test", "activejob:inline:test"]
+        );
     }
 
     #[test]
