@@ -148,8 +148,9 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         if lower_eq_any(d, EXAMPLE_DIRS) {
             return (Some(Reason::Example), false);
         }
-        // Cookiecutter and similar generators name folders after placeholders.
-        if d.contains("{{") || d.contains("{%") {
+        // Cookiecutter and similar generators name folders after placeholders; scaffolders keep
+        // one folder per template (`create-vite/template-react/`).
+        if d.contains("{{") || d.contains("{%") || is_named_template(d) {
             return (Some(Reason::Template), false);
         }
     }
@@ -163,6 +164,14 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
     }
     let in_templates = dirs.iter().any(|d| lower_eq_any(d, TEMPLATE_DIRS));
     (None, in_templates)
+}
+
+fn is_named_template(dir: &str) -> bool {
+    let d = dir.to_ascii_lowercase();
+    ["template-", "template_", "templates-"]
+        .iter()
+        .any(|p| d.starts_with(p) && d.len() > p.len())
+        || d.ends_with("-template")
 }
 
 fn has_template_tokens(text: &str) -> bool {
@@ -474,6 +483,12 @@ mod tests {
         assert!(aux(&fs, "npm", "/w/gen/templates/app/package.json"));
         assert!(!aux(&fs, "npm", "/w/gen/templates/plain/package.json"));
         assert!(aux(&fs, "docker", "/w/lib/generators/Dockerfile.tt"));
+        assert!(aux(
+            &fs,
+            "npm",
+            "/w/packages/create-vite/template-react/package.json"
+        ));
+        assert!(!aux(&fs, "npm", "/w/packages/templater/package.json"));
         assert!(aux(&fs, "npm", "/w/{{cookiecutter.slug}}/package.json"));
         assert!(aux(&fs, "npm", "/w/examples/basic/package.json"));
         assert!(aux(&fs, "npm", "/w/packages/x/playground/package.json"));

@@ -42,7 +42,9 @@ fn description(content: &str) -> Option<String> {
                 continue;
             }
             match key.trim() {
-                "description" | "summary" if desc.is_none() => desc = Some(value.to_string()),
+                "description" | "summary" | "about" if desc.is_none() => {
+                    desc = Some(value.to_string())
+                }
                 "title" if title.is_none() => title = Some(value.to_string()),
                 _ => {}
             }
