@@ -239,7 +239,8 @@ fn walk_warning(err: &ignore::Error, root: &Path) -> Warning {
 pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
     let mut warnings = Vec::new();
     let settings_file = root.join(".vscode").join("settings.json");
-    let excluder = Excluder::new(&settings.exclude_patterns, &settings_file, &mut warnings);
+    let (exclude_globs, smart_excludes) = crate::classify::effective_excludes(settings);
+    let excluder = Excluder::new(&exclude_globs, &settings_file, &mut warnings);
     let matcher = Matcher::new(&opts.types);
     let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
     let walk_warnings: Mutex<Vec<Warning>> = Mutex::new(Vec::new());
@@ -277,7 +278,9 @@ pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
                 return false;
             }
             let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
-            !dirs.excludes_dir(rel)
+            let smart_skip =
+                smart_excludes && crate::classify::smart_default_excludes_dir(e.path());
+            !dirs.excludes_dir(rel) && !smart_skip
         });
     }
     let walker = builder.build_parallel();
@@ -318,7 +321,9 @@ pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
             .unwrap_or_else(|p| p.into_inner()),
     );
     let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    finish(root, results, warnings)
+    let mut d = finish(root, results, warnings);
+    crate::classify::classify(root, &RealFs, &mut d.commands);
+    d
 }
 
 fn visit(
@@ -404,7 +409,9 @@ pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discov
             });
         }
     }
-    finish(root, results, warnings)
+    let mut d = finish(root, results, warnings);
+    crate::classify::classify(root, fs, &mut d.commands);
+    d
 }
 
 /// Orders results (type order, then path, then in-file order), fills categories and makes ids

@@ -2,6 +2,7 @@
 //! source) and the command tree. No I/O beyond reading the workspace; nothing heavy.
 
 pub mod cancel;
+pub mod classify;
 pub mod collate;
 pub mod discover;
 pub mod excerpt;

@@ -68,6 +68,11 @@ pub struct Settings {
     pub sort_order: SortOrder,
     /// Whether `.gitignore` (and `.ignore`) files are honoured.
     pub respect_gitignore: bool,
+    /// Whether `exclude_patterns` started from the built-in defaults (not replaced by an explicit
+    /// `commandtree.excludePatterns`): then `env/` and `bin/` are judged by what they hold.
+    pub default_excludes: bool,
+    /// `[discovery] show = "all"`: front ends list auxiliary and tool-hidden commands too.
+    pub show_all: bool,
     /// The merged TOML configuration (user, then workspace), for the sections other crates own.
     /// Keys of an untrusted workspace that need trust are not in it.
     pub config: toml::Table,
@@ -112,6 +117,8 @@ impl Default for Settings {
             exclude_patterns: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
             sort_order: SortOrder::Folder,
             respect_gitignore: true,
+            default_excludes: true,
+            show_all: false,
             config: toml::Table::new(),
             origins: BTreeMap::new(),
             trust: trust::Status::NotNeeded,
@@ -198,7 +205,10 @@ impl Settings {
         };
         if let Some(v) = value.get("commandtree.excludePatterns") {
             match string_list(v) {
-                Some(list) => self.exclude_patterns = list,
+                Some(list) => {
+                    self.exclude_patterns = list;
+                    self.default_excludes = false;
+                }
                 None => warnings.push(Warning::new(
                     path,
                     None,
@@ -237,6 +247,17 @@ impl Settings {
                         path,
                         None,
                         "`discovery.exclude` must be an array of strings",
+                    )),
+                }
+            }
+            if let Some(v) = d.get("show") {
+                match v.as_str() {
+                    Some("all") => self.show_all = true,
+                    Some("own") => self.show_all = false,
+                    _ => warnings.push(Warning::new(
+                        path,
+                        None,
+                        "`discovery.show` must be \"own\" or \"all\"",
                     )),
                 }
             }
@@ -374,7 +395,7 @@ fn owned_by_me(_: &Path) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -409,6 +430,37 @@ mod tests {
             vec!["**/skip/**".to_string(), "**/more/**".to_string()]
         );
         assert_eq!(s.sort_order, SortOrder::Type);
+        assert!(
+            !s.default_excludes,
+            "an explicit list replaces the defaults exactly"
+        );
+        assert!(!s.show_all);
+    }
+
+    #[test]
+    fn discovery_show_all() {
+        let dir = tempdir("showall");
+        std::fs::create_dir_all(dir.join(".commandtree")).unwrap();
+        std::fs::write(
+            dir.join(".commandtree/config.toml"),
+            "[discovery]\nshow = \"all\"\nexclude = [\"**/x/**\"]\n",
+        )
+        .unwrap();
+        let (s, w) = Settings::load(&dir);
+        assert!(w.is_empty(), "{w:?}");
+        assert!(s.show_all);
+        assert!(
+            s.default_excludes,
+            "[discovery] exclude extends the defaults"
+        );
+        std::fs::write(
+            dir.join(".commandtree/config.toml"),
+            "[discovery]\nshow = \"some\"\n",
+        )
+        .unwrap();
+        let (s, w) = Settings::load(&dir);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(!s.show_all);
     }
 
     #[test]

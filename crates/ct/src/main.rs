@@ -104,6 +104,10 @@ struct ListArgs {
     /// Only commands with this tag (repeatable: commands with all of them).
     #[arg(long = "tag", value_name = "TAG")]
     tags: Vec<String>,
+    /// Also auxiliary commands (vendored code, test data, templates, nested examples) and the
+    /// ones a tool hides itself (just `[private]` recipes); default: `[discovery] show`.
+    #[arg(long, short = 'a')]
+    all: bool,
 }
 
 #[derive(Args)]
@@ -192,6 +196,10 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         loaded.store.as_ref(),
     );
     output::warnings(&unknown);
+    let (commands, hidden) = commandtree_core::classify::visible(
+        commands,
+        args.all || engine.workspace().settings.show_all,
+    );
     let order: Option<SortOrder> = args
         .sort
         .as_deref()
@@ -209,8 +217,15 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         output::tree(&mut out, &tree, &commands)?;
         if commands.is_empty() && !args.tags.is_empty() {
             writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
-        } else if commands.is_empty() {
+        } else if commands.is_empty() && hidden == 0 {
             writeln!(out, "No commands found under {}", engine.root().display())?;
+        }
+        if hidden > 0 {
+            let s = if hidden == 1 { "" } else { "s" };
+            writeln!(
+                out,
+                "{hidden} more command{s} hidden (vendored, test data, templates, examples, private): `ct list --all` or `[discovery] show = \"all\"` lists them"
+            )?;
         }
     }
     out.flush()?;

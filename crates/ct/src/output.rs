@@ -118,6 +118,9 @@ fn nodes(
                 if c.private {
                     write!(out, " {DIM}(private){DIM:#}")?;
                 }
+                if !c.aliases.is_empty() {
+                    write!(out, " {DIM}[alias: {}]{DIM:#}", c.aliases.join(", "))?;
+                }
                 if !c.tags.is_empty() {
                     write!(out, " {DIM}[{}]{DIM:#}", clean(&c.tags.join(", ")))?;
                 }
