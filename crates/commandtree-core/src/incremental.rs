@@ -512,3 +512,260 @@ type WarningKey<'a> = (&'a Path, Option<u32>, &'a str);
 fn key(w: &Warning) -> WarningKey<'_> {
     (&w.file, w.line, &w.message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    struct Tmp(PathBuf);
+    impl Drop for Tmp {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn workspace(name: &str) -> Tmp {
+        let d = std::env::temp_dir().join(format!("ct-incr-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        Tmp(fs::canonicalize(&d).unwrap())
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn build(root: &Path) -> Index {
+        let (settings, _) = Settings::load(root);
+        Index::build(root, settings, &Options::default())
+    }
+
+    /// The index after changes must list exactly what a fresh discovery lists.
+    fn same_as_fresh(index: &Index) {
+        let (settings, _) = Settings::load(index.root());
+        let fresh = discover::discover(index.root(), &settings, &Options::default());
+        assert_eq!(index.commands(), fresh.commands);
+        assert_eq!(index.warnings(), fresh.warnings);
+        assert_eq!(index.len(), fresh.commands.len());
+    }
+
+    fn labels(items: &[CommandItem]) -> Vec<&str> {
+        items.iter().map(|c| c.label.as_str()).collect()
+    }
+
+    const PKG: &str = r#"{"scripts": {"build": "tsc", "test": "jest"}}"#;
+
+    #[test]
+    fn add_modify_delete() {
+        let t = workspace("amd");
+        let root = &t.0;
+        write(root, "package.json", PKG);
+        let mut index = build(root);
+        assert_eq!(index.len(), 2);
+
+        write(root, "Makefile", "all:\n\techo all\nclean:\n\trm -rf x\n");
+        let d = index.apply_changes(&["Makefile"]);
+        assert_eq!(labels(&d.added), ["all", "clean"]);
+        assert!(d.updated.is_empty() && d.removed.is_empty() && !d.full_pass);
+        same_as_fresh(&index);
+
+        let build_id = index.commands()[0].id.clone();
+        write(
+            root,
+            "package.json",
+            r#"{"scripts": {"build": "tsc -p .", "lint": "eslint"}}"#,
+        );
+        let d = index.apply_changes(&[root.join("package.json")]);
+        assert_eq!(labels(&d.added), ["lint"]);
+        assert_eq!(labels(&d.updated), ["build"]);
+        assert_eq!(d.updated[0].id, build_id, "an edited command keeps its id");
+        assert_eq!(d.removed.len(), 1);
+        assert!(d.removed[0].ends_with(":test"));
+        same_as_fresh(&index);
+
+        fs::remove_file(root.join("Makefile")).unwrap();
+        let d = index.apply_changes(&["Makefile"]);
+        assert_eq!(d.removed.len(), 2);
+        assert!(d.added.is_empty() && d.updated.is_empty());
+        same_as_fresh(&index);
+
+        // A file no source takes changes nothing.
+        write(root, "src/main.c", "int main(){}");
+        assert_eq!(index.apply_changes(&["src/main.c"]), Delta::default());
+    }
+
+    #[test]
+    fn folder_rename_is_removed_plus_added() {
+        let t = workspace("rename");
+        let root = &t.0;
+        write(root, "a/package.json", PKG);
+        write(root, "a/deep/run.sh", "#!/bin/sh\necho hi\n");
+        write(root, "b/Makefile", "x:\n\ttrue\n");
+        let mut index = build(root);
+        let before_b: Vec<CommandItem> = index
+            .commands()
+            .into_iter()
+            .filter(|c| c.file_path.contains("/b/"))
+            .collect();
+        fs::rename(root.join("a"), root.join("moved")).unwrap();
+        let d = index.apply_changes(&["a", "moved"]);
+        assert_eq!(d.removed.len(), 3);
+        assert_eq!(d.added.len(), 3);
+        assert!(d.added.iter().all(|c| c.file_path.contains("/moved/")));
+        same_as_fresh(&index);
+        // Another file's commands are untouched, ids included.
+        let after_b: Vec<CommandItem> = index
+            .commands()
+            .into_iter()
+            .filter(|c| c.file_path.contains("/b/"))
+            .collect();
+        assert_eq!(before_b, after_b);
+
+        // A file renamed within a folder.
+        fs::rename(root.join("b/Makefile"), root.join("b/GNUmakefile")).unwrap();
+        let d = index.apply_changes(&["b/Makefile", "b/GNUmakefile"]);
+        assert_eq!((d.added.len(), d.removed.len()), (1, 1));
+        same_as_fresh(&index);
+    }
+
+    #[test]
+    fn includes_and_lock_files_reparse_the_reader() {
+        let t = workspace("include");
+        let root = &t.0;
+        write(root, "justfile", "import 'extra.just'\nbuild:\n    cc\n");
+        write(root, "extra.just", "deploy:\n    ./deploy\n");
+        write(root, "web/package.json", PKG);
+        let mut index = build(root);
+        assert!(index.iter().any(|c| c.label == "deploy"));
+        let runs = |i: &Index| {
+            i.iter()
+                .filter(|c| c.kind == "npm")
+                .map(|c| c.command.clone())
+                .collect::<Vec<_>>()
+        };
+        assert!(runs(&index).iter().all(|c| c.starts_with("npm run")));
+
+        write(root, "extra.just", "deploy:\n    ./deploy\nrelease:\n    ./release\n");
+        let d = index.apply_changes(&["extra.just"]);
+        assert_eq!(labels(&d.added), ["release"]);
+        same_as_fresh(&index);
+
+        // A lock file beside package.json picks the runner: its creation updates the scripts.
+        write(root, "web/yarn.lock", "");
+        let d = index.apply_changes(&["web/yarn.lock"]);
+        assert_eq!(d.updated.len(), 2);
+        assert!(runs(&index).iter().all(|c| c.starts_with("yarn")));
+        same_as_fresh(&index);
+
+        fs::remove_file(root.join("extra.just")).unwrap();
+        let d = index.apply_changes(&["extra.just"]);
+        assert_eq!(d.removed.len(), 2);
+        assert!(d.warnings.iter().any(|w| w.message.contains("not found")), "{d:?}");
+        same_as_fresh(&index);
+    }
+
+    #[test]
+    fn settings_and_ignore_files_run_a_diffed_full_pass() {
+        let t = workspace("settings");
+        let root = &t.0;
+        write(root, "package.json", PKG);
+        write(root, "tools/Makefile", "x:\n\ttrue\n");
+        write(root, "gen/run.sh", "echo\n");
+        let mut index = build(root);
+        assert_eq!(index.len(), 4);
+
+        write(
+            root,
+            ".vscode/settings.json",
+            r#"{"commandtree.excludePatterns": ["**/tools/**"]}"#,
+        );
+        let d = index.apply_changes(&[".vscode/settings.json"]);
+        assert!(d.full_pass);
+        assert_eq!(d.removed.len(), 1);
+        assert!(d.added.is_empty() && d.updated.is_empty(), "{d:?}");
+        same_as_fresh(&index);
+
+        write(root, ".gitignore", "gen/\n");
+        let d = index.apply_changes(&[".gitignore"]);
+        assert!(d.full_pass);
+        assert_eq!(d.removed.len(), 1);
+        assert!(d.removed[0].contains("run.sh"));
+        // A file created in the ignored folder stays out.
+        write(root, "gen/other.sh", "echo\n");
+        assert!(index.apply_changes(&["gen/other.sh"]).is_empty());
+
+        fs::remove_file(root.join(".gitignore")).unwrap();
+        let d = index.apply_changes(&[".gitignore"]);
+        assert_eq!(d.added.len(), 2);
+        same_as_fresh(&index);
+
+        write(
+            root,
+            ".commandtree/config.toml",
+            "[discovery]\nexclude = [\"**/gen/**\"]\n",
+        );
+        let d = index.apply_changes(&[".commandtree/config.toml"]);
+        assert!(d.full_pass);
+        assert_eq!(d.removed.len(), 2);
+        same_as_fresh(&index);
+    }
+
+    #[test]
+    fn duplicates_are_numbered_per_file() {
+        let t = workspace("dups");
+        let root = &t.0;
+        let tasks = |labels: &[&str]| {
+            let t: Vec<String> = labels
+                .iter()
+                .map(|l| format!(r#"{{"label": "{l}", "command": "echo {l}"}}"#))
+                .collect();
+            format!(r#"{{"version": "2.0.0", "tasks": [{}]}}"#, t.join(","))
+        };
+        write(root, ".vscode/tasks.json", &tasks(&["a", "a", "b"]));
+        write(root, "Makefile", "a:\n\ttrue\n");
+        let mut index = build(root);
+        let ids: Vec<String> = index.iter().map(|c| c.id.clone()).collect();
+        assert!(ids.iter().any(|i| i.ends_with(":a#2")), "{ids:?}");
+        write(root, "Makefile", "a:\n\ttrue\nb:\n\ttrue\n");
+        let d = index.apply_changes(&["Makefile"]);
+        assert_eq!(labels(&d.added), ["b"]);
+        assert!(d.updated.is_empty() && d.removed.is_empty(), "{d:?}");
+        write(root, ".vscode/tasks.json", &tasks(&["a", "b", "a", "a"]));
+        let d = index.apply_changes(&[".vscode/tasks.json"]);
+        assert_eq!(d.added.len(), 1);
+        assert!(d.added[0].id.ends_with(":a#3"));
+        same_as_fresh(&index);
+    }
+
+    #[test]
+    fn build_can_be_cancelled_and_reports_progress() {
+        let t = workspace("cancel");
+        let root = &t.0;
+        write(root, "package.json", PKG);
+        write(root, "Makefile", "x:\n\ttrue\n");
+        let (settings, _) = Settings::load(root);
+        let seen = std::sync::Mutex::new(Vec::new());
+        let progress = |e: crate::ProgressEvent| seen.lock().unwrap().push(e);
+        let index = Index::build_with(
+            root,
+            settings.clone(),
+            &Options::default(),
+            &CancelToken::new(),
+            &progress,
+        )
+        .unwrap();
+        assert_eq!(index.file_count(), 2);
+        let events = seen.into_inner().unwrap();
+        assert_eq!(events.len(), 2);
+        assert!(events.iter().all(|e| e.operation == "discover"));
+        assert_eq!(events.iter().map(|e| e.done).max(), Some(2));
+
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        let r = Index::build_with(root, settings, &Options::default(), &cancel, &NoProgress);
+        assert!(matches!(r, Err(Cancelled)));
+    }
+}
