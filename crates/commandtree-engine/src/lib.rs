@@ -4,3 +4,7 @@
 //! prints: formatting belongs to the front ends.
 
 pub use commandtree_core::{CancelToken, NoProgress, Progress, ProgressEvent};
+
+pub mod watch;
+
+pub use watch::{WatchError, WatchEvent, WatchOptions, Watcher};
