@@ -191,10 +191,15 @@ impl Index {
     /// Whether a change to `path` makes the walk itself different (settings, ignore files).
     pub fn needs_full_pass(&self, path: &Path) -> bool {
         let root = &self.root;
-        if path == root
-            || path == root.join(".vscode").join("settings.json")
-            || path == root.join(".commandtree").join("config.toml")
-            || path == root.join(".git").join("info").join("exclude")
+        // The path itself or a folder holding it: a folder created with the file in it comes
+        // as one event for the folder.
+        if [
+            root.join(".vscode").join("settings.json"),
+            root.join(".commandtree").join("config.toml"),
+            root.join(".git").join("info").join("exclude"),
+        ]
+        .iter()
+        .any(|f| f.starts_with(path))
         {
             return true;
         }
@@ -686,6 +691,19 @@ mod tests {
         assert!(d.full_pass);
         assert_eq!(d.removed.len(), 1);
         assert!(d.added.is_empty() && d.updated.is_empty(), "{d:?}");
+        same_as_fresh(&index);
+
+        // The settings' folder removed and created again with the file: one folder event each.
+        fs::remove_dir_all(root.join(".vscode")).unwrap();
+        let d = index.apply_changes(&[".vscode"]);
+        assert!(d.full_pass && d.added.len() == 1, "{d:?}");
+        write(
+            root,
+            ".vscode/settings.json",
+            r#"{"commandtree.excludePatterns": ["**/tools/**"]}"#,
+        );
+        let d = index.apply_changes(&[".vscode"]);
+        assert_eq!(d.removed.len(), 1);
         same_as_fresh(&index);
 
         write(root, ".gitignore", "gen/\n");
