@@ -228,6 +228,12 @@ impl Index {
             .collect();
         paths.sort();
         paths.dedup();
+        // Churn in folders the walk skips (`.git`, `node_modules`) that no parser read.
+        paths.retain(|p| {
+            p.parent().is_some_and(|d| self.dirs.contains(d))
+                || self.needs_full_pass(p)
+                || !self.readers_of(p).is_empty()
+        });
         if paths.is_empty() {
             return Delta::default();
         }
