@@ -11,6 +11,7 @@ mod search;
 mod summarize;
 mod tags;
 mod trust;
+mod watch;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -88,6 +89,9 @@ enum Command {
     Embed(search::EmbedArgs),
     /// Let this workspace's .commandtree/config.toml choose the LLM, its key and programs.
     Trust(trust::TrustArgs),
+    /// Keep discovering: one line per change (commands added, updated, removed; new tags and
+    /// summaries from other processes) until interrupted. --json prints NDJSON.
+    Watch(watch::WatchArgs),
 }
 
 #[derive(Args, Default)]
@@ -184,6 +188,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Search(args) => search::search(ws, args, cli.quiet),
         Command::Embed(args) => search::embed(ws, args, cli.quiet),
         Command::Trust(args) => trust::trust(ws.workspace(), args),
+        Command::Watch(args) => watch::watch(
+            commandtree_core::Workspace::open(cli.root.as_deref(), &cwd),
+            args,
+            cli.quiet,
+        ),
     }
 }
 
