@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Embedding benchmark: all-MiniLM-L6-v2 in Rust (commandtree-ai) against sentence-transformers
+# Embedding benchmark: all-MiniLM-L6-v2 in Rust (commandtree-embed) against sentence-transformers
 # (PyTorch, CPU) with the same number of threads, on the same texts, in one run: embeddings/s
 # at batch sizes 1, 8 and 32 with the ratio, the latency of one query, and a search over
 # 100,000 stored embeddings including the query's embedding.
@@ -22,7 +22,7 @@ if ! "$VENV/bin/python" -c "import sentence_transformers" 2>/dev/null; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q sentence-transformers
 fi
-cargo build --release -q -p commandtree-ai --example embed_bench
+cargo build --release -q -p commandtree-embed --example embed_bench
 BIN=target/release/examples/embed_bench
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

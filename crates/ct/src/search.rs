@@ -5,10 +5,10 @@ use crate::{Exit, output};
 use anstyle::Style;
 use anyhow::{Context, Result};
 use clap::Args;
-use commandtree_ai::embed::pipeline::{self, Source};
-use commandtree_ai::embed::{Embedder, model};
-use commandtree_ai::search::DEFAULT_THRESHOLD;
 use commandtree_core::{CommandItem, Options, Workspace};
+use commandtree_embed::pipeline::{self, Source};
+use commandtree_embed::search::DEFAULT_THRESHOLD;
+use commandtree_embed::{Embedder, model};
 use commandtree_store::{Check, Store, WorkspaceDb};
 use serde_json::json;
 use std::io::{IsTerminal, Write};
@@ -107,7 +107,7 @@ pub fn search(ws: &Workspace, args: SearchArgs, quiet: bool) -> Result<()> {
     } else {
         args.limit
     };
-    let found: Vec<(&CommandItem, f32)> = commandtree_ai::search::search_commands(
+    let found: Vec<(&CommandItem, f32)> = commandtree_embed::search::search_commands(
         &store,
         &commands,
         &embedder,

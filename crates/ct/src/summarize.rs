@@ -4,10 +4,10 @@
 use crate::{Exit, commands, output};
 use anyhow::{Context, Result};
 use clap::Args;
-use commandtree_ai::provider::{self, Detection, HOW_TO_CONFIGURE};
-use commandtree_ai::summary::{self, Event, Pending, SummaryConfig};
-use commandtree_ai::{CancelToken, Client, ProviderConfig};
 use commandtree_core::{CommandItem, Workspace};
+use commandtree_llm::provider::{self, Detection, HOW_TO_CONFIGURE};
+use commandtree_llm::summary::{self, Event, Pending, SummaryConfig};
+use commandtree_llm::{CancelToken, Client, ProviderConfig};
 use serde_json::json;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};

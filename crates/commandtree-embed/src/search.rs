@@ -6,8 +6,8 @@
 //! a single pass of dot products (100,000 commands: 150 MB of floats, a few milliseconds on two
 //! threads).
 
-use crate::embed::kernels::{self, Isa};
-use crate::embed::{DIM, Embedder, Error, Vector, from_blob};
+use crate::kernels::{self, Isa};
+use crate::{DIM, Embedder, Error, Vector, from_blob};
 use rusqlite::Connection;
 use std::sync::OnceLock;
 

@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod model;
 pub mod pipeline;
 mod safetensors;
+pub mod search;
 
 use bert::{Bert, Scratch};
 pub use kernels::Isa;
@@ -135,7 +136,7 @@ impl Embedder {
         let enc = self
             .tokenizer
             .encode_fast(text, true)
-            .map_err(|e| Error(format!("tokenizing {:?}: {e}", crate::embed::short(text))))?;
+            .map_err(|e| Error(format!("tokenizing {:?}: {e}", crate::short(text))))?;
         Ok(enc.get_ids().to_vec())
     }
 

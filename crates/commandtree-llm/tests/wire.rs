@@ -4,7 +4,7 @@
 
 mod common;
 
-use commandtree_ai::{
+use commandtree_llm::{
     CancelToken, ChatRequest, Client, ErrorKind, Message, Options, ProviderConfig, StreamEvent,
     Tool,
 };
@@ -134,7 +134,7 @@ fn collect_stream(
     client: &Client,
     req: &ChatRequest,
 ) -> (
-    commandtree_ai::Result<commandtree_ai::ChatResponse>,
+    commandtree_llm::Result<commandtree_llm::ChatResponse>,
     Vec<String>,
     String,
 ) {
@@ -201,7 +201,7 @@ fn openai_streaming_text_and_fragmented_tool_call() {
 
     let mut req = ChatRequest::new(ask());
     req.tools = vec![tool()];
-    req.tool_choice = commandtree_ai::ToolChoice::Force("emit".into());
+    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
     let (r, _, args) = collect_stream(&client, &req);
     let r = r.unwrap();
     assert_eq!(
@@ -269,7 +269,7 @@ fn anthropic_streaming_text_and_fragmented_tool_call() {
 
     let mut req = ChatRequest::new(ask());
     req.tools = vec![tool()];
-    req.tool_choice = commandtree_ai::ToolChoice::Force("emit".into());
+    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
     let (r, _, args) = collect_stream(&client, &req);
     let r = r.unwrap();
     assert_eq!(

@@ -3,9 +3,10 @@
 //! kernel version this CPU can run, one text at a time and in mixed batches; and the model
 //! download against a real HTTP server on loopback.
 
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
 
-use commandtree_ai::embed::{self, DIM, Embedder, Isa, model};
+use commandtree_embed::{self as embed, DIM, Embedder, Isa, model};
 use std::path::PathBuf;
 
 /// The model fetched by `scripts/fetch-test-model.sh`. Missing: the test says so and passes,
