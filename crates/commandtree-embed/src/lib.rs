@@ -8,14 +8,15 @@
 //! working binary with no native library and no ONNX file.
 
 mod bert;
-pub mod kernels;
+mod kernels;
 pub mod model;
 pub mod pipeline;
 mod safetensors;
 pub mod search;
+mod view;
 
 use bert::{Bert, Scratch};
-pub use kernels::Isa;
+use kernels::Isa;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,6 +33,19 @@ pub type Vector = [f32; DIM];
 const MAX_BATCH: usize = 32;
 /// Tokens per sub-batch, bounding the activations (about 12 KiB per token).
 const MAX_BATCH_TOKENS: usize = 4096;
+
+/// Which kernels an [`Embedder`] runs. The instruction set itself is detected inside this crate
+/// (once per process), so no caller can pick instructions the CPU lacks; the portable kernels
+/// run everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kernels {
+    /// The fastest this CPU supports (AVX-512, AVX2+FMA or portable), lowered by
+    /// `COMMANDTREE_EMBED_ISA=portable|avx2`.
+    #[default]
+    Best,
+    /// Plain Rust loops: valid on every CPU and under Valgrind.
+    Portable,
+}
 
 /// An embedding failure: one line naming the file and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,13 +80,19 @@ impl Embedder {
     /// optionally `sentence_bert_config.json`). About 0.1 s: the weights are memory-mapped and
     /// repacked once.
     pub fn load(dir: &Path) -> Result<Embedder, Error> {
-        Self::load_with_isa(dir, Isa::detect())
+        Self::load_with(dir, Kernels::Best)
     }
 
-    /// As `load`, with the kernels of `isa` (or the best one the CPU has, if that is less):
-    /// the tests check every code path against the reference on one machine.
-    pub fn load_with_isa(dir: &Path, isa: Isa) -> Result<Embedder, Error> {
-        let isa = isa.min(Isa::best());
+    /// As `load`, with the kernels asked for.
+    pub fn load_with(dir: &Path, kernels: Kernels) -> Result<Embedder, Error> {
+        let isa = match kernels {
+            Kernels::Best => Isa::detected(),
+            Kernels::Portable => Isa::portable(),
+        };
+        Self::load_with_isa(dir, isa)
+    }
+
+    fn load_with_isa(dir: &Path, isa: Isa) -> Result<Embedder, Error> {
         let bert = Bert::load(
             &dir.join("config.json"),
             &dir.join("model.safetensors"),
@@ -317,6 +337,78 @@ pub(crate) fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The model of `scripts/fetch-test-model.sh`, as the integration tests find it.
+    pub(crate) fn test_model() -> Option<PathBuf> {
+        let found = model::find(&std::env::temp_dir().join("ct-no-such-root"));
+        assert!(
+            found.is_some() || std::env::var_os("CI").is_none(),
+            "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
+        );
+        found
+    }
+
+    /// (text, vector) of `tests/data/reference.json`.
+    fn reference() -> Vec<(String, Vec<f32>)> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let b64 = |s: &str| -> Vec<u8> {
+            let val = |c: u8| match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                _ => 63,
+            } as u32;
+            let mut out = Vec::new();
+            for chunk in s.trim_end_matches('=').as_bytes().chunks(4) {
+                let n = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |n, (i, &c)| n | val(c) << (18 - 6 * i));
+                out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+            }
+            out
+        };
+        doc["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let v = b64(s["f32le"].as_str().unwrap())
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                    .collect();
+                (s["text"].as_str().unwrap().to_string(), v)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_instruction_set_matches_the_reference() {
+        let Some(dir) = test_model() else { return };
+        let refs = reference();
+        assert!(refs.len() >= 20 && refs.iter().all(|(_, v)| v.len() == DIM));
+        let texts: Vec<&str> = refs.iter().map(|(t, _)| t.as_str()).collect();
+        for isa in Isa::supported() {
+            let e = Embedder::load_with_isa(&dir, isa).unwrap();
+            assert_eq!(e.isa(), isa.name());
+            for (got, (text, want)) in e.embed(&texts).unwrap().iter().zip(&refs) {
+                let dot: f64 = got
+                    .iter()
+                    .zip(want)
+                    .map(|(a, b)| *a as f64 * *b as f64)
+                    .sum();
+                let norm: f64 = want.iter().map(|b| (*b as f64).powi(2)).sum::<f64>().sqrt();
+                assert!(
+                    dot / norm >= 0.999_999,
+                    "{}: {dot} for {text:?}",
+                    isa.name()
+                );
+            }
+        }
+    }
 
     #[test]
     fn blobs_round_trip_and_reject_other_sizes() {
