@@ -70,9 +70,28 @@ pub struct Bert {
 }
 
 impl Bert {
-    pub fn load(config: &Path, weights: &Path, isa: Isa) -> Result<Bert, Error> {
+    /// Loads the encoder; `mappable` as for `Tensors::open`.
+    pub fn load(config: &Path, weights: &Path, isa: Isa, mappable: bool) -> Result<Bert, Error> {
         let text = std::fs::read_to_string(config).map_err(|e| Error::at(config, e))?;
         let cfg: Config = serde_json::from_str(&text).map_err(|e| Error::at(config, e))?;
+        // Only all-MiniLM-L6-v2's shape: the sizes decide every allocation and loop below, and
+        // a crafted config once asked for petabytes.
+        for (name, got, want) in [
+            ("hidden_size", cfg.hidden_size, 384),
+            ("num_hidden_layers", cfg.num_hidden_layers, 6),
+            ("num_attention_heads", cfg.num_attention_heads, 12),
+            ("intermediate_size", cfg.intermediate_size, 1536),
+            ("max_position_embeddings", cfg.max_position_embeddings, 512),
+            ("vocab_size", cfg.vocab_size, 30522),
+            ("type_vocab_size", cfg.type_vocab_size, 2),
+        ] {
+            if got != want {
+                return Err(Error::at(
+                    config,
+                    format!("{name} is {got}; all-MiniLM-L6-v2 has {want}"),
+                ));
+            }
+        }
         if cfg.hidden_act != "gelu" {
             return Err(Error::at(
                 config,
@@ -92,7 +111,7 @@ impl Bert {
         {
             return Err(Error::at(config, "unsupported layer sizes"));
         }
-        let t = Tensors::open(weights)?;
+        let t = Tensors::open(weights, mappable)?;
         // Checkpoints saved from BertFor* models prefix every name with `bert.`.
         let prefix = if t.contains("bert.embeddings.word_embeddings.weight") {
             "bert."

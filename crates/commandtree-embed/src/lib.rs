@@ -77,14 +77,16 @@ pub struct Embedder {
 
 impl Embedder {
     /// Loads the model in `dir` (`config.json`, `tokenizer.json`, `model.safetensors`, and
-    /// optionally `sentence_bert_config.json`). About 0.1 s: the weights are memory-mapped and
-    /// repacked once.
+    /// optionally `sentence_bert_config.json`) after checking every file is the pinned
+    /// all-MiniLM-L6-v2 file ([`model::verify`]). About 0.1 s once verified: the weights are
+    /// memory-mapped (in the user cache; read elsewhere) and repacked once.
     pub fn load(dir: &Path) -> Result<Embedder, Error> {
         Self::load_with(dir, Kernels::Best)
     }
 
     /// As `load`, with the kernels asked for.
     pub fn load_with(dir: &Path, kernels: Kernels) -> Result<Embedder, Error> {
+        model::verify(dir)?;
         let isa = match kernels {
             Kernels::Best => Isa::detected(),
             Kernels::Portable => Isa::portable(),
@@ -92,11 +94,14 @@ impl Embedder {
         Self::load_with_isa(dir, isa)
     }
 
+    /// Loads without verifying the files: everything read is still checked (sizes, token ids),
+    /// so a wrong file gives an error, never a crash.
     fn load_with_isa(dir: &Path, isa: Isa) -> Result<Embedder, Error> {
         let bert = Bert::load(
             &dir.join("config.json"),
             &dir.join("model.safetensors"),
             isa,
+            model::is_cache(dir),
         )?;
         if bert.hidden != DIM {
             return Err(Error::at(
@@ -104,12 +109,18 @@ impl Embedder {
                 format!("hidden_size is {}, expected {DIM}", bert.hidden),
             ));
         }
-        let max_len = max_seq_length(dir)?.min(bert.max_positions);
+        let max_len = max_seq_length(dir)?.clamp(2, bert.max_positions);
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"), max_len)?;
-        if tokenizer.get_vocab_size(true) > bert.vocab_size() {
+        // Every id the tokenizer can produce indexes the embedding table.
+        let vocab = bert.vocab_size();
+        if let Some((token, id)) = tokenizer
+            .get_vocab(true)
+            .into_iter()
+            .find(|(_, id)| *id as usize >= vocab)
+        {
             return Err(Error::at(
                 &dir.join("tokenizer.json"),
-                "the vocabulary is larger than the model's embedding table",
+                format!("token {token:?} has id {id}, beyond the model's {vocab} embeddings"),
             ));
         }
         let threads = std::env::var("COMMANDTREE_EMBED_THREADS")
@@ -157,7 +168,17 @@ impl Embedder {
             .tokenizer
             .encode_fast(text, true)
             .map_err(|e| Error(format!("tokenizing {:?}: {e}", crate::short(text))))?;
-        Ok(enc.get_ids().to_vec())
+        let ids = enc.get_ids();
+        // The post-processor's special tokens are ids of their own, outside the vocabulary
+        // checked at load time.
+        let vocab = self.bert.vocab_size();
+        if let Some(id) = ids.iter().find(|&&id| id as usize >= vocab) {
+            return Err(Error::at(
+                &self.dir.join("tokenizer.json"),
+                format!("token id {id} is beyond the model's {vocab} embeddings"),
+            ));
+        }
+        Ok(ids.to_vec())
     }
 
     pub fn embed_one(&self, text: &str) -> Result<Vector, Error> {
@@ -383,6 +404,50 @@ mod tests {
                 (s["text"].as_str().unwrap().to_string(), v)
             })
             .collect()
+    }
+
+    /// A folder with the real model's files, `edit` applied to the text of `file`; loaded
+    /// without the SHA-256 check, to test the checks behind it.
+    fn crafted(
+        name: &str,
+        file: &str,
+        edit: impl Fn(String) -> String,
+    ) -> Option<Result<Embedder, Error>> {
+        let real = test_model()?;
+        let dir = std::env::temp_dir().join(format!("ct-crafted-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in model::FILES {
+            std::fs::copy(real.join(f.name), dir.join(f.name)).unwrap();
+        }
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let changed = edit(text.clone());
+        assert_ne!(changed.len(), text.len(), "the edit applies");
+        std::fs::write(dir.join(file), changed).unwrap();
+        let r = Embedder::load_with_isa(&dir, Isa::detected());
+        let _ = std::fs::remove_dir_all(&dir);
+        Some(r)
+    }
+
+    #[test]
+    fn unverified_files_are_still_checked_before_use() {
+        let huge =
+            |t: String| t.replace("\"vocab_size\": 30522", "\"vocab_size\": 300000000000000");
+        if let Some(r) = crafted("config", "config.json", huge) {
+            let err = r.err().expect("refused");
+            assert!(err.0.contains("vocab_size is 300000000000000"), "{err}");
+        }
+        let far = |t: String| t.replace("\"hello\":7592", "\"hello\":9999999");
+        if let Some(r) = crafted("vocab", "tokenizer.json", far) {
+            let err = r.err().expect("refused");
+            assert!(err.0.contains("\"hello\" has id 9999999"), "{err}");
+        }
+        // A special token's id comes from the post-processor, not the vocabulary.
+        let cls = |t: String| t.replace("\"ids\":[101]", "\"ids\":[888888]");
+        if let Some(r) = crafted("special", "tokenizer.json", cls) {
+            let err = r.unwrap().tokenize("hi").unwrap_err();
+            assert!(err.0.contains("token id 888888"), "{err}");
+        }
     }
 
     #[test]
