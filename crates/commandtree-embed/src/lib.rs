@@ -459,7 +459,7 @@ mod tests {
         for isa in Isa::supported() {
             let e = Embedder::load_with_isa(&dir, isa).unwrap();
             assert_eq!(e.isa(), isa.name());
-            for (got, (text, want)) in e.embed(&texts).unwrap().iter().zip(&refs) {
+            let check = |got: &Vector, text: &str, want: &[f32]| {
                 let dot: f64 = got
                     .iter()
                     .zip(want)
@@ -471,7 +471,14 @@ mod tests {
                     "{}: {dot} for {text:?}",
                     isa.name()
                 );
+            };
+            // A batch (a sub-batch per thread) and the longest text alone (every thread on
+            // each step of it: the views handed to threads).
+            for (got, (text, want)) in e.embed(&texts).unwrap().iter().zip(&refs) {
+                check(got, text, want);
             }
+            let (text, want) = refs.iter().max_by_key(|(t, _)| t.len()).unwrap();
+            check(&e.with_threads(2).embed_one(text).unwrap(), text, want);
         }
     }
 
