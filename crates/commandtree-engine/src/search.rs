@@ -2,13 +2,13 @@
 //! downloading) the model, searching by meaning, and the embedding checks of a database check.
 
 use crate::{Error, Loaded, Result};
-use commandtree_ai::embed::pipeline::{self, Plan, Report};
-use commandtree_ai::embed::{Embedder, model};
 use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, Workspace};
+use commandtree_embed::pipeline::{self, Plan, Report};
+use commandtree_embed::{Embedder, model};
 use commandtree_store::{Check, Store};
 use std::path::{Path, PathBuf};
 
-pub use commandtree_ai::search::DEFAULT_THRESHOLD;
+pub use commandtree_embed::search::DEFAULT_THRESHOLD;
 
 /// The commands whose embedding is missing or out of date (all of them with `force`).
 pub fn plan(loaded: &Loaded, force: bool) -> Result<Plan> {
@@ -119,7 +119,7 @@ pub fn search(
         }
         refresh_warning = Some(format!("could not store new embeddings: {e}"));
     }
-    let hits = commandtree_ai::search::search_commands(
+    let hits = commandtree_embed::search::search_commands(
         store,
         &loaded.commands,
         embedder,

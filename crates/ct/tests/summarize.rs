@@ -1,7 +1,7 @@
 //! `ct summarize`, `ct doctor`, and summaries in `ct list` / `ct show`, with the built binary
 //! against a mock model on loopback.
 
-#[path = "../../commandtree-ai/tests/common/mod.rs"]
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
 
 use common::{Reply, Server};

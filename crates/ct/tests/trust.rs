@@ -3,7 +3,7 @@
 //! `ct trust` it is honoured until it changes. Servers are real HTTP servers on loopback that
 //! record every request with all its headers.
 
-#[path = "../../commandtree-ai/tests/common/mod.rs"]
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
 
 use common::{Reply, Server};

@@ -80,6 +80,7 @@ pub(crate) struct Http {
     limiter: Arc<Limiter>,
 }
 
+#[derive(Clone, Copy)]
 pub(crate) enum Method<'b> {
     Get,
     Post(&'b [u8]),
@@ -94,6 +95,8 @@ impl Http {
     fn agent(&self, streaming: bool) -> Agent {
         let mut b = Agent::config_builder()
             .http_status_as_error(false)
+            // Redirects are followed in `call`, which knows which headers carry the key.
+            .max_redirects(0)
             .timeout_connect(Some(self.cfg.connect_timeout))
             .user_agent(concat!("commandtree/", env!("CARGO_PKG_VERSION")));
         // A stream may run long, so only the silence between reads is bounded; a plain reply
@@ -129,22 +132,7 @@ impl Http {
                 let a = agent.clone();
                 cancel.on_cancel(move || a.shutdown())
             };
-            let result = match method {
-                Method::Get => {
-                    let mut r = agent.get(&url);
-                    for (k, v) in headers {
-                        r = r.header(k, v);
-                    }
-                    r.call()
-                }
-                Method::Post(body) => {
-                    let mut r = agent.post(&url);
-                    for (k, v) in headers {
-                        r = r.header(k, v);
-                    }
-                    r.content_type("application/json").send(body)
-                }
-            };
+            let result = self.call(&agent, &url, method, headers);
             let retries_left = attempt < self.cfg.max_retries;
             let wait = match result {
                 Err(_) if cancel.is_cancelled() => return Err(LlmError::cancelled()),
@@ -203,6 +191,70 @@ impl Http {
         }
     }
 
+    /// One request, following redirects (at most `MAX_REDIRECTS`). ureq, left to follow them,
+    /// drops only `Authorization`, so Anthropic's `x-api-key` would reach whatever host a
+    /// server redirects to; here, once a redirect leaves the origin (scheme, host and port) of
+    /// the configured URL, every header that carries the key stays behind.
+    fn call(
+        &self,
+        agent: &Agent,
+        url: &str,
+        method: Method<'_>,
+        headers: &[(String, String)],
+    ) -> std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let first = origin(url);
+        let mut url = url.to_string();
+        let mut method = method;
+        let mut headers: Vec<&(String, String)> = headers.iter().collect();
+        for hop in 0.. {
+            let resp = match method {
+                Method::Get => {
+                    let mut r = agent.get(&url);
+                    for (k, v) in &headers {
+                        r = r.header(k, v);
+                    }
+                    r.call()
+                }
+                Method::Post(body) => {
+                    let mut r = agent.post(&url);
+                    for (k, v) in &headers {
+                        r = r.header(k, v);
+                    }
+                    r.content_type("application/json").send(body)
+                }
+            }?;
+            let status = resp.status().as_u16();
+            let location = resp.headers().get("location").and_then(|v| v.to_str().ok());
+            let (true, Some(location)) = (matches!(status, 301 | 302 | 303 | 307 | 308), location)
+            else {
+                return Ok(resp);
+            };
+            if hop == MAX_REDIRECTS {
+                return Err(ureq::Error::TooManyRedirects);
+            }
+            url = resolve(&url, location);
+            if first.is_none() || origin(&url) != first {
+                headers.retain(|(k, v)| !self.carries_key(k, v));
+            }
+            // 307/308 repeat the request; the others turn it into a GET (as browsers do).
+            if !matches!(status, 307 | 308) {
+                method = Method::Get;
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    fn carries_key(&self, name: &str, value: &str) -> bool {
+        ["authorization", "x-api-key", "api-key"]
+            .iter()
+            .any(|h| name.eq_ignore_ascii_case(h))
+            || self
+                .cfg
+                .api_key
+                .as_ref()
+                .is_some_and(|k| !k.expose().is_empty() && value.contains(k.expose()))
+    }
+
     /// Exponential backoff from 500 ms with jitter, or what the server asked for; capped.
     fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         let d = retry_after.unwrap_or_else(|| {
@@ -211,6 +263,45 @@ impl Http {
         });
         d.min(self.cfg.max_retry_wait)
     }
+}
+
+/// Redirects followed for one request.
+const MAX_REDIRECTS: u32 = 5;
+
+/// Scheme, host and port of an absolute URL (the port made explicit), lowercased.
+fn origin(url: &str) -> Option<(String, String, u16)> {
+    let uri: ureq::http::Uri = url.parse().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = uri.port_u16().or(match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    })?;
+    Some((scheme, host, port))
+}
+
+/// `location` (absolute, or relative to `base`) as an absolute URL.
+fn resolve(base: &str, location: &str) -> String {
+    if origin(location).is_some() {
+        return location.to_string();
+    }
+    let Ok(uri) = base.parse::<ureq::http::Uri>() else {
+        return location.to_string();
+    };
+    let root = format!(
+        "{}://{}",
+        uri.scheme_str().unwrap_or("https"),
+        uri.authority().map_or("", |a| a.as_str())
+    );
+    if let Some(rest) = location.strip_prefix("//") {
+        return format!("{}://{rest}", uri.scheme_str().unwrap_or("https"));
+    }
+    if location.starts_with('/') {
+        return format!("{root}{location}");
+    }
+    let dir = uri.path().rsplit_once('/').map_or("", |(d, _)| d);
+    format!("{root}{dir}/{location}")
 }
 
 /// `Retry-After` as seconds or an HTTP date; OpenAI's `retry-after-ms` first.
@@ -230,32 +321,13 @@ fn retry_after(ms: Option<String>, after: Option<String>) -> Option<Duration> {
     Some(Duration::from_secs(at.saturating_sub(now)))
 }
 
-/// `Sun, 06 Nov 1994 08:49:37 GMT` as seconds since the epoch.
+/// `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110's IMF-fixdate, a form of RFC 2822) as seconds
+/// since the epoch.
 fn http_date(s: &str) -> Option<u64> {
-    let parts: Vec<&str> = s.split_whitespace().collect();
-    let [_, day, month, year, time, _] = parts.as_slice() else {
-        return None;
-    };
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| m.eq_ignore_ascii_case(month))? as i64
-        + 1;
-    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
-    let t: Vec<i64> = time.split(':').filter_map(|p| p.parse().ok()).collect();
-    let [h, m, sec] = t.as_slice() else {
-        return None;
-    };
-    // Days from civil (Howard Hinnant).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + h * 3600 + m * 60 + sec).ok()
+    let t = jiff::fmt::rfc2822::DateTimeParser::new()
+        .parse_timestamp(s)
+        .ok()?;
+    u64::try_from(t.as_second()).ok()
 }
 
 fn jitter_ms(max: u64) -> u64 {
@@ -314,6 +386,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn redirect_targets_and_origins() {
+        assert_eq!(resolve("http://a:1/v1/messages", "/x"), "http://a:1/x");
+        assert_eq!(resolve("http://a:1/v1/messages", "y"), "http://a:1/v1/y");
+        assert_eq!(resolve("https://a/v1", "//b/z"), "https://b/z");
+        assert_eq!(resolve("http://a:1/v1", "http://b:2/z"), "http://b:2/z");
+        assert_eq!(
+            origin("https://A.example/x"),
+            origin("https://a.example:443/y")
+        );
+        assert_ne!(origin("http://127.0.0.1:1/"), origin("http://127.0.0.1:2/"));
+        assert_ne!(origin("http://a/"), origin("https://a/"));
+    }
+
+    #[test]
     fn retry_after_forms() {
         assert_eq!(
             retry_after(None, Some("2".into())),
@@ -331,6 +417,20 @@ mod tests {
         assert_eq!(
             retry_after(None, Some("Sun, 06 Nov 1994 08:49:37 GMT".into())),
             Some(Duration::ZERO)
+        );
+        assert_eq!(
+            http_date("Sun, 31 Feb 1994 08:49:37 GMT"),
+            None,
+            "no such day"
+        );
+        let soon = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(120);
+        let header = jiff::fmt::rfc2822::DateTimePrinter::new()
+            .timestamp_to_rfc9110_string(&soon)
+            .unwrap();
+        let wait = retry_after(None, Some(header)).unwrap();
+        assert!(
+            wait <= Duration::from_secs(120) && wait >= Duration::from_secs(100),
+            "{wait:?}"
         );
     }
 }

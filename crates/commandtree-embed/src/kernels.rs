@@ -3,15 +3,16 @@
 //!
 //! Binaries must run on any x86-64, so nothing is compiled for a particular CPU. Instead every
 //! hot function exists in three versions (AVX-512, AVX2+FMA, portable) and the best one the CPU
-//! supports is picked once at run time ([`Isa::detect`]). The matrix product has hand-written
+//! supports is picked once at run time ([`Isa::detected`]). The matrix product has hand-written
 //! micro-kernels; the element-wise functions are plain loops that the compiler vectorises for
 //! each instruction set (see [`multiversion`]).
 
+use crate::view::BlockMut;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
 /// Columns of one packed weight panel: two AVX-512 registers, four AVX2 registers.
-pub const NR: usize = 32;
+pub(crate) const NR: usize = 32;
 /// Depth of one block of the product: a packed weight block (KC × NR floats, 48 KiB) is
 /// multiplied with every row block of the input while it is hot in L1/L2. Measured on the
 /// model's shapes (K = 384 and 1536): 384 beat 128, 192, 256, 768 and 1536 by 3-7 %.
@@ -19,65 +20,92 @@ const KC: usize = 384;
 /// Rows of input swept per weight block: 240 × 384 floats (360 KiB) stay in L2.
 const MC: usize = 240;
 
-/// The instruction set the kernels use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Isa {
+enum Level {
     Portable,
     Avx2,
     Avx512,
 }
 
+/// The instruction set the kernels use, and the proof that this CPU has it: the field is private
+/// to this module and every constructor checks the CPU, so holding an `Isa` of a level means the
+/// instructions of that level can run. This is what makes the kernels' `unsafe` calls of
+/// `#[target_feature]` functions sound for every caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Isa(Level);
+
 impl Isa {
-    /// The best instruction set this CPU has. `COMMANDTREE_EMBED_ISA=portable|avx2|avx512`
-    /// lowers it (to test the other code paths on one machine); it never raises it above what
-    /// the CPU supports.
-    pub fn detect() -> Isa {
-        let best = Self::best();
-        match std::env::var("COMMANDTREE_EMBED_ISA").as_deref() {
-            Ok("portable") => Isa::Portable,
-            Ok("avx2") => best.min(Isa::Avx2),
-            _ => best,
-        }
+    /// The best instruction set this CPU has, detected once per process.
+    /// `COMMANDTREE_EMBED_ISA=portable|avx2` (read once) lowers it, to run the other code paths
+    /// on one machine (`scripts/memcheck.sh` needs the portable one: Valgrind has no AVX-512); it
+    /// never raises it above what the CPU supports.
+    pub fn detected() -> Isa {
+        static DETECTED: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            let best = best_level();
+            Isa(match std::env::var("COMMANDTREE_EMBED_ISA").as_deref() {
+                Ok("portable") => Level::Portable,
+                Ok("avx2") => best.min(Level::Avx2),
+                _ => best,
+            })
+        })
     }
 
-    /// The best instruction set this CPU has.
-    #[allow(unreachable_code)]
-    pub fn best() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512dq")
-                && is_x86_feature_detected!("avx512vl")
-                && is_x86_feature_detected!("fma")
-                && is_x86_feature_detected!("avx2")
-            {
-                return Isa::Avx512;
-            }
-            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-                return Isa::Avx2;
-            }
-        }
-        Isa::Portable
+    /// The portable kernels: plain Rust, valid on every CPU.
+    pub fn portable() -> Isa {
+        Isa(Level::Portable)
+    }
+
+    /// Every instruction set up to the detected one, from the portable one up (the tests check
+    /// each; `COMMANDTREE_EMBED_ISA=portable` keeps them to the portable kernels).
+    #[cfg(test)]
+    pub fn supported() -> Vec<Isa> {
+        let best = Isa::detected().0;
+        [Level::Portable, Level::Avx2, Level::Avx512]
+            .into_iter()
+            .filter(|l| *l <= best)
+            .map(Isa)
+            .collect()
     }
 
     /// Rows of one micro-kernel tile: as many as the registers hold accumulators for
     /// (AVX-512: 14 × 2 of 32 registers, measured 2-10 % faster than 8 or 12).
     fn mr(self) -> usize {
-        match self {
-            Isa::Avx512 => 14,
-            Isa::Avx2 => 6,
-            Isa::Portable => 4,
+        match self.0 {
+            Level::Avx512 => 14,
+            Level::Avx2 => 6,
+            Level::Portable => 4,
         }
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Isa::Avx512 => "avx512",
-            Isa::Avx2 => "avx2",
-            Isa::Portable => "portable",
+        match self.0 {
+            Level::Avx512 => "avx512",
+            Level::Avx2 => "avx2",
+            Level::Portable => "portable",
         }
     }
+}
+
+/// The best instruction set this CPU has.
+#[allow(unreachable_code)]
+fn best_level() -> Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("avx2")
+        {
+            return Level::Avx512;
+        }
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            return Level::Avx2;
+        }
+    }
+    Level::Portable
 }
 
 /// Defines `pub fn NAME(isa: Isa, args...)` whose body is compiled three times, once per
@@ -99,12 +127,13 @@ macro_rules! multiversion {
             #[target_feature(enable = "avx2,fma")]
             #[allow(clippy::too_many_arguments)]
             fn v2($($p: $t),*) { generic($($p),*) }
-            match isa {
-                // SAFETY: `isa` comes from `Isa::detect`, which checked the CPU has these.
+            match isa.0 {
+                // SAFETY: an `Isa` of this level exists only when the CPU has its features
+                // (`Isa`'s constructors check; its field is private to this module).
                 #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => unsafe { v512($($p),*) },
+                Level::Avx512 => unsafe { v512($($p),*) },
                 #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => unsafe { v2($($p),*) },
+                Level::Avx2 => unsafe { v2($($p),*) },
                 _ => generic($($p),*),
             }
         }
@@ -114,7 +143,7 @@ macro_rules! multiversion {
 /// A weight matrix `W` (`n` outputs × `k` inputs, PyTorch's `Linear` layout) stored for
 /// `x · Wᵀ`: column panels of [`NR`] outputs, each `k` rows of NR contiguous floats, so the
 /// micro-kernels read it strictly sequentially.
-pub struct Packed {
+pub(crate) struct Packed {
     pub k: usize,
     pub n: usize,
     data: AlignedVec,
@@ -157,7 +186,7 @@ impl Packed {
 
 /// A float buffer whose first element is 64-byte aligned, so AVX-512 loads never straddle
 /// cache lines.
-pub struct AlignedVec {
+pub(crate) struct AlignedVec {
     buf: Vec<f32>,
     start: usize,
     len: usize,
@@ -193,7 +222,7 @@ impl AlignedVec {
 
 /// What the product does with what is already in the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Epilogue {
+pub(crate) enum Epilogue {
     /// `c = a·Wᵀ + bias`
     Store,
     /// `c = a·Wᵀ + bias` then `c = gelu(c)` (erf form, as BERT's `hidden_act: gelu`)
@@ -203,24 +232,28 @@ pub enum Epilogue {
 }
 
 /// `c[m × w.n] (op)= a[m × w.k] · Wᵀ + bias`, for the column panels in `panels` only (so two
-/// threads can share one product). `a` is row-major with `w.k` columns, `c` with `w.n`.
+/// threads can share one product). `a` is row-major with `w.k` columns; `c` is the rectangle of
+/// the output (row stride `w.n`) holding exactly those panels' columns of all `m` rows.
 ///
 /// The input is read in place (no packing): each micro-kernel broadcasts from its rows of `a`,
 /// which stream through L1 while the packed weight block stays there.
-///
-/// # Safety
-/// `a` must hold `m * w.k` floats and `c` `m * w.n`; no other thread may touch the columns of
-/// `c` this call writes (panels × NR) while it runs.
-pub unsafe fn gemm(
+pub(crate) fn gemm(
     isa: Isa,
-    a: *const f32,
+    a: &[f32],
     m: usize,
     w: &Packed,
-    c: *mut f32,
+    c: &mut BlockMut<'_>,
     epi: Epilogue,
     panels: std::ops::Range<usize>,
 ) {
     let (k, n) = (w.k, w.n);
+    // The bounds every pointer below relies on.
+    assert_eq!(a.len(), m * k, "input size");
+    assert!(panels.start <= panels.end && panels.end <= w.panels());
+    assert_eq!(c.rows(), m, "output rows");
+    assert_eq!(c.stride(), n, "output row stride");
+    assert_eq!(c.width(), panels.len() * NR, "output columns");
+    let (a, c) = (a.as_ptr(), c.as_mut_ptr());
     let mr = isa.mr();
     let mut kb = 0;
     while kb < k {
@@ -231,8 +264,8 @@ pub unsafe fn gemm(
         while rb < m {
             let mc = MC.min(m - rb);
             for p in panels.clone() {
-                // SAFETY: the panel has k × NR floats; rows kb.. of it are inside.
-                let b = unsafe { w.panel(p).as_ptr().add(kb * NR) };
+                // Rows kb..kb+kc of the panel's k × NR floats.
+                let b = w.panel(p)[kb * NR..].as_ptr();
                 let bias = if first {
                     w.bias[p * NR..].as_ptr()
                 } else {
@@ -243,8 +276,11 @@ pub unsafe fn gemm(
                 let mut r = rb;
                 while r < rb + mc {
                     let rows = mr.min(rb + mc - r);
-                    // SAFETY: rows r..r+rows, columns kb..kb+kc of `a` and the tile of `c` lie
-                    // inside the buffers (caller's contract).
+                    // SAFETY: rows r..r+rows < m and columns kb..kb+kc ≤ k of `a` (m × k,
+                    // asserted above); the tile's rows r..r+rows × NR columns of panel p lie in
+                    // `c`'s rectangle (m rows × the panels' columns, stride n, asserted above),
+                    // which `c` lends exclusively; `b` has kc × NR floats and `bias` NR. The
+                    // instruction set is the CPU's (an `Isa` proves it).
                     unsafe {
                         tile(
                             isa,
@@ -253,7 +289,7 @@ pub unsafe fn gemm(
                             a.add(r * k + kb),
                             k,
                             b,
-                            c.add(r * n + p * NR),
+                            c.add(r * n + (p - panels.start) * NR),
                             n,
                             bias,
                             add,
@@ -270,6 +306,11 @@ pub unsafe fn gemm(
 }
 
 /// One tile of `rows` rows × NR columns.
+///
+/// # Safety
+/// `a` has `rows` rows of `kc` floats (stride `lda`), `b` kc × NR floats, `c` `rows` rows of
+/// NR floats (stride `ldc`) that no one else accesses meanwhile, `bias` NR floats unless null;
+/// `isa` proves the CPU's features (always true of an `Isa`).
 #[allow(clippy::too_many_arguments)]
 unsafe fn tile(
     isa: Isa,
@@ -287,17 +328,18 @@ unsafe fn tile(
     macro_rules! by_rows {
         ($f:ident, $($r:literal)*) => {
             match rows {
-                // SAFETY: forwarded from the caller; the ISA was detected.
+                // SAFETY: the buffers are the caller's contract; the kernel's instruction set
+                // is the CPU's, since `isa` holds that level (see `Isa`).
                 $($r => unsafe { $f::<$r>(kc, a, lda, b, c, ldc, bias, add, gelu) },)*
                 _ => unreachable!("tile rows {rows}"),
             }
         };
     }
-    match isa {
+    match isa.0 {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => by_rows!(kern_avx512, 1 2 3 4 5 6 7 8 9 10 11 12 13 14),
+        Level::Avx512 => by_rows!(kern_avx512, 1 2 3 4 5 6 7 8 9 10 11 12 13 14),
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => by_rows!(kern_avx2, 1 2 3 4 5 6),
+        Level::Avx2 => by_rows!(kern_avx2, 1 2 3 4 5 6),
         _ => by_rows!(kern_portable, 1 2 3 4),
     }
 }
@@ -475,7 +517,7 @@ unsafe fn kern_portable<const R: usize>(
 /// `erf` as a rational function, absolute error below 4e-7 in f32 (the Eigen/XLA
 /// approximation), branch-free so loops over it vectorise.
 #[inline(always)]
-pub fn erf(x: f32) -> f32 {
+pub(crate) fn erf(x: f32) -> f32 {
     let x = x.clamp(-4.0, 4.0);
     let x2 = x * x;
     let mut p = -2.726_142_3e-10_f32;
@@ -495,7 +537,7 @@ pub fn erf(x: f32) -> f32 {
 }
 
 #[inline(always)]
-pub fn gelu_scalar(x: f32) -> f32 {
+pub(crate) fn gelu_scalar(x: f32) -> f32 {
     0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
 }
 
@@ -563,7 +605,7 @@ fn dot16(x: &[f32], y: &[f32]) -> f32 {
 multiversion! {
     /// Layer normalisation of each `n`-float row of `x`, in place (two-pass variance, as
     /// PyTorch).
-    pub fn layer_norm(x: &mut [f32], n: usize, gamma: &[f32], beta: &[f32], eps: f32) {
+    pub(crate) fn layer_norm(x: &mut [f32], n: usize, gamma: &[f32], beta: &[f32], eps: f32) {
         for row in x.chunks_exact_mut(n) {
             let mean = sum16(row) / n as f32;
             for v in row.iter_mut() {
@@ -580,7 +622,7 @@ multiversion! {
 
 multiversion! {
     /// Token embeddings: word + position + token type 0, one row per token of each sequence.
-    pub fn embed_tokens(out: &mut [f32], ids: &[u32], positions: &[u32], word: &[f32], pos: &[f32], type0: &[f32], h: usize) {
+    pub(crate) fn embed_tokens(out: &mut [f32], ids: &[u32], positions: &[u32], word: &[f32], pos: &[f32], type0: &[f32], h: usize) {
         for ((row, &id), &p) in out.chunks_exact_mut(h).zip(ids).zip(positions) {
             let w = &word[id as usize * h..(id as usize + 1) * h];
             let pe = &pos[p as usize * h..(p as usize + 1) * h];
@@ -592,17 +634,17 @@ multiversion! {
 }
 
 /// Keys are processed in blocks of this many (one AVX-512 register of scores).
-pub const KEY_BLOCK: usize = 16;
+const KEY_BLOCK: usize = 16;
 /// Largest head size the attention kernel supports (BERT models use 32 or 64).
-pub const MAX_HEAD: usize = 128;
+pub(crate) const MAX_HEAD: usize = 128;
 
 /// Scaled dot-product attention of one sequence and one head. `qkv` rows hold `[q | k | v]`
 /// (each `heads × hd`); the sequence's `len` rows start at row 0 of `qkv`. `kt` (hd × padded
-/// len) and the rest of `scratch` are working space. Writes the head's `hd` columns of `ctx` (row
-/// stride `ctx_stride`). `hd` is a multiple of 16, at most [`MAX_HEAD`]; `scratch` holds at
+/// len) and the rest of `scratch` are working space. Writes `ctx`, the head's `hd` columns of the
+/// sequence's `len` rows. `hd` is a multiple of 16, at most [`MAX_HEAD`]; `scratch` holds at
 /// least [`attention_scratch`] floats.
 #[allow(clippy::too_many_arguments)]
-pub fn attention_head(
+pub(crate) fn attention_head(
     isa: Isa,
     qkv: &[f32],
     stride: usize,
@@ -613,10 +655,10 @@ pub fn attention_head(
     len: usize,
     scale: f32,
     scratch: &mut [f32],
-    ctx: &mut [f32],
-    ctx_stride: usize,
-    ctx_off: usize,
+    ctx: &mut BlockMut<'_>,
 ) {
+    assert_eq!(ctx.rows(), len, "one output row per token");
+    assert_eq!(ctx.width(), hd, "the head's columns");
     macro_rules! go {
         ($($hd:literal)*) => {
             match hd {
@@ -624,22 +666,23 @@ pub fn attention_head(
                     #[cfg(target_arch = "x86_64")]
                     #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
                     #[allow(clippy::too_many_arguments)]
-                    fn v512(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut [f32], ctx_stride: usize, ctx_off: usize) {
-                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off)
+                    fn v512(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut BlockMut<'_>) {
+                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx)
                     }
                     #[cfg(target_arch = "x86_64")]
                     #[target_feature(enable = "avx2,fma")]
                     #[allow(clippy::too_many_arguments)]
-                    fn v2(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut [f32], ctx_stride: usize, ctx_off: usize) {
-                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off)
+                    fn v2(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut BlockMut<'_>) {
+                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx)
                     }
-                    match isa {
-                        // SAFETY: `isa` comes from `Isa::detect`, which checked the CPU.
+                    match isa.0 {
+                        // SAFETY: an `Isa` of this level exists only when the CPU has its
+                        // features (`Isa`'s constructors check; its field is private here).
                         #[cfg(target_arch = "x86_64")]
-                        Isa::Avx512 => unsafe { v512(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off) },
+                        Level::Avx512 => unsafe { v512(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx) },
                         #[cfg(target_arch = "x86_64")]
-                        Isa::Avx2 => unsafe { v2(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off) },
-                        _ => attention::<$hd, PORTABLE_FMA>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx, ctx_stride, ctx_off),
+                        Level::Avx2 => unsafe { v2(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx) },
+                        _ => attention::<$hd, PORTABLE_FMA>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx),
                     }
                 })*
                 _ => unreachable!("head size {hd} (checked when the model is loaded)"),
@@ -664,7 +707,7 @@ fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
 const ROW_GROUP: usize = 4;
 
 /// Scratch floats `attention_head` needs for head size `hd` and sequences up to `len` tokens.
-pub fn attention_scratch(hd: usize, len: usize) -> usize {
+pub(crate) fn attention_scratch(hd: usize, len: usize) -> usize {
     let lp = len.div_ceil(KEY_BLOCK) * KEY_BLOCK;
     let rows = len.div_ceil(ROW_GROUP) * ROW_GROUP;
     hd * lp + rows * hd + ROW_GROUP * lp
@@ -684,9 +727,7 @@ fn attention<const HD: usize, const FMA: bool>(
     len: usize,
     scale: f32,
     scratch: &mut [f32],
-    ctx: &mut [f32],
-    ctx_stride: usize,
-    ctx_off: usize,
+    ctx: &mut BlockMut<'_>,
 ) {
     const G: usize = ROW_GROUP;
     let lp = len.div_ceil(KEY_BLOCK) * KEY_BLOCK;
@@ -753,7 +794,7 @@ fn attention<const HD: usize, const FMA: bool>(
         }
         for r in 0..G.min(len - g) {
             let i = g + r;
-            for (c, o) in ctx[i * ctx_stride + ctx_off..][..HD].iter_mut().zip(out[r]) {
+            for (c, o) in ctx.row_mut(i)[..HD].iter_mut().zip(out[r]) {
                 *c = o * inv[r];
             }
         }
@@ -780,7 +821,7 @@ fn max16(x: &[f32]) -> f32 {
 multiversion! {
     /// Mean of the `len` rows of `x` (row length `h`) into `out`, then L2-normalised, exactly
     /// as sentence-transformers' mean pooling and `Normalize` module.
-    pub fn mean_pool_normalize(x: &[f32], h: usize, out: &mut [f32]) {
+    pub(crate) fn mean_pool_normalize(x: &[f32], h: usize, out: &mut [f32]) {
         let len = x.len() / h;
         out.fill(0.0);
         for row in x.chunks_exact(h) {
@@ -801,7 +842,7 @@ multiversion! {
 
 multiversion! {
     /// Dot products of `query` with each `dim`-float row of `rows`, into `scores`.
-    pub fn dot_rows(query: &[f32], rows: &[f32], dim: usize, scores: &mut [f32]) {
+    pub(crate) fn dot_rows(query: &[f32], rows: &[f32], dim: usize, scores: &mut [f32]) {
         for (s, row) in scores.iter_mut().zip(rows.chunks_exact(dim)) {
             *s = dot16(query, row);
         }
@@ -833,14 +874,6 @@ mod tests {
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
     }
 
-    fn isas() -> Vec<Isa> {
-        let best = Isa::best();
-        [Isa::Portable, Isa::Avx2, Isa::Avx512]
-            .into_iter()
-            .filter(|i| *i <= best)
-            .collect()
-    }
-
     #[test]
     fn gemm_matches_naive_product_for_every_isa_and_shape() {
         let mut seed = 7;
@@ -856,21 +889,19 @@ mod tests {
             let bias: Vec<f32> = (0..n).map(|_| lcg(&mut seed)).collect();
             let want = naive(&a, m, &w, n, k, &bias);
             let packed = Packed::new(&w, n, k, &bias);
-            for isa in isas() {
+            for isa in Isa::supported() {
                 for epi in [Epilogue::Store, Epilogue::Add, Epilogue::StoreGelu] {
                     let mut c: Vec<f32> = (0..m * n).map(|i| i as f32 * 0.001).collect();
                     let before = c.clone();
-                    unsafe {
-                        gemm(
-                            isa,
-                            a.as_ptr(),
-                            m,
-                            &packed,
-                            c.as_mut_ptr(),
-                            epi,
-                            0..packed.panels(),
-                        )
-                    };
+                    gemm(
+                        isa,
+                        &a,
+                        m,
+                        &packed,
+                        &mut BlockMut::of(&mut c, n, 0..n),
+                        epi,
+                        0..packed.panels(),
+                    );
                     for i in 0..m * n {
                         let expect = match epi {
                             Epilogue::Store => want[i],

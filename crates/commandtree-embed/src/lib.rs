@@ -8,13 +8,15 @@
 //! working binary with no native library and no ONNX file.
 
 mod bert;
-pub mod kernels;
+mod kernels;
 pub mod model;
 pub mod pipeline;
 mod safetensors;
+pub mod search;
+mod view;
 
 use bert::{Bert, Scratch};
-pub use kernels::Isa;
+use kernels::Isa;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,6 +33,19 @@ pub type Vector = [f32; DIM];
 const MAX_BATCH: usize = 32;
 /// Tokens per sub-batch, bounding the activations (about 12 KiB per token).
 const MAX_BATCH_TOKENS: usize = 4096;
+
+/// Which kernels an [`Embedder`] runs. The instruction set itself is detected inside this crate
+/// (once per process), so no caller can pick instructions the CPU lacks; the portable kernels
+/// run everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kernels {
+    /// The fastest this CPU supports (AVX-512, AVX2+FMA or portable), lowered by
+    /// `COMMANDTREE_EMBED_ISA=portable|avx2`.
+    #[default]
+    Best,
+    /// Plain Rust loops: valid on every CPU and under Valgrind.
+    Portable,
+}
 
 /// An embedding failure: one line naming the file and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,20 +77,31 @@ pub struct Embedder {
 
 impl Embedder {
     /// Loads the model in `dir` (`config.json`, `tokenizer.json`, `model.safetensors`, and
-    /// optionally `sentence_bert_config.json`). About 0.1 s: the weights are memory-mapped and
-    /// repacked once.
+    /// optionally `sentence_bert_config.json`) after checking every file is the pinned
+    /// all-MiniLM-L6-v2 file ([`model::verify`]). About 0.1 s once verified: the weights are
+    /// memory-mapped (in the user cache; read elsewhere) and repacked once.
     pub fn load(dir: &Path) -> Result<Embedder, Error> {
-        Self::load_with_isa(dir, Isa::detect())
+        Self::load_with(dir, Kernels::Best)
     }
 
-    /// As `load`, with the kernels of `isa` (or the best one the CPU has, if that is less):
-    /// the tests check every code path against the reference on one machine.
-    pub fn load_with_isa(dir: &Path, isa: Isa) -> Result<Embedder, Error> {
-        let isa = isa.min(Isa::best());
+    /// As `load`, with the kernels asked for.
+    pub fn load_with(dir: &Path, kernels: Kernels) -> Result<Embedder, Error> {
+        model::verify(dir)?;
+        let isa = match kernels {
+            Kernels::Best => Isa::detected(),
+            Kernels::Portable => Isa::portable(),
+        };
+        Self::load_with_isa(dir, isa)
+    }
+
+    /// Loads without verifying the files: everything read is still checked (sizes, token ids),
+    /// so a wrong file gives an error, never a crash.
+    fn load_with_isa(dir: &Path, isa: Isa) -> Result<Embedder, Error> {
         let bert = Bert::load(
             &dir.join("config.json"),
             &dir.join("model.safetensors"),
             isa,
+            model::is_cache(dir),
         )?;
         if bert.hidden != DIM {
             return Err(Error::at(
@@ -83,12 +109,18 @@ impl Embedder {
                 format!("hidden_size is {}, expected {DIM}", bert.hidden),
             ));
         }
-        let max_len = max_seq_length(dir)?.min(bert.max_positions);
+        let max_len = max_seq_length(dir)?.clamp(2, bert.max_positions);
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"), max_len)?;
-        if tokenizer.get_vocab_size(true) > bert.vocab_size() {
+        // Every id the tokenizer can produce indexes the embedding table.
+        let vocab = bert.vocab_size();
+        if let Some((token, id)) = tokenizer
+            .get_vocab(true)
+            .into_iter()
+            .find(|(_, id)| *id as usize >= vocab)
+        {
             return Err(Error::at(
                 &dir.join("tokenizer.json"),
-                "the vocabulary is larger than the model's embedding table",
+                format!("token {token:?} has id {id}, beyond the model's {vocab} embeddings"),
             ));
         }
         let threads = std::env::var("COMMANDTREE_EMBED_THREADS")
@@ -135,8 +167,18 @@ impl Embedder {
         let enc = self
             .tokenizer
             .encode_fast(text, true)
-            .map_err(|e| Error(format!("tokenizing {:?}: {e}", crate::embed::short(text))))?;
-        Ok(enc.get_ids().to_vec())
+            .map_err(|e| Error(format!("tokenizing {:?}: {e}", crate::short(text))))?;
+        let ids = enc.get_ids();
+        // The post-processor's special tokens are ids of their own, outside the vocabulary
+        // checked at load time.
+        let vocab = self.bert.vocab_size();
+        if let Some(id) = ids.iter().find(|&&id| id as usize >= vocab) {
+            return Err(Error::at(
+                &self.dir.join("tokenizer.json"),
+                format!("token id {id} is beyond the model's {vocab} embeddings"),
+            ));
+        }
+        Ok(ids.to_vec())
     }
 
     pub fn embed_one(&self, text: &str) -> Result<Vector, Error> {
@@ -316,6 +358,129 @@ pub(crate) fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The model of `scripts/fetch-test-model.sh`, as the integration tests find it.
+    pub(crate) fn test_model() -> Option<PathBuf> {
+        let found = model::find(&std::env::temp_dir().join("ct-no-such-root"));
+        assert!(
+            found.is_some() || std::env::var_os("CI").is_none(),
+            "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
+        );
+        found
+    }
+
+    /// (text, vector) of `tests/data/reference.json`.
+    fn reference() -> Vec<(String, Vec<f32>)> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let b64 = |s: &str| -> Vec<u8> {
+            let val = |c: u8| match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                _ => 63,
+            } as u32;
+            let mut out = Vec::new();
+            for chunk in s.trim_end_matches('=').as_bytes().chunks(4) {
+                let n = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |n, (i, &c)| n | val(c) << (18 - 6 * i));
+                out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+            }
+            out
+        };
+        doc["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let v = b64(s["f32le"].as_str().unwrap())
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                    .collect();
+                (s["text"].as_str().unwrap().to_string(), v)
+            })
+            .collect()
+    }
+
+    /// A folder with the real model's files, `edit` applied to the text of `file`; loaded
+    /// without the SHA-256 check, to test the checks behind it.
+    fn crafted(
+        name: &str,
+        file: &str,
+        edit: impl Fn(String) -> String,
+    ) -> Option<Result<Embedder, Error>> {
+        let real = test_model()?;
+        let dir = std::env::temp_dir().join(format!("ct-crafted-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in model::FILES {
+            std::fs::copy(real.join(f.name), dir.join(f.name)).unwrap();
+        }
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let changed = edit(text.clone());
+        assert_ne!(changed.len(), text.len(), "the edit applies");
+        std::fs::write(dir.join(file), changed).unwrap();
+        let r = Embedder::load_with_isa(&dir, Isa::detected());
+        let _ = std::fs::remove_dir_all(&dir);
+        Some(r)
+    }
+
+    #[test]
+    fn unverified_files_are_still_checked_before_use() {
+        let huge =
+            |t: String| t.replace("\"vocab_size\": 30522", "\"vocab_size\": 300000000000000");
+        if let Some(r) = crafted("config", "config.json", huge) {
+            let err = r.err().expect("refused");
+            assert!(err.0.contains("vocab_size is 300000000000000"), "{err}");
+        }
+        let far = |t: String| t.replace("\"hello\":7592", "\"hello\":9999999");
+        if let Some(r) = crafted("vocab", "tokenizer.json", far) {
+            let err = r.err().expect("refused");
+            assert!(err.0.contains("\"hello\" has id 9999999"), "{err}");
+        }
+        // A special token's id comes from the post-processor, not the vocabulary.
+        let cls = |t: String| t.replace("\"ids\":[101]", "\"ids\":[888888]");
+        if let Some(r) = crafted("special", "tokenizer.json", cls) {
+            let err = r.unwrap().tokenize("hi").unwrap_err();
+            assert!(err.0.contains("token id 888888"), "{err}");
+        }
+    }
+
+    #[test]
+    fn every_instruction_set_matches_the_reference() {
+        let Some(dir) = test_model() else { return };
+        let refs = reference();
+        assert!(refs.len() >= 20 && refs.iter().all(|(_, v)| v.len() == DIM));
+        let texts: Vec<&str> = refs.iter().map(|(t, _)| t.as_str()).collect();
+        for isa in Isa::supported() {
+            let e = Embedder::load_with_isa(&dir, isa).unwrap();
+            assert_eq!(e.isa(), isa.name());
+            let check = |got: &Vector, text: &str, want: &[f32]| {
+                let dot: f64 = got
+                    .iter()
+                    .zip(want)
+                    .map(|(a, b)| *a as f64 * *b as f64)
+                    .sum();
+                let norm: f64 = want.iter().map(|b| (*b as f64).powi(2)).sum::<f64>().sqrt();
+                assert!(
+                    dot / norm >= 0.999_999,
+                    "{}: {dot} for {text:?}",
+                    isa.name()
+                );
+            };
+            // A batch (a sub-batch per thread) and the longest text alone (every thread on
+            // each step of it: the views handed to threads).
+            for (got, (text, want)) in e.embed(&texts).unwrap().iter().zip(&refs) {
+                check(got, text, want);
+            }
+            let (text, want) = refs.iter().max_by_key(|(t, _)| t.len()).unwrap();
+            check(&e.with_threads(2).embed_one(text).unwrap(), text, want);
+        }
+    }
 
     #[test]
     fn blobs_round_trip_and_reject_other_sizes() {

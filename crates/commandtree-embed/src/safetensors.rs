@@ -1,6 +1,8 @@
 //! Reading `model.safetensors`: an 8-byte header length, a JSON header naming each tensor's
-//! dtype, shape and byte range, then the raw little-endian data. The file is memory-mapped, so a
-//! query touches only the embedding rows it uses.
+//! dtype, shape and byte range, then the raw little-endian data. A file in the user cache is
+//! memory-mapped, so a query touches only the embedding rows it uses; any other file is read
+//! into memory, since a mapping of a file that someone truncates (a workspace can ship a model
+//! folder) is memory that changes or faults under safe code.
 
 use super::Error;
 use memmap2::Mmap;
@@ -15,9 +17,25 @@ struct Entry {
     data_offsets: [usize; 2],
 }
 
+/// The file's bytes: mapped (only files nobody truncates) or read.
+enum Bytes {
+    Mapped(std::sync::Arc<Mmap>),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Read(v) => v,
+        }
+    }
+}
+
 pub struct Tensors {
     path: PathBuf,
-    map: std::sync::Arc<Mmap>,
+    map: Bytes,
     data_start: usize,
     entries: HashMap<String, Entry>,
 }
@@ -38,9 +56,10 @@ impl F32s {
         match self {
             F32s::Mapped { map, start, len } => {
                 let bytes = &map[*start..*start + len * 4];
-                // SAFETY: `start` was checked to be 4-byte aligned in the mapping, the range is
-                // inside it, every bit pattern is a valid f32, and the machine is little-endian
-                // (checked when this variant was made).
+                // SAFETY: `Tensors::f32` made this variant only for a 4-byte aligned `start`
+                // on a little-endian machine; the range is inside the mapping (slicing above
+                // checks), every bit pattern is a valid f32, and the mapped file is not
+                // truncated while mapped (`Tensors::open`'s contract).
                 unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<f32>(), *len) }
             }
             F32s::Owned(v) => v,
@@ -49,11 +68,20 @@ impl F32s {
 }
 
 impl Tensors {
-    pub fn open(path: &Path) -> Result<Tensors, Error> {
-        let file = std::fs::File::open(path).map_err(|e| Error::at(path, e))?;
-        // SAFETY: the model file is only ever replaced by renaming a new file over it (see
-        // `model::download`), never rewritten in place, so the mapping stays valid.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::at(path, e))?;
+    /// Opens `path`, mapping it only when `mappable`: the caller vouches that nobody truncates
+    /// or rewrites the file in place (the user cache's model folder, see `model::is_cache`).
+    pub fn open(path: &Path, mappable: bool) -> Result<Tensors, Error> {
+        let map = if mappable {
+            let file = std::fs::File::open(path).map_err(|e| Error::at(path, e))?;
+            // SAFETY: a mapping stays valid while the file is neither truncated nor rewritten;
+            // `mappable` is true only for the user cache's model folder, where files are only
+            // ever replaced by renaming a new file over them (`model::download`).
+            Bytes::Mapped(std::sync::Arc::new(
+                unsafe { Mmap::map(&file) }.map_err(|e| Error::at(path, e))?,
+            ))
+        } else {
+            Bytes::Read(std::fs::read(path).map_err(|e| Error::at(path, e))?)
+        };
         let bad = |what: &str| Error::at(path, format!("not a safetensors file ({what})"));
         if map.len() < 8 {
             return Err(bad("too short"));
@@ -78,7 +106,7 @@ impl Tensors {
         }
         Ok(Tensors {
             path: path.to_path_buf(),
-            map: std::sync::Arc::new(map),
+            map,
             data_start,
             entries,
         })
@@ -115,9 +143,12 @@ impl Tensors {
             ));
         }
         let bytes = &self.map[start..start + len * 4];
-        if cfg!(target_endian = "little") && (bytes.as_ptr() as usize).is_multiple_of(4) {
+        if let Bytes::Mapped(map) = &self.map
+            && cfg!(target_endian = "little")
+            && (bytes.as_ptr() as usize).is_multiple_of(4)
+        {
             return Ok(F32s::Mapped {
-                map: self.map.clone(),
+                map: map.clone(),
                 start,
                 len,
             });

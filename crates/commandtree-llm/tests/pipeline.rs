@@ -3,9 +3,9 @@
 
 mod common;
 
-use commandtree_ai::summary::{self, Reason, SummaryConfig};
-use commandtree_ai::{CancelToken, Client, ErrorKind, ProviderConfig};
 use commandtree_core::{CommandItem, Options, Workspace};
+use commandtree_llm::summary::{self, Reason, SummaryConfig};
+use commandtree_llm::{CancelToken, Client, ErrorKind, ProviderConfig};
 use commandtree_store::{Store, db_path};
 use common::{Reply, Server};
 use serde_json::json;

@@ -15,6 +15,7 @@
 use super::Error;
 use super::kernels::{self, AlignedVec, Epilogue, Isa, Packed};
 use super::safetensors::{F32s, Tensors};
+use super::view::SharedBuf;
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -69,9 +70,28 @@ pub struct Bert {
 }
 
 impl Bert {
-    pub fn load(config: &Path, weights: &Path, isa: Isa) -> Result<Bert, Error> {
+    /// Loads the encoder; `mappable` as for `Tensors::open`.
+    pub fn load(config: &Path, weights: &Path, isa: Isa, mappable: bool) -> Result<Bert, Error> {
         let text = std::fs::read_to_string(config).map_err(|e| Error::at(config, e))?;
         let cfg: Config = serde_json::from_str(&text).map_err(|e| Error::at(config, e))?;
+        // Only all-MiniLM-L6-v2's shape: the sizes decide every allocation and loop below, and
+        // a crafted config once asked for petabytes.
+        for (name, got, want) in [
+            ("hidden_size", cfg.hidden_size, 384),
+            ("num_hidden_layers", cfg.num_hidden_layers, 6),
+            ("num_attention_heads", cfg.num_attention_heads, 12),
+            ("intermediate_size", cfg.intermediate_size, 1536),
+            ("max_position_embeddings", cfg.max_position_embeddings, 512),
+            ("vocab_size", cfg.vocab_size, 30522),
+            ("type_vocab_size", cfg.type_vocab_size, 2),
+        ] {
+            if got != want {
+                return Err(Error::at(
+                    config,
+                    format!("{name} is {got}; all-MiniLM-L6-v2 has {want}"),
+                ));
+            }
+        }
         if cfg.hidden_act != "gelu" {
             return Err(Error::at(
                 config,
@@ -91,7 +111,7 @@ impl Bert {
         {
             return Err(Error::at(config, "unsupported layer sizes"));
         }
-        let t = Tensors::open(weights)?;
+        let t = Tensors::open(weights, mappable)?;
         // Checkpoints saved from BertFor* models prefix every name with `bert.`.
         let prefix = if t.contains("bert.embeddings.word_embeddings.weight") {
             "bert."
@@ -200,11 +220,11 @@ impl Bert {
             offsets: &lead.offsets,
             ids: &lead.ids,
             positions: &lead.positions,
-            hidden: Shared(lead.hidden.as_mut_slice().as_mut_ptr()),
-            qkv: Shared(lead.qkv.as_mut_slice().as_mut_ptr()),
-            ctx: Shared(lead.ctx.as_mut_slice().as_mut_ptr()),
-            inter: Shared(lead.inter.as_mut_slice().as_mut_ptr()),
-            out: Shared(out.as_mut_ptr()),
+            hidden: SharedBuf::new(lead.hidden.as_mut_slice(), h),
+            qkv: SharedBuf::new(lead.qkv.as_mut_slice(), 3 * h),
+            ctx: SharedBuf::new(lead.ctx.as_mut_slice(), h),
+            inter: SharedBuf::new(lead.inter.as_mut_slice(), inter),
+            out: SharedBuf::new(out, h),
         };
         if threads == 1 {
             self.member(&team, &mut lead.private);
@@ -228,11 +248,19 @@ impl Bert {
         let row_blocks = tokens.div_ceil(ROWS_PER_ITEM);
         let rows = |item: usize| item * ROWS_PER_ITEM..((item + 1) * ROWS_PER_ITEM).min(tokens);
         let mut step = 0;
-        // SAFETY (every `team.*.slice` below): within a step each work item writes its own
-        // rows, columns or heads, and reads only what earlier steps finished.
-        team.step(&mut step, row_blocks, |item| unsafe {
+        // SAFETY (every view taken below, `team.*.rows`, `rows_mut`, `block_mut`): they are
+        // taken only inside `team.step` work items, where a step starts after the previous one
+        // finished, and within a step distinct items get disjoint rectangles: the row steps
+        // take rows `rows(item)` (disjoint ranges of ROWS_PER_ITEM), a product takes column
+        // panels `panels(item)` of its output (disjoint ranges) and reads an input buffer no
+        // item of the step writes, attention takes the columns of head `item % heads` of the
+        // rows of sequence `item / heads` (distinct items: another sequence's rows or another
+        // head's columns) and reads `qkv`, which the step does not write, and pooling writes
+        // output row `item` reading `hidden`, which it does not write. Debug builds check it
+        // (`SharedBuf::claim`).
+        team.step(&mut step, row_blocks, |st, item| unsafe {
             let r = rows(item);
-            let x = team.hidden.slice(r.start * h, r.len() * h);
+            let x = team.hidden.rows_mut(st, r.clone());
             kernels::embed_tokens(
                 isa,
                 x,
@@ -255,14 +283,23 @@ impl Bert {
         private
             .attention
             .resize(kernels::attention_scratch(hd, longest), 0.0);
-        let product = |step: &mut usize, a: &Shared, w: &Packed, c: &Shared, epi| {
+        let product = |step: &mut usize, a: &SharedBuf, w: &Packed, c: &SharedBuf, epi| {
             // One panel per item when shared; a single thread takes all at once.
             let per = if team.size == 1 { w.panels() } else { 1 };
-            team.step(step, w.panels().div_ceil(per), |item| {
+            team.step(step, w.panels().div_ceil(per), |st, item| {
                 let panels = item * per..((item + 1) * per).min(w.panels());
-                // SAFETY: `a` holds tokens × w.k floats and `c` tokens × w.n; this item
-                // writes only its own column panels.
-                unsafe { kernels::gemm(isa, a.0, tokens, w, c.0, epi, panels) };
+                // SAFETY: see above (disjoint column panels; `a` is not written in this step).
+                let (a, mut c) = unsafe {
+                    (
+                        a.rows(st, 0..tokens),
+                        c.block_mut(
+                            st,
+                            0..tokens,
+                            panels.start * kernels::NR..panels.end * kernels::NR,
+                        ),
+                    )
+                };
+                kernels::gemm(isa, a, tokens, w, &mut c, epi, panels);
             });
         };
         for layer in &self.layers {
@@ -273,28 +310,30 @@ impl Bert {
                 &team.qkv,
                 Epilogue::Store,
             );
-            team.step(&mut step, nseq * heads, |item| {
+            team.step(&mut step, nseq * heads, |st, item| {
                 let (s, head) = (item / heads, item % heads);
                 let (start, end) = (team.offsets[s], team.offsets[s + 1]);
-                // SAFETY: reads the sequence's qkv rows; writes only this head's columns of
-                // the sequence's ctx rows.
-                unsafe {
-                    kernels::attention_head(
-                        isa,
-                        team.qkv.slice(start * 3 * h, (end - start) * 3 * h),
-                        3 * h,
-                        head * hd,
-                        h + head * hd,
-                        2 * h + head * hd,
-                        hd,
-                        end - start,
-                        scale,
-                        &mut private.attention,
-                        team.ctx.slice(start * h, (end - start) * h),
-                        h,
-                        head * hd,
-                    );
-                }
+                // SAFETY: see above (this head's columns of this sequence's rows).
+                let (qkv, mut ctx) = unsafe {
+                    (
+                        team.qkv.rows(st, start..end),
+                        team.ctx
+                            .block_mut(st, start..end, head * hd..(head + 1) * hd),
+                    )
+                };
+                kernels::attention_head(
+                    isa,
+                    qkv,
+                    3 * h,
+                    head * hd,
+                    h + head * hd,
+                    2 * h + head * hd,
+                    hd,
+                    end - start,
+                    scale,
+                    &mut private.attention,
+                    &mut ctx,
+                );
             });
             product(
                 &mut step,
@@ -303,9 +342,9 @@ impl Bert {
                 &team.hidden,
                 Epilogue::Add,
             );
-            team.step(&mut step, row_blocks, |item| unsafe {
-                let r = rows(item);
-                let x = team.hidden.slice(r.start * h, r.len() * h);
+            team.step(&mut step, row_blocks, |st, item| {
+                // SAFETY: see above (this item's rows).
+                let x = unsafe { team.hidden.rows_mut(st, rows(item)) };
                 kernels::layer_norm(isa, x, h, &layer.ln1.0, &layer.ln1.1, self.eps);
             });
             product(
@@ -322,23 +361,22 @@ impl Bert {
                 &team.hidden,
                 Epilogue::Add,
             );
-            team.step(&mut step, row_blocks, |item| unsafe {
-                let r = rows(item);
-                let x = team.hidden.slice(r.start * h, r.len() * h);
+            team.step(&mut step, row_blocks, |st, item| {
+                // SAFETY: see above (this item's rows).
+                let x = unsafe { team.hidden.rows_mut(st, rows(item)) };
                 kernels::layer_norm(isa, x, h, &layer.ln2.0, &layer.ln2.1, self.eps);
             });
         }
-        team.step(&mut step, nseq, |s| {
+        team.step(&mut step, nseq, |st, s| {
             let (start, end) = (team.offsets[s], team.offsets[s + 1]);
-            // SAFETY: reads finished hidden rows; writes only sequence s's output row.
-            unsafe {
-                kernels::mean_pool_normalize(
-                    isa,
-                    team.hidden.slice(start * h, (end - start) * h),
-                    h,
-                    team.out.slice(s * h, h),
-                );
-            }
+            // SAFETY: see above (reads finished hidden rows; writes only output row s).
+            let (x, out) = unsafe {
+                (
+                    team.hidden.rows(st, start..end),
+                    team.out.rows_mut(st, s..s + 1),
+                )
+            };
+            kernels::mean_pool_normalize(isa, x, h, out);
         });
     }
 }
@@ -377,11 +415,11 @@ struct Team<'a> {
     offsets: &'a [usize],
     ids: &'a [u32],
     positions: &'a [u32],
-    hidden: Shared,
-    qkv: Shared,
-    ctx: Shared,
-    inter: Shared,
-    out: Shared,
+    hidden: SharedBuf<'a>,
+    qkv: SharedBuf<'a>,
+    ctx: SharedBuf<'a>,
+    inter: SharedBuf<'a>,
+    out: SharedBuf<'a>,
 }
 
 /// Work items of one step: the next one to take and how many are finished.
@@ -396,11 +434,13 @@ impl Team<'_> {
     /// every item is finished. Items are taken, not assigned, so a member the OS deschedules
     /// (a busy machine) only delays the item it holds: the others do the rest, and a member
     /// that arrives late finds nothing left and moves on.
-    fn step(&self, step: &mut usize, items: usize, mut f: impl FnMut(usize)) {
-        let st = &self.steps[*step];
+    /// `f(step, item)` runs one item; `step` names the step for the buffer views.
+    fn step(&self, step: &mut usize, items: usize, mut f: impl FnMut(usize, usize)) {
+        let id = *step;
+        let st = &self.steps[id];
         *step += 1;
         if self.size == 1 {
-            (0..items).for_each(f);
+            (0..items).for_each(|i| f(id, i));
             return;
         }
         loop {
@@ -408,7 +448,7 @@ impl Team<'_> {
             if i >= items {
                 break;
             }
-            f(i);
+            f(id, i);
             st.done.fetch_add(1, Ordering::AcqRel);
         }
         // Steps take microseconds, so a short spin beats sleeping; after it, yield the core
@@ -437,23 +477,6 @@ impl Drop for FailGuard<'_> {
         if std::thread::panicking() {
             self.0.store(true, Ordering::Relaxed);
         }
-    }
-}
-
-/// A buffer the team members share; work items touch disjoint parts of it within a step.
-#[derive(Clone, Copy)]
-struct Shared(*mut f32);
-// SAFETY: only used as described on `Team::step`: disjoint writes within a step, reads of
-// what earlier steps finished.
-unsafe impl Send for Shared {}
-unsafe impl Sync for Shared {}
-
-impl Shared {
-    /// # Safety
-    /// The range must be inside the buffer and not be written by another thread meanwhile.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn slice(&self, start: usize, len: usize) -> &mut [f32] {
-        unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
     }
 }
 

@@ -6,10 +6,9 @@
 //! a single pass of dot products (100,000 commands: 150 MB of floats, a few milliseconds on two
 //! threads).
 
-use crate::embed::kernels::{self, Isa};
-use crate::embed::{DIM, Embedder, Error, Vector, from_blob};
+use crate::kernels::{self, Isa};
+use crate::{DIM, Embedder, Error, Vector, from_blob};
 use rusqlite::Connection;
-use std::sync::OnceLock;
 
 /// The seed spec's permissive default: better to show an irrelevant result than hide a
 /// relevant one.
@@ -19,8 +18,7 @@ pub const DEFAULT_THRESHOLD: f32 = 0.3;
 const PARALLEL_FROM: usize = 16_384;
 
 fn isa() -> Isa {
-    static ISA: OnceLock<Isa> = OnceLock::new();
-    *ISA.get_or_init(Isa::detect)
+    Isa::detected()
 }
 
 /// Stored embeddings of the commands a search may return.

@@ -5,8 +5,8 @@
 //! Usage: embed_bench MODEL_DIR TEXTS_FILE SECONDS BATCH...
 //! Prints `key value` lines for the script to tabulate.
 
-use commandtree_ai::embed::{Embedder, to_blob};
-use commandtree_ai::search::Index;
+use commandtree_embed::search::Index;
+use commandtree_embed::{Embedder, to_blob};
 use std::time::Instant;
 
 const STORED: usize = 100_000;

@@ -6,12 +6,10 @@
 mod anthropic;
 mod chat;
 mod client;
-pub mod embed;
 mod error;
 mod http;
 mod openai;
 pub mod provider;
-pub mod search;
 mod sse;
 pub mod summary;
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use commandtree_ai::{
+use commandtree_llm::{
     CancelToken, ChatRequest, Client, ErrorKind, Message, Options, ProviderConfig, StreamEvent,
     Tool,
 };
@@ -134,7 +134,7 @@ fn collect_stream(
     client: &Client,
     req: &ChatRequest,
 ) -> (
-    commandtree_ai::Result<commandtree_ai::ChatResponse>,
+    commandtree_llm::Result<commandtree_llm::ChatResponse>,
     Vec<String>,
     String,
 ) {
@@ -201,7 +201,7 @@ fn openai_streaming_text_and_fragmented_tool_call() {
 
     let mut req = ChatRequest::new(ask());
     req.tools = vec![tool()];
-    req.tool_choice = commandtree_ai::ToolChoice::Force("emit".into());
+    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
     let (r, _, args) = collect_stream(&client, &req);
     let r = r.unwrap();
     assert_eq!(
@@ -269,7 +269,7 @@ fn anthropic_streaming_text_and_fragmented_tool_call() {
 
     let mut req = ChatRequest::new(ask());
     req.tools = vec![tool()];
-    req.tool_choice = commandtree_ai::ToolChoice::Force("emit".into());
+    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
     let (r, _, args) = collect_stream(&client, &req);
     let r = r.unwrap();
     assert_eq!(
@@ -701,4 +701,59 @@ fn stream_request_answered_with_plain_json_still_works() {
         .unwrap();
     assert_eq!((r.text.as_str(), seen.as_str()), ("whole", "whole"));
     let _: Value = server.posts()[0].json();
+}
+
+/// A redirect to another origin (here: another port of 127.0.0.1) must not carry the key: ureq
+/// itself drops only `Authorization`, and Anthropic's key is in `x-api-key`. A redirect within
+/// the origin keeps it.
+#[test]
+fn keys_stay_behind_on_a_redirect_to_another_origin() {
+    let elsewhere = Server::start(|_, _| Reply::json(200, common::anthropic_text_reply("Moved.")));
+    let target = format!("{}/v1/messages", elsewhere.host());
+    let api = Server::start(move |req, _| {
+        if req.path.starts_with("/v1/") {
+            let moved = req.path.replacen("/v1/", "/v2/", 1);
+            Reply::Full(307, vec![("Location".into(), moved)], String::new())
+        } else {
+            Reply::Full(
+                308,
+                vec![("Location".into(), target.clone())],
+                String::new(),
+            )
+        }
+    });
+    for config in [anthropic(&api), {
+        let mut c = ProviderConfig::openai_compatible(&format!("{}/v1", api.host()), Some("m"))
+            .with_key(KEY, "COMMANDTREE_LLM_API_KEY");
+        c.max_retry_wait = Duration::from_secs(5);
+        c
+    }] {
+        api.clear();
+        elsewhere.clear();
+        let client = Client::new(config);
+        // The reply may not parse for the OpenAI wire; what matters is what was sent where.
+        let _ = client.chat(&ChatRequest::new(ask()), &cancel());
+        let same_origin = api.posts();
+        assert_eq!(
+            same_origin.len(),
+            2,
+            "the first request and the same-origin redirect"
+        );
+        for r in &same_origin {
+            let key = r.header("x-api-key").or(r.header("authorization"));
+            assert!(
+                key.is_some_and(|k| k.contains(KEY)),
+                "same origin keeps the key: {r:?}"
+            );
+        }
+        let other = elsewhere.posts();
+        assert_eq!(other.len(), 1, "followed to the other origin, body and all");
+        assert!(!other[0].body.is_empty());
+        for (name, value) in &other[0].headers {
+            assert!(
+                !value.contains(KEY),
+                "{name} carried the key to another origin"
+            );
+        }
+    }
 }

@@ -6,6 +6,12 @@
 //! `~/.cache/...`). A download goes to the cache, one file at a time through a temporary file
 //! that is renamed into place only after its size and SHA-256 match the pinned values, so a
 //! half-downloaded or tampered file is never used.
+//!
+//! A folder found anywhere else (a workspace can ship one) is checked the same way before it is
+//! loaded ([`verify`]): every file must have the pinned size and SHA-256. Hashing 90 MB costs
+//! about 0.1 s, so a verified file is remembered in the user cache (`verified-models.json`) by
+//! its path, size, modification time and, on Unix, inode and change time (which no process can
+//! set back), and is hashed again only when one of them changes.
 
 use super::Error;
 use sha2::{Digest, Sha256};
@@ -99,6 +105,102 @@ pub fn find(root: &Path) -> Option<PathBuf> {
     search_dirs(root).into_iter().find(|d| is_complete(d))
 }
 
+/// The file that records verified model files (next to the models in the user cache).
+fn verified_record() -> Option<PathBuf> {
+    Some(cache_dir()?.parent()?.join("verified-models.json"))
+}
+
+/// What identifies one version of a file without reading it.
+fn stamp(meta: &std::fs::Metadata) -> serde_json::Value {
+    let nanos = |t: std::io::Result<std::time::SystemTime>| {
+        t.ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    #[cfg(unix)]
+    let (ino, ctime) = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            meta.ino(),
+            (meta.ctime() as u64).wrapping_mul(1_000_000_000) + meta.ctime_nsec() as u64,
+        )
+    };
+    #[cfg(not(unix))]
+    let (ino, ctime) = (0u64, 0u64);
+    serde_json::json!([meta.len(), nanos(meta.modified()), ino, ctime])
+}
+
+/// Checks that every model file present in `dir` is the pinned file (size and SHA-256), so a
+/// folder planted in a workspace can only ever hold the real model. Files already verified with
+/// the same stamp are not hashed again.
+pub fn verify(dir: &Path) -> Result<(), Error> {
+    let record_path = verified_record();
+    let mut record: serde_json::Map<String, serde_json::Value> = record_path
+        .as_ref()
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let mut changed = false;
+    for f in FILES {
+        let path = dir.join(f.name);
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !f.required => continue,
+            Err(e) => return Err(Error::at(&path, e)),
+        };
+        if !meta.is_file() {
+            return Err(Error::at(&path, "not a regular file"));
+        }
+        let key = std::fs::canonicalize(&path)
+            .unwrap_or_else(|_| path.clone())
+            .to_string_lossy()
+            .into_owned();
+        let stamp = stamp(&meta);
+        let want = serde_json::json!({ "stamp": stamp, "sha256": f.sha256 });
+        if record.get(&key) == Some(&want) {
+            continue;
+        }
+        let wrong = |what: String| {
+            Error::at(
+                &path,
+                format!(
+                    "{what}: not the {MODEL_NAME} file CommandTree pins (size {}, SHA-256 {}); remove the folder or replace the file",
+                    f.size, f.sha256
+                ),
+            )
+        };
+        if meta.len() != f.size {
+            return Err(wrong(format!("{} bytes", meta.len())));
+        }
+        let got = sha256_file(&path).map_err(|e| Error::at(&path, e))?;
+        if got != f.sha256 {
+            return Err(wrong(format!("SHA-256 {got}")));
+        }
+        record.insert(key, want);
+        changed = true;
+    }
+    if changed && let Some(p) = record_path {
+        // Forget files that are gone, so the record does not grow with every scratch folder.
+        record.retain(|k, _| Path::new(k).exists());
+        let tmp = p.with_extension(format!("json.{}", std::process::id()));
+        let written = p.parent().map(std::fs::create_dir_all).transpose().is_ok()
+            && std::fs::write(&tmp, serde_json::Value::Object(record).to_string()).is_ok()
+            && std::fs::rename(&tmp, &p).is_ok();
+        if !written {
+            // Only a cache: the next load hashes again.
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `dir` is the user cache's model folder, which only CommandTree's verified downloads
+/// write (renaming whole files into place), so its files are never truncated under a mapping.
+pub fn is_cache(dir: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    cache_dir().is_some_and(|c| canon(&c).is_some() && canon(&c) == canon(dir))
+}
+
 /// Download progress of one file.
 #[derive(Debug, Clone, Copy)]
 pub struct Progress<'a> {
@@ -164,10 +266,25 @@ pub fn download(
     dest: &Path,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(), Error> {
+    download_with_timeout(base, files, dest, progress, READ_TIMEOUT)
+}
+
+/// The longest silence allowed while a model file downloads.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn download_with_timeout(
+    base: &str,
+    files: &[ModelFile],
+    dest: &Path,
+    progress: &mut dyn FnMut(Progress<'_>),
+    read_timeout: Duration,
+) -> Result<(), Error> {
     std::fs::create_dir_all(dest).map_err(|e| Error::at(dest, e))?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(Duration::from_secs(15)))
         .timeout_recv_response(Some(Duration::from_secs(60)))
+        // A stalled transfer fails instead of hanging `ct search` forever.
+        .timeout_per_read(Some(read_timeout))
         .user_agent(concat!("commandtree/", env!("CARGO_PKG_VERSION")))
         .build()
         .into();
@@ -266,4 +383,53 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
         hash.update(&buf[..n]);
     }
     Ok(hex(&hash.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_stalled_download_times_out() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut conn, &mut buf);
+            // Headers and a few bytes of a 100-byte body, then silence (a stuck connection);
+            // closed after 20 s so that a client without a read timeout ends with a short body.
+            conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc")
+                .unwrap();
+            conn.flush().unwrap();
+            std::thread::sleep(Duration::from_secs(20));
+        });
+        let dest = std::env::temp_dir().join(format!("ct-embed-stall-{}", std::process::id()));
+        let files = [ModelFile {
+            name: "x.bin",
+            size: 100,
+            sha256: "00",
+            required: true,
+        }];
+        let err = download_with_timeout(
+            &format!("http://{addr}"),
+            &files,
+            &dest,
+            &mut |_| {},
+            Duration::from_millis(300),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("timeout") || err.to_string().contains("timed out"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&dest).unwrap().count(),
+            0,
+            "no partial file"
+        );
+        let _ = std::fs::remove_dir_all(&dest);
+        drop(server);
+    }
 }
