@@ -9,6 +9,7 @@
 //! a busy database is retried rather than reported.
 
 mod carry;
+pub mod findings;
 pub mod ops;
 pub mod schema;
 pub mod tagconfig;
@@ -484,7 +485,10 @@ impl Store {
             c.tags = t;
             if let Some((summary, warning)) = notes.get(&c.id) {
                 c.summary = non_empty(summary);
-                c.security_warning = warning.as_deref().and_then(non_empty);
+                // The extension writes this column too; its placeholders are no warning.
+                c.security_warning = warning
+                    .as_deref()
+                    .and_then(commandtree_risk::normalise_warning);
             }
         }
         Ok(())

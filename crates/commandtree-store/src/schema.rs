@@ -165,6 +165,18 @@ pub const TABLES: &[TableSpec] = &[
         unique: &[],
         seed: false,
     },
+    TableSpec {
+        name: crate::findings::TABLE,
+        columns: &[
+            col("command_id", "TEXT", false, 1),
+            col("scan_hash", "TEXT", true, 0),
+            col("findings", "TEXT", true, 0),
+            col("scanned_at", "TEXT", true, 0),
+        ],
+        foreign_keys: &[],
+        unique: &[],
+        seed: false,
+    },
 ];
 
 /// What an existing file holds compared with `TABLES`.
@@ -378,7 +390,8 @@ fn has_unique_index(conn: &Connection, table: &str, cols: &[&str]) -> rusqlite::
 /// `IF NOT EXISTS`.
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(SEED_SQL)?;
-    conn.execute_batch(OWN_SQL)
+    conn.execute_batch(OWN_SQL)?;
+    conn.execute_batch(crate::findings::TABLE_SQL)
 }
 
 #[cfg(test)]
@@ -412,7 +425,12 @@ mod tests {
         .unwrap();
         assert_eq!(
             inspect(&c).unwrap(),
-            Status::Missing(vec!["tags", "command_tags", "config_tag_assignments"])
+            Status::Missing(vec![
+                "tags",
+                "command_tags",
+                "config_tag_assignments",
+                "command_findings"
+            ])
         );
     }
 
