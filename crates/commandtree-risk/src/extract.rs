@@ -208,6 +208,8 @@ fn line_of(text: &str, needle: &str) -> u32 {
 fn json(kind: &str, text: &str) -> Vec<Fragment> {
     use serde_json::Value;
     let value = commandtree_core::text::parse_jsonc(text)
+        // A task cut out of its array keeps the comma after it.
+        .or_else(|_| commandtree_core::text::parse_jsonc(text.trim().trim_end_matches(',')))
         .or_else(|_| {
             // The npm excerpt is `"name": "body"` lines: an object without its braces.
             let body = text

@@ -556,7 +556,15 @@ impl Analyser<'_> {
         let name_word = self.word(name_node);
         let mut words: Vec<Word> = vec![name_word];
         let mut cursor = n.walk();
+        let mut prev_end = name_node.end_byte();
         for a in n.children_by_field_name("argument", &mut cursor) {
+            // tree-sitter-bash sometimes runs a command on over a line end (`… | bash` then a
+            // line with a redirect): a newline that is not escaped ends the command.
+            let gap = &self.src[prev_end.min(a.start_byte())..a.start_byte()];
+            if gap.contains(&b'\n') && !gap.windows(2).any(|w| w == b"\\\n") {
+                break;
+            }
+            prev_end = a.end_byte();
             words.push(self.word(a));
         }
         let line = self.line(n);
@@ -1452,8 +1460,33 @@ impl Analyser<'_> {
     }
 
     fn pipeline(&mut self, n: Node) {
-        let mut cursor = n.walk();
-        let stages: Vec<Node> = n.named_children(&mut cursor).collect();
+        // Stages, with pipelines nested by the grammar (`a | b | c >f`) flattened.
+        fn stages_of<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) {
+            let mut cursor = n.walk();
+            for s in n.named_children(&mut cursor) {
+                match s.kind() {
+                    "pipeline" => stages_of(s, out),
+                    "redirected_statement"
+                        if s.child_by_field_name("body").is_some_and(|b| b.kind() == "pipeline") =>
+                    {
+                        if let Some(b) = s.child_by_field_name("body") {
+                            stages_of(b, out)
+                        }
+                    }
+                    _ => out.push(s),
+                }
+            }
+        }
+        if n.parent().is_some_and(|p| {
+            p.kind() == "pipeline"
+                || (p.kind() == "redirected_statement"
+                    && p.parent().is_some_and(|g| g.kind() == "pipeline"))
+        }) {
+            // Judged as part of the outer pipeline.
+            return;
+        }
+        let mut stages = Vec::new();
+        stages_of(n, &mut stages);
         let saved = self.out.len();
         let cmds: Vec<Option<Cmd>> = stages
             .iter()

@@ -508,3 +508,11 @@ fn scan_hash_changes_with_the_text() {
     assert_ne!(a, scan_hash("make", "./x.sh", "echo 1"));
     assert_eq!(a, scan_hash("shell", "./x.sh", "echo 1"));
 }
+
+#[test]
+fn benchmark_misses_are_found() {
+    let t = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/warnings/ws/scripts/telemetry.sh")).unwrap();
+    assert_eq!(level(&found("shell", &t)), Some(Level::Danger), "{:#?}", found("shell", &t));
+    let task = r#"{ "label": "Discard local changes", "type": "shell", "command": "git", "args": ["reset", "--hard", "HEAD"] },"#;
+    assert_eq!(level(&found("vscode", task)), Some(Level::Danger));
+}
