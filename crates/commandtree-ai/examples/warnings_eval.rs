@@ -32,7 +32,10 @@ fn main() {
     });
     let cfg = SummaryConfig::default();
     let cancel = CancelToken::new();
-    for line in manifest.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in manifest
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let f: Vec<&str> = line.split('\t').collect();
         let (label, kind, name, file) = (f[0], f[1], f[2], f[3]);
         let s = subjects

@@ -255,7 +255,7 @@ fn ps_statement(stmt: &[(String, bool, u32)], text: &str, out: &mut Vec<Finding>
             text,
         );
     }
-    if has(&["start-process"]) && code.iter().any(|w| *w == "runas") {
+    if has(&["start-process"]) && code.contains(&"runas") {
         add(
             out,
             Level::Caution,

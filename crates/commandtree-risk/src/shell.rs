@@ -753,9 +753,8 @@ impl Analyser<'_> {
                 .position(|a| a == "-c" || a == "-e" || a == "--command")
                 && let Some(code) = c.args.get(i + 1)
             {
-                if is_shell(name) || name == "su" {
-                    self.nested_code(&[code], c, "runs");
-                } else if code.literal().is_none() {
+                // Literal code for another language (`python -c 'print(1)'`) is not shell.
+                if is_shell(name) || name == "su" || code.literal().is_none() {
                     self.nested_code(&[code], c, "runs");
                 }
             }
@@ -792,20 +791,19 @@ impl Analyser<'_> {
         match name {
             "rm" | "rmdir" => self.rm(c),
             "chmod" => self.chmod(c),
-            "chown" | "chgrp" => {
+            "chown" | "chgrp"
                 if c.has_flag('R', "recursive")
                     && c.operands()
                         .iter()
                         .skip(1)
-                        .any(|w| outside_level(&w.text()).is_some())
-                {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        "changes the owner of files outside the project, recursively",
-                        &c.snippet,
-                    );
-                }
+                        .any(|w| outside_level(&w.text()).is_some()) =>
+            {
+                self.add(
+                    Level::Danger,
+                    c.line,
+                    "changes the owner of files outside the project, recursively",
+                    &c.snippet,
+                );
             }
             "dd" => {
                 if let Some(dev) = args
@@ -838,10 +836,8 @@ impl Analyser<'_> {
                     &c.snippet,
                 );
             }
-            "shred" => {
-                if args.iter().any(|a| is_block_device(a)) {
-                    self.add(Level::Danger, c.line, "wipes a disk (shred)", &c.snippet);
-                }
+            "shred" if args.iter().any(|a| is_block_device(a)) => {
+                self.add(Level::Danger, c.line, "wipes a disk (shred)", &c.snippet);
             }
             "shutdown" | "reboot" | "halt" | "poweroff" => {
                 self.add(
@@ -944,50 +940,47 @@ impl Analyser<'_> {
                     }
                 }
             }
-            "mongo" | "mongosh" => {
+            "mongo" | "mongosh"
                 if args
                     .iter()
-                    .any(|a| a.contains("dropDatabase") || a.contains(".drop()"))
-                {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        "drops a database (mongo)",
-                        &c.snippet,
-                    );
-                }
+                    .any(|a| a.contains("dropDatabase") || a.contains(".drop()")) =>
+            {
+                self.add(
+                    Level::Danger,
+                    c.line,
+                    "drops a database (mongo)",
+                    &c.snippet,
+                );
             }
-            "redis-cli" => {
+            "redis-cli"
                 if args.iter().any(|a| {
                     a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")
-                }) {
-                    self.add(Level::Danger, c.line, "erases a Redis database", &c.snippet);
-                }
+                }) =>
+            {
+                self.add(Level::Danger, c.line, "erases a Redis database", &c.snippet);
             }
-            "rails" | "rake" => {
+            "rails" | "rake"
                 if args.iter().any(|a| {
                     matches!(
                         a.as_str(),
                         "db:drop" | "db:reset" | "db:schema:load" | "db:purge"
                     )
-                }) {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        "drops the database (rails db:drop/reset)",
-                        &c.snippet,
-                    );
-                }
+                }) =>
+            {
+                self.add(
+                    Level::Danger,
+                    c.line,
+                    "drops the database (rails db:drop/reset)",
+                    &c.snippet,
+                );
             }
-            "nc" | "ncat" | "netcat" => {
-                if args.iter().any(|a| a == "-e" || a == "-c") {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        "opens a remote shell (nc -e)",
-                        &c.snippet,
-                    );
-                }
+            "nc" | "ncat" | "netcat" if args.iter().any(|a| a == "-e" || a == "-c") => {
+                self.add(
+                    Level::Danger,
+                    c.line,
+                    "opens a remote shell (nc -e)",
+                    &c.snippet,
+                );
             }
             "find" => {
                 let start = c.args.first().map(Word::text).unwrap_or_default();
@@ -1022,15 +1015,13 @@ impl Analyser<'_> {
                     self.write_to(&t, c.line, &c.snippet);
                 }
             }
-            "crontab" => {
-                if !args.iter().any(|a| a == "-l") {
-                    self.add(
-                        Level::Caution,
-                        c.line,
-                        "replaces the user's crontab",
-                        &c.snippet,
-                    );
-                }
+            "crontab" if !args.iter().any(|a| a == "-l") => {
+                self.add(
+                    Level::Caution,
+                    c.line,
+                    "replaces the user's crontab",
+                    &c.snippet,
+                );
             }
             _ => {}
         }
@@ -1411,9 +1402,9 @@ impl Analyser<'_> {
                     .map(|k| (self.word(k).text(), self.line(k)))
             };
             let Some((text, line)) = text else { continue };
-            let reader = if is_shell(&consumer_name) {
-                consumer_name.clone()
-            } else if matches!(body_name.as_str(), "cat" | "tee") && consumer.is_some() {
+            let reader = if is_shell(&consumer_name)
+                || (matches!(body_name.as_str(), "cat" | "tee") && consumer.is_some())
+            {
                 consumer_name.clone()
             } else {
                 body_name.clone()
@@ -1467,7 +1458,8 @@ impl Analyser<'_> {
                 match s.kind() {
                     "pipeline" => stages_of(s, out),
                     "redirected_statement"
-                        if s.child_by_field_name("body").is_some_and(|b| b.kind() == "pipeline") =>
+                        if s.child_by_field_name("body")
+                            .is_some_and(|b| b.kind() == "pipeline") =>
                     {
                         if let Some(b) = s.child_by_field_name("body") {
                             stages_of(b, out)
@@ -1662,10 +1654,10 @@ fn unescape(s: &str) -> String {
     let mut it = s.chars();
     while let Some(c) = it.next() {
         if c == '\\' {
-            if let Some(n) = it.next() {
-                if n != '\n' {
-                    out.push(n);
-                }
+            if let Some(n) = it.next()
+                && n != '\n'
+            {
+                out.push(n);
             }
         } else {
             out.push(c);

@@ -511,8 +511,17 @@ fn scan_hash_changes_with_the_text() {
 
 #[test]
 fn benchmark_misses_are_found() {
-    let t = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/warnings/ws/scripts/telemetry.sh")).unwrap();
-    assert_eq!(level(&found("shell", &t)), Some(Level::Danger), "{:#?}", found("shell", &t));
+    let t = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/warnings/ws/scripts/telemetry.sh"
+    ))
+    .unwrap();
+    assert_eq!(
+        level(&found("shell", &t)),
+        Some(Level::Danger),
+        "{:#?}",
+        found("shell", &t)
+    );
     let task = r#"{ "label": "Discard local changes", "type": "shell", "command": "git", "args": ["reset", "--hard", "HEAD"] },"#;
     assert_eq!(level(&found("vscode", task)), Some(Level::Danger));
 }
