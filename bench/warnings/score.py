@@ -32,12 +32,12 @@ def main():
                 if got != (r["expected"] == "risky"):
                     misses.append(f"  {title}: {'missed' if not got else 'false alarm'}: {r['type']} {r['label']}"
                                   + (f" [{r.get('modelRisk')}: {r.get('modelWarning')}]" if key == "model" else ""))
+        n_safe = sum(1 for r in rows if r["expected"] == "safe")
+        print(f"{name}: {len(rows)} commands ({len(rows) - n_safe} risky, {n_safe} harmless)")
         errors = [r for r in rows if r.get("error")]
         if errors:
             print(f"{name}: {len(errors)} failed answers, e.g. {errors[0]['error'][:160]}")
-    n_safe = sum(1 for r in rows if r["expected"] == "safe")
-    n_risky = len(rows) - n_safe
-    print(f"{len(rows)} commands: {n_risky} risky, {n_safe} harmless\n")
+    print()
     print(f"| {'':34} | precision | recall | false-positive rate | TP | FP | FN | TN |")
     print(f"|{'-' * 36}|-----------|--------|---------------------|----|----|----|----|")
     for title, (p, r, f, tp, fp, fn, tn) in table:
