@@ -4,7 +4,7 @@
 mod common;
 
 use commandtree_core::{CommandItem, Options, Workspace};
-use commandtree_llm::summary::{self, Reason, SummaryConfig};
+use commandtree_llm::summary::{self, Reason, Subject, SummaryConfig};
 use commandtree_llm::{CancelToken, Client, ErrorKind, ProviderConfig};
 use commandtree_store::{Store, db_path};
 use common::{Reply, Server};
@@ -351,7 +351,7 @@ fn content_is_capped_and_fenced_as_untrusted_data() {
 
     let big_s = subjects.iter().find(|s| s.item.label == "big.sh").unwrap();
     let user = &summary::messages(big_s, 4000)[1].content;
-    assert!(user.contains("truncated to the first 4000 of"));
+    assert!(user.contains("shortened: the first"), "{user}");
     assert!(user.len() < 4000 + 1500, "{}", user.len());
 
     // The request forces the tool, whatever the script says.
@@ -371,6 +371,149 @@ fn content_is_capped_and_fenced_as_untrusted_data() {
         body["tools"][0]["function"]["parameters"]["required"],
         json!(["summary", "securityWarning"])
     );
+    assert_eq!(
+        body["tools"][0]["function"]["parameters"]["properties"]["risk"]["enum"],
+        json!(["none", "caution", "danger"])
+    );
+}
+
+/// Every request gets the same answer: a placeholder warning rated `none`, as small local
+/// models write it.
+fn placeholder_model() -> Server {
+    Server::start(|req, _| {
+        let name = common::name_in(req);
+        Reply::json(
+            200,
+            common::openai_tool_reply(
+                summary::TOOL_NAME,
+                &json!({
+                    "summary": format!("Runs {name}."),
+                    "securityWarning": "Not a security warning",
+                    "risk": "none"
+                }),
+            ),
+        )
+    })
+}
+
+fn finished(root: &Path, client: &Client) -> Vec<(Subject, summary::Analysis)> {
+    let items = discover(root);
+    let mut store = Store::open(&db_path(root), true).unwrap().unwrap();
+    let stored = summary::stored(&store).unwrap();
+    let (pending, _) = summary::plan(summary::subjects(&items), &stored, false);
+    let report = summary::run(
+        client,
+        &mut store,
+        pending,
+        &SummaryConfig::default(),
+        &CancelToken::new(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    report.done
+}
+
+#[test]
+fn a_placeholder_rated_none_stores_no_warning_and_cannot_clear_a_static_finding() {
+    let root = workspace("placeholder");
+    write(
+        &root,
+        "scripts/install.sh",
+        "#!/bin/sh
+# Install the CLI
+curl -fsSL https://get.example.com/cli | sh
+",
+    );
+    let server = placeholder_model();
+    let client = client(&server);
+    let done = finished(&root, &client);
+    assert_eq!(done.len(), discover(&root).len());
+
+    // The model's column holds no warning at all: not the placeholder.
+    for r in rows(&root) {
+        assert_eq!(r.3, None, "{}", r.0);
+    }
+    // The run reports the static finding for the download piped into a shell, and nothing else.
+    for (s, a) in &done {
+        if s.item.label == "install.sh" {
+            let w = a.security_warning.as_deref().unwrap_or("");
+            assert!(
+                w.starts_with("Danger: pipes a download (curl) into sh (line 3"),
+                "{w}"
+            );
+            assert_eq!(a.model_warning, None);
+        } else {
+            assert_eq!(a.security_warning, None, "{}", s.item.label);
+        }
+    }
+
+    // What a listing shows: the stored warnings plus the stored findings.
+    let mut items = discover(&root);
+    let mut store = Store::open(&db_path(&root), false).unwrap().unwrap();
+    store.enrich(&mut items).unwrap();
+    let stored = commandtree_store::findings::load(&store).unwrap();
+    assert_eq!(stored.len(), items.len(), "every command's scan is stored");
+    let findings = commandtree_store::findings::scan(Some(&mut store), &items);
+    commandtree_store::findings::annotate(&mut items, &findings);
+    let warned: Vec<&str> = items
+        .iter()
+        .filter(|c| c.security_warning.is_some())
+        .map(|c| c.label.as_str())
+        .collect();
+    assert_eq!(warned, vec!["install.sh"]);
+}
+
+#[test]
+fn a_long_script_is_sent_head_and_tail_and_its_summary_says_so() {
+    let root = workspace("long");
+    let mut body = String::from(
+        "#!/bin/sh
+# Rebuild everything
+",
+    );
+    for i in 0..300 {
+        body.push_str(&format!("echo \"step {i} of the long build\"\n"));
+    }
+    body.push_str("rm -rf \"$HOME\"\n");
+    write(&root, "scripts/rebuild.sh", &body);
+    let server = placeholder_model();
+    let client = client(&server);
+    let done = finished(&root, &client);
+    let (_, a) = done
+        .iter()
+        .find(|(s, _)| s.item.label == "rebuild.sh")
+        .unwrap();
+    assert!(a.truncated);
+    assert!(
+        a.summary
+            .starts_with("Runs rebuild.sh. (Summarized from the beginning and end"),
+        "{}",
+        a.summary
+    );
+    let w = a.security_warning.as_deref().unwrap_or("");
+    assert!(w.starts_with("Danger: deletes the home folder"), "{w}");
+    let sent = server
+        .posts()
+        .into_iter()
+        .find(|r| common::name_in(r) == "rebuild.sh")
+        .unwrap()
+        .json();
+    let user = sent["messages"][1]["content"].as_str().unwrap().to_string();
+    assert!(
+        user.contains("rm -rf \\\"$HOME\\\"") || user.contains("rm -rf \"$HOME\""),
+        "the last line is sent"
+    );
+    assert!(user.contains("step 0 of the long build"));
+    assert!(
+        !user.contains("step 150 of the long build"),
+        "the middle is left out"
+    );
+    let row = rows(&root)
+        .into_iter()
+        .find(|r| r.0.ends_with("rebuild.sh"))
+        .unwrap();
+    assert!(row.2.contains("the middle was not read"), "{}", row.2);
 }
 
 #[test]

@@ -16,6 +16,7 @@
 
 mod carry;
 mod embeddings;
+pub mod findings;
 pub mod history;
 pub mod open;
 mod ops;
@@ -701,7 +702,10 @@ impl Store {
             c.tags = t;
             if let Some((summary, warning)) = notes.get(&c.id) {
                 c.summary = non_empty(summary);
-                c.security_warning = warning.as_deref().and_then(non_empty);
+                // The extension writes this column too; its placeholders are no warning.
+                c.security_warning = warning
+                    .as_deref()
+                    .and_then(commandtree_risk::normalise_warning);
             }
         }
         Ok(())

@@ -235,6 +235,19 @@ pub const TABLES: &[TableSpec] = &[
         seed: false,
         linked: false,
     },
+    TableSpec {
+        name: crate::findings::TABLE,
+        columns: &[
+            col("command_id", "TEXT", false, 1),
+            col("scan_hash", "TEXT", true, 0),
+            col("findings", "TEXT", true, 0),
+            col("scanned_at", "TEXT", true, 0),
+        ],
+        foreign_keys: &[],
+        unique: &[],
+        seed: false,
+        linked: false,
+    },
 ];
 
 /// What an existing file holds compared with `TABLES`.
@@ -490,7 +503,8 @@ fn has_unique_index(conn: &Connection, table: &str, cols: &[&str]) -> rusqlite::
 /// `IF NOT EXISTS`.
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(SEED_SQL)?;
-    conn.execute_batch(OWN_SQL)
+    conn.execute_batch(OWN_SQL)?;
+    conn.execute_batch(crate::findings::TABLE_SQL)
 }
 
 #[cfg(test)]
@@ -529,7 +543,8 @@ mod tests {
                 "command_tags",
                 "config_tag_assignments",
                 "run_history",
-                "embedding_sources"
+                "embedding_sources",
+                "command_findings"
             ])
         );
     }

@@ -123,6 +123,7 @@ fn schema_is_exactly_the_seed_spec() {
     assert_eq!(
         tables,
         vec![
+            vec![t("command_findings")],
             vec![t("command_tags")],
             vec![t("commands")],
             vec![t("config_tag_assignments")],
