@@ -137,7 +137,10 @@ pub fn run_captured(
         let now = Instant::now();
         match term_sent {
             None => {
-                if opts.timeout.is_some_and(|t| now.duration_since(started) >= t) {
+                if opts
+                    .timeout
+                    .is_some_and(|t| now.duration_since(started) >= t)
+                {
                     timed_out = true;
                 } else if cancel.is_cancelled() {
                     cancelled = true;
@@ -254,7 +257,11 @@ mod tests {
             max_output: 1 << 20,
         };
         let c = run(&w, "noisy.sh", small, &CancelToken::new());
-        assert!(c.output.starts_with("first\nerr\nline0\n"), "{:?}", c.output);
+        assert!(
+            c.output.starts_with("first\nerr\nline0\n"),
+            "{:?}",
+            c.output
+        );
         assert_eq!(c.dropped_bytes, 0);
         // Recorded in the history like a foreground run.
         let engine = Engine::open(Some(&w), &w).unwrap();
@@ -268,7 +275,11 @@ mod tests {
     fn a_timeout_ends_the_whole_process_group() {
         let w = workspace("timeout");
         // The background child would keep the pipe open if it were not ended with the group.
-        script(&w, "hang.sh", "#!/bin/sh\necho started\nsleep 300 &\nsleep 300\n");
+        script(
+            &w,
+            "hang.sh",
+            "#!/bin/sh\necho started\nsleep 300 &\nsleep 300\n",
+        );
         let opts = CaptureOptions {
             timeout: Some(Duration::from_millis(300)),
             max_output: 1024,
