@@ -657,7 +657,6 @@ fn malformed_json_rpc_leaves_the_server_running() {
     send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
     let tools = reply_to(4);
     assert!(tools["result"]["tools"].as_array().unwrap().len() >= 7);
-    drop(send);
     let _ = child.kill();
     let _ = child.wait();
 }

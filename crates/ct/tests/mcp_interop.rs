@@ -59,7 +59,12 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     assert_eq!(v["annotations"]["list_commands"]["readOnlyHint"], true);
     assert_eq!(v["annotations"]["run_command"]["destructiveHint"], true);
     assert_eq!(v["listed"]["total"], 2);
-    assert!(v["listedText"][0].as_str().unwrap().contains("shell:greet.sh"));
+    assert!(
+        v["listedText"][0]
+            .as_str()
+            .unwrap()
+            .contains("shell:greet.sh")
+    );
     assert_eq!(v["ran"]["exitCode"], 0);
     assert_eq!(v["ran"]["output"], "hello [it's \"me\" $(id)] 1\n");
     assert_eq!(v["ranIsError"], false);
