@@ -434,6 +434,12 @@ fn placeholders_and_negations_are_no_warning() {
         "Security warning: none",
         "smusher",
         "-",
+        "Security warning not yet available.",
+        "Not yet available",
+        "Summary: to be determined",
+        "Unknown",
+        "The security warning is currently unavailable",
+        "TBD",
     ] {
         assert_eq!(normalise_warning(w), None, "{w:?}");
     }
@@ -442,6 +448,8 @@ fn placeholders_and_negations_are_no_warning() {
         "Dangerous",
         "No backup is made before deleting the folder",
         "Not safe: deletes the home folder",
+        "Not available offline: downloads and runs an installer",
+        "Unknown binary is executed as root",
         "Writes credentials to ~/.aws",
         "Runs a script downloaded from the internet with root rights.",
     ] {

@@ -86,6 +86,45 @@ const PLACEHOLDERS: &[&str] = &[
     "…",
 ];
 
+/// Words from which answers about the answer itself are made ("Security warning not yet
+/// available", "Summary: to be determined", "Unknown"): text made only of these says nothing.
+const STATUS_WORDS: &[&str] = &[
+    "security",
+    "securitywarning",
+    "warning",
+    "warnings",
+    "summary",
+    "information",
+    "info",
+    "data",
+    "details",
+    "the",
+    "a",
+    "is",
+    "are",
+    "was",
+    "currently",
+    "still",
+    "not",
+    "yet",
+    "no",
+    "none",
+    "available",
+    "unavailable",
+    "unknown",
+    "tbd",
+    "pending",
+    "to",
+    "be",
+    "determined",
+    "provided",
+    "specified",
+    "given",
+    "applicable",
+    "n/a",
+    "na",
+];
+
 const RISK_NOUNS: &[&str] = &[
     "risk",
     "risks",
@@ -197,7 +236,7 @@ pub fn normalise_warning(text: &str) -> Option<String> {
         .split(|c: char| !(c.is_alphanumeric() || c == '/'))
         .filter(|w| !w.is_empty())
         .collect();
-    if words.is_empty() {
+    if words.is_empty() || words.iter().all(|w| STATUS_WORDS.contains(w)) {
         return None;
     }
     let has_effect = EFFECTS.iter().any(|e| l.contains(e));
