@@ -1,0 +1,5 @@
+#![no_main]
+// Fuzzes playbook::parse through discovery's routing, as a playbook file.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = commandtree_core::discover::parse_bytes(".commandtree/playbooks/x.playbook.md", data, false);
+});
