@@ -49,12 +49,15 @@ pub fn stem(file_name: &str) -> &str {
     file_name.strip_suffix(SUFFIX).unwrap_or(file_name)
 }
 
+/// A problem with the line it is on (1-based), when known.
+pub type LineError = (Option<usize>, String);
+
 /// Parses a playbook's text. `Err` carries a line (when known) and what is wrong; problems that
 /// leave the playbook usable (an unknown info-string word) come back as warnings.
 pub fn parse_text(
     file_name: &str,
     content: &str,
-) -> Result<(Playbook, Vec<(usize, String)>), (Option<usize>, String)> {
+) -> Result<(Playbook, Vec<(usize, String)>), LineError> {
     let mut warnings = Vec::new();
     let lines: Vec<&str> = content.lines().collect();
     let mut pb = Playbook {
@@ -78,7 +81,10 @@ pub fn parse_text(
     while i < lines.len() {
         let line = lines[i];
         let trimmed = line.trim_start();
-        let fence_len = trimmed.chars().take_while(|&c| c == '`' || c == '~').count();
+        let fence_len = trimmed
+            .chars()
+            .take_while(|&c| c == '`' || c == '~')
+            .count();
         if fence_len < 3 {
             i += 1;
             continue;
@@ -93,7 +99,9 @@ pub fn parse_text(
         let mut closed = false;
         while i < lines.len() {
             let t = lines[i].trim();
-            if t.starts_with(fence) && t.trim_start_matches(fence.chars().next().unwrap()).is_empty()
+            if t.starts_with(fence)
+                && t.trim_start_matches(fence.chars().next().unwrap())
+                    .is_empty()
             {
                 closed = true;
                 i += 1;
@@ -148,8 +156,7 @@ pub fn parse_text(
 
 fn valid_id(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
@@ -162,14 +169,18 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-fn front_matter(v: &Value, pb: &mut Playbook) -> Result<(), (Option<usize>, String)> {
+fn front_matter(v: &Value, pb: &mut Playbook) -> Result<(), LineError> {
     let Some(obj) = v.as_object() else {
         if v.is_null() {
             return Ok(());
         }
         return Err((Some(1), "the front matter is not a mapping".into()));
     };
-    if let Some(n) = obj.get("name").and_then(scalar).filter(|n| !n.trim().is_empty()) {
+    if let Some(n) = obj
+        .get("name")
+        .and_then(scalar)
+        .filter(|n| !n.trim().is_empty())
+    {
         pb.name = n.trim().to_string();
     }
     pb.description = obj.get("description").and_then(scalar);
@@ -300,7 +311,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(pb.name, "x");
-        assert_eq!(pb.inputs[0].description.as_deref(), Some("What to write about"));
+        assert_eq!(
+            pb.inputs[0].description.as_deref(),
+            Some("What to write about")
+        );
         let (pb, _) = parse_text("y.playbook.md", "```step\n@task --prompt hi\n```\n").unwrap();
         assert_eq!(pb.name, "y");
     }
@@ -310,7 +324,10 @@ mod tests {
         for (text, want) in [
             ("```step\n@task --prompt hi\n", "never closed"),
             ("```step\n\n```\n", "is empty"),
-            ("```step id=a\n@x\n```\n```step id=a\n@y\n```\n", "two steps"),
+            (
+                "```step id=a\n@x\n```\n```step id=a\n@y\n```\n",
+                "two steps",
+            ),
             ("```step id=a.b\n@x\n```\n", "must be letters"),
             ("---\nname: [\n---\n", "front matter"),
             ("---\nname: x\n", "no closing"),
@@ -332,7 +349,11 @@ mod tests {
         assert_eq!(c.command, "ct playbook run release-notes");
         assert_eq!(c.cwd, "/w");
         assert_eq!(c.params[0].name, "version");
-        let p = parse_with(parse, "/w/.commandtree/playbooks/b.playbook.md", "```step\n");
+        let p = parse_with(
+            parse,
+            "/w/.commandtree/playbooks/b.playbook.md",
+            "```step\n",
+        );
         assert!(p.commands.is_empty());
         assert_eq!(p.warnings.len(), 1);
     }
