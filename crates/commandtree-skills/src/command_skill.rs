@@ -357,3 +357,72 @@ mod tests {
         assert!(d.contains("-b\n+B\n"));
     }
 }
+
+/// Keeps the command skills of a workspace current: `on_change` gets the whole new list (and
+/// its warnings) whenever a command skill file is added, changed or removed, until the
+/// returned [`Watch`] is dropped.
+///
+/// The folder is polled (its listing and each file's size and modification time, twice a
+/// second) rather than watched by the OS: it holds a handful of files, and it may not exist
+/// yet, or be removed and made again, which an OS watch on it would not survive.
+pub fn watch(
+    root: &Path,
+    on_change: impl Fn(Vec<CommandSkill>, Vec<Warning>) + Send + 'static,
+) -> Watch {
+    let root = root.to_path_buf();
+    let cancel = commandtree_engine::CancelToken::new();
+    let stop = cancel.clone();
+    let mut last = fingerprint(&root);
+    let thread = std::thread::spawn(move || {
+        while cancel.sleep(POLL) {
+            let now = fingerprint(&root);
+            if now != last {
+                last = now;
+                let (skills, warnings) = discover(&root);
+                on_change(skills, warnings);
+            }
+        }
+    });
+    Watch {
+        stop,
+        thread: Some(thread),
+    }
+}
+
+const POLL: std::time::Duration = std::time::Duration::from_millis(500);
+
+type Fingerprint = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
+
+fn fingerprint(root: &Path) -> Fingerprint {
+    let Ok(entries) = std::fs::read_dir(dir(root)) else {
+        return Vec::new();
+    };
+    let mut out: Fingerprint = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| is_command_skill_file(root, p))
+        .map(|p| {
+            let meta = std::fs::metadata(&p).ok();
+            let len = meta.as_ref().map_or(0, |m| m.len());
+            let modified = meta.and_then(|m| m.modified().ok());
+            (p, len, modified)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A running [`watch`]; dropping it stops the thread.
+pub struct Watch {
+    stop: commandtree_engine::CancelToken,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -460,3 +460,46 @@ fn a_cancelled_host_stops_before_the_next_step() {
     assert_eq!(e.to_string(), "step 2 `check` was cancelled");
     assert_eq!(api.sent.borrow().len(), 1);
 }
+
+#[test]
+fn command_skills_are_discovered_and_watched() {
+    use commandtree_skills::command_skill;
+    use std::sync::mpsc;
+    let root = workspace("watch");
+    let (tx, rx) = mpsc::channel();
+    let _watch = command_skill::watch(&root, move |skills, warnings| {
+        let _ = tx.send((
+            skills.into_iter().map(|s| s.name).collect::<Vec<_>>(),
+            warnings.len(),
+        ));
+    });
+    // The folder does not exist yet.
+    write(
+        &root,
+        ".commandtree/skills/clean-up.md",
+        "---\nname: Clean Up Script\n---\n- Remove duplication\n",
+    );
+    let wait = std::time::Duration::from_secs(30);
+    assert_eq!(
+        rx.recv_timeout(wait).unwrap(),
+        (vec!["Clean Up Script".to_string()], 0)
+    );
+    write(&root, ".commandtree/skills/broken.md", "no front matter");
+    assert_eq!(
+        rx.recv_timeout(wait).unwrap(),
+        (vec!["Clean Up Script".to_string()], 1)
+    );
+    // Definition skills beside them are not command skills and do not count as a change.
+    write(
+        &root,
+        ".commandtree/skills/api.skill.md",
+        "---\nname: api\n---\nx\n",
+    );
+    std::fs::remove_file(root.join(".commandtree/skills/broken.md")).unwrap();
+    assert_eq!(
+        rx.recv_timeout(wait).unwrap(),
+        (vec!["Clean Up Script".to_string()], 0)
+    );
+    std::fs::remove_dir_all(root.join(".commandtree")).unwrap();
+    assert_eq!(rx.recv_timeout(wait).unwrap(), (Vec::<String>::new(), 0));
+}

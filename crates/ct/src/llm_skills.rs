@@ -200,8 +200,12 @@ fn ask(question: &str) -> bool {
     let _ = e.flush();
     drop(e);
     let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+    let read = std::io::stdin().lock().read_line(&mut line).unwrap_or(0);
+    // A terminal echoes the answer and its newline; piped input does not.
+    if read == 0 || !std::io::stdin().is_terminal() {
         let _ = writeln!(std::io::stderr());
+    }
+    if read == 0 {
         return false;
     }
     matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")

@@ -642,3 +642,135 @@ fn skill_apply_changes_the_file_only_after_yes() {
     );
     assert_eq!(server.posts().len(), 4);
 }
+
+/// The text between the line `open` and the next line `close` in the README.
+fn readme_block(open: &str, close: &str, containing: &str) -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if *l != open {
+            continue;
+        }
+        let end = lines[i + 1..].iter().position(|l| *l == close).unwrap() + i + 1;
+        let block = lines[i + 1..end].join("\n") + "\n";
+        if block.contains(containing) {
+            return block;
+        }
+    }
+    panic!("no README block {open} containing {containing}");
+}
+
+#[test]
+fn the_readme_examples_work_as_written() {
+    let root = workspace("readme");
+    let server = echo_model(Wire::OpenAi);
+    let llm = Some((&server, Wire::OpenAi));
+    write(
+        &root,
+        ".commandtree/playbooks/release-notes.playbook.md",
+        &readme_block("````markdown", "````", "name: release-notes"),
+    );
+    write(
+        &root,
+        ".commandtree/skills/clean-up.md",
+        &readme_block("```markdown", "```", "name: Clean Up Script"),
+    );
+    write(&root, "deploy.sh", "#!/bin/sh\n# deploy\necho deploy\n");
+    ok(&ct(&root, None, &["trust"]));
+
+    let out = ct(
+        &root,
+        llm,
+        &[
+            "playbook",
+            "run",
+            "release-notes",
+            "--input",
+            "version=2.0",
+            "--json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&ok(&out)).unwrap();
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(
+        steps[0]["reply"],
+        "reply(0): Write release notes for 2.0 in a friendly tone"
+    );
+    assert!(
+        steps[2]["reply"]
+            .as_str()
+            .unwrap()
+            .contains("using this review: reply(1): List anything missing from: reply(0)")
+    );
+
+    let out = ct_input(
+        &root,
+        llm,
+        &[
+            "skill",
+            "run",
+            "file",
+            "--action",
+            "write",
+            "--path",
+            "./test.json",
+            "--content",
+            "hello world",
+        ],
+        "y\n",
+    );
+    assert!(ok(&out).contains("Wrote 11 bytes"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("test.json")).unwrap(),
+        "hello world"
+    );
+    ok(&ct(
+        &root,
+        None,
+        &[
+            "context",
+            "add",
+            "--type",
+            "agent",
+            "Answer in one sentence.",
+        ],
+    ));
+    let out = ct(
+        &root,
+        llm,
+        &[
+            "task",
+            "--prompt",
+            "Summarize this text",
+            "--model",
+            "gpt-4o",
+            "--model-options",
+            r#"{"temperature":0.7,"max_tokens":256}"#,
+        ],
+    );
+    assert_eq!(ok(&out), "reply(3): Summarize this text\n");
+    let sent = turns(&server.posts()[3]);
+    assert_eq!(
+        sent[0],
+        ("system".to_string(), "Answer in one sentence.".to_string())
+    );
+    let out = ct(
+        &root,
+        llm,
+        &["skill", "apply", "clean-up", "deploy.sh", "--dry-run"],
+    );
+    // The echo model sends the file back unchanged: nothing to apply, but the request carried
+    // the README's instructions and the file.
+    assert!(
+        ok(&out).contains("No changes proposed"),
+        "{}",
+        text(&out.stdout)
+    );
+    let asked = last_user(&server.posts()[4]);
+    assert!(
+        asked.contains("- Clean up formatting") && asked.contains("echo deploy"),
+        "{asked}"
+    );
+}
