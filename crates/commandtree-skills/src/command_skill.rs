@@ -298,66 +298,6 @@ pub fn apply(p: &Proposal) -> Result<()> {
         .map_err(|e| Error::failed(format!("{}: {e}", p.path.display())))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn front_matter_name_icon_and_body() {
-        let s = parse(
-            Path::new("/w/.commandtree/skills/clean-up.md"),
-            "---\nname: Clean Up Script\nicon: sparkle\n---\n\n- Remove superfluous comments from script\n- Remove duplication\n",
-        )
-        .unwrap();
-        assert_eq!(s.id, "clean-up");
-        assert_eq!(s.name, "Clean Up Script");
-        assert_eq!(s.icon, "sparkle");
-        assert!(s.instructions.starts_with("- Remove superfluous"));
-        let s = parse(Path::new("/w/x.md"), "---\nname: X\n---\nDo it.").unwrap();
-        assert_eq!(s.icon, "wand");
-        for (text, want) in [
-            ("Do it.", "no front matter"),
-            ("---\nicon: x\n---\nDo it.", "no `name`"),
-            ("---\nname: X\n---\n", "no instructions"),
-            ("---\nname: X\n", "no closing"),
-        ] {
-            let e = parse(Path::new("/w/x.md"), text).unwrap_err();
-            assert!(e.1.contains(want), "{text:?}: {e:?}");
-        }
-    }
-
-    #[test]
-    fn extract_takes_the_fenced_file_and_keeps_the_final_newline() {
-        assert_eq!(
-            extract("Here:\n```sh\necho hi\n```\nDone.", "x\n"),
-            "echo hi\n"
-        );
-        assert_eq!(extract("echo hi", "x\n"), "echo hi\n");
-        assert_eq!(extract("echo hi", "x"), "echo hi");
-        // A longer fence holds a file that has fences of its own.
-        assert_eq!(
-            extract("````md\n# T\n```sh\nls\n```\n````", ""),
-            "# T\n```sh\nls\n```"
-        );
-        assert_eq!(fence_for("a ``` b"), "````");
-    }
-
-    #[test]
-    fn diff_is_unified_with_relative_paths() {
-        let p = Proposal {
-            path: PathBuf::from("/w/scripts/a.sh"),
-            before: "a\nb\nc\n".into(),
-            after: "a\nB\nc\n".into(),
-        };
-        let d = p.diff(Path::new("/w"));
-        assert!(
-            d.starts_with("--- a/scripts/a.sh\n+++ b/scripts/a.sh\n@@ -1,3 +1,3 @@\n"),
-            "{d}"
-        );
-        assert!(d.contains("-b\n+B\n"));
-    }
-}
-
 /// Keeps the command skills of a workspace current: `on_change` gets the whole new list (and
 /// its warnings) whenever a command skill file is added, changed or removed, until the
 /// returned [`Watch`] is dropped.
@@ -424,5 +364,65 @@ impl Drop for Watch {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_name_icon_and_body() {
+        let s = parse(
+            Path::new("/w/.commandtree/skills/clean-up.md"),
+            "---\nname: Clean Up Script\nicon: sparkle\n---\n\n- Remove superfluous comments from script\n- Remove duplication\n",
+        )
+        .unwrap();
+        assert_eq!(s.id, "clean-up");
+        assert_eq!(s.name, "Clean Up Script");
+        assert_eq!(s.icon, "sparkle");
+        assert!(s.instructions.starts_with("- Remove superfluous"));
+        let s = parse(Path::new("/w/x.md"), "---\nname: X\n---\nDo it.").unwrap();
+        assert_eq!(s.icon, "wand");
+        for (text, want) in [
+            ("Do it.", "no front matter"),
+            ("---\nicon: x\n---\nDo it.", "no `name`"),
+            ("---\nname: X\n---\n", "no instructions"),
+            ("---\nname: X\n", "no closing"),
+        ] {
+            let e = parse(Path::new("/w/x.md"), text).unwrap_err();
+            assert!(e.1.contains(want), "{text:?}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn extract_takes_the_fenced_file_and_keeps_the_final_newline() {
+        assert_eq!(
+            extract("Here:\n```sh\necho hi\n```\nDone.", "x\n"),
+            "echo hi\n"
+        );
+        assert_eq!(extract("echo hi", "x\n"), "echo hi\n");
+        assert_eq!(extract("echo hi", "x"), "echo hi");
+        // A longer fence holds a file that has fences of its own.
+        assert_eq!(
+            extract("````md\n# T\n```sh\nls\n```\n````", ""),
+            "# T\n```sh\nls\n```"
+        );
+        assert_eq!(fence_for("a ``` b"), "````");
+    }
+
+    #[test]
+    fn diff_is_unified_with_relative_paths() {
+        let p = Proposal {
+            path: PathBuf::from("/w/scripts/a.sh"),
+            before: "a\nb\nc\n".into(),
+            after: "a\nB\nc\n".into(),
+        };
+        let d = p.diff(Path::new("/w"));
+        assert!(
+            d.starts_with("--- a/scripts/a.sh\n+++ b/scripts/a.sh\n@@ -1,3 +1,3 @@\n"),
+            "{d}"
+        );
+        assert!(d.contains("-b\n+B\n"));
     }
 }
