@@ -102,10 +102,16 @@ pub struct TaskArgs {
     /// Send only the prompt.
     #[arg(long)]
     no_context: bool,
+    /// The conversation whose context is sent.
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_CONVERSATION)]
+    conversation: String,
 }
 
 #[derive(Args)]
 pub struct ContextArgs {
+    /// The conversation (separate contexts in one workspace).
+    #[arg(long, global = true, value_name = "NAME", default_value = DEFAULT_CONVERSATION)]
+    conversation: String,
     #[command(subcommand)]
     command: ContextCommand,
 }
@@ -242,9 +248,9 @@ fn skill_api(
     })
 }
 
-fn active_context(engine: &Engine) -> Result<Vec<api::SkillMessage>> {
+fn active_context(engine: &Engine, conversation: &str) -> Result<Vec<api::SkillMessage>> {
     let store = Store::open_read_only(&engine.db_path()).map_err(|e| anyhow::anyhow!(e))?;
-    api::stored_context(store.as_ref(), DEFAULT_CONVERSATION).map_err(skill_fail)
+    api::stored_context(store.as_ref(), conversation).map_err(skill_fail)
 }
 
 /// Prints a reply: streamed already on a terminal (then only the final newline), whole
@@ -280,7 +286,7 @@ pub fn task(engine: &Engine, args: TaskArgs) -> Result<()> {
     let context = if args.no_context {
         Vec::new()
     } else {
-        active_context(engine)?
+        active_context(engine, &args.conversation)?
     };
     run_invocation(engine, &inv, context)
 }
@@ -338,7 +344,7 @@ pub fn skill(engine: &Engine, args: SkillArgs, quiet: bool) -> Result<()> {
             words.extend(a.flags);
             let inv = invocation::from_words(words).map_err(skill_fail)?;
             let context = if inv.skill == "task" {
-                active_context(engine)?
+                active_context(engine, DEFAULT_CONVERSATION)?
             } else {
                 Vec::new()
             };
@@ -477,6 +483,7 @@ fn apply(engine: &Engine, a: ApplyArgs, quiet: bool) -> Result<()> {
 }
 
 pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
+    let conversation = args.conversation.as_str();
     match args.command {
         ContextCommand::Add(a) => {
             let kind: ContextType = a.kind.parse().map_err(anyhow::Error::msg)?;
@@ -484,10 +491,10 @@ pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
                 .map_err(|e| anyhow::anyhow!(e))?
                 .ok_or_else(|| anyhow::anyhow!("the workspace database cannot be created"))?;
             store
-                .add_context(DEFAULT_CONVERSATION, kind, &a.text)
+                .add_context(conversation, kind, &a.text)
                 .map_err(|e| anyhow::anyhow!(e))?;
             let n = store
-                .context(DEFAULT_CONVERSATION)
+                .context(conversation)
                 .map_err(|e| anyhow::anyhow!(e))?
                 .len();
             println!(
@@ -499,9 +506,7 @@ pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
         ContextCommand::List(a) => {
             let store = Store::open_read_only(&engine.db_path()).map_err(|e| anyhow::anyhow!(e))?;
             let rows = match &store {
-                Some(s) => s
-                    .context(DEFAULT_CONVERSATION)
-                    .map_err(|e| anyhow::anyhow!(e))?,
+                Some(s) => s.context(conversation).map_err(|e| anyhow::anyhow!(e))?,
                 None => Vec::new(),
             };
             let mut out = std::io::stdout().lock();
@@ -522,7 +527,7 @@ pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
         ContextCommand::Clear => {
             let n = match Store::open(&engine.db_path(), false).map_err(|e| anyhow::anyhow!(e))? {
                 Some(mut s) => s
-                    .clear_context(DEFAULT_CONVERSATION)
+                    .clear_context(conversation)
                     .map_err(|e| anyhow::anyhow!(e))?,
                 None => 0,
             };
@@ -637,7 +642,12 @@ fn run_playbook(
     commandtree_skills::trust::require(engine.root(), "Playbooks").map_err(skill_fail)?;
     let cancel = interrupt_token()?;
     let stream = std::io::stdout().is_terminal() && !as_json;
-    let api = skill_api(engine, &cancel, active_context(engine)?, stream)?;
+    let api = skill_api(
+        engine,
+        &cancel,
+        active_context(engine, DEFAULT_CONVERSATION)?,
+        stream,
+    )?;
     let host = Host {
         engine,
         cancel,

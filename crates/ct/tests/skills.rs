@@ -275,6 +275,23 @@ fn task_sends_the_context_in_order_with_mapped_roles_and_model_options() {
         );
         assert_eq!(server.posts().len(), 3);
 
+        // Another conversation has a context of its own (Anthropic merges adjacent user turns).
+        ok(&ct(
+            &root,
+            None,
+            &["context", "add", "--conversation", "other", "elsewhere"],
+        ));
+        ok(&ct(
+            &root,
+            llm,
+            &["task", "--conversation", "other", "--prompt", "q"],
+        ));
+        let want = match wire {
+            Wire::OpenAi => pairs(&[("user", "elsewhere"), ("user", "q")]),
+            Wire::Anthropic => pairs(&[("user", "elsewhere|q")]),
+        };
+        assert_eq!(turns(&server.posts()[3]), want);
+
         assert!(ok(&ct(&root, None, &["context", "clear"])).contains("Removed 3 messages"));
         assert_eq!(
             ok(&ct(&root, None, &["context", "list", "--json"])).trim(),
