@@ -441,6 +441,15 @@ fn a_three_step_playbook_passes_replies_on_in_both_protocols() {
         );
 
         // Like any command, with its inputs as parameters.
+        let dry = ok(&ct(
+            &root,
+            None,
+            &["run", "release-notes", "-p", "version=3.0", "--dry-run"],
+        ));
+        assert!(
+            dry.contains("draft: @task --prompt 'Write release notes for 3.0'"),
+            "{dry}"
+        );
         let out = ct(&root, llm, &["run", "release-notes", "-p", "version=3.0"]);
         let printed = ok(&out);
         assert!(
