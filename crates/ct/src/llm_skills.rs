@@ -184,37 +184,61 @@ fn skill_fail(e: Error) -> anyhow::Error {
     Exit(code).into()
 }
 
-/// A token cancelled by the first SIGINT or SIGTERM; the signal thread lives as long as the
-/// process (it is short-lived).
+/// The process's token, cancelled by the first SIGINT or SIGTERM; a second one ends the
+/// process at once (130), so nothing can make Ctrl-C hang.
 fn interrupt_token() -> Result<CancelToken> {
     use signal_hook::consts::{SIGINT, SIGTERM};
-    let token = CancelToken::new();
+    static TOKEN: std::sync::OnceLock<CancelToken> = std::sync::OnceLock::new();
+    if let Some(t) = TOKEN.get() {
+        return Ok(t.clone());
+    }
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    let token = TOKEN.get_or_init(CancelToken::new).clone();
     let t = token.clone();
     std::thread::spawn(move || {
-        if signals.forever().next().is_some() {
+        let mut seen = 0;
+        for _ in signals.forever() {
+            seen += 1;
+            if seen > 1 {
+                std::process::exit(130);
+            }
             t.cancel();
         }
     });
     Ok(token)
 }
 
-/// A yes/no question on stderr, answered by a line on stdin (`y` or `yes`); end of input is no.
+/// A yes/no question on stderr, answered by a line on stdin (`y` or `yes`); end of input, or
+/// Ctrl-C while waiting, is no.
 fn ask(question: &str) -> bool {
     let mut e = std::io::stderr().lock();
     let _ = write!(e, "{} [y/N] ", output::clean(question));
     let _ = e.flush();
     drop(e);
-    let mut line = String::new();
-    let read = std::io::stdin().lock().read_line(&mut line).unwrap_or(0);
+    let cancel = interrupt_token().ok();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Read on a thread of its own, so a Ctrl-C (the token) ends the wait; the thread ends
+    // with the process.
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = std::io::stdin().lock().read_line(&mut line).unwrap_or(0);
+        let _ = tx.send((read, line));
+    });
+    let (read, line) = loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+            Ok(got) => break got,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break (0, String::new()),
+            Err(_) if cancel.as_ref().is_some_and(|c| c.is_cancelled()) => {
+                break (0, String::new());
+            }
+            Err(_) => continue,
+        }
+    };
     // A terminal echoes the answer and its newline; piped input does not.
     if read == 0 || !std::io::stdin().is_terminal() {
         let _ = writeln!(std::io::stderr());
     }
-    if read == 0 {
-        return false;
-    }
-    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    read > 0 && matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 static ASK: fn(&str) -> bool = ask;
@@ -315,9 +339,14 @@ fn run_invocation(
         yes: false,
         ask: Some(&ASK),
     };
-    let reply = registry
-        .invoke(inv, api.as_ref(), &host)
-        .map_err(skill_fail)?;
+    let reply = registry.invoke(inv, api.as_ref(), &host).map_err(|e| {
+        // A question left unanswered by Ctrl-C reads as "no"; report the Ctrl-C.
+        skill_fail(if host.cancel.is_cancelled() {
+            Error::Cancelled
+        } else {
+            e
+        })
+    })?;
     print_reply(&reply, stream && skill.name() == "task")
 }
 
@@ -474,6 +503,9 @@ fn apply(engine: &Engine, a: ApplyArgs, quiet: bool) -> Result<()> {
         .display()
         .to_string();
     if !a.yes && !ask(&format!("Apply these changes to {rel}?")) {
+        if cancel.is_cancelled() {
+            return Err(skill_fail(Error::Cancelled));
+        }
         eprintln!("Not applied; {rel} is unchanged.");
         return Err(Exit(1).into());
     }

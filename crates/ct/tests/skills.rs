@@ -800,3 +800,59 @@ fn the_readme_examples_work_as_written() {
         "{asked}"
     );
 }
+
+#[test]
+fn ctrl_c_at_a_confirmation_is_no_and_exits_130() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    let root = workspace("ask-int");
+    let mut child = command(
+        &root,
+        None,
+        &[
+            "skill",
+            "run",
+            "file",
+            "--action",
+            "write",
+            "--path",
+            "x.txt",
+            "--content",
+            "y",
+        ],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // stdin stays open: nobody answers.
+    let _stdin = child.stdin.take();
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut stderr = child.stderr.take().unwrap();
+    let sink = seen.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    assert!(
+        wait_for(
+            || seen.lock().unwrap().contains("[y/N]"),
+            Duration::from_secs(60)
+        ),
+        "no question"
+    );
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{}", seen.lock().unwrap());
+    assert!(seen.lock().unwrap().contains("cancelled"));
+    assert!(!root.join("x.txt").exists());
+}
