@@ -503,3 +503,60 @@ fn command_skills_are_discovered_and_watched() {
     std::fs::remove_dir_all(root.join(".commandtree")).unwrap();
     assert_eq!(rx.recv_timeout(wait).unwrap(), (Vec::<String>::new(), 0));
 }
+
+#[test]
+fn search_returns_the_best_matches_one_per_line() {
+    use commandtree_engine::{LoadOptions, NoProgress, search};
+    let root = workspace("search-ok");
+    write(
+        &root,
+        "scripts/backup-database.sh",
+        "#!/bin/sh\n# Back up the production database\npg_dump prod > backup.sql\n",
+    );
+    write(
+        &root,
+        "scripts/deploy.sh",
+        "#!/bin/sh\n# Deploy the app to the cluster\nhelm upgrade app ./chart\n",
+    );
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    // The real model, as `ct search` uses it (fetched by scripts/fetch-test-model.sh; the test
+    // script always fetches it, so CI never gets here without it).
+    let Some(embedder) = search::local_model(&root).unwrap() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
+        );
+        eprintln!(
+            "skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)"
+        );
+        return;
+    };
+    let mut loaded = engine
+        .load(&LoadOptions {
+            types: Vec::new(),
+            create_db: true,
+        })
+        .unwrap();
+    let plan = search::plan(&loaded, false).unwrap();
+    search::embed(
+        loaded.store.as_mut().unwrap(),
+        &embedder,
+        plan,
+        &CancelToken::new(),
+        &NoProgress,
+    )
+    .unwrap();
+    let api = MockApi::new(Vec::new(), Vec::new());
+    let out = invoke(
+        &engine,
+        &api,
+        "@search --query 'back up the database' --limit 1",
+        None,
+    )
+    .unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].starts_with("backup-database.sh (shell) "), "{out}");
+    assert!(lines[0].ends_with("backup-database.sh"), "{out}");
+    assert!(api.sent.borrow().is_empty(), "search never asks the LLM");
+}
