@@ -243,10 +243,15 @@ fn ask(question: &str) -> bool {
 
 static ASK: fn(&str) -> bool = ask;
 
-/// A reply for a terminal: line breaks kept, every other control character escaped.
+/// Text for a terminal: line breaks and tabs kept, every other control character escaped.
 fn terminal_text(s: &str) -> String {
     s.split('\n')
-        .map(|l| output::clean(l).into_owned())
+        .map(|l| {
+            l.split('\t')
+                .map(|p| output::clean(p).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -442,7 +447,7 @@ fn colour_diff(diff: &str) -> String {
     const HEAD: Style = Style::new().bold();
     diff.lines()
         .map(|l| {
-            let text = output::clean(l);
+            let text = terminal_text(l);
             let style = if l.starts_with("+++") || l.starts_with("---") {
                 HEAD
             } else if l.starts_with('+') {
