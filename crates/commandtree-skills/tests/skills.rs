@@ -560,3 +560,63 @@ fn search_returns_the_best_matches_one_per_line() {
     assert!(lines[0].ends_with("backup-database.sh"), "{out}");
     assert!(api.sent.borrow().is_empty(), "search never asks the LLM");
 }
+
+/// A SkillApi whose request takes long enough for someone to edit the file meanwhile.
+struct EditsWhileAnswering {
+    file: PathBuf,
+}
+
+impl SkillApi for EditsWhileAnswering {
+    fn active_context(&self) -> commandtree_skills::Result<Vec<SkillMessage>> {
+        Ok(Vec::new())
+    }
+    fn send_request(
+        &self,
+        _: Vec<SkillMessage>,
+        _: &RequestOptions,
+    ) -> commandtree_skills::Result<SkillResponse> {
+        std::fs::write(&self.file, "#!/bin/sh\necho edited by hand\n").unwrap();
+        Ok(SkillResponse {
+            response: "```sh\n#!/bin/sh\necho model\n```".into(),
+            model: "mock".into(),
+        })
+    }
+}
+
+#[test]
+fn a_command_skill_never_overwrites_a_file_changed_meanwhile() {
+    use commandtree_skills::command_skill;
+    let root = workspace("apply-race");
+    let script = write(&root, "deploy.sh", "#!/bin/sh\necho deploy\n");
+    write(
+        &root,
+        ".commandtree/skills/clean.md",
+        "---\nname: Clean\n---\nTidy it.\n",
+    );
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    let loaded = engine.load(&Default::default()).unwrap();
+    let item = loaded.resolve("deploy.sh").unwrap().clone();
+    let skill = command_skill::find(&root, "Clean").unwrap();
+    let api = EditsWhileAnswering {
+        file: script.clone(),
+    };
+    let p = command_skill::propose(&root, &skill, &item, &api, &RequestOptions::default()).unwrap();
+    assert_eq!(p.after, "#!/bin/sh\necho model\n");
+    let e = command_skill::apply(&p).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("changed while the model was answering"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&script).unwrap(),
+        "#!/bin/sh\necho edited by hand\n"
+    );
+    // CRLF files are refused before anything is sent.
+    std::fs::write(&script, "#!/bin/sh\r\necho deploy\r\n").unwrap();
+    let mock = MockApi::new(Vec::new(), Vec::new());
+    let e = command_skill::propose(&root, &skill, &item, &mock, &RequestOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("LF line ends"), "{e}");
+    assert!(mock.sent.borrow().is_empty());
+}

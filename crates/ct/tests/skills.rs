@@ -359,6 +359,12 @@ fn a_three_step_playbook_passes_replies_on_in_both_protocols() {
         assert_eq!(pb["label"], "release-notes");
         assert_eq!(pb["category"], "Playbooks");
 
+        let listed: Value =
+            serde_json::from_str(&ok(&ct(&root, None, &["playbook", "list", "--json"]))).unwrap();
+        assert_eq!(listed[0]["name"], "release-notes");
+        assert_eq!(listed[0]["steps"], json!(["draft", "check", "polish"]));
+        assert_eq!(listed[0]["inputs"], json!(["version"]));
+
         // Untrusted: nothing is sent.
         let out = ct(
             &root,
