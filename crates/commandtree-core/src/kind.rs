@@ -33,6 +33,7 @@ pub enum CommandType {
     Workflow,
     Turbo,
     Nx,
+    Playbook,
 }
 
 impl CommandType {
@@ -65,6 +66,7 @@ impl CommandType {
         CommandType::Workflow,
         CommandType::Turbo,
         CommandType::Nx,
+        CommandType::Playbook,
     ];
 
     /// The type string of the JSON contract (`csharp-script`, `npm`, ...).
@@ -97,6 +99,7 @@ impl CommandType {
             CommandType::Workflow => "workflow",
             CommandType::Turbo => "turbo",
             CommandType::Nx => "nx",
+            CommandType::Playbook => "playbook",
         }
     }
 }

@@ -299,6 +299,28 @@ mod tests {
     use crate::chat::Message;
 
     #[test]
+    fn agent_messages_become_the_top_level_system() {
+        let mut req = ChatRequest::new(vec![
+            Message::system("be brief"),
+            Message::user("q1"),
+            Message::assistant("a1"),
+            Message::system("now formal"),
+            Message::user("q2"),
+        ]);
+        req.options.extra.insert("top_p".into(), json!(0.5));
+        let b = body(&req, "m", false);
+        assert_eq!(b["system"], "be brief\n\nnow formal");
+        let roles: Vec<&str> = b["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "user"]);
+        assert_eq!(b["top_p"], 0.5);
+    }
+
+    #[test]
     fn roles_are_merged_and_system_lifted() {
         let mut a = Message::assistant("");
         a.tool_calls.push(ToolCall {

@@ -5,7 +5,10 @@ use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// Instructions for the model (Anthropic puts these in the top-level `system` field).
+    /// Instructions for the model. The skills layer's `agent` messages arrive here: the OpenAI
+    /// adapter sends them as `{"role": "system"}` in place, the Anthropic adapter joins them
+    /// (blank line between) into the request's top-level `system` field, the only place that
+    /// protocol has for them.
     System,
     User,
     Assistant,

@@ -386,6 +386,31 @@ mod tests {
     }
 
     #[test]
+    fn agent_messages_are_system_messages_in_place() {
+        let req = ChatRequest::new(vec![
+            Message::system("be brief"),
+            Message::user("q1"),
+            Message::assistant("a1"),
+            Message::system("now formal"),
+            Message::user("q2"),
+        ]);
+        let q = Quirks {
+            force: ForceMode::Named,
+            max_completion_tokens: false,
+            drop_temperature: false,
+        };
+        let b = body(&req, "m", false, &q);
+        let roles: Vec<&str> = b["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["system", "user", "assistant", "system", "user"]);
+        assert_eq!(b["messages"][3]["content"], "now formal");
+    }
+
+    #[test]
     fn stream_assembles_fragments() {
         let mut s = Stream::default();
         let mut texts = Vec::new();

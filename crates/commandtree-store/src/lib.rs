@@ -15,6 +15,7 @@
 //! triggers and views, and only a regular file inside the workspace is opened at all.
 
 mod carry;
+pub mod context;
 mod embeddings;
 pub mod findings;
 pub mod history;
@@ -32,6 +33,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use context::{ContextMessage, ContextType, DEFAULT_CONVERSATION};
 pub use embeddings::{EmbeddingState, NewEmbedding, StoredSummary};
 pub use open::{BUSY_TIMEOUT, GITIGNORE, STALE_LOCK, ensure_dir};
 pub use ops::merged_order;

@@ -248,6 +248,20 @@ pub const TABLES: &[TableSpec] = &[
         seed: false,
         linked: false,
     },
+    TableSpec {
+        name: crate::context::TABLE,
+        columns: &[
+            col("id", "INTEGER", false, 1),
+            col("conversation", "TEXT", true, 0),
+            col("type", "TEXT", true, 0),
+            col("content", "TEXT", true, 0),
+            col("created_at", "TEXT", true, 0),
+        ],
+        foreign_keys: &[],
+        unique: &[],
+        seed: false,
+        linked: false,
+    },
 ];
 
 /// What an existing file holds compared with `TABLES`.
@@ -504,7 +518,8 @@ fn has_unique_index(conn: &Connection, table: &str, cols: &[&str]) -> rusqlite::
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(SEED_SQL)?;
     conn.execute_batch(OWN_SQL)?;
-    conn.execute_batch(crate::findings::TABLE_SQL)
+    conn.execute_batch(crate::findings::TABLE_SQL)?;
+    conn.execute_batch(crate::context::TABLE_SQL)
 }
 
 #[cfg(test)]
@@ -544,7 +559,8 @@ mod tests {
                 "config_tag_assignments",
                 "run_history",
                 "embedding_sources",
-                "command_findings"
+                "command_findings",
+                "context_messages"
             ])
         );
     }

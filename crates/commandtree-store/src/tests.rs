@@ -127,6 +127,7 @@ fn schema_is_exactly_the_seed_spec() {
             vec![t("command_tags")],
             vec![t("commands")],
             vec![t("config_tag_assignments")],
+            vec![t("context_messages")],
             vec![t("embedding_sources")],
             vec![t("run_history")],
             vec![t("sqlite_sequence")],
@@ -775,4 +776,45 @@ fn threads_with_their_own_connections_never_share_a_display_order() {
     })
     .collect();
     assert_eq!(orders, (0..200).collect::<Vec<_>>());
+}
+
+#[test]
+fn context_messages_keep_order_per_conversation_and_clear() {
+    let d = Dir::new("context");
+    let mut s = open(&d.db());
+    s.add_context("default", ContextType::Agent, "Be brief.")
+        .unwrap();
+    s.add_context("other", ContextType::User, "elsewhere")
+        .unwrap();
+    s.add_context("default", ContextType::User, "What is make?")
+        .unwrap();
+    s.add_context("default", ContextType::Assistant, "A build tool.")
+        .unwrap();
+    let got: Vec<(ContextType, String)> = s
+        .context("default")
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.kind, m.content))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (ContextType::Agent, "Be brief.".to_string()),
+            (ContextType::User, "What is make?".to_string()),
+            (ContextType::Assistant, "A build tool.".to_string()),
+        ]
+    );
+    // A row another tool wrote with an unknown type is left out, not misread.
+    s.write(|tx| {
+        tx.execute(
+            "INSERT INTO context_messages (conversation, type, content, created_at) VALUES ('default', 'system', 'x', 'now')",
+            [],
+        )
+    })
+    .unwrap();
+    assert_eq!(s.context("default").unwrap().len(), 3);
+    assert_eq!(s.clear_context("default").unwrap(), 4);
+    assert!(s.context("default").unwrap().is_empty());
+    assert_eq!(s.context("other").unwrap().len(), 1);
+    assert!("robot".parse::<ContextType>().is_err());
 }

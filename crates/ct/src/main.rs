@@ -4,6 +4,7 @@
 mod commands;
 mod db;
 mod doctor;
+mod llm_skills;
 mod mcp;
 mod output;
 mod progress;
@@ -96,6 +97,15 @@ enum Command {
     /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio);
     /// `ct mcp install <client>` sets a client up.
     Mcp(mcp::McpArgs),
+    /// Send a prompt to your LLM (after the context of `ct context`) and print the reply.
+    Task(llm_skills::TaskArgs),
+    /// LLM skills: `run` a built-in one (task, file, run, search), `list`, `schema`, and
+    /// `apply` a command skill of .commandtree/skills/ to a command's file.
+    Skill(llm_skills::SkillArgs),
+    /// The context messages `ct task` and playbooks send first: `add`, `list`, `clear`.
+    Context(llm_skills::ContextArgs),
+    /// Playbooks of .commandtree/playbooks/: `run` one step by step, `list` them.
+    Playbook(llm_skills::PlaybookArgs),
 }
 
 #[derive(Args, Default)]
@@ -198,6 +208,10 @@ fn run(cli: Cli) -> Result<()> {
             cli.quiet,
         ),
         Command::Mcp(args) => mcp::mcp(cli.root.clone(), args),
+        Command::Task(args) => llm_skills::task(ws, args),
+        Command::Skill(args) => llm_skills::skill(ws, args, cli.quiet),
+        Command::Context(args) => llm_skills::context(ws, args),
+        Command::Playbook(args) => llm_skills::playbook(ws, args, cli.quiet),
     }
 }
 

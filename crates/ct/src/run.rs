@@ -228,6 +228,9 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     )
     .map_err(fail)?;
     let item = sel.item.clone();
+    if item.kind == commandtree_core::sources::playbook::KIND {
+        return crate::llm_skills::run_playbook_item(engine, &item, &sel.values, o.yes, o.dry_run);
+    }
     if !quiet {
         let own: Vec<_> = loaded
             .discovery_warnings

@@ -36,7 +36,7 @@ pub fn detect(ws: &commandtree_core::Workspace) -> Result<Detection> {
 }
 
 /// The provider, or the explanation of how to configure one (printed) and exit 1.
-fn require_provider(engine: &Engine) -> Result<ProviderConfig> {
+pub(crate) fn require_provider(engine: &Engine) -> Result<ProviderConfig> {
     match summaries::detect(engine.workspace()).map_err(fail)? {
         Detection::Found(c) => Ok(*c),
         Detection::Disabled(by) => {

@@ -11,10 +11,27 @@ pub const KIND: &str = "markdown";
 const MAX_DESCRIPTION: usize = 150;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    if is_commandtree_own(file) {
+        return Parsed::default();
+    }
     let command = file.path.to_string_lossy().into_owned();
     let item = CommandItem::new(KIND, file.path, file.file_name(), command)
         .opt_description(description(file.content));
     one_command(item)
+}
+
+/// Playbooks (their own type) and command skills (actions on other commands, not commands):
+/// markdown CommandTree reads itself.
+fn is_commandtree_own(file: &SourceFile<'_>) -> bool {
+    let Ok(rel) = file.path.strip_prefix(file.root) else {
+        return false;
+    };
+    let parts: Vec<&str> = rel.iter().filter_map(|p| p.to_str()).collect();
+    match parts.as_slice() {
+        [".commandtree", "playbooks", name] => name.ends_with(super::playbook::SUFFIX),
+        [".commandtree", "skills", name] => !name.ends_with(".skill.md"),
+        _ => false,
+    }
 }
 
 /// `description:` or `title:` of the front matter; else the first heading text or paragraph line.
@@ -150,6 +167,23 @@ mod tests {
         let p = parse_with(parse, "/w/README.md", content);
         assert!(p.warnings.is_empty());
         p.commands.into_iter().next().and_then(|c| c.description)
+    }
+
+    #[test]
+    fn playbooks_and_command_skills_are_not_markdown_commands() {
+        for path in [
+            "/w/.commandtree/playbooks/r.playbook.md",
+            "/w/.commandtree/skills/clean.md",
+        ] {
+            assert!(parse_with(parse, path, "# x").commands.is_empty(), "{path}");
+        }
+        for path in [
+            "/w/.commandtree/playbooks/notes.md",
+            "/w/.commandtree/skills/api.skill.md",
+            "/w/docs/r.playbook.md",
+        ] {
+            assert_eq!(parse_with(parse, path, "# x").commands.len(), 1, "{path}");
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod maven;
 pub mod mise;
 pub mod npm;
 pub mod nx;
+pub mod playbook;
 pub mod powershell;
 pub mod procfile;
 pub mod pyproject;
@@ -226,6 +227,11 @@ pub const TYPES: &[TypeDef] = &[
         label: "Nx Targets",
         flat: false,
     },
+    TypeDef {
+        kind: "playbook",
+        label: "Playbooks",
+        flat: true,
+    },
 ];
 
 pub fn type_def(kind: &str) -> Option<&'static TypeDef> {
@@ -400,6 +406,11 @@ pub const SOURCES: &[Source] = &[
     ),
     src("turbo", &["**/turbo.json"], turbo::parse),
     src("nx", &["**/project.json", "**/nx.json"], nx::parse),
+    src(
+        "playbook",
+        &[".commandtree/playbooks/*.playbook.md"],
+        playbook::parse,
+    ),
 ];
 
 /// Whether a shebang line names one of `interpreters` (`#!/bin/bash`, `#!/usr/bin/env -S zsh -e`).

@@ -1,0 +1,71 @@
+//! `@search --query "reset the dev database" [--limit 5]`: commands by meaning (the local
+//! embeddings `ct search` uses), best first, one per line.
+
+use crate::params::{self, ParamKind, ParamSpec, Params};
+use crate::{Error, Host, Result, Skill, SkillApi};
+use commandtree_engine::{LoadOptions, NoProgress, search};
+use serde_json::Value;
+
+pub struct Search;
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "query",
+        ParamKind::String,
+        true,
+        "What the command does, in your words.",
+    ),
+    ParamSpec::new(
+        "limit",
+        ParamKind::Integer,
+        false,
+        "At most this many results (default 10).",
+    ),
+];
+
+impl Skill for Search {
+    fn name(&self) -> &'static str {
+        "search"
+    }
+    fn description(&self) -> &'static str {
+        "Find this workspace's commands by meaning; one line per command: label (type), similarity, id."
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn execute(&self, _api: &dyn SkillApi, host: &Host<'_>, p: &Params) -> Result<String> {
+        let query = params::string(p, "query")
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| params::missing("query"))?;
+        let limit = p.get("limit").and_then(Value::as_u64).unwrap_or(10).max(1) as usize;
+        let mut loaded = host.engine.load(&LoadOptions::default())?;
+        if !search::has_embeddings(&loaded)? {
+            return Err(Error::failed(search::no_embeddings_message(
+                loaded.commands.len(),
+            )));
+        }
+        let embedder = search::local_model(host.engine.root())?.ok_or_else(|| {
+            Error::failed(
+                "the embedding model is not on this machine; run `ct embed` once to fetch it",
+            )
+        })?;
+        let found = search::search(
+            &mut loaded,
+            &embedder,
+            query,
+            search::DEFAULT_THRESHOLD,
+            limit,
+            &host.cancel,
+            &NoProgress,
+        )?;
+        if found.hits.is_empty() {
+            return Ok(format!("No command matches `{query}`."));
+        }
+        Ok(found
+            .hits
+            .iter()
+            .map(|(c, score)| format!("{} ({}) {:.0}% {}", c.label, c.kind, score * 100.0, c.id))
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+}
