@@ -179,7 +179,13 @@ fn discover_tasks(ctx: &Ctx<'_>, p: DiscoverParams) -> RpcResult {
     for w in &warnings {
         ctx.shared.log(MessageType::WARNING, w.to_string());
     }
-    let (tasks, hidden) = classify::visible(loaded.commands, show_all(&engine, p.all));
+    let (commands, hidden) = classify::visible(loaded.commands, show_all(&engine, p.all));
+    // Tree order, as `ct list --json`.
+    let tree = engine.tree(&commands, None);
+    let tasks: Vec<&CommandItem> = commandtree_core::tree::flatten(&tree)
+        .into_iter()
+        .map(|i| &commands[i])
+        .collect();
     let mut out = Map::new();
     out.insert("tasks".into(), to_value(&tasks)?);
     if !warnings.is_empty() {
@@ -591,6 +597,14 @@ struct SummarizeParams {
 }
 
 fn summarize(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
+    summarize_inner(ctx, p).map_err(|e| match e.code {
+        // Cancelled before any summary was stored (still loading, or waiting on the first).
+        REQUEST_CANCELLED if e.data.is_none() => e.with_data(json!({"summarized": 0})),
+        _ => e,
+    })
+}
+
+fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
     ctx.shared
         .require_trust("summarizing (it sends commands to an LLM)")?;
     let ids = p.ids.unwrap_or_default();
