@@ -202,11 +202,14 @@ fn response(id: RequestId, result: RpcResult) -> Outgoing {
     }))
 }
 
+/// A request queued for the worker, with its cancel token.
+type Job = (Request, CancelToken);
+
 struct Server {
     opts: Options,
     out: Sender<Outgoing>,
     shared: Option<Arc<Shared>>,
-    serial: Option<(Sender<(Request, CancelToken)>, JoinHandle<()>)>,
+    serial: Option<(Sender<Job>, JoinHandle<()>)>,
     shut_down: bool,
 }
 
@@ -292,7 +295,7 @@ impl Server {
         match kind {
             Kind::Serial => {
                 let (tx, _) = self.serial.get_or_insert_with(|| {
-                    let (tx, rx) = mpsc::channel::<(Request, CancelToken)>();
+                    let (tx, rx) = mpsc::channel::<Job>();
                     let s = shared.clone();
                     let h = std::thread::Builder::new()
                         .name("commandtree-lsp-worker".into())

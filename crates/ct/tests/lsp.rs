@@ -515,7 +515,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         (off["starred"].clone(), off["changed"].clone()),
         (json!(false), json!(true))
     );
-    assert_eq!(ids(&cli_json(&w, &["quick", "--json"])), [build.clone()]);
+    assert_eq!(ids(&cli_json(&w, &["quick", "--json"])), vec![build.clone()]);
 
     // Tags: added here, seen by the CLI and in the tree filter; removed again.
     let t = s.ok(
