@@ -170,8 +170,10 @@ fn warning_json(w: &commandtree_core::Warning) -> Value {
 
 fn discover_tasks(ctx: &Ctx<'_>, p: DiscoverParams) -> RpcResult {
     check_root(ctx.shared, &p.workspace_root)?;
-    if let Some(ex) = p.exclude_patterns {
-        ctx.shared.set_excludes(ex);
+    if let Some(ex) = p.exclude_patterns
+        && ctx.shared.set_excludes(ex)
+    {
+        watch::restart(ctx.shared)?;
     }
     let (engine, loaded) = load(ctx, false)?;
     let mut warnings: Vec<commandtree_core::Warning> = engine.settings_warnings().to_vec();
@@ -507,8 +509,7 @@ struct RunsParams {
 
 fn run_history(ctx: &Ctx<'_>, p: RunsParams) -> RpcResult {
     let limit = p.limit.unwrap_or(20).max(1);
-    let engine = ctx.shared.engine()?;
-    let (_, mut loaded) = load(ctx, false)?;
+    let (engine, mut loaded) = load(ctx, false)?;
     let runs = if ctx.shared.trusted() {
         runs::history(engine.workspace(), &mut loaded.store, limit)?
     } else {
@@ -700,7 +701,8 @@ fn search_commands(ctx: &Ctx<'_>, p: SearchParams) -> RpcResult {
         return Err(RpcError::params("threshold: between 0 and 1"));
     }
     let work = WorkDone::begin(ctx, p.work_done_token, "Searching commands");
-    let (engine, mut loaded) = load(ctx, true)?;
+    // Without a database there are no embeddings to search: nothing to create.
+    let (engine, mut loaded) = load(ctx, false)?;
     if !search::has_embeddings(&loaded)? {
         return Err(RpcError::new(
             FAILED,

@@ -109,8 +109,12 @@ impl Shared {
         Ok(e)
     }
 
-    pub fn set_excludes(&self, patterns: Vec<String>) {
-        *lock(&self.excludes) = Some(patterns);
+    /// Sets the client's exclude globs; whether they changed.
+    pub fn set_excludes(&self, patterns: Vec<String>) -> bool {
+        let mut e = lock(&self.excludes);
+        let changed = e.as_ref() != Some(&patterns);
+        *e = Some(patterns);
+        changed
     }
 
     pub fn trusted(&self) -> bool {

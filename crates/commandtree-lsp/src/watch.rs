@@ -75,3 +75,13 @@ pub fn start(shared: &Arc<Shared>) -> RpcResult {
     let _ = ready_rx.recv_timeout(READY_WAIT);
     Ok(Value::Null)
 }
+
+/// Starts the watcher again (new exclude globs) if it is running.
+pub fn restart(shared: &Arc<Shared>) -> RpcResult<()> {
+    let old = lock(&shared.watcher).take();
+    if let Some(w) = old {
+        w.stop();
+        start(shared)?;
+    }
+    Ok(())
+}

@@ -763,6 +763,21 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
     executable(&w, "scripts/after.sh", "#!/bin/sh\n");
     let n = tasks_changed(&mut s, |p| has_label(&p["added"], "after.sh"));
     assert!(!has_label(&n["added"], "more.sh"), "{n}");
+    // New exclude globs from the client reach the running watcher too.
+    let found = s.ok(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.to_str().unwrap(), "excludePatterns": ["**/extra/**"]}),
+    );
+    assert!(has_label(&found["tasks"], "after.sh"));
+    executable(&w, "extra/skipped.sh", "#!/bin/sh\n");
+    executable(&w, "scripts/later.sh", "#!/bin/sh\n");
+    let n = tasks_changed(&mut s, |p| has_label(&p["added"], "later.sh"));
+    assert!(!has_label(&n["added"], "skipped.sh"), "{n}");
+    assert!(
+        !s.seen.iter().any(|v| has_label(&v["params"]["added"], "skipped.sh")),
+        "{:?}",
+        s.seen
+    );
     assert_eq!(s.finish(), Some(0));
 
     // Full form.
