@@ -515,7 +515,10 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         (off["starred"].clone(), off["changed"].clone()),
         (json!(false), json!(true))
     );
-    assert_eq!(ids(&cli_json(&w, &["quick", "--json"])), vec![build.clone()]);
+    assert_eq!(
+        ids(&cli_json(&w, &["quick", "--json"])),
+        vec![build.clone()]
+    );
 
     // Tags: added here, seen by the CLI and in the tree filter; removed again.
     let t = s.ok(
@@ -774,7 +777,9 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
     let n = tasks_changed(&mut s, |p| has_label(&p["added"], "later.sh"));
     assert!(!has_label(&n["added"], "skipped.sh"), "{n}");
     assert!(
-        !s.seen.iter().any(|v| has_label(&v["params"]["added"], "skipped.sh")),
+        !s.seen
+            .iter()
+            .any(|v| has_label(&v["params"]["added"], "skipped.sh")),
         "{:?}",
         s.seen
     );
