@@ -5,6 +5,7 @@ mod commands;
 mod db;
 mod doctor;
 mod llm_skills;
+mod lsp;
 mod mcp;
 mod output;
 mod progress;
@@ -106,6 +107,9 @@ enum Command {
     Context(llm_skills::ContextArgs),
     /// Playbooks of .commandtree/playbooks/: `run` one step by step, `list` them.
     Playbook(llm_skills::PlaybookArgs),
+    /// Serve this workspace's commands to editors (JSON-RPC over stdio with LSP framing; the
+    /// VS Code extension's server).
+    Lsp(lsp::LspArgs),
 }
 
 #[derive(Args, Default)]
@@ -212,6 +216,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Skill(args) => llm_skills::skill(ws, args, cli.quiet),
         Command::Context(args) => llm_skills::context(ws, args),
         Command::Playbook(args) => llm_skills::playbook(ws, args, cli.quiet),
+        Command::Lsp(args) => lsp::lsp(cli.root.clone(), args),
     }
 }
 

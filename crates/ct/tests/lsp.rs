@@ -1,0 +1,1081 @@
+//! `ct lsp` spoken to as an editor does: the built binary on a scratch workspace, LSP framing
+//! over its stdin and stdout, answers checked against the protocol document and against what
+//! the CLI (`ct list`, `ct quick`, `ct show`) sees in the same database. The LLM is a loopback
+//! HTTP server (the llm crate's test server), the only part that cannot be real here.
+
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
+mod llm;
+mod support;
+
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+use support::{ct, executable, stderr, stdout, workspace, write};
+
+/// How long any one message may take to arrive: generous for a loaded 2-core machine, and only
+/// a bound, never a measurement.
+const WAIT: Duration = Duration::from_secs(60);
+
+struct Lsp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Value>,
+    /// Notifications (and responses) read while waiting for something else.
+    seen: VecDeque<Value>,
+    next_id: i64,
+}
+
+/// Reads LSP frames from `r` and hands on each body as JSON.
+fn read_frames(r: impl Read, tx: mpsc::Sender<Value>) {
+    let mut r = BufReader::new(r);
+    loop {
+        let mut len = None;
+        loop {
+            let mut line = String::new();
+            if r.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let t = line.trim_end();
+            if t.is_empty() {
+                break;
+            }
+            if let Some(v) = t.strip_prefix("Content-Length: ") {
+                len = Some(v.parse::<usize>().expect("a length"));
+            }
+        }
+        let mut body = vec![0; len.expect("Content-Length from the server")];
+        if r.read_exact(&mut body).is_err() {
+            return;
+        }
+        let v: Value = serde_json::from_slice(&body).expect("the server sends JSON");
+        assert_eq!(v["jsonrpc"], "2.0", "{v}");
+        if tx.send(v).is_err() {
+            return;
+        }
+    }
+}
+
+fn llm_free(c: &mut Command) {
+    for v in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GITHUB_TOKEN",
+        "COMMANDTREE_LLM_PROVIDER",
+        "COMMANDTREE_LLM_BASE_URL",
+        "COMMANDTREE_LLM_MODEL",
+        "COMMANDTREE_LLM_API_KEY",
+        "COMMANDTREE_KEY",
+    ] {
+        c.env_remove(v);
+    }
+    // A port nothing listens on, so a local Ollama on this machine is not found.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    c.env("OLLAMA_HOST", closed.to_string());
+}
+
+impl Lsp {
+    /// `ct lsp` started in `root` (no `--root`: the client's `initialize` names the root).
+    fn start(root: &Path, vars: &[(&str, &str)]) -> Lsp {
+        Lsp::start_args(root, vars, &[])
+    }
+
+    fn start_args(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Lsp {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
+        c.arg("lsp")
+            .args(args)
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env("NO_COLOR", "1")
+            .env("HOME", root.join(".home"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("TMUX")
+            .env_remove("TERMINAL");
+        llm_free(&mut c);
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let mut child = c.spawn().expect("start ct lsp");
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || read_frames(out, tx));
+        Lsp {
+            stdin: child.stdin.take(),
+            child,
+            rx,
+            seen: VecDeque::new(),
+            next_id: 1,
+        }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let w = self.stdin.as_mut().expect("stdin open");
+        w.write_all(bytes).unwrap();
+        w.flush().unwrap();
+    }
+
+    fn send(&mut self, v: &Value) {
+        let body = v.to_string();
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and returns its id without waiting.
+    fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The first message (read before or after) matching `pred`; others are kept.
+    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&pred) {
+            return self.seen.remove(i).unwrap();
+        }
+        loop {
+            match self.rx.recv_timeout(WAIT) {
+                Ok(v) if pred(&v) => return v,
+                Ok(v) => self.seen.push_back(v),
+                Err(_) => panic!("no {what} from ct lsp; seen: {:?}", self.seen),
+            }
+        }
+    }
+
+    fn response(&mut self, id: i64) -> Value {
+        self.wait_for(&format!("response {id}"), |v| {
+            v["id"] == json!(id) && v.get("method").is_none()
+        })
+    }
+
+    /// The result of a request that must succeed.
+    fn ok(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params.clone());
+        let r = self.response(id);
+        assert!(
+            r.get("error").is_none(),
+            "{method} {params} failed: {}",
+            r["error"]
+        );
+        r["result"].clone()
+    }
+
+    /// The error of a request that must fail: (code, whole error object).
+    fn err(&mut self, method: &str, params: Value) -> (i64, Value) {
+        let id = self.send_request(method, params.clone());
+        let r = self.response(id);
+        let e = r
+            .get("error")
+            .unwrap_or_else(|| panic!("{method} {params} succeeded: {r}"))
+            .clone();
+        (e["code"].as_i64().unwrap(), e)
+    }
+
+    fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.wait_for(method, |v| v["method"] == method && pred(&v["params"]))["params"].clone()
+    }
+
+    fn initialize(&mut self, root: &Path, options: Value, delta: bool) -> Value {
+        let uri = format!("file://{}", root.display());
+        let r = self.ok(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri,
+                "workspaceFolders": [{"uri": uri, "name": "w"}],
+                "initializationOptions": options,
+                "capabilities": {
+                    "window": {"workDoneProgress": true},
+                    "experimental": {"commandtree": {"tasksChangedDelta": delta}},
+                },
+            }),
+        );
+        self.notify("initialized", json!({}));
+        r
+    }
+
+    /// `shutdown` then `exit`: the exit status.
+    fn finish(mut self) -> Option<i32> {
+        let r = self.ok("shutdown", Value::Null);
+        assert_eq!(r, Value::Null);
+        self.notify("exit", Value::Null);
+        self.wait_exit()
+    }
+
+    fn wait_exit(&mut self) -> Option<i32> {
+        for _ in 0..(WAIT.as_millis() / 50) {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("ct lsp did not exit");
+    }
+}
+
+impl Drop for Lsp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("an array: {v}"))
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Scripts, npm scripts, a make target, a VS Code task and launch configuration, and two
+/// auxiliary commands (test data, a nested example) that are hidden by default.
+fn fixture(name: &str) -> PathBuf {
+    let w = workspace("lsp", name);
+    executable(&w, "scripts/hello.sh", "#!/bin/sh\necho \"hello $1\"\n");
+    executable(
+        &w,
+        "scripts/mark.sh",
+        "#!/bin/sh\n# Writes a marker file.\necho ran > \"$1\"\n",
+    );
+    write(
+        &w,
+        "package.json",
+        r#"{"name": "f", "scripts": {"build": "tsc", "test": "jest", "lint": "eslint ."}}"#,
+    );
+    write(&w, "Makefile", "all:\n\techo all\n\nclean:\n\trm -rf out\n");
+    write(
+        &w,
+        ".vscode/tasks.json",
+        r#"{"version": "2.0.0", "tasks": [{"label": "compile", "type": "shell", "command": "echo compiling"}]}"#,
+    );
+    write(
+        &w,
+        ".vscode/launch.json",
+        r#"{
+  // A comment, as VS Code allows.
+  "version": "0.2.0",
+  "configurations": [
+    {"name": "Run app", "type": "node", "request": "launch", "program": "${workspaceFolder}/app.js", "args": ["--port", "3000"]}
+  ]
+}"#,
+    );
+    write(&w, "app.js", "console.log('app')\n");
+    executable(&w, "testdata/t.sh", "#!/bin/sh\necho t\n");
+    write(
+        &w,
+        "examples/app/package.json",
+        r#"{"scripts": {"start": "node ."}}"#,
+    );
+    w
+}
+
+fn cli_json(root: &Path, args: &[&str]) -> Value {
+    let o = ct(root, args);
+    assert!(o.status.success(), "ct {args:?}: {}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
+#[test]
+fn initialize_discover_tree_show_and_the_error_codes() {
+    let w = fixture("discover");
+    let mut s = Lsp::start(&w, &[]);
+    // Before initialize: LSP's "server not initialized".
+    let (code, _) = s.err("commandtree/quick", json!({}));
+    assert_eq!(code, -32002);
+
+    let init = s.initialize(&w, json!({}), false);
+    assert_eq!(init["workspaceRoot"], json!(w));
+    assert_eq!(init["serverInfo"]["name"], "commandtree");
+    let caps = &init["capabilities"]["experimental"]["commandtree"];
+    assert_eq!(caps["tasksChangedDelta"], false, "not asked for: {caps}");
+    assert!(
+        caps["methods"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("commandtree/plan"))
+    );
+    let (code, _) = s.err("initialize", json!({"capabilities": {}}));
+    assert_eq!(code, -32600, "a second initialize");
+
+    // The same commands as `ct list --json`, in the same order; hidden ones only with `all`.
+    let found = s.ok(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.to_str().unwrap()}),
+    );
+    let listed = cli_json(&w, &["list", "--json"]);
+    assert_eq!(ids(&found["tasks"]), ids(&listed));
+    assert_eq!(found["hidden"], 2, "{found}");
+    assert!(found.get("warnings").is_none(), "{found}");
+    let hello = found["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == "hello.sh")
+        .unwrap()
+        .clone();
+    assert_eq!(hello["type"], "shell");
+    assert_eq!(hello["filePath"], json!(w.join("scripts/hello.sh")));
+    assert_eq!(hello["tags"], json!([]));
+    for absent in ["summary", "securityWarning", "params", "auxiliary"] {
+        assert!(hello.get(absent).is_none(), "{absent} in {hello}");
+    }
+    let everything = s.ok(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": format!("file://{}", w.display()), "all": true}),
+    );
+    assert_eq!(
+        ids(&everything["tasks"]),
+        ids(&cli_json(&w, &["list", "--json", "--all"]))
+    );
+    assert_eq!(
+        everything["tasks"].as_array().unwrap().len(),
+        listed.as_array().unwrap().len() + 2
+    );
+
+    // Roots: missing, another folder inside, and outside.
+    let (code, e) = s.err(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.join("nope").to_str().unwrap()}),
+    );
+    assert_eq!(code, -32000, "{e}");
+    let (code, e) = s.err(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.join("scripts").to_str().unwrap()}),
+    );
+    assert_eq!(code, -32000, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("one server per workspace folder")
+    );
+    let (code, e) = s.err(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": std::env::temp_dir().to_str().unwrap()}),
+    );
+    assert_eq!(code, -32602, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the workspace root")
+    );
+    let (code, e) = s.err("commandtree/discoverTasks", json!({}));
+    assert_eq!(code, -32602);
+    assert!(
+        e["message"].as_str().unwrap().contains("workspaceRoot"),
+        "{e}"
+    );
+
+    // The tree: categories in type order with counts, folders, commands.
+    let tree = s.ok("commandtree/tree", json!({}));
+    let cats = tree["categories"].as_array().unwrap();
+    let types: Vec<&str> = cats.iter().map(|c| c["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        ["shell", "npm", "make", "launch", "vscode"],
+        "{tree}"
+    );
+    assert_eq!(cats[1]["label"], "NPM Scripts");
+    assert_eq!(cats[1]["count"], 3);
+    assert!(
+        cats[1]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["kind"] == "command")
+    );
+    assert_eq!(tree["hidden"], 2);
+    let (code, _) = s.err("commandtree/tree", json!({"sort": "size"}));
+    assert_eq!(code, -32602);
+    let by_tag = s.ok("commandtree/tree", json!({"tag": "nobody"}));
+    assert_eq!(by_tag["categories"], json!([]));
+    assert!(
+        by_tag["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no tag named `nobody`")
+    );
+
+    // show: by id, by type:label; not found with suggestions; outside the root refused.
+    let shown = s.ok("commandtree/show", json!({"id": "npm:build"}));
+    assert_eq!(
+        shown["command"]["id"],
+        json!(format!("npm:{}:build", w.join("package.json").display()))
+    );
+    assert_eq!(shown["steps"], json!([]));
+    let (code, e) = s.err("commandtree/show", json!({"id": "buil"}));
+    assert_eq!(code, -32002, "{e}");
+    assert!(
+        e["data"]["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v.as_str().unwrap().ends_with(":build")),
+        "{e}"
+    );
+    let (code, e) = s.err(
+        "commandtree/show",
+        json!({"id": "shell:/etc/passwd:passwd"}),
+    );
+    assert_eq!(code, -32602, "{e}");
+    let (code, _) = s.err("commandtree/show", json!({"id": 7}));
+    assert_eq!(code, -32602);
+
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
+    let w = fixture("tags");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+
+    let a = s.ok(
+        "commandtree/star",
+        json!({"id": "npm:build", "starred": true}),
+    );
+    assert_eq!(a["starred"], true);
+    assert_eq!(a["changed"], true);
+    let build = a["id"].as_str().unwrap().to_string();
+    let again = s.ok("commandtree/star", json!({"id": build, "starred": true}));
+    assert_eq!(again["changed"], false, "starring twice is a no-op");
+    let test = s.ok(
+        "commandtree/star",
+        json!({"id": "npm:test", "starred": true}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let hello = s.ok(
+        "commandtree/star",
+        json!({"id": "hello.sh", "starred": true}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let quick = s.ok("commandtree/quick", json!({}));
+    assert_eq!(quick["ids"], json!([build, test, hello]));
+    assert_eq!(
+        ids(&quick["commands"]),
+        [build.clone(), test.clone(), hello.clone()]
+    );
+    assert_eq!(
+        ids(&cli_json(&w, &["quick", "--json"])),
+        [build.clone(), test.clone(), hello.clone()]
+    );
+
+    // Drag the third onto the first, then the first to the end (past the end means last).
+    let moved = s.ok("commandtree/quickMove", json!({"id": hello, "position": 0}));
+    assert_eq!(moved["position"], 0);
+    assert_eq!(moved["ids"], json!([hello, build, test]));
+    assert_eq!(
+        ids(&cli_json(&w, &["quick", "--json"])),
+        [hello.clone(), build.clone(), test.clone()]
+    );
+    let moved = s.ok(
+        "commandtree/quickMove",
+        json!({"id": hello, "position": 99}),
+    );
+    assert_eq!(moved["ids"], json!([build, test, hello]));
+    assert_eq!(
+        ids(&cli_json(&w, &["quick", "--json"])),
+        [build.clone(), test.clone(), hello.clone()]
+    );
+    let (code, e) = s.err(
+        "commandtree/quickMove",
+        json!({"id": "npm:lint", "position": 0}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    let (code, _) = s.err(
+        "commandtree/quickMove",
+        json!({"id": "npm:lint", "position": -1}),
+    );
+    assert_eq!(code, -32602);
+
+    // Unstar through the CLI: the server sees it.
+    let o = ct(&w, &["unstar", "npm:test"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        s.ok("commandtree/quick", json!({}))["ids"],
+        json!([build, hello])
+    );
+    let off = s.ok("commandtree/star", json!({"id": hello, "starred": false}));
+    assert_eq!(
+        (off["starred"].clone(), off["changed"].clone()),
+        (json!(false), json!(true))
+    );
+    assert_eq!(
+        ids(&cli_json(&w, &["quick", "--json"])),
+        vec![build.clone()]
+    );
+
+    // Tags: added here, seen by the CLI and in the tree filter; removed again.
+    let t = s.ok(
+        "commandtree/tag",
+        json!({"id": "make:clean", "tag": "danger", "add": true}),
+    );
+    assert_eq!(
+        (t["tagged"].clone(), t["changed"].clone()),
+        (json!(true), json!(true))
+    );
+    let clean = t["id"].as_str().unwrap().to_string();
+    let shown = cli_json(&w, &["show", "make:clean", "--json"]);
+    assert_eq!(shown["tags"], json!(["danger"]));
+    let tags = s.ok("commandtree/tags", json!({}));
+    let danger = tags["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "danger")
+        .unwrap_or_else(|| panic!("{tags}"));
+    assert_eq!(danger["commands"], json!([clean]));
+    let tree = s.ok("commandtree/tree", json!({"tag": "danger"}));
+    assert_eq!(tree["categories"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        tree["categories"][0]["children"][0]["command"]["id"],
+        json!(clean)
+    );
+    let (code, e) = s.err(
+        "commandtree/tag",
+        json!({"id": clean, "tag": "bad tag\n", "add": true}),
+    );
+    assert_eq!(code, -32602, "{e}");
+    let t = s.ok(
+        "commandtree/tag",
+        json!({"id": clean, "tag": "danger", "add": false}),
+    );
+    assert_eq!(
+        (t["tagged"].clone(), t["changed"].clone()),
+        (json!(false), json!(true))
+    );
+    assert_eq!(
+        cli_json(&w, &["show", "make:clean", "--json"])["tags"],
+        json!([])
+    );
+    let (code, _) = s.err("commandtree/tag", json!({"id": clean, "tag": "x"}));
+    assert_eq!(code, -32602, "`add` is required");
+
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// Runs a plan's command line the way a terminal would (a real shell), in its folder.
+fn run_plan(plan: &Value) -> std::process::Output {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(plan["commandLine"].as_str().unwrap())
+        .current_dir(plan["cwd"].as_str().unwrap());
+    for (k, v) in plan["env"].as_object().unwrap() {
+        c.env(k, v.as_str().unwrap());
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
+    let w = fixture("plan");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    let marker = w.join("marker.txt");
+
+    // New terminal: the line without `cd`, to type in a terminal opened in `cwd`.
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "mark.sh", "mode": "newTerminal", "extraArgs": [marker.to_str().unwrap()]}),
+    );
+    assert_eq!(p["action"], "terminal");
+    assert_eq!(p["shell"], "posix");
+    assert_eq!(p["cwd"], json!(w.join("scripts")));
+    let line = p["commandLine"].as_str().unwrap();
+    assert!(!line.starts_with("cd "), "{line}");
+    assert!(
+        line.contains("mark.sh") && line.contains("marker.txt"),
+        "{line}"
+    );
+    assert!(p.get("securityWarning").is_none() && p.get("debugConfiguration").is_none());
+    assert!(!marker.exists(), "planning never runs the command");
+    let o = run_plan(&p);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "ran\n");
+    std::fs::remove_file(&marker).unwrap();
+
+    // Current terminal: `cd` included, runnable from anywhere.
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "hello.sh", "mode": "currentTerminal", "extraArgs": ["a b; rm -rf /"]}),
+    );
+    let line = p["commandLine"].as_str().unwrap();
+    assert!(
+        line.starts_with(&format!("cd -- '{}' && ", w.join("scripts").display())),
+        "{line}"
+    );
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .current_dir("/")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "hello a b; rm -rf /\n",
+        "arguments stay one word"
+    );
+
+    // Debug: the launch configuration as written, for the editor's debugger.
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "launch:Run app", "mode": "debug"}),
+    );
+    assert_eq!(p["action"], "debug");
+    assert_eq!(
+        p["debugConfiguration"],
+        json!({"name": "Run app", "type": "node", "request": "launch", "program": "${workspaceFolder}/app.js", "args": ["--port", "3000"]})
+    );
+    assert_eq!(p["cwd"], json!(w));
+    let (code, e) = s.err(
+        "commandtree/plan",
+        json!({"id": "npm:build", "mode": "debug"}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a launch configuration"),
+        "{e}"
+    );
+
+    // A VS Code task: the editor runs it by name; the line is there for a terminal.
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "vscode:compile", "mode": "newTerminal"}),
+    );
+    assert_eq!(p["action"], "task");
+    assert_eq!(p["taskName"], "compile");
+    assert!(
+        p["commandLine"]
+            .as_str()
+            .unwrap()
+            .contains("echo compiling"),
+        "{p}"
+    );
+
+    // Bad params: an unknown mode, a non-scalar value; unknown command.
+    let (code, _) = s.err(
+        "commandtree/plan",
+        json!({"id": "npm:build", "mode": "window"}),
+    );
+    assert_eq!(code, -32602);
+    let (code, _) = s.err(
+        "commandtree/plan",
+        json!({"id": "npm:build", "mode": "newTerminal", "params": {"x": [1]}}),
+    );
+    assert_eq!(code, -32602);
+    let (code, _) = s.err(
+        "commandtree/plan",
+        json!({"id": "nothing-like-it", "mode": "newTerminal"}),
+    );
+    assert_eq!(code, -32002);
+
+    // The security gate: a warned command's plan carries the warning for the client to confirm.
+    s.ok(
+        "commandtree/star",
+        json!({"id": "make:clean", "starred": true}),
+    );
+    let clean = s.ok("commandtree/show", json!({"id": "make:clean"}))["command"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    support::store_summary(
+        &w,
+        &clean,
+        "x",
+        "Removes out.",
+        Some("Deletes the out folder."),
+    );
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "make:clean", "mode": "newTerminal"}),
+    );
+    assert!(
+        p["securityWarning"]
+            .as_str()
+            .unwrap()
+            .contains("Deletes the out folder."),
+        "{p}"
+    );
+    assert!(w.join("Makefile").exists());
+
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn tasks_changed(s: &mut Lsp, pred: impl Fn(&Value) -> bool) -> Value {
+    s.notification("commandtree/tasksChanged", pred)
+}
+
+fn has_label(list: &Value, label: &str) -> bool {
+    list.as_array()
+        .is_some_and(|a| a.iter().any(|c| c["label"] == label))
+}
+
+#[test]
+fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
+    // Delta form.
+    let w = fixture("watch-delta");
+    let mut s = Lsp::start(&w, &[]);
+    let init = s.initialize(&w, json!({}), true);
+    assert_eq!(
+        init["capabilities"]["experimental"]["commandtree"]["tasksChangedDelta"],
+        true
+    );
+    assert_eq!(s.ok("commandtree/watchFiles", json!({})), Value::Null);
+    assert_eq!(
+        s.ok("commandtree/watchFiles", Value::Null),
+        Value::Null,
+        "a second call is harmless"
+    );
+    executable(&w, "scripts/deploy.sh", "#!/bin/sh\necho deploy\n");
+    let n = tasks_changed(&mut s, |p| has_label(&p["added"], "deploy.sh"));
+    assert_eq!(n["workspaceRoot"], json!(w));
+    assert_eq!(n["removed"], json!([]));
+    let deploy = n["added"][0]["id"].as_str().unwrap().to_string();
+    std::fs::remove_file(w.join("scripts/deploy.sh")).unwrap();
+    tasks_changed(&mut s, |p| p["removed"] == json!([deploy]));
+    // A tag written by another process is an update.
+    let o = ct(&w, &["tag", "add", "npm:lint", "ci"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let n = tasks_changed(&mut s, |p| {
+        p["updated"].as_array().is_some_and(|a| {
+            a.iter()
+                .any(|c| c["label"] == "lint" && c["tags"] == json!(["ci"]))
+        })
+    });
+    assert!(n.get("tasks").is_none(), "{n}");
+    // Auxiliary commands stay out of the notifications, as out of discoverTasks.
+    executable(&w, "testdata/more.sh", "#!/bin/sh\n");
+    executable(&w, "scripts/after.sh", "#!/bin/sh\n");
+    let n = tasks_changed(&mut s, |p| has_label(&p["added"], "after.sh"));
+    assert!(!has_label(&n["added"], "more.sh"), "{n}");
+    // New exclude globs from the client reach the running watcher too.
+    let found = s.ok(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.to_str().unwrap(), "excludePatterns": ["**/extra/**"]}),
+    );
+    assert!(has_label(&found["tasks"], "after.sh"));
+    executable(&w, "extra/skipped.sh", "#!/bin/sh\n");
+    executable(&w, "scripts/later.sh", "#!/bin/sh\n");
+    let n = tasks_changed(&mut s, |p| has_label(&p["added"], "later.sh"));
+    assert!(!has_label(&n["added"], "skipped.sh"), "{n}");
+    assert!(
+        !s.seen
+            .iter()
+            .any(|v| has_label(&v["params"]["added"], "skipped.sh")),
+        "{:?}",
+        s.seen
+    );
+    assert_eq!(s.finish(), Some(0));
+
+    // Full form.
+    let w = fixture("watch-full");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    s.ok("commandtree/watchFiles", json!({}));
+    write(
+        &w,
+        "package.json",
+        r#"{"scripts": {"build": "tsc", "serve": "vite"}}"#,
+    );
+    let n = tasks_changed(&mut s, |p| has_label(&p["tasks"], "serve"));
+    let labels: Vec<&str> = n["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        !labels.contains(&"test") && !labels.contains(&"lint"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"hello.sh") && !labels.contains(&"t.sh"),
+        "{labels:?}"
+    );
+    let mut now = ids(&n["tasks"]);
+    now.sort();
+    let mut listed = ids(&cli_json(&w, &["list", "--json"]));
+    listed.sort();
+    assert_eq!(now, listed, "the full form is the whole list");
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
+    let w = fixture("summarize");
+    // hello.sh is answered at once; every other command keeps the model busy far longer than
+    // the test waits, so only cancellation can end the request.
+    let server = llm::Server::start(|req, _| {
+        if req.method == "GET" {
+            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        let name = llm::name_in(req);
+        if name != "hello.sh" {
+            return llm::Reply::Silence(Duration::from_secs(300));
+        }
+        llm::Reply::json(
+            200,
+            llm::openai_tool_reply(
+                "report_command_analysis",
+                &json!({"summary": "Greets.", "securityWarning": ""}),
+            ),
+        )
+    });
+    let base = server.v1();
+    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    s.initialize(&w, json!({}), false);
+
+    let id = s.send_request("commandtree/summarize", json!({"workDoneToken": "sum-1"}));
+    let begin = s.notification("$/progress", |p| p["token"] == "sum-1");
+    assert_eq!(begin["value"]["kind"], "begin", "{begin}");
+    assert_eq!(begin["value"]["cancellable"], true);
+    let report = s.notification("$/progress", |p| {
+        p["token"] == "sum-1" && p["value"]["message"] == "hello.sh"
+    });
+    assert_eq!(report["value"]["kind"], "report");
+    assert!(
+        report["value"]["percentage"].as_u64().unwrap() < 100,
+        "{report}"
+    );
+
+    // Other requests are answered while the batch waits on the model.
+    assert!(ids(&s.ok("commandtree/quick", json!({}))["ids"]).is_empty());
+
+    s.notify("$/cancelRequest", json!({"id": id}));
+    let r = s.response(id);
+    assert_eq!(r["error"]["code"], -32800, "{r}");
+    assert_eq!(r["error"]["data"]["summarized"], 1, "{r}");
+    let end = s.notification("$/progress", |p| {
+        p["token"] == "sum-1" && p["value"]["kind"] == "end"
+    });
+    assert!(
+        end["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 summarized"),
+        "{end}"
+    );
+    // What was done before the cancel is stored.
+    let shown = cli_json(&w, &["show", "hello.sh", "--json"]);
+    assert_eq!(shown["summary"], "Greets.");
+
+    // Cancelling by the work-done token (the editor's progress "Cancel" button) works too.
+    server.clear();
+    let id = s.send_request(
+        "commandtree/summarize",
+        json!({"ids": ["npm:build"], "workDoneToken": 42}),
+    );
+    s.notification("$/progress", |p| {
+        p["token"] == 42 && p["value"]["kind"] == "begin"
+    });
+    // Wait until the model has the request, so the cancel lands mid-request.
+    assert!(support::eventually(|| {
+        server.posts().iter().any(|r| llm::name_in(r) == "build")
+    }));
+    s.notify("window/workDoneProgress/cancel", json!({"token": 42}));
+    let r = s.response(id);
+    assert_eq!(r["error"]["code"], -32800, "{r}");
+    assert_eq!(r["error"]["data"]["summarized"], 0, "{r}");
+
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn summarize_without_a_provider_says_how_to_configure_one() {
+    let w = fixture("no-provider");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    let (code, e) = s.err("commandtree/summarize", json!({}));
+    assert_eq!(code, -32004);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("No LLM provider is configured."),
+        "{e}"
+    );
+    let (code, e) = s.err("commandtree/search", json!({"query": "build the app"}));
+    assert_eq!(code, -32004);
+    assert!(e["message"].as_str().unwrap().contains("ct embed"), "{e}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn malformed_messages_and_unknown_methods_leave_the_server_running() {
+    let w = fixture("malformed");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+
+    // A body that is not JSON: a parse error with id null.
+    s.send_raw(b"Content-Length: 9\r\n\r\n{\"id\": 1,");
+    let e = s.wait_for("parse error", |v| v["error"]["code"] == -32700);
+    assert_eq!(e["id"], Value::Null);
+    // JSON that is not a message, and a batch.
+    s.send(&json!({"id": 77, "method": 5}));
+    let e = s.wait_for("invalid request", |v| v["id"] == 77);
+    assert_eq!(e["error"]["code"], -32600);
+    s.send(&json!([{"jsonrpc": "2.0", "id": 78, "method": "commandtree/quick"}]));
+    let e = s.wait_for("batch refused", |v| {
+        v["error"]["code"] == -32600 && v["id"].is_null()
+    });
+    assert!(e["error"]["message"].as_str().unwrap().contains("batch"));
+    // A header without a length, a bad length: skipped.
+    s.send_raw(b"Content-Type: application/json\r\n\r\n");
+    s.send_raw(b"Content-Length: many\r\n\r\n");
+    // Unknown requests and notifications.
+    let (code, _) = s.err("textDocument/hover", json!({}));
+    assert_eq!(code, -32601);
+    let (code, e) = s.err("commandtree/nothing", json!({}));
+    assert_eq!(code, -32601);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("commandtree/nothing")
+    );
+    s.notify("workspace/didChangeConfiguration", json!({"settings": {}}));
+    s.notify("$/cancelRequest", json!({"id": 123456}));
+    s.notify("$/cancelRequest", json!({"id": {"not": "an id"}}));
+    // Still serving.
+    let found = s.ok(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.to_str().unwrap()}),
+    );
+    assert!(has_label(&found["tasks"], "hello.sh"));
+
+    // After shutdown only exit; exit then ends with 0.
+    assert_eq!(s.ok("shutdown", Value::Null), Value::Null);
+    let (code, _) = s.err("commandtree/quick", json!({}));
+    assert_eq!(code, -32600);
+    s.notify("exit", Value::Null);
+    assert_eq!(s.wait_exit(), Some(0));
+
+    // exit without shutdown: 1, as LSP asks; so does a client that just goes away.
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    s.notify("exit", Value::Null);
+    assert_eq!(s.wait_exit(), Some(1));
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    s.stdin = None;
+    assert_eq!(s.wait_exit(), Some(1));
+}
+
+#[test]
+fn an_untrusted_workspace_is_read_only_until_trusted() {
+    let w = fixture("untrusted");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(
+        &w,
+        json!({"trusted": false, "excludePatterns": ["**/Makefile"]}),
+        false,
+    );
+
+    let found = s.ok(
+        "commandtree/discoverTasks",
+        json!({"workspaceRoot": w.to_str().unwrap()}),
+    );
+    assert!(has_label(&found["tasks"], "hello.sh"));
+    assert!(
+        !found["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "make"),
+        "the client's excludes apply"
+    );
+    for (method, params) in [
+        (
+            "commandtree/tag",
+            json!({"id": "npm:build", "tag": "x", "add": true}),
+        ),
+        (
+            "commandtree/star",
+            json!({"id": "npm:build", "starred": true}),
+        ),
+        (
+            "commandtree/quickMove",
+            json!({"id": "npm:build", "position": 0}),
+        ),
+        (
+            "commandtree/plan",
+            json!({"id": "npm:build", "mode": "newTerminal"}),
+        ),
+        ("commandtree/summarize", json!({})),
+        ("commandtree/search", json!({"query": "build"})),
+    ] {
+        let (code, e) = s.err(method, params);
+        assert_eq!(code, -32003, "{method}: {e}");
+    }
+    s.ok("commandtree/quick", json!({}));
+    s.ok("commandtree/tags", json!({}));
+    s.ok("commandtree/runs", json!({}));
+    s.ok("commandtree/show", json!({"id": "npm:build"}));
+    assert!(!w.join(".commandtree").exists(), "nothing was written");
+
+    s.notify("commandtree/setTrusted", json!({"trusted": true}));
+    let a = s.ok(
+        "commandtree/star",
+        json!({"id": "npm:build", "starred": true}),
+    );
+    assert_eq!(a["changed"], true);
+    assert!(w.join(".commandtree/commandtree.sqlite3").exists());
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// Language clients start servers with `--stdio` and may name their own process; a server whose
+/// editor died must not stay behind with its watcher.
+#[test]
+fn the_server_accepts_client_arguments_and_ends_with_its_editor() {
+    let root = fixture("client-gone");
+    let mut editor = Command::new("sleep").arg("600").spawn().unwrap();
+    let pid = editor.id().to_string();
+    let mut s = Lsp::start_args(&root, &[], &["--stdio", "--clientProcessId", &pid]);
+    s.initialize(&root, json!({}), false);
+    let r = s.ok("commandtree/quick", json!({}));
+    assert!(r.is_object() || r.is_array(), "{r}");
+    assert_eq!(
+        s.child.try_wait().unwrap(),
+        None,
+        "the server ended while its editor runs"
+    );
+    editor.kill().unwrap();
+    editor.wait().unwrap();
+    assert_eq!(s.wait_exit(), Some(1));
+
+    // The same through `initialize`'s processId, with no argument.
+    let mut editor = Command::new("sleep").arg("600").spawn().unwrap();
+    let mut s = Lsp::start(&root, &[]);
+    let uri = format!("file://{}", root.display());
+    s.ok(
+        "initialize",
+        json!({"processId": editor.id(), "rootUri": uri, "capabilities": {}}),
+    );
+    s.notify("initialized", json!({}));
+    editor.kill().unwrap();
+    editor.wait().unwrap();
+    assert_eq!(s.wait_exit(), Some(1));
+}
