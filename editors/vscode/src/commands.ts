@@ -168,7 +168,9 @@ export class Handlers {
           pick.hide();
         }
       };
-      pick.onDidAccept(() => finish(pick.selectedItems[0]?.label ?? pick.value));
+      pick.onDidAccept(() => {
+        finish(pick.selectedItems[0]?.label ?? pick.value);
+      });
       pick.onDidHide(() => {
         finish(undefined);
         pick.dispose();

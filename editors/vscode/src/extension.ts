@@ -107,11 +107,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       transport: TransportKind.stdio,
       options: { cwd: root },
     };
-    let fallback: ErrorHandler | undefined;
+    // The default handler (restart up to 4 times in 3 minutes) needs the client, which needs this.
+    const holder: { fallback?: ErrorHandler } = {};
     const errorHandler: ErrorHandler = {
-      error: (e, m, count) => fallback?.error(e, m, count) ?? { action: ErrorAction.Continue },
+      error: (e, m, count) => holder.fallback?.error(e, m, count) ?? { action: ErrorAction.Continue },
       closed: async () => {
-        const decided = (await fallback?.closed()) ?? { action: CloseAction.DoNotRestart };
+        const decided = (await holder.fallback?.closed()) ?? { action: CloseAction.DoNotRestart };
         restarts += 1;
         model.setStatus(
           decided.action === CloseAction.Restart
@@ -132,7 +133,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       initializationOptions: { tasksChangedDelta: true },
     };
     const c = new LanguageClient('commandtree', 'CommandTree', serverOptions, clientOptions);
-    fallback = c.createDefaultErrorHandler(4);
+    holder.fallback = c.createDefaultErrorHandler(4);
     client = c;
     const rpc = new RpcServer(rpcOf(c), root);
     c.onDidChangeState((e) => {
@@ -150,7 +151,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return;
     }
     c.onNotification('commandtree/tasksChanged', (p: unknown) => {
-      void model.applyChange(readTasksChanged(p)).catch((e: unknown) => output.appendLine(`tree: ${errorText(e)}`));
+      void model.applyChange(readTasksChanged(p)).catch((e: unknown) => {
+        output.appendLine(`tree: ${errorText(e)}`);
+      });
     });
     server = rpc;
     model.setServer(rpc);

@@ -81,12 +81,17 @@ export class Model {
         if (this.server) {
           await this.fetchTree(this.server);
         }
-      } while (this.treeAgain);
+      } while (this.rereadRequested());
     };
     this.treeInFlight = run().finally(() => {
       this.treeInFlight = undefined;
     });
     return this.treeInFlight;
+  }
+
+  // A method, not the field, so the loop condition is read after the await.
+  private rereadRequested(): boolean {
+    return this.treeAgain;
   }
 
   private async fetchTree(server: Server): Promise<void> {

@@ -189,7 +189,7 @@ export function readTree(v: unknown, known: Map<string, CommandItem>): TreeCateg
     .filter(isObject)
     .map((c) => {
       const children = listIn(c.children).map((n) => readNode(n, known)).filter((n): n is TreeNode => n !== undefined);
-      const label = typeof c.label === 'string' ? c.label : String(c.type ?? '');
+      const label = typeof c.label === 'string' ? c.label : typeof c.type === 'string' ? c.type : '';
       return {
         type: typeof c.type === 'string' ? c.type : typeof c.kind === 'string' && c.kind !== 'category' ? c.kind : '',
         label: label.replace(/ \(\d+\)$/, ''),

@@ -122,7 +122,9 @@ export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode
   readonly dropMimeTypes: string[] = [];
 
   constructor(private readonly model: Model) {
-    model.onDidChange(() => this.changed.fire(undefined));
+    model.onDidChange(() => {
+      this.changed.fire(undefined);
+    });
   }
 
   getTreeItem(e: Element): vscode.TreeItem {
@@ -198,7 +200,9 @@ export class QuickTreeProvider implements vscode.TreeDataProvider<Element>, vsco
     private readonly model: Model,
     private readonly move: (id: string, position: number) => Promise<void>,
   ) {
-    model.onDidChange(() => this.changed.fire(undefined));
+    model.onDidChange(() => {
+      this.changed.fire(undefined);
+    });
   }
 
   getTreeItem(e: Element): vscode.TreeItem {

@@ -1,5 +1,5 @@
 // Makes `require('vscode')` load the mock (see vscode-mock.ts for why a mock is used here).
-import Module = require('module');
+import Module from 'module';
 import * as path from 'path';
 
 const mockPath = path.join(__dirname, 'vscode-mock.js');

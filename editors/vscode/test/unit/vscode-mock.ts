@@ -4,8 +4,6 @@
 // extension uses is here, and every UI call is recorded so tests can assert on it and script
 // the user's answers.
 
-/* eslint-disable @typescript-eslint/no-extraneous-class */
-
 export class EventEmitter<T> {
   private listeners: ((e: T) => void)[] = [];
   event = (listener: (e: T) => void): { dispose(): void } => {
@@ -257,7 +255,7 @@ export const window = {
             const chosen = pick.items[answer];
             pick.selectedItems = chosen ? [chosen] : [];
           } else {
-            pick.value = String(answer);
+            pick.value = typeof answer === 'string' ? answer : '';
           }
           accept.fire();
         });
