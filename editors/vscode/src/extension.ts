@@ -4,6 +4,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
+  ClientCapabilities,
   CloseAction,
   ErrorAction,
   ErrorHandler,
@@ -11,6 +12,7 @@ import {
   LanguageClientOptions,
   ServerOptions,
   State,
+  StaticFeature,
   TransportKind,
   WorkDoneProgress,
 } from 'vscode-languageclient/node';
@@ -38,6 +40,20 @@ function settings(): Settings {
 function userServerPath(): string | undefined {
   return vscode.workspace.getConfiguration('commandtree').inspect<string>('serverPath')?.globalValue;
 }
+
+/** Asks for `tasksChanged` as deltas (docs/lsp-protocol.md, `initialize`). */
+const deltaFeature: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), commandtree: { tasksChangedDelta: true } };
+  },
+  initialize(): void {
+    // Nothing to set up: the capability is all this feature does.
+  },
+  getState: () => ({ kind: 'static' }),
+  clear(): void {
+    // Nothing to release.
+  },
+};
 
 function rpcOf(c: LanguageClient): Rpc {
   return {
@@ -130,9 +146,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       documentSelector: [],
       outputChannel: output,
       errorHandler,
-      initializationOptions: { tasksChangedDelta: true },
+      // Functions, so a restart after a crash sends the values of that moment.
+      initializationOptions: () => ({
+        workspaceRoot: root,
+        excludePatterns: settings().excludePatterns(),
+        trusted: vscode.workspace.isTrusted,
+      }),
     };
     const c = new LanguageClient('commandtree', 'CommandTree', serverOptions, clientOptions);
+    c.registerFeature(deltaFeature);
     holder.fallback = c.createDefaultErrorHandler(4);
     client = c;
     const rpc = new RpcServer(rpcOf(c), root);
@@ -202,6 +224,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     model,
     vscode.window.registerFileDecorationProvider(new RowDecorations()),
     ...handlers.table().map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void client?.sendNotification('commandtree/setTrusted', { trusted: true });
+      void model.refreshTree().catch(() => undefined);
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('commandtree.serverPath')) {
         restarts = 0;

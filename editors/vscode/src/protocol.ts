@@ -35,13 +35,20 @@ export interface CommandItem {
 
 export type RunMode = 'newTerminal' | 'currentTerminal' | 'debug';
 
+/** How the client runs a plan; upstream's routing per type (launch, vscode, markdown, rest). */
+export type PlanAction = 'terminal' | 'debug' | 'task' | 'preview';
+
 export interface Plan {
+  action: PlanAction;
   commandLine: string;
   cwd?: string;
   env?: Record<string, string>;
+  /** The shell dialect the command line is written for (`posix`, `fish`, ...), not a program. */
   shell?: string;
   debugConfiguration?: Record<string, unknown>;
+  taskName?: string;
   securityWarning?: string;
+  staleSummary?: boolean;
 }
 
 export interface SearchHit {
@@ -214,14 +221,18 @@ export function readPlan(v: unknown): Plan {
   const env = isObject(v.env)
     ? Object.fromEntries(Object.entries(v.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
     : undefined;
+  const action = v.action === 'debug' || v.action === 'task' || v.action === 'preview' ? v.action : 'terminal';
   return {
+    action,
     commandLine: v.commandLine,
     cwd: typeof v.cwd === 'string' && v.cwd !== '' ? v.cwd : undefined,
     env: env && Object.keys(env).length > 0 ? env : undefined,
     shell: typeof v.shell === 'string' && v.shell !== '' ? v.shell : undefined,
     debugConfiguration: isObject(v.debugConfiguration) ? v.debugConfiguration : undefined,
+    taskName: typeof v.taskName === 'string' && v.taskName !== '' ? v.taskName : undefined,
     securityWarning:
       typeof v.securityWarning === 'string' && v.securityWarning !== '' ? v.securityWarning : undefined,
+    staleSummary: v.staleSummary === true ? true : undefined,
   };
 }
 
@@ -234,6 +245,12 @@ export function readSearch(v: unknown): SearchHit[] {
       return isCommandItem(inner) ? { item: toItem(inner as unknown as Json), score } : undefined;
     })
     .filter((h): h is SearchHit => h !== undefined);
+}
+
+/** `commandtree/show`: `{command, steps}`; a bare CommandItem is accepted too. */
+export function readShown(v: unknown): CommandItem | undefined {
+  const inner = isObject(v) && isCommandItem(v.command) ? v.command : v;
+  return isCommandItem(inner) ? toItem(inner as unknown as Json) : undefined;
 }
 
 export function readTasksChanged(v: unknown): TasksChanged {

@@ -69,38 +69,47 @@ export class Runner {
     if (params === undefined) {
       return;
     }
-    if (item.type === 'vscode' && mode !== 'debug' && (await this.runVsCodeTask(item, server))) {
-      return;
-    }
     // A launch configuration only ever runs under the debugger (upstream §7.1).
     const planMode: RunMode = item.type === 'launch' ? 'debug' : mode;
     let plan: Plan;
     try {
       plan = await server.plan(item.id, planMode, params);
     } catch (e) {
-      void vscode.window.showErrorMessage(`CommandTree: cannot run ${item.label}: ${errorText(e)}`);
+      void vscode.window.showErrorMessage(`CommandTree: cannot ${mode === 'debug' ? 'debug' : 'run'} ${item.label}: ${errorText(e)}`);
       return;
     }
-    if (!(await confirmWarning(item, plan.securityWarning ?? item.securityWarning))) {
+    if (!(await confirmWarning(item, plan.securityWarning))) {
       return;
     }
-    if (planMode === 'debug') {
-      await this.debug(item, plan);
-      return;
+    if (plan.staleSummary) {
+      void vscode.window.showInformationMessage(
+        `CommandTree: the summary of ${item.label} predates its current definition; its security verdict is unknown until summaries are generated again.`,
+      );
+    }
+    switch (plan.action) {
+      case 'debug':
+        await this.debug(item, plan);
+        return;
+      case 'preview':
+        await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(item.filePath));
+        return;
+      case 'task':
+        if (await this.runVsCodeTask(plan.taskName ?? item.label)) {
+          return;
+        }
+        break;
+      case 'terminal':
+        break;
     }
     await this.inTerminal(item, plan, mode);
   }
 
-  private async runVsCodeTask(item: CommandItem, server: Server): Promise<boolean> {
+  /** Through VS Code's task system when it knows the task (problem matchers, dependsOn). */
+  private async runVsCodeTask(name: string): Promise<boolean> {
     const tasks = await vscode.tasks.fetchTasks();
-    const task = tasks.find((t) => t.name === item.command || t.name === item.label);
+    const task = tasks.find((t) => t.name === name);
     if (!task) {
       return false;
-    }
-    // The task system runs it, but the warning gate still applies.
-    const shown = await server.show(item.id).catch(() => undefined);
-    if (!(await confirmWarning(item, shown?.securityWarning ?? item.securityWarning))) {
-      return true;
     }
     await vscode.tasks.executeTask(task);
     return true;
@@ -112,15 +121,10 @@ export class Runner {
       void vscode.window.showErrorMessage('No workspace folder found');
       return;
     }
-    const config: vscode.DebugConfiguration | string | undefined = plan.debugConfiguration
-      ? (plan.debugConfiguration as vscode.DebugConfiguration)
-      : item.type === 'launch'
-        ? item.command
-        : undefined;
-    if (config === undefined) {
-      void vscode.window.showErrorMessage(`CommandTree: ${item.label} has no debug configuration`);
-      return;
-    }
+    const conf = plan.debugConfiguration;
+    // A compound (or a plan without the object) starts by name, as launch.json's own picker does.
+    const config: vscode.DebugConfiguration | string =
+      conf && conf.compound !== true ? (conf as vscode.DebugConfiguration) : typeof conf?.name === 'string' ? conf.name : item.command;
     const started = await vscode.debug.startDebugging(folder, config);
     if (!started) {
       void vscode.window.showErrorMessage(`Failed to start: ${item.label}`);
@@ -135,14 +139,16 @@ export class Runner {
         name: terminalName(item),
         ...(plan.cwd ? { cwd: plan.cwd } : {}),
         ...(plan.env ? { env: plan.env } : {}),
-        ...(plan.shell ? { shellPath: plan.shell } : {}),
       });
     terminal.show(true);
-    // An existing terminal sits wherever its user left it.
-    const text = reuse && plan.cwd ? `cd "${plan.cwd}" && ${plan.commandLine}` : plan.commandLine;
     // Text sent before the shell has started can be lost by some shells' line editors.
     await terminal.processId;
-    terminal.sendText(text, true);
+    // The server writes `cd -- '<cwd>' && ` into current-terminal plans itself; a multi-line
+    // script comes without it, so the terminal is moved first.
+    if (reuse && plan.cwd && !plan.commandLine.startsWith('cd ')) {
+      terminal.sendText(`cd "${plan.cwd}"`, true);
+    }
+    terminal.sendText(plan.commandLine, true);
   }
 }
 

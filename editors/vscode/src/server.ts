@@ -11,6 +11,7 @@ import {
   readPlan,
   readQuick,
   readSearch,
+  readShown,
   readTasks,
   readTree,
   readWarnings,
@@ -129,8 +130,6 @@ export class RpcServer implements Server {
   }
 
   async show(id: string): Promise<CommandItem | undefined> {
-    const answer = await this.rpc.sendRequest<unknown>('commandtree/show', { id });
-    const [item] = readTasks([answer && typeof answer === 'object' && 'item' in answer ? answer.item : answer]);
-    return item;
+    return readShown(await this.rpc.sendRequest<unknown>('commandtree/show', { id }));
   }
 }

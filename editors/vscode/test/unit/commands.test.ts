@@ -42,10 +42,14 @@ function setup(withServer = true): Setup {
   recorded.reset();
   const server = new FakeServer();
   server.tasks = [script, plain, launch, task, doc];
-  server.plans.set(script.id, { commandLine: '/ws/scripts/build.sh "release" "8"', cwd: '/ws/scripts', env: { CI: '1' } });
-  server.plans.set(plain.id, { commandLine: '/ws/scripts/test.sh', cwd: '/ws/scripts' });
-  server.plans.set(launch.id, { commandLine: '', debugConfiguration: { type: 'node', request: 'launch', name: 'Launch App' } });
-  server.plans.set(task.id, { commandLine: 'tsc -p .', cwd: '/ws' });
+  server.plans.set(script.id, { action: 'terminal', commandLine: '/ws/scripts/build.sh "release" "8"', cwd: '/ws/scripts', env: { CI: '1' } });
+  server.plans.set(plain.id, { action: 'terminal', commandLine: '/ws/scripts/test.sh', cwd: '/ws/scripts' });
+  server.plans.set(launch.id, {
+    action: 'debug',
+    commandLine: 'node --inspect-brk app.js',
+    debugConfiguration: { type: 'node', request: 'launch', name: 'Launch App' },
+  });
+  server.plans.set(task.id, { action: 'task', taskName: 'compile', commandLine: 'tsc -p .', cwd: '/ws' });
   const model = modelWith(server);
   const state: Setup = { server, model, handlers: undefined as unknown as Handlers, restarts: 0 };
   const current = (): FakeServer | undefined => (withServer ? server : undefined);
@@ -133,22 +137,26 @@ describe('command handlers', () => {
     assert.strictEqual(recorded.terminals.length, 2);
   });
 
-  it('runInCurrentTerminal: reuses the active terminal with a cd first, else opens one', async () => {
-    const { handlers } = setup();
+  it('runInCurrentTerminal: sends the server\'s cd-prefixed line to the active terminal, else opens one', async () => {
+    const { handlers, server } = setup();
     await handlers.runInCurrentTerminal(plain);
     assert.strictEqual(recorded.terminals.length, 1);
-    assert.deepStrictEqual(sentTo(0), ['/ws/scripts/test.sh']);
+    assert.deepStrictEqual(server.calls.find((c) => c.method === 'plan')?.args, [plain.id, 'currentTerminal', {}]);
     const existing = vscode.window.createTerminal({ name: 'Existing Test Terminal' }) as unknown as (typeof recorded.terminals)[number];
     recorded.activeTerminal = existing;
     await handlers.runInCurrentTerminal(plain);
     assert.strictEqual(recorded.terminals.length, 2, 'no terminal beyond the existing one');
-    assert.deepStrictEqual(existing.sent, ['cd "/ws/scripts" && /ws/scripts/test.sh']);
+    assert.deepStrictEqual(existing.sent, ["cd -- '/ws/scripts' && /ws/scripts/test.sh"]);
     assert.strictEqual(existing.name, 'Existing Test Terminal');
+    // A multi-line script comes without the cd; the terminal is moved first.
+    server.plans.set(plain.id, { action: 'terminal', commandLine: 'echo one\necho two', cwd: '/ws/scripts' });
+    await handlers.runInCurrentTerminal(plain);
+    assert.deepStrictEqual(existing.sent.slice(1), ['cd "/ws/scripts"', 'echo one\necho two']);
   });
 
   it('a command with a security warning runs only after confirmation', async () => {
     const { handlers, server } = setup();
-    server.plans.set(plain.id, { commandLine: 'rm -rf /tmp/x', cwd: '/ws', securityWarning: 'Deletes files' });
+    server.plans.set(plain.id, { action: 'terminal', commandLine: 'rm -rf /tmp/x', cwd: '/ws', securityWarning: 'Deletes files' });
     recorded.answers = [undefined];
     await handlers.run(plain);
     assert.deepStrictEqual(recorded.terminals, []);
@@ -170,13 +178,18 @@ describe('command handlers', () => {
     assert.strictEqual(recorded.messages.pop()?.text, 'Failed to start: Launch App');
   });
 
-  it('debug: a launch config without a planned configuration starts by name; others report that they cannot', async () => {
+  it('debug: a compound starts by name; a command that is not a launch configuration reports the server\'s refusal', async () => {
     const { handlers, server } = setup();
-    server.plans.set(launch.id, { commandLine: 'Launch App' });
+    server.plans.set(launch.id, {
+      action: 'debug',
+      commandLine: '',
+      debugConfiguration: { name: 'Both', compound: true, configurations: ['A', 'B'] },
+    });
     await handlers.debug(launch);
-    assert.strictEqual(recorded.debugStarts[0]?.config, 'Launch App');
+    assert.strictEqual(recorded.debugStarts[0]?.config, 'Both');
     await handlers.debug(plain);
-    assert.match(recorded.messages.pop()?.text ?? '', /has no debug configuration/);
+    assert.match(recorded.messages.pop()?.text ?? '', /cannot debug test\.sh: only launch configurations/);
+    assert.deepStrictEqual(recorded.terminals, []);
   });
 
   it('markdown opens a preview to the side and never plans or opens a terminal', async () => {
@@ -192,7 +205,8 @@ describe('command handlers', () => {
     recorded.tasks = [{ name: 'other' }, { name: 'compile' }];
     await handlers.run(task);
     assert.deepStrictEqual(recorded.executedTasks, [{ name: 'compile' }]);
-    assert.strictEqual(server.count('plan'), 0);
+    assert.deepStrictEqual(recorded.terminals, []);
+    assert.strictEqual(server.count('plan'), 1, 'planned first, for its security warning');
     recorded.tasks = [];
     await handlers.run(task);
     assert.deepStrictEqual(sentTo(0), ['tsc -p .']);

@@ -73,7 +73,18 @@ export class FakeServer implements Server {
   plan(id: string, mode: RunMode, params: Record<string, string> | undefined): Promise<Plan> {
     this.record('plan', id, mode, params);
     const plan = this.plans.get(id);
-    return plan ? Promise.resolve(plan) : Promise.reject(new Error(`command not found: ${id}`));
+    if (!plan) {
+      return Promise.reject(new Error(`command not found: ${id}`));
+    }
+    // As docs/lsp-protocol.md: debug is for launch configurations only, and a current-terminal
+    // plan carries its own `cd`.
+    if (mode === 'debug' && plan.action !== 'debug') {
+      return Promise.reject(new Error('only launch configurations can be debugged'));
+    }
+    if (mode === 'currentTerminal' && plan.action === 'terminal' && plan.cwd && !plan.commandLine.includes('\n')) {
+      return Promise.resolve({ ...plan, commandLine: `cd -- '${plan.cwd}' && ${plan.commandLine}` });
+    }
+    return Promise.resolve(plan);
   }
   summarize(
     ids: string[] | undefined,

@@ -69,10 +69,10 @@ describe('RpcServer requests', () => {
     const task = { id: 'npm:/ws/package.json:build', label: 'build', type: 'npm', category: 'Root', command: 'npm run build', filePath: '/ws/package.json', tags: [] };
     const { rpc, sent } = recording({
       'commandtree/discoverTasks': { tasks: [task], warnings: [{ file: '/ws/bad.json', line: 3, message: 'bad' }] },
-      'commandtree/quick': [task.id],
-      'commandtree/plan': { commandLine: 'npm run build', cwd: '/ws' },
-      'commandtree/search': [{ item: task, score: 0.9 }],
-      'commandtree/show': task,
+      'commandtree/quick': { ids: [task.id], commands: [task] },
+      'commandtree/plan': { id: task.id, action: 'terminal', commandLine: 'npm run build', cwd: '/ws', env: {} },
+      'commandtree/search': { results: [{ command: task, score: 0.9 }] },
+      'commandtree/show': { command: task, steps: [] },
     });
     const server = new RpcServer(rpc, '/ws');
     const found = await server.discoverTasks(['**/out/**']);

@@ -267,12 +267,20 @@ describe('protocol readers', () => {
   it('refuses a plan without a command line and drops empty optional fields', () => {
     assert.throws(() => readPlan({ cwd: '/ws' }), /no command line/);
     assert.deepStrictEqual(readPlan({ commandLine: 'make', cwd: '', env: {}, securityWarning: '' }), {
+      action: 'terminal',
       commandLine: 'make',
       cwd: undefined,
       env: undefined,
       shell: undefined,
       debugConfiguration: undefined,
+      taskName: undefined,
       securityWarning: undefined,
+      staleSummary: undefined,
     });
+    const task = readPlan({ action: 'task', taskName: 'compile', commandLine: 'tsc', staleSummary: true, shell: 'posix' });
+    assert.strictEqual(task.action, 'task');
+    assert.strictEqual(task.taskName, 'compile');
+    assert.strictEqual(task.staleSummary, true);
+    assert.strictEqual(readPlan({ action: 'launch-rockets', commandLine: 'x' }).action, 'terminal');
   });
 });
