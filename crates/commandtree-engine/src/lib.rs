@@ -9,6 +9,7 @@
 //! thread, and a [`Progress`] sink receiving [`ProgressEvent`]s.
 
 pub mod db;
+pub mod debug;
 mod error;
 pub mod gate;
 mod load;
@@ -51,6 +52,19 @@ impl Engine {
 
     pub fn workspace(&self) -> &Workspace {
         &self.ws
+    }
+
+    /// The workspace, for a front end that hands it on (a [`Watcher`] owns its own).
+    pub fn into_workspace(self) -> Workspace {
+        self.ws
+    }
+
+    /// Replaces the exclude globs with `patterns`, as an editor does with its own
+    /// `commandtree.excludePatterns`: an explicit list replaces the built-in defaults exactly
+    /// (the per-folder `env/` and `bin/` rules included), as the setting does.
+    pub fn set_exclude_patterns(&mut self, patterns: Vec<String>) {
+        self.ws.settings.exclude_patterns = patterns;
+        self.ws.settings.default_excludes = false;
     }
 
     pub fn root(&self) -> &Path {

@@ -4,6 +4,7 @@
 mod commands;
 mod db;
 mod doctor;
+mod lsp;
 mod mcp;
 mod output;
 mod progress;
@@ -96,6 +97,9 @@ enum Command {
     /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio);
     /// `ct mcp install <client>` sets a client up.
     Mcp(mcp::McpArgs),
+    /// Serve this workspace's commands to editors (JSON-RPC over stdio with LSP framing; the
+    /// VS Code extension's server).
+    Lsp(lsp::LspArgs),
 }
 
 #[derive(Args, Default)]
@@ -198,6 +202,7 @@ fn run(cli: Cli) -> Result<()> {
             cli.quiet,
         ),
         Command::Mcp(args) => mcp::mcp(cli.root.clone(), args),
+        Command::Lsp(args) => lsp::lsp(cli.root.clone(), args),
     }
 }
 
