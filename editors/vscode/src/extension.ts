@@ -13,7 +13,6 @@ import {
   ServerOptions,
   State,
   StaticFeature,
-  TransportKind,
   WorkDoneProgress,
 } from 'vscode-languageclient/node';
 import { Handlers } from './commands';
@@ -120,7 +119,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const serverOptions: ServerOptions = {
       command: found.path,
       args: ['--root', root, 'lsp'],
-      transport: TransportKind.stdio,
+      // No `transport`: with TransportKind.stdio the client would append `--stdio` to the args.
       options: { cwd: root },
     };
     // The default handler (restart up to 4 times in 3 minutes) needs the client, which needs this.

@@ -10,6 +10,7 @@
 #   CT_BIN=path/to/ct        bundle this binary instead of building ct in release (faster)
 #   COMMANDTREE_E2E_CACHE    where code-server is installed (default ~/.cache/commandtree-e2e)
 #   E2E_PORT                 code-server port on 127.0.0.1 (default 18080)
+#   E2E_KEEP=1               keep the temporary folder (workspace, logs) afterwards
 # Needs: Node 20, apt (run as root or with sudo) for chromium, libkrb5-dev (code-server's
 # kerberos module), ripgrep, and a C toolchain for node-pty's build.
 set -euo pipefail
@@ -74,7 +75,7 @@ cleanup() {
     kill "$cs_pid" 2>/dev/null || true
     wait "$cs_pid" 2>/dev/null || true
   fi
-  rm -rf "$work"
+  if [[ -n "${E2E_KEEP:-}" ]]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
@@ -117,8 +118,9 @@ node "$here/test/e2e/drive.js" "http://127.0.0.1:$port/" "$ws" "$ct" "$screensho
 if ((status != 0)); then
   echo "--- code-server log (last 60 lines)"
   tail -n 60 "$work/code-server.log"
-  for log in "$work"/ud/logs/*/exthost*/*/*CommandTree*.log "$work"/ud/logs/*/exthost*/output_logging_*/*CommandTree*.log; do
-    [[ -f "$log" ]] && { echo "--- $log"; tail -n 60 "$log"; }
+  find "$work/ud/logs" -name '*CommandTree*.log' | while read -r log; do
+    echo "--- $log"
+    tail -n 60 "$log"
   done
 fi
 step "done: exit $status"

@@ -98,6 +98,8 @@ async function inline(page, row, title) {
     fs.writeFileSync(added, '#!/usr/bin/env bash\necho added\n', { mode: 0o755 });
     await rowIn(page, all, 'Shell Scripts (2)').waitFor({ timeout: 30000 });
     await expand(page, all, 'Shell Scripts (2)');
+    // Two commands in scripts/ now make a folder row (upstream's grouping, §4.2).
+    await expand(page, all, 'scripts');
     await rowIn(page, all, 'added.sh').waitFor({ timeout: 20000 });
     ok('scripts/added.sh appeared without a refresh');
 
@@ -117,6 +119,24 @@ async function inline(page, row, title) {
       throw new Error('hello.sh did not run (no marker file)');
     }
     ok('hello.sh ran (marker file written)');
+
+    // 5. A crashed server is restarted and the views say so.
+    const pids = execFileSync('pgrep', ['-f', `^${ct} --root ${workspace} lsp$`], { encoding: 'utf8' }).trim().split('\n');
+    if (pids.length !== 1) {
+      throw new Error(`expected one ct lsp for this workspace, found ${JSON.stringify(pids)}`);
+    }
+    process.kill(Number(pids[0]), 'SIGKILL');
+    await page
+      .locator(`${sidebar} .pane`, { has: page.locator('.pane-header[aria-label^="CommandTree - All"]') })
+      .locator('.message', { hasText: 'crashed and was restarted' })
+      .first()
+      .waitFor({ timeout: 30000 });
+    await rowIn(page, all, 'hello.sh').waitFor({ timeout: 20000 });
+    const after = execFileSync('pgrep', ['-f', `^${ct} --root ${workspace} lsp$`], { encoding: 'utf8' }).trim();
+    if (after === '' || after === pids[0]) {
+      throw new Error('no new ct lsp process after the crash');
+    }
+    ok(`killed ct lsp (pid ${pids[0]}); restarted as pid ${after}, the views say so and still list the commands`);
 
     await page.mouse.move(700, 450);
     await page.screenshot({ path: screenshot });
