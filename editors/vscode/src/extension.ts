@@ -17,7 +17,7 @@ import {
 } from 'vscode-languageclient/node';
 import { Handlers } from './commands';
 import { locateServer } from './locate';
-import { Model, Settings } from './model';
+import { Model, Settings, explicitValue } from './model';
 import { readTasksChanged } from './protocol';
 import { Runner, errorText } from './runner';
 import { Rpc, RpcServer, Server, SortOrder } from './server';
@@ -30,7 +30,7 @@ let client: LanguageClient | undefined;
 
 function settings(): Settings {
   return {
-    excludePatterns: () => vscode.workspace.getConfiguration('commandtree').get<string[]>('excludePatterns'),
+    excludePatterns: () => explicitValue(vscode.workspace.getConfiguration('commandtree').inspect<string[]>('excludePatterns')),
     sortOrder: () => vscode.workspace.getConfiguration('commandtree').get<SortOrder>('sortOrder') ?? 'folder',
   };
 }

@@ -6,6 +6,17 @@ import * as vscode from 'vscode';
 import { CommandItem, TasksChanged, TreeCategory, commandsOf } from './protocol';
 import { Server, SortOrder } from './server';
 
+/**
+ * A setting's value only where the user set it (folder, workspace or user settings), never the
+ * package default: the server has its own defaults and reads `.vscode/settings.json` itself, and
+ * sent patterns replace its defaults.
+ */
+export function explicitValue<T>(
+  i: { globalValue?: T; workspaceValue?: T; workspaceFolderValue?: T } | undefined,
+): T | undefined {
+  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+}
+
 export interface Settings {
   excludePatterns(): string[] | undefined;
   sortOrder(): SortOrder;

@@ -86,6 +86,9 @@ ct="$(find "$work/exts" -path '*/bin/*/ct' -type f | head -n 1)"
 [[ -x "$ct" ]] || { echo "the installed extension has no bundled ct"; exit 1; }
 echo "bundled server: $ct"
 
+step "protocol tests against the bundled ct lsp"
+(cd "$here" && CT_BIN="$ct" npx mocha --config .mocharc.server.json)
+
 step "fixture workspace"
 cp -r "$here/test/fixtures/workspace" "$work/ws"
 ws="$(cd "$work/ws" && pwd -P)"

@@ -3,6 +3,7 @@
 
 import * as assert from 'assert';
 import * as vscode from 'vscode';
+import { explicitValue } from '../../src/model';
 import { readQuick, readSearch, readTree, readPlan } from '../../src/protocol';
 import {
   AllTreeProvider,
@@ -175,6 +176,13 @@ describe('All tree', () => {
     const before = server.count('tree');
     await Promise.all([model.refreshTree(), model.refreshTree(), model.refreshTree()]);
     assert.strictEqual(server.count('tree') - before, 2);
+  });
+
+  it('sends exclude patterns only where the user set them', () => {
+    assert.strictEqual(explicitValue<string[]>({}), undefined);
+    assert.strictEqual(explicitValue(undefined), undefined);
+    assert.deepStrictEqual(explicitValue({ globalValue: ['a'], workspaceValue: ['b'] }), ['b']);
+    assert.deepStrictEqual(explicitValue({ globalValue: ['a'], workspaceValue: ['b'], workspaceFolderValue: ['c'] }), ['c']);
   });
 
   it('sends the sort order and the tag filter to the server', async () => {
