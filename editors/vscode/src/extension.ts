@@ -16,7 +16,7 @@ import {
   WorkDoneProgress,
 } from 'vscode-languageclient/node';
 import { Handlers } from './commands';
-import { locateServer } from './locate';
+import { checkServer, locateServer } from './locate';
 import { Model, Settings, explicitValue } from './model';
 import { readTasksChanged } from './protocol';
 import { Runner, errorText } from './runner';
@@ -101,9 +101,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       arch: process.arch,
       pathEnv: process.env.PATH,
     });
-    if ('error' in found) {
-      model.setStatus(`${found.error} Install ct, then run "Refresh Commands".`);
-      void vscode.window.showErrorMessage(`CommandTree: ${found.error}`, INSTALL, SET_PATH).then(async (choice) => {
+    const problem = 'error' in found ? found.error : await checkServer(found.path);
+    if ('error' in found || problem !== undefined) {
+      const reason = problem ?? '';
+      model.setStatus(`${reason} Install ct, then run "Refresh Commands".`);
+      void vscode.window.showErrorMessage(`CommandTree: ${reason}`, INSTALL, SET_PATH).then(async (choice) => {
         if (choice === INSTALL) {
           await vscode.commands.executeCommand(
             'markdown.showPreview',

@@ -1,6 +1,7 @@
 // Which `ct` binary serves this window: the user's `commandtree.serverPath`, else the one bundled
 // in the extension for this platform, else `ct` on PATH.
 
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -64,4 +65,22 @@ export function locateServer(input: LocateInput): Located {
   return {
     error: `The CommandTree server (ct) was not found: not bundled for ${input.platform}-${input.arch} and not on PATH.`,
   };
+}
+
+/**
+ * Whether `file` is a `ct` that has the `lsp` subcommand. Another program called `ct`, or a `ct`
+ * from before the editor server, would otherwise only show up as a server that keeps crashing.
+ * Resolves to a reason when it is not usable, undefined when it is.
+ */
+export function checkServer(file: string, timeoutMs = 10000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(file, ['lsp', '--help'], { timeout: timeoutMs, windowsHide: true }, (error, stdout, stderr) => {
+      if (!error && /lsp/i.test(stdout)) {
+        resolve(undefined);
+        return;
+      }
+      const said = `${stderr}${stdout}`.trim().split('\n')[0] ?? '';
+      resolve(`${file} is not a ct with an editor server (\`ct lsp --help\` ${error ? 'failed' : 'printed no help'}${said ? `: ${said}` : ''}).`);
+    });
+  });
 }

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { bundledPath, locateServer } from '../../src/locate';
+import { bundledPath, checkServer, locateServer } from '../../src/locate';
 import { Rpc, RpcServer } from '../../src/server';
 import { CancellationTokenSource } from './vscode-mock';
 
@@ -45,6 +45,20 @@ describe('locateServer', () => {
     assert.match(found.error, /not bundled for linux-x64 and not on PATH/);
     const bad = locateServer({ ...base, serverPath: path.join(dir, 'noexec', 'ct'), extensionPath: dir, pathEnv: '' });
     assert.ok('error' in bad && /not an executable file/.test(bad.error));
+    fs.rmSync(dir, { recursive: true });
+  });
+});
+
+describe('checkServer', () => {
+  it('accepts a ct whose `lsp --help` works and explains anything else', async () => {
+    const dir = tempDir();
+    const good = path.join(dir, 'good');
+    fs.writeFileSync(good, '#!/bin/sh\necho "Usage: ct lsp [OPTIONS]"\n', { mode: 0o755 });
+    const old = path.join(dir, 'old');
+    fs.writeFileSync(old, "#!/bin/sh\necho \"error: unrecognized subcommand 'lsp'\" >&2\nexit 2\n", { mode: 0o755 });
+    assert.strictEqual(await checkServer(good), undefined);
+    assert.match((await checkServer(old)) ?? '', /is not a ct with an editor server \(`ct lsp --help` failed: error: unrecognized subcommand 'lsp'\)/);
+    assert.match((await checkServer(path.join(dir, 'missing'))) ?? '', /failed/);
     fs.rmSync(dir, { recursive: true });
   });
 });
