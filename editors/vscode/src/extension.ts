@@ -185,8 +185,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const afterStart = async (rpc: Server): Promise<void> => {
     try {
+      // The first paint does not wait for the watcher; a change that lands before the watcher
+      // is up would then be missed, so discovery runs once more when it is.
       await model.refresh();
       await rpc.watchFiles();
+      await model.refresh();
     } catch (e) {
       model.setStatus(`Discovery failed: ${errorText(e)}`);
     }

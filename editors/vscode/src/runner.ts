@@ -132,6 +132,11 @@ export class Runner {
   }
 
   private async inTerminal(item: CommandItem, plan: Plan, mode: RunMode): Promise<void> {
+    if (plan.commandLine.trim() === '') {
+      // A task VS Code does not know, whose program the server could not find either.
+      void vscode.window.showErrorMessage(`CommandTree: nothing to run for ${item.label}: its program was not found.`);
+      return;
+    }
     const reuse = mode === 'currentTerminal' ? vscode.window.activeTerminal : undefined;
     const terminal =
       reuse ??

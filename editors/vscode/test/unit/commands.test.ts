@@ -210,6 +210,11 @@ describe('command handlers', () => {
     recorded.tasks = [];
     await handlers.run(task);
     assert.deepStrictEqual(sentTo(0), ['tsc -p .']);
+    // Neither VS Code nor the server can run it: say so rather than type an empty line.
+    server.plans.set(task.id, { action: 'task', taskName: 'compile', commandLine: '', cwd: '/ws' });
+    await handlers.run(task);
+    assert.strictEqual(recorded.terminals.length, 1);
+    assert.match(recorded.messages.pop()?.text ?? '', /nothing to run for compile/);
   });
 
   it('reports a plan the server refuses', async () => {
