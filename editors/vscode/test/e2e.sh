@@ -72,7 +72,8 @@ ls -l "$vsix"
 work="$(mktemp -d "${TMPDIR:-/tmp}/ct-e2e-XXXXXX")"
 cleanup() {
   if [[ -n "${cs_pid:-}" ]]; then
-    kill "$cs_pid" 2>/dev/null || true
+    # Its own process group: the pty host and the terminals' shells outlive the main process.
+    kill -- "-$cs_pid" 2>/dev/null || true
     wait "$cs_pid" 2>/dev/null || true
   fi
   if [[ -n "${E2E_KEEP:-}" ]]; then echo "kept $work"; else rm -rf "$work"; fi
@@ -106,7 +107,7 @@ cat >"$work/ud/User/settings.json" <<'EOF'
 EOF
 
 step "code-server on 127.0.0.1:$port"
-"$cs" --config "$work/cs-config.yaml" --bind-addr "127.0.0.1:$port" --auth none \
+setsid "$cs" --config "$work/cs-config.yaml" --bind-addr "127.0.0.1:$port" --auth none \
   --disable-telemetry --disable-update-check --disable-workspace-trust \
   --user-data-dir "$work/ud" --extensions-dir "$work/exts" "$ws" >"$work/code-server.log" 2>&1 &
 cs_pid=$!
