@@ -36,4 +36,7 @@ bash scripts/fetch-test-model.sh
 # The official Python MCP SDK, an independent client for the `ct mcp` interop test.
 bash scripts/mcp-python-sdk.sh
 
+# The VS Code extension: npm ci from its lock file, eslint, tsc, unit tests.
+bash editors/vscode/scripts/test.sh
+
 cargo test --workspace --locked "$@"

@@ -1,0 +1,340 @@
+// The command handlers behind `commandtree.*`. A handler called on a folder, a category, a
+// placeholder, `undefined` or `null` does nothing (reference §7.1); on a row or a raw
+// CommandItem it acts on that command.
+
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { Model } from './model';
+import { CommandItem, isCommandItem } from './protocol';
+import { Runner, errorText } from './runner';
+import { Server } from './server';
+
+export function itemOf(arg: unknown): CommandItem | undefined {
+  if (typeof arg !== 'object' || arg === null) {
+    return undefined;
+  }
+  if ('kind' in arg && arg.kind === 'command' && 'item' in arg && isCommandItem(arg.item)) {
+    return arg.item;
+  }
+  if ('data' in arg && isCommandItem(arg.data)) {
+    return arg.data;
+  }
+  return isCommandItem(arg) ? arg : undefined;
+}
+
+export interface Deps {
+  model: Model;
+  server: () => Server | undefined;
+  runner: Runner;
+  workspaceRoot: string;
+  /** Starts the server again when it is stopped (refresh after a crash or a fixed serverPath). */
+  restart: () => Promise<void>;
+  platform?: NodeJS.Platform;
+}
+
+export class Handlers {
+  constructor(private readonly d: Deps) {}
+
+  private async updated(): Promise<void> {
+    await this.d.model.refreshTree();
+  }
+
+  private need(): Server | undefined {
+    const server = this.d.server();
+    if (!server) {
+      void vscode.window.showErrorMessage('CommandTree: the ct server is not running.');
+    }
+    return server;
+  }
+
+  async refresh(): Promise<void> {
+    if (!this.d.server()) {
+      await this.d.restart();
+      return;
+    }
+    this.d.model.setStatus(undefined);
+    try {
+      await this.d.model.refresh();
+      void vscode.window.showInformationMessage('CommandTree refreshed');
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: refresh failed: ${errorText(e)}`);
+    }
+  }
+
+  async refreshQuick(): Promise<void> {
+    await this.d.model.refreshTree();
+  }
+
+  async run(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (item) {
+      await this.d.runner.run(item, 'newTerminal');
+    }
+  }
+
+  async runInCurrentTerminal(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (item) {
+      await this.d.runner.run(item, 'currentTerminal');
+    }
+  }
+
+  async debug(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (item) {
+      await this.d.runner.run(item, 'debug');
+    }
+  }
+
+  async filterByTag(): Promise<void> {
+    const tags = this.d.model.allTags();
+    if (tags.length === 0) {
+      void vscode.window.showInformationMessage('No tags defined. Right-click commands to add tags.');
+      return;
+    }
+    const clear = '$(close) Clear tag filter';
+    const picked = await vscode.window.showQuickPick([clear, ...tags.map((t) => `$(tag) ${t}`)], {
+      placeHolder: 'Select tag to filter by',
+    });
+    if (picked === undefined) {
+      return;
+    }
+    await this.setFilter(picked === clear ? undefined : picked.replace(/^\$\(tag\) /, ''));
+  }
+
+  async clearFilter(): Promise<void> {
+    await this.setFilter(undefined);
+  }
+
+  private async setFilter(tag: string | undefined): Promise<void> {
+    await vscode.commands.executeCommand('setContext', 'commandtree.hasFilter', tag !== undefined);
+    await this.d.model.setFilter(tag);
+  }
+
+  async addToQuick(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const server = item && this.need();
+    if (item && server) {
+      await server.star(item.id, true);
+      await this.updated();
+    }
+  }
+
+  async removeFromQuick(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const server = item && this.need();
+    if (item && server) {
+      await server.star(item.id, false);
+      await this.updated();
+    }
+  }
+
+  async quickMove(id: string, position: number): Promise<void> {
+    const server = this.need();
+    if (server) {
+      await server.quickMove(id, position);
+      await this.updated();
+    }
+  }
+
+  /** Reference §5.3: pick an existing tag or type a new one; a second argument skips the UI. */
+  async addTag(arg: unknown, tagArg?: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (!item) {
+      return;
+    }
+    let tag = typeof tagArg === 'string' ? tagArg.trim() : undefined;
+    if (tag === undefined) {
+      tag = await this.pickOrType(this.d.model.allTags(), `Type new tag or select existing — "${item.label}"`);
+    }
+    const server = tag ? this.need() : undefined;
+    if (tag && server) {
+      await server.tag(item.id, tag, true);
+      await this.updated();
+    }
+  }
+
+  private pickOrType(existing: string[], placeholder: string): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const pick = vscode.window.createQuickPick();
+      pick.placeholder = placeholder;
+      pick.items = existing.map((label) => ({ label }));
+      let done = false;
+      const finish = (value: string | undefined): void => {
+        if (!done) {
+          done = true;
+          resolve(value && value.trim() !== '' ? value.trim() : undefined);
+          pick.hide();
+        }
+      };
+      pick.onDidAccept(() => {
+        finish(pick.selectedItems[0]?.label ?? pick.value);
+      });
+      pick.onDidHide(() => {
+        finish(undefined);
+        pick.dispose();
+      });
+      pick.show();
+    });
+  }
+
+  async removeTag(arg: unknown, tagArg?: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (!item) {
+      return;
+    }
+    let tag = typeof tagArg === 'string' ? tagArg : undefined;
+    if (tag === undefined) {
+      if (item.tags.length === 0) {
+        void vscode.window.showInformationMessage('This command has no tags');
+        return;
+      }
+      const picked = await vscode.window.showQuickPick(
+        item.tags.map((t) => `$(tag) ${t}`),
+        { placeHolder: `Remove tag from "${item.label}"` },
+      );
+      tag = picked?.replace(/^\$\(tag\) /, '');
+    }
+    const server = tag ? this.need() : undefined;
+    if (tag && server) {
+      await server.tag(item.id, tag, false);
+      await this.updated();
+    }
+  }
+
+  async openPreview(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (item?.filePath) {
+      await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(item.filePath));
+    }
+  }
+
+  async copyRelativePath(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (item?.filePath) {
+      await vscode.env.clipboard.writeText(path.relative(this.d.workspaceRoot, item.filePath));
+    }
+  }
+
+  async copyFullPath(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (item?.filePath) {
+      await vscode.env.clipboard.writeText(item.filePath);
+    }
+  }
+
+  async makeExecutable(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    if (!item?.filePath || (this.d.platform ?? process.platform) === 'win32') {
+      return;
+    }
+    try {
+      const mode = (await fs.promises.stat(item.filePath)).mode;
+      await fs.promises.chmod(item.filePath, mode | 0o111);
+      void vscode.window.showInformationMessage(`CommandTree: Made ${path.basename(item.filePath)} executable`);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: ${errorText(e)}`);
+    }
+  }
+
+  async generateSummaries(arg?: unknown): Promise<void> {
+    const server = this.need();
+    if (!server) {
+      return;
+    }
+    const item = itemOf(arg);
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'CommandTree: summaries', cancellable: true },
+      async (progress, token) => {
+        let last = 0;
+        try {
+          await server.summarize(item ? [item.id] : undefined, item !== undefined, token, (p) => {
+            const increment = p.percentage !== undefined ? Math.max(0, p.percentage - last) : undefined;
+            last = p.percentage ?? last;
+            progress.report({ message: p.message, increment });
+          });
+        } catch (e) {
+          if (!token.isCancellationRequested) {
+            void vscode.window.showErrorMessage(`CommandTree: summaries failed: ${errorText(e)}`);
+          }
+          return;
+        }
+        await this.d.model.refresh();
+      },
+    );
+  }
+
+  /** A quick pick of the server's semantic matches with their scores; choosing one opens it. */
+  async semanticSearch(queryArg?: unknown): Promise<CommandItem | undefined> {
+    const server = this.need();
+    if (!server) {
+      return undefined;
+    }
+    const query =
+      typeof queryArg === 'string'
+        ? queryArg
+        : await vscode.window.showInputBox({ prompt: 'Describe the command you are looking for', title: 'CommandTree: Semantic Search' });
+    if (!query) {
+      return undefined;
+    }
+    let hits;
+    try {
+      hits = await server.search(query, 20);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: search failed: ${errorText(e)}`);
+      return undefined;
+    }
+    if (hits.length === 0) {
+      void vscode.window.showInformationMessage(`CommandTree: nothing matches "${query}"`);
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+      hits.map((h) => ({
+        label: h.item.label,
+        description: `${Math.round(h.score * 100)}%  ${h.item.category}`,
+        detail: h.item.summary ?? h.item.command,
+        item: h.item,
+      })),
+      { placeHolder: `Commands matching "${query}"`, matchOnDescription: true, matchOnDetail: true },
+    );
+    if (!picked) {
+      return undefined;
+    }
+    const action = await vscode.window.showQuickPick(['$(play) Run', '$(go-to-file) Open'], {
+      placeHolder: picked.item.label,
+    });
+    if (action === '$(play) Run') {
+      await this.d.runner.run(picked.item, 'newTerminal');
+    } else if (action === '$(go-to-file) Open' && picked.item.filePath) {
+      const line = picked.item.line !== undefined && picked.item.line > 0 ? picked.item.line - 1 : 0;
+      await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(picked.item.filePath), {
+        selection: new vscode.Range(line, 0, line, 0),
+      });
+    }
+    return picked.item;
+  }
+
+  /** Every contributed command id and its handler. */
+  table(): [string, (...args: unknown[]) => Promise<unknown>][] {
+    return [
+      ['commandtree.refresh', () => this.refresh()],
+      ['commandtree.refreshQuick', () => this.refreshQuick()],
+      ['commandtree.run', (a) => this.run(a)],
+      ['commandtree.runInCurrentTerminal', (a) => this.runInCurrentTerminal(a)],
+      ['commandtree.debug', (a) => this.debug(a)],
+      ['commandtree.filterByTag', () => this.filterByTag()],
+      ['commandtree.clearFilter', () => this.clearFilter()],
+      ['commandtree.addToQuick', (a) => this.addToQuick(a)],
+      ['commandtree.removeFromQuick', (a) => this.removeFromQuick(a)],
+      ['commandtree.addTag', (a, t) => this.addTag(a, t)],
+      ['commandtree.removeTag', (a, t) => this.removeTag(a, t)],
+      ['commandtree.openPreview', (a) => this.openPreview(a)],
+      ['commandtree.copyRelativePath', (a) => this.copyRelativePath(a)],
+      ['commandtree.copyFullPath', (a) => this.copyFullPath(a)],
+      ['commandtree.makeExecutable', (a) => this.makeExecutable(a)],
+      ['commandtree.generateSummaries', (a) => this.generateSummaries(a)],
+      ['commandtree.semanticSearch', (a) => this.semanticSearch(a)],
+    ];
+  }
+}

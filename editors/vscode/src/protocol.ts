@@ -1,0 +1,269 @@
+// Shapes of the `ct lsp` protocol (docs/lsp-protocol.md) and tolerant readers for its answers.
+// The readers accept the documented shape and the close variants a server version may send
+// (a bare array instead of a wrapper object, `kind` or `type` as the node tag), so a small
+// protocol difference degrades one feature instead of emptying the whole tree.
+
+export type ParamFormat = 'positional' | 'flag' | 'flag-equals' | 'dashdash-args';
+
+export interface ParamDef {
+  name: string;
+  description?: string;
+  default?: string;
+  options?: string[];
+  format?: ParamFormat;
+  flag?: string;
+}
+
+/** PRODUCT.md §3 CommandItem, as `ct list --json` and the server emit it. */
+export interface CommandItem {
+  id: string;
+  label: string;
+  type: string;
+  category: string;
+  command: string;
+  cwd?: string;
+  filePath: string;
+  tags: string[];
+  params?: ParamDef[];
+  description?: string;
+  summary?: string;
+  securityWarning?: string;
+  line?: number;
+  /** Sent by servers that know it; otherwise derived by `isPrivate`. */
+  private?: boolean;
+}
+
+export type RunMode = 'newTerminal' | 'currentTerminal' | 'debug';
+
+/** How the client runs a plan; upstream's routing per type (launch, vscode, markdown, rest). */
+export type PlanAction = 'terminal' | 'debug' | 'task' | 'preview';
+
+export interface Plan {
+  action: PlanAction;
+  commandLine: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  /** The shell dialect the command line is written for (`posix`, `fish`, ...), not a program. */
+  shell?: string;
+  debugConfiguration?: Record<string, unknown>;
+  taskName?: string;
+  securityWarning?: string;
+  staleSummary?: boolean;
+}
+
+export interface SearchHit {
+  item: CommandItem;
+  score: number;
+}
+
+export interface TreeFolder {
+  kind: 'folder';
+  label: string;
+  children: TreeNode[];
+}
+
+export interface TreeCommand {
+  kind: 'command';
+  item: CommandItem;
+}
+
+export type TreeNode = TreeFolder | TreeCommand;
+
+export interface TreeCategory {
+  type: string;
+  label: string;
+  count: number;
+  children: TreeNode[];
+}
+
+export interface TasksChanged {
+  workspaceRoot?: string;
+  tasks?: CommandItem[];
+  added?: CommandItem[];
+  updated?: CommandItem[];
+  removed?: string[];
+}
+
+export const ErrorCodes = {
+  workspaceNotFound: -32000,
+  discoveryFailed: -32001,
+  commandNotFound: -32002,
+} as const;
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function isCommandItem(v: unknown): v is CommandItem {
+  return (
+    isObject(v) &&
+    typeof v.id === 'string' &&
+    typeof v.label === 'string' &&
+    typeof v.type === 'string' &&
+    typeof v.command === 'string'
+  );
+}
+
+/** Normalises one CommandItem: missing arrays and strings become empty, never undefined. */
+export function toItem(v: Json): CommandItem {
+  const item = { ...v } as unknown as CommandItem;
+  item.tags = Array.isArray(v.tags) ? (v.tags as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+  item.category = typeof v.category === 'string' ? v.category : '';
+  item.filePath = typeof v.filePath === 'string' ? v.filePath : '';
+  return item;
+}
+
+/** Upstream §1.6: make and mise targets starting with `_` are demoted, not hidden. */
+export function isPrivate(item: CommandItem): boolean {
+  if (typeof item.private === 'boolean') {
+    return item.private;
+  }
+  return (item.type === 'make' || item.type === 'mise') && item.label.startsWith('_');
+}
+
+function listIn(v: unknown, ...keys: string[]): unknown[] {
+  if (Array.isArray(v)) {
+    return v;
+  }
+  if (isObject(v)) {
+    for (const k of keys) {
+      const inner = v[k];
+      if (Array.isArray(inner)) {
+        return inner;
+      }
+    }
+  }
+  return [];
+}
+
+export function readTasks(v: unknown): CommandItem[] {
+  return listIn(v, 'tasks', 'commands', 'items').filter(isCommandItem).map((i) => toItem(i as unknown as Json));
+}
+
+export function readWarnings(v: unknown): { file: string; line?: number; message: string }[] {
+  return listIn(isObject(v) ? v.warnings : undefined)
+    .filter(isObject)
+    .map((w) => ({
+      file: typeof w.file === 'string' ? w.file : '',
+      line: typeof w.line === 'number' ? w.line : undefined,
+      message: typeof w.message === 'string' ? w.message : JSON.stringify(w),
+    }));
+}
+
+export function readQuick(v: unknown): string[] {
+  return listIn(v, 'ids', 'quick', 'commands', 'tasks')
+    .map((e) => (typeof e === 'string' ? e : isCommandItem(e) ? e.id : undefined))
+    .filter((e): e is string => typeof e === 'string');
+}
+
+function readNode(v: unknown, known: Map<string, CommandItem>): TreeNode | undefined {
+  if (typeof v === 'string') {
+    const item = known.get(v);
+    return item ? { kind: 'command', item } : undefined;
+  }
+  if (!isObject(v)) {
+    return undefined;
+  }
+  const tag = v.kind ?? v.nodeType ?? v.node;
+  if (tag === 'folder' || (tag === undefined && Array.isArray(v.children))) {
+    const children = listIn(v.children).map((c) => readNode(c, known)).filter((c): c is TreeNode => c !== undefined);
+    return { kind: 'folder', label: typeof v.label === 'string' ? v.label : '', children };
+  }
+  for (const key of ['item', 'command', 'task']) {
+    const inner = v[key];
+    if (isCommandItem(inner)) {
+      return { kind: 'command', item: toItem(inner as unknown as Json) };
+    }
+  }
+  if (isCommandItem(v)) {
+    return { kind: 'command', item: toItem(v) };
+  }
+  if (typeof v.id === 'string') {
+    const item = known.get(v.id);
+    return item ? { kind: 'command', item } : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Reads `commandtree/tree`: categories in display order, each with folders and commands.
+ * `known` resolves nodes that carry only a command id.
+ */
+export function readTree(v: unknown, known: Map<string, CommandItem>): TreeCategory[] {
+  return listIn(v, 'categories', 'tree', 'nodes')
+    .filter(isObject)
+    .map((c) => {
+      const children = listIn(c.children).map((n) => readNode(n, known)).filter((n): n is TreeNode => n !== undefined);
+      const label = typeof c.label === 'string' ? c.label : typeof c.type === 'string' ? c.type : '';
+      return {
+        type: typeof c.type === 'string' ? c.type : typeof c.kind === 'string' && c.kind !== 'category' ? c.kind : '',
+        label: label.replace(/ \(\d+\)$/, ''),
+        count: typeof c.count === 'number' ? c.count : countCommands(children),
+        children,
+      };
+    });
+}
+
+export function countCommands(nodes: TreeNode[]): number {
+  return nodes.reduce((n, c) => n + (c.kind === 'command' ? 1 : countCommands(c.children)), 0);
+}
+
+export function commandsOf(nodes: TreeNode[]): CommandItem[] {
+  return nodes.flatMap((n) => (n.kind === 'command' ? [n.item] : commandsOf(n.children)));
+}
+
+export function readPlan(v: unknown): Plan {
+  if (!isObject(v) || typeof v.commandLine !== 'string') {
+    throw new Error('the server sent no command line for this command');
+  }
+  const env = isObject(v.env)
+    ? Object.fromEntries(Object.entries(v.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
+    : undefined;
+  const action = v.action === 'debug' || v.action === 'task' || v.action === 'preview' ? v.action : 'terminal';
+  return {
+    action,
+    commandLine: v.commandLine,
+    cwd: typeof v.cwd === 'string' && v.cwd !== '' ? v.cwd : undefined,
+    env: env && Object.keys(env).length > 0 ? env : undefined,
+    shell: typeof v.shell === 'string' && v.shell !== '' ? v.shell : undefined,
+    debugConfiguration: isObject(v.debugConfiguration) ? v.debugConfiguration : undefined,
+    taskName: typeof v.taskName === 'string' && v.taskName !== '' ? v.taskName : undefined,
+    securityWarning:
+      typeof v.securityWarning === 'string' && v.securityWarning !== '' ? v.securityWarning : undefined,
+    staleSummary: v.staleSummary === true ? true : undefined,
+  };
+}
+
+export function readSearch(v: unknown): SearchHit[] {
+  return listIn(v, 'results', 'hits', 'items')
+    .filter(isObject)
+    .map((h) => {
+      const score = typeof h.score === 'number' ? h.score : 0;
+      const inner = isCommandItem(h.item) ? h.item : isCommandItem(h.command) ? h.command : h;
+      return isCommandItem(inner) ? { item: toItem(inner as unknown as Json), score } : undefined;
+    })
+    .filter((h): h is SearchHit => h !== undefined);
+}
+
+/** `commandtree/show`: `{command, steps}`; a bare CommandItem is accepted too. */
+export function readShown(v: unknown): CommandItem | undefined {
+  const inner = isObject(v) && isCommandItem(v.command) ? v.command : v;
+  return isCommandItem(inner) ? toItem(inner as unknown as Json) : undefined;
+}
+
+export function readTasksChanged(v: unknown): TasksChanged {
+  if (!isObject(v)) {
+    return {};
+  }
+  const items = (k: string): CommandItem[] | undefined =>
+    Array.isArray(v[k]) ? readTasks(v[k]) : undefined;
+  return {
+    workspaceRoot: typeof v.workspaceRoot === 'string' ? v.workspaceRoot : undefined,
+    tasks: items('tasks'),
+    added: items('added'),
+    updated: items('updated'),
+    removed: Array.isArray(v.removed) ? v.removed.filter((r): r is string => typeof r === 'string') : undefined,
+  };
+}

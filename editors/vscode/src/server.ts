@@ -1,0 +1,135 @@
+// The requests the extension sends to `ct lsp`, behind one interface so the tree and the
+// command handlers never touch JSON-RPC and unit tests can stand in for the server process.
+
+import type * as vscode from 'vscode';
+import {
+  CommandItem,
+  Plan,
+  RunMode,
+  SearchHit,
+  TreeCategory,
+  readPlan,
+  readQuick,
+  readSearch,
+  readShown,
+  readTasks,
+  readTree,
+  readWarnings,
+} from './protocol';
+
+export type SortOrder = 'folder' | 'name' | 'type';
+
+export interface Discovery {
+  tasks: CommandItem[];
+  warnings: { file: string; line?: number; message: string }[];
+}
+
+export interface SummarizeProgress {
+  message?: string;
+  percentage?: number;
+}
+
+export interface Server {
+  discoverTasks(excludePatterns: string[] | undefined): Promise<Discovery>;
+  watchFiles(): Promise<void>;
+  tree(sort: SortOrder, tag: string | undefined, known: Map<string, CommandItem>): Promise<TreeCategory[]>;
+  quick(): Promise<string[]>;
+  tag(id: string, tag: string, add: boolean): Promise<void>;
+  star(id: string, starred: boolean): Promise<void>;
+  quickMove(id: string, position: number): Promise<void>;
+  plan(id: string, mode: RunMode, params: Record<string, string> | undefined): Promise<Plan>;
+  summarize(
+    ids: string[] | undefined,
+    force: boolean,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<unknown>;
+  search(query: string, limit: number): Promise<SearchHit[]>;
+  show(id: string): Promise<CommandItem | undefined>;
+}
+
+/** The JSON-RPC side a `Server` needs: what `LanguageClient` offers, narrowed. */
+export interface Rpc {
+  sendRequest<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R>;
+  withProgress<R>(
+    run: (workDoneToken: string) => Promise<R>,
+    onProgress: (p: SummarizeProgress) => void,
+  ): Promise<R>;
+}
+
+export class RpcServer implements Server {
+  constructor(
+    private readonly rpc: Rpc,
+    private readonly workspaceRoot: string,
+  ) {}
+
+  async discoverTasks(excludePatterns: string[] | undefined): Promise<Discovery> {
+    const answer = await this.rpc.sendRequest<unknown>('commandtree/discoverTasks', {
+      workspaceRoot: this.workspaceRoot,
+      ...(excludePatterns ? { excludePatterns } : {}),
+    });
+    return { tasks: readTasks(answer), warnings: readWarnings(answer) };
+  }
+
+  async watchFiles(): Promise<void> {
+    await this.rpc.sendRequest<unknown>('commandtree/watchFiles', { workspaceRoot: this.workspaceRoot });
+  }
+
+  async tree(sort: SortOrder, tag: string | undefined, known: Map<string, CommandItem>): Promise<TreeCategory[]> {
+    const answer = await this.rpc.sendRequest<unknown>('commandtree/tree', {
+      sort,
+      ...(tag !== undefined ? { tag } : {}),
+    });
+    return readTree(answer, known);
+  }
+
+  async quick(): Promise<string[]> {
+    return readQuick(await this.rpc.sendRequest<unknown>('commandtree/quick', {}));
+  }
+
+  async tag(id: string, tag: string, add: boolean): Promise<void> {
+    await this.rpc.sendRequest<unknown>('commandtree/tag', { id, tag, add });
+  }
+
+  async star(id: string, starred: boolean): Promise<void> {
+    await this.rpc.sendRequest<unknown>('commandtree/star', { id, starred });
+  }
+
+  async quickMove(id: string, position: number): Promise<void> {
+    await this.rpc.sendRequest<unknown>('commandtree/quickMove', { id, position });
+  }
+
+  async plan(id: string, mode: RunMode, params: Record<string, string> | undefined): Promise<Plan> {
+    const answer = await this.rpc.sendRequest<unknown>('commandtree/plan', {
+      id,
+      mode,
+      ...(params && Object.keys(params).length > 0 ? { params } : {}),
+    });
+    return readPlan(answer);
+  }
+
+  summarize(
+    ids: string[] | undefined,
+    force: boolean,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<unknown> {
+    return this.rpc.withProgress(
+      (workDoneToken) =>
+        this.rpc.sendRequest<unknown>(
+          'commandtree/summarize',
+          { ...(ids ? { ids } : {}), force, workDoneToken },
+          token,
+        ),
+      progress,
+    );
+  }
+
+  async search(query: string, limit: number): Promise<SearchHit[]> {
+    return readSearch(await this.rpc.sendRequest<unknown>('commandtree/search', { query, limit }));
+  }
+
+  async show(id: string): Promise<CommandItem | undefined> {
+    return readShown(await this.rpc.sendRequest<unknown>('commandtree/show', { id }));
+  }
+}

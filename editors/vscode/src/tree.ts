@@ -1,0 +1,273 @@
+// The two views: `commandtree` (All: categories, folders, commands) and `commandtree-quick`
+// (Quick Launch, reorderable by drag and drop). Rows render as upstream's (reference §4.5).
+
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { Model } from './model';
+import { CommandItem, TreeNode, isPrivate } from './protocol';
+
+export type Element =
+  | { kind: 'category'; id: string; label: string; type: string; count: number; children: TreeNode[] }
+  | { kind: 'folder'; id: string; label: string; children: TreeNode[] }
+  | { kind: 'command'; item: CommandItem }
+  | { kind: 'placeholder'; message: string };
+
+/** Codicon and colour per type (reference §1.2), then ours for the types upstream lacks. */
+const ICONS: Record<string, [string, string]> = {
+  shell: ['terminal', 'terminal.ansiGreen'],
+  npm: ['package', 'terminal.ansiMagenta'],
+  make: ['tools', 'terminal.ansiYellow'],
+  launch: ['debug-alt', 'debugIcon.startForeground'],
+  vscode: ['gear', 'terminal.ansiBlue'],
+  python: ['symbol-misc', 'terminal.ansiCyan'],
+  powershell: ['terminal-powershell', 'terminal.ansiBlue'],
+  gradle: ['symbol-property', 'terminal.ansiGreen'],
+  cargo: ['package', 'terminal.ansiRed'],
+  maven: ['library', 'terminal.ansiRed'],
+  ant: ['symbol-constructor', 'terminal.ansiYellow'],
+  just: ['checklist', 'terminal.ansiMagenta'],
+  taskfile: ['tasklist', 'terminal.ansiCyan'],
+  deno: ['symbol-namespace', 'terminal.ansiWhite'],
+  rake: ['ruby', 'terminal.ansiRed'],
+  composer: ['symbol-interface', 'terminal.ansiYellow'],
+  docker: ['server-environment', 'terminal.ansiBlue'],
+  dotnet: ['circuit-board', 'terminal.ansiMagenta'],
+  markdown: ['markdown', 'terminal.ansiCyan'],
+  'csharp-script': ['file-code', 'terminal.ansiMagenta'],
+  'fsharp-script': ['file-code', 'terminal.ansiBlue'],
+  mise: ['package', 'terminal.ansiCyan'],
+  pyproject: ['symbol-misc', 'terminal.ansiYellow'],
+  procfile: ['server-process', 'terminal.ansiGreen'],
+  workflow: ['github-action', 'terminal.ansiBlue'],
+  turbo: ['zap', 'terminal.ansiRed'],
+  nx: ['type-hierarchy', 'terminal.ansiCyan'],
+};
+
+export const PRIVATE_SCHEME = 'commandtree-private';
+export const WARNING_SCHEME = 'commandtree-warning';
+export const QUICK_MIME = 'application/vnd.commandtree.quicktask';
+export const SCRIPT_MIME = 'application/vnd.commandtree.script';
+export const EMPTY_QUICK = 'No quick commands - star commands to add them here';
+
+export function iconFor(item: CommandItem): vscode.ThemeIcon {
+  const [icon, colour] = ICONS[item.type] ?? ['play', 'terminal.ansiWhite'];
+  return new vscode.ThemeIcon(icon, new vscode.ThemeColor(isPrivate(item) ? 'descriptionForeground' : colour));
+}
+
+export function contextValue(item: CommandItem, quick: boolean): string {
+  if (item.type === 'markdown') {
+    return quick ? 'task-markdown-quick' : 'task-markdown';
+  }
+  return quick ? 'task-quick' : 'task';
+}
+
+export function tooltip(item: CommandItem): vscode.MarkdownString {
+  const parts = [`**${item.label}**`];
+  if (item.securityWarning) {
+    parts.push(`⚠️ **Security Warning:** ${item.securityWarning}`, '---');
+  }
+  if (item.summary) {
+    parts.push(`> ${item.summary}`, '---');
+  }
+  parts.push(`Type: \`${item.type}\``, `Command: \`${item.command}\``);
+  if (item.cwd) {
+    parts.push(`Working Dir: \`${item.cwd}\``);
+  }
+  if (item.tags.length > 0) {
+    parts.push(`Tags: ${item.tags.map((t) => `\`${t}\``).join(', ')}`);
+  }
+  parts.push(`Source: \`${item.filePath}\``);
+  return new vscode.MarkdownString(parts.join('\n\n'));
+}
+
+export function commandRow(item: CommandItem, quick: boolean): vscode.TreeItem {
+  const warned = (item.securityWarning ?? '') !== '';
+  const row = new vscode.TreeItem(warned ? `⚠️ ${item.label}` : item.label, vscode.TreeItemCollapsibleState.None);
+  row.id = item.id;
+  const priv = isPrivate(item);
+  const tags = item.tags.length > 0 ? ` [${item.tags.join(', ')}]` : '';
+  row.description = `${item.category}${priv ? ' private' : ''}${tags}`;
+  row.iconPath = iconFor(item);
+  row.tooltip = tooltip(item);
+  row.contextValue = contextValue(item, quick);
+  // Decorations attach to a URI; a made-up scheme keeps them off real files.
+  if (warned) {
+    row.resourceUri = vscode.Uri.parse(`${WARNING_SCHEME}:/${encodeURIComponent(item.id)}`);
+  } else if (priv) {
+    row.resourceUri = vscode.Uri.parse(`${PRIVATE_SCHEME}:/${encodeURIComponent(item.id)}`);
+  }
+  if (item.filePath) {
+    const selection = item.line !== undefined && item.line > 0 ? new vscode.Range(item.line - 1, 0, item.line - 1, 0) : undefined;
+    row.command = {
+      command: 'vscode.open',
+      title: 'Open',
+      arguments: [vscode.Uri.file(item.filePath), selection ? { selection } : {}],
+    };
+  }
+  return row;
+}
+
+function nodeElements(nodes: TreeNode[], parentId: string): Element[] {
+  return nodes.map((n) =>
+    n.kind === 'folder'
+      ? { kind: 'folder', id: `${parentId}/${n.label}`, label: n.label, children: n.children }
+      : { kind: 'command', item: n.item },
+  );
+}
+
+export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode.TreeDragAndDropController<Element> {
+  private readonly changed = new vscode.EventEmitter<Element | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly dragMimeTypes = ['text/uri-list', 'text/plain', SCRIPT_MIME];
+  readonly dropMimeTypes: string[] = [];
+
+  constructor(private readonly model: Model) {
+    model.onDidChange(() => {
+      this.changed.fire(undefined);
+    });
+  }
+
+  getTreeItem(e: Element): vscode.TreeItem {
+    switch (e.kind) {
+      case 'category': {
+        const row = new vscode.TreeItem(`${e.label} (${e.count})`, vscode.TreeItemCollapsibleState.Collapsed);
+        row.id = e.id;
+        row.contextValue = 'category';
+        return row;
+      }
+      case 'folder': {
+        const row = new vscode.TreeItem(e.label, vscode.TreeItemCollapsibleState.Collapsed);
+        row.id = e.id;
+        row.contextValue = 'category';
+        row.iconPath = new vscode.ThemeIcon('folder');
+        return row;
+      }
+      case 'command':
+        return commandRow(e.item, this.model.isQuick(e.item));
+      case 'placeholder': {
+        const row = new vscode.TreeItem(e.message, vscode.TreeItemCollapsibleState.None);
+        row.contextValue = 'placeholder';
+        return row;
+      }
+    }
+  }
+
+  async getChildren(e?: Element): Promise<Element[]> {
+    if (!e) {
+      if (!this.model.loaded && this.model.hasServer) {
+        await this.model.refresh().catch(() => undefined);
+      }
+      // Stable ids (type, not "Label (count)") keep a category open while its count changes.
+      return this.model.categories
+        .filter((c) => c.count > 0)
+        .map((c) => ({
+          kind: 'category',
+          id: `category:${c.type || c.label}`,
+          label: c.label,
+          type: c.type,
+          count: c.count,
+          children: c.children,
+        }));
+    }
+    if (e.kind === 'category' || e.kind === 'folder') {
+      return nodeElements(e.children, e.id);
+    }
+    return [];
+  }
+
+  handleDrag(source: readonly Element[], data: vscode.DataTransfer): void {
+    const items = source.flatMap((e) => (e.kind === 'command' ? [e.item] : []));
+    if (items.length === 0) {
+      return;
+    }
+    data.set('text/uri-list', new vscode.DataTransferItem(items.map((i) => vscode.Uri.file(i.filePath).toString()).join('\r\n')));
+    data.set('text/plain', new vscode.DataTransferItem(items.map((i) => i.filePath).join('\n')));
+    data.set(SCRIPT_MIME, new vscode.DataTransferItem(items.map((i) => i.id).join('\n')));
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+export class QuickTreeProvider implements vscode.TreeDataProvider<Element>, vscode.TreeDragAndDropController<Element> {
+  private readonly changed = new vscode.EventEmitter<Element | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly dragMimeTypes = [QUICK_MIME];
+  readonly dropMimeTypes = [QUICK_MIME];
+
+  constructor(
+    private readonly model: Model,
+    private readonly move: (id: string, position: number) => Promise<void>,
+  ) {
+    model.onDidChange(() => {
+      this.changed.fire(undefined);
+    });
+  }
+
+  getTreeItem(e: Element): vscode.TreeItem {
+    if (e.kind === 'command') {
+      return commandRow(e.item, true);
+    }
+    const row = new vscode.TreeItem(e.kind === 'placeholder' ? e.message : e.label, vscode.TreeItemCollapsibleState.None);
+    row.contextValue = 'placeholder';
+    return row;
+  }
+
+  getChildren(e?: Element): Element[] {
+    if (e) {
+      return [];
+    }
+    const items = this.model.quickItems();
+    if (items.length === 0) {
+      return this.model.loaded ? [{ kind: 'placeholder', message: EMPTY_QUICK }] : [];
+    }
+    return items.map((item) => ({ kind: 'command', item }));
+  }
+
+  handleDrag(source: readonly Element[], data: vscode.DataTransfer): void {
+    const first = source.find((e) => e.kind === 'command');
+    if (first?.kind === 'command') {
+      data.set(QUICK_MIME, new vscode.DataTransferItem(first.item.id));
+    }
+  }
+
+  /** Reference §6: drop on a row takes its place; drop on empty space moves to the end. */
+  async handleDrop(target: Element | undefined, data: vscode.DataTransfer): Promise<void> {
+    const dragged = await data.get(QUICK_MIME)?.asString();
+    if (!dragged) {
+      return;
+    }
+    const order = this.model.quickItems().map((i) => i.id);
+    const from = order.indexOf(dragged);
+    if (from < 0) {
+      return;
+    }
+    const to = target === undefined ? order.length - 1 : target.kind === 'command' ? order.indexOf(target.item.id) : -1;
+    if (to < 0 || to === from) {
+      return;
+    }
+    await this.move(dragged, to);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** Dims private rows and marks warned ones, by the made-up URIs `commandRow` gives them. */
+export class RowDecorations implements vscode.FileDecorationProvider {
+  provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
+    if (uri.scheme === PRIVATE_SCHEME) {
+      return new vscode.FileDecoration(undefined, 'Private task', new vscode.ThemeColor('descriptionForeground'));
+    }
+    if (uri.scheme === WARNING_SCHEME) {
+      return new vscode.FileDecoration('⚠', 'Security warning', new vscode.ThemeColor('list.warningForeground'));
+    }
+    return undefined;
+  }
+}
+
+export function relativePath(root: string, file: string): string {
+  return path.relative(root, file);
+}

@@ -1,0 +1,156 @@
+// Drives a real VS Code (code-server) in headless Chromium through the CommandTree views.
+// usage: node drive.js URL WORKSPACE CT_BINARY SCREENSHOT
+// Each check prints "ok - ..." or throws; the exit status is 0 only when all passed.
+'use strict';
+const { chromium } = require('playwright-core');
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const [url, workspace, ct, screenshot] = process.argv.slice(2);
+if (!url || !workspace || !ct || !screenshot) {
+  console.error('usage: node drive.js URL WORKSPACE CT_BINARY SCREENSHOT');
+  process.exit(2);
+}
+const started = Date.now();
+const since = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+const ok = (what) => console.log(`ok - ${what} (${since()})`);
+
+const sidebar = '#workbench\\.parts\\.sidebar';
+
+async function sidebarRows(page) {
+  return page.$$eval(`${sidebar} .monaco-list-row`, (els) => els.map((e) => e.getAttribute('aria-label') || e.textContent.trim()));
+}
+
+/** The row whose label is exactly `label` inside the view titled `viewTitle`. */
+function rowIn(page, viewTitle, label) {
+  const pane = page.locator(`${sidebar} .pane`).filter({ has: page.locator(`.pane-header[aria-label^="${viewTitle}"]`) });
+  return pane.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+}
+
+async function expand(page, view, label) {
+  const row = rowIn(page, view, label);
+  await row.waitFor({ timeout: 30000 });
+  if ((await row.getAttribute('aria-expanded')) !== 'true') {
+    await row.click();
+  }
+}
+
+/** Hovers a row so its inline buttons render, then clicks the one with this title. */
+async function inline(page, row, title) {
+  await row.hover();
+  const button = row.locator(`.action-label[aria-label="${title}"]`).first();
+  await button.waitFor({ timeout: 10000 });
+  await button.click();
+}
+
+(async () => {
+  const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-e2e-chromium-'));
+  const ctx = await chromium.launchPersistentContext(udd, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  const logs = [];
+  page.on('console', (m) => logs.push(`[${m.type()}] ${m.text()}`));
+  page.on('pageerror', (e) => logs.push(`[pageerror] ${e.message}`));
+  try {
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    ok('workbench loaded');
+
+    const activity = page.locator('.activitybar [aria-label^="CommandTree"]').first();
+    await activity.waitFor({ timeout: 60000 });
+    await activity.click();
+    ok('CommandTree activity bar entry opened');
+
+    // 1. The tree shows the fixture's categories with counts, and their commands.
+    const all = 'CommandTree - All';
+    for (const category of ['Shell Scripts (1)', 'NPM Scripts (2)', 'Make Targets (3)']) {
+      await rowIn(page, all, category).waitFor({ timeout: 60000 });
+    }
+    ok('categories: Shell Scripts (1), NPM Scripts (2), Make Targets (3)');
+    await expand(page, all, 'NPM Scripts (2)');
+    await expand(page, all, 'Shell Scripts (1)');
+    await expand(page, all, 'Make Targets (3)');
+    for (const label of ['build', 'lint', 'hello.sh', 'all', 'test', '_cleanup']) {
+      await rowIn(page, all, label).waitFor({ timeout: 20000 });
+    }
+    ok('commands: build, lint, hello.sh, all, test, _cleanup');
+
+    // 2. "Add to Quick Launch" puts the command in the Quick Launch view, and ct sees it.
+    await inline(page, rowIn(page, all, 'build'), 'Add to Quick Launch');
+    await rowIn(page, 'CommandTree - Quick Launch', 'build').waitFor({ timeout: 20000 });
+    ok('build is in the Quick Launch view');
+    const quick = JSON.parse(execFileSync(ct, ['--root', workspace, 'quick', '--json'], { encoding: 'utf8' }));
+    const ids = (Array.isArray(quick) ? quick : quick.commands || quick.ids || []).map((q) => (typeof q === 'string' ? q : q.id));
+    if (!ids.some((id) => id.startsWith('npm:') && id.endsWith(':build'))) {
+      throw new Error(`ct quick --json does not list npm build: ${JSON.stringify(quick)}`);
+    }
+    ok(`ct quick --json lists it: ${ids.join(', ')}`);
+
+    // 3. A new file adds a command without a refresh (the server's watcher).
+    const added = path.join(workspace, 'scripts', 'added.sh');
+    fs.writeFileSync(added, '#!/usr/bin/env bash\necho added\n', { mode: 0o755 });
+    await rowIn(page, all, 'Shell Scripts (2)').waitFor({ timeout: 30000 });
+    await expand(page, all, 'Shell Scripts (2)');
+    // Two commands in scripts/ now make a folder row (upstream's grouping, §4.2).
+    await expand(page, all, 'scripts');
+    await rowIn(page, all, 'added.sh').waitFor({ timeout: 20000 });
+    ok('scripts/added.sh appeared without a refresh');
+
+    // 4. Running a script shows its output in a terminal.
+    await inline(page, rowIn(page, all, 'hello.sh'), 'Run Command (New Terminal)');
+    const tab = page.locator('.terminal-tabs-entry, .single-terminal-tab, .terminal-tab').filter({ hasText: 'CommandTree: hello.sh' }).first();
+    await page
+      .locator('.xterm-rows', { hasText: 'hello from the commandtree fixture' })
+      .first()
+      .waitFor({ timeout: 30000 });
+    ok(`terminal shows "hello from the commandtree fixture" (tab visible: ${await tab.isVisible().catch(() => false)})`);
+    const marker = path.join(workspace, '.hello-ran');
+    for (let i = 0; i < 50 && !fs.existsSync(marker); i += 1) {
+      await page.waitForTimeout(100);
+    }
+    if (!fs.existsSync(marker)) {
+      throw new Error('hello.sh did not run (no marker file)');
+    }
+    ok('hello.sh ran (marker file written)');
+
+    // 5. A crashed server is restarted and the views say so.
+    const pids = execFileSync('pgrep', ['-f', `^${ct} --root ${workspace} lsp$`], { encoding: 'utf8' }).trim().split('\n');
+    if (pids.length !== 1) {
+      throw new Error(`expected one ct lsp for this workspace, found ${JSON.stringify(pids)}`);
+    }
+    process.kill(Number(pids[0]), 'SIGKILL');
+    await page
+      .locator(`${sidebar} .pane`, { has: page.locator('.pane-header[aria-label^="CommandTree - All"]') })
+      .locator('.message', { hasText: 'crashed and was restarted' })
+      .first()
+      .waitFor({ timeout: 30000 });
+    await rowIn(page, all, 'hello.sh').waitFor({ timeout: 20000 });
+    const after = execFileSync('pgrep', ['-f', `^${ct} --root ${workspace} lsp$`], { encoding: 'utf8' }).trim();
+    if (after === '' || after === pids[0]) {
+      throw new Error('no new ct lsp process after the crash');
+    }
+    ok(`killed ct lsp (pid ${pids[0]}); restarted as pid ${after}, the views say so and still list the commands`);
+
+    await page.mouse.move(700, 450);
+    await page.screenshot({ path: screenshot });
+    ok(`screenshot ${screenshot}`);
+    console.log(`sidebar rows: ${JSON.stringify(await sidebarRows(page))}`);
+    console.log(`all checks passed in ${since()}`);
+  } catch (e) {
+    await page.screenshot({ path: screenshot.replace(/\.png$/, '-failure.png') }).catch(() => undefined);
+    console.error(`FAIL after ${since()}: ${e && e.stack ? e.stack : e}`);
+    console.error(`sidebar rows: ${JSON.stringify(await sidebarRows(page).catch(() => []))}`);
+    console.error('browser console (last 40 lines):\n' + logs.slice(-40).join('\n'));
+    process.exitCode = 1;
+  } finally {
+    await ctx.close();
+    fs.rmSync(udd, { recursive: true, force: true });
+  }
+})();

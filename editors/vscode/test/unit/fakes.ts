@@ -1,0 +1,115 @@
+// Test doubles for the `ct lsp` process: unit tests run without a server binary, so `FakeServer`
+// answers the requests from in-memory data and records every call. The protocol itself is
+// checked against the real server by test/e2e.sh and by the server's own integration tests.
+
+import type * as vscode from 'vscode';
+import { Model, Settings } from '../../src/model';
+import { CommandItem, Plan, RunMode, SearchHit, TreeCategory } from '../../src/protocol';
+import { Discovery, Server, SortOrder, SummarizeProgress } from '../../src/server';
+
+export function item(over: Partial<CommandItem> & { label: string }): CommandItem {
+  const type = over.type ?? 'shell';
+  const filePath = over.filePath ?? `/ws/scripts/${over.label}`;
+  return {
+    id: over.id ?? `${type}:${filePath}:${over.label}`,
+    type,
+    category: 'scripts',
+    command: `./${over.label}`,
+    cwd: '/ws/scripts',
+    filePath,
+    tags: [],
+    ...over,
+  };
+}
+
+export class FakeServer implements Server {
+  calls: { method: string; args: unknown[] }[] = [];
+  tasks: CommandItem[] = [];
+  categories: TreeCategory[] = [];
+  quickIds: string[] = [];
+  plans = new Map<string, Plan>();
+  hits: SearchHit[] = [];
+  /** Resolves pending discoveries; lets a test hold discovery open to see callers share it. */
+  gate: Promise<void> = Promise.resolve();
+
+  private record(method: string, ...args: unknown[]): void {
+    this.calls.push({ method, args });
+  }
+
+  count(method: string): number {
+    return this.calls.filter((c) => c.method === method).length;
+  }
+
+  async discoverTasks(excludePatterns: string[] | undefined): Promise<Discovery> {
+    this.record('discoverTasks', excludePatterns);
+    await this.gate;
+    return { tasks: this.tasks, warnings: [] };
+  }
+  watchFiles(): Promise<void> {
+    this.record('watchFiles');
+    return Promise.resolve();
+  }
+  tree(sort: SortOrder, tag: string | undefined): Promise<TreeCategory[]> {
+    this.record('tree', sort, tag);
+    return Promise.resolve(this.categories);
+  }
+  quick(): Promise<string[]> {
+    this.record('quick');
+    return Promise.resolve(this.quickIds);
+  }
+  tag(id: string, tag: string, add: boolean): Promise<void> {
+    this.record('tag', id, tag, add);
+    return Promise.resolve();
+  }
+  star(id: string, starred: boolean): Promise<void> {
+    this.record('star', id, starred);
+    this.quickIds = starred ? [...this.quickIds, id] : this.quickIds.filter((q) => q !== id);
+    return Promise.resolve();
+  }
+  quickMove(id: string, position: number): Promise<void> {
+    this.record('quickMove', id, position);
+    return Promise.resolve();
+  }
+  plan(id: string, mode: RunMode, params: Record<string, string> | undefined): Promise<Plan> {
+    this.record('plan', id, mode, params);
+    const plan = this.plans.get(id);
+    if (!plan) {
+      return Promise.reject(new Error(`command not found: ${id}`));
+    }
+    // As docs/lsp-protocol.md: debug is for launch configurations only, and a current-terminal
+    // plan carries its own `cd`.
+    if (mode === 'debug' && plan.action !== 'debug') {
+      return Promise.reject(new Error('only launch configurations can be debugged'));
+    }
+    if (mode === 'currentTerminal' && plan.action === 'terminal' && plan.cwd && !plan.commandLine.includes('\n')) {
+      return Promise.resolve({ ...plan, commandLine: `cd -- '${plan.cwd}' && ${plan.commandLine}` });
+    }
+    return Promise.resolve(plan);
+  }
+  summarize(
+    ids: string[] | undefined,
+    force: boolean,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<unknown> {
+    this.record('summarize', ids, force, token);
+    progress({ message: '1/1', percentage: 100 });
+    return Promise.resolve({ summarized: 1 });
+  }
+  search(query: string, limit: number): Promise<SearchHit[]> {
+    this.record('search', query, limit);
+    return Promise.resolve(this.hits);
+  }
+  show(id: string): Promise<CommandItem | undefined> {
+    this.record('show', id);
+    return Promise.resolve(this.tasks.find((t) => t.id === id));
+  }
+}
+
+export function settings(sort: SortOrder = 'folder', excludes?: string[]): Settings {
+  return { excludePatterns: () => excludes, sortOrder: () => sort };
+}
+
+export function modelWith(server: FakeServer, sort: SortOrder = 'folder'): Model {
+  return new Model(server, settings(sort));
+}

@@ -1,0 +1,319 @@
+// A stand-in for the `vscode` module. The real one exists only inside a running VS Code
+// extension host, so unit tests replace it with this mock (installed by setup.ts); the end-to-end
+// test (test/e2e.sh) runs the same code against a real VS Code. Only the API surface the
+// extension uses is here, and every UI call is recorded so tests can assert on it and script
+// the user's answers.
+
+export class EventEmitter<T> {
+  private listeners: ((e: T) => void)[] = [];
+  event = (listener: (e: T) => void): { dispose(): void } => {
+    this.listeners.push(listener);
+    return { dispose: () => (this.listeners = this.listeners.filter((l) => l !== listener)) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) {
+      l(e);
+    }
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
+
+export class ThemeColor {
+  constructor(public readonly id: string) {}
+}
+
+export class ThemeIcon {
+  constructor(
+    public readonly id: string,
+    public readonly color?: ThemeColor,
+  ) {}
+}
+
+export class MarkdownString {
+  constructor(public value = '') {}
+}
+
+export class Position {
+  constructor(
+    public readonly line: number,
+    public readonly character: number,
+  ) {}
+}
+
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(startLine: number, startCharacter: number, endLine: number, endCharacter: number) {
+    this.start = new Position(startLine, startCharacter);
+    this.end = new Position(endLine, endCharacter);
+  }
+}
+
+export class Uri {
+  private constructor(
+    public readonly scheme: string,
+    public readonly path: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri('file', p);
+  }
+  static parse(s: string): Uri {
+    const i = s.indexOf(':');
+    return new Uri(s.slice(0, i), s.slice(i + 1));
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}`;
+  }
+}
+
+export class TreeItem {
+  id?: string;
+  description?: string;
+  iconPath?: ThemeIcon;
+  tooltip?: MarkdownString;
+  contextValue?: string;
+  resourceUri?: Uri;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(
+    public label: string,
+    public collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+export class FileDecoration {
+  constructor(
+    public badge?: string,
+    public tooltip?: string,
+    public color?: ThemeColor,
+  ) {}
+}
+
+export class DataTransferItem {
+  constructor(public readonly value: unknown) {}
+  asString(): Promise<string> {
+    return Promise.resolve(String(this.value));
+  }
+}
+
+export class DataTransfer {
+  private readonly map = new Map<string, DataTransferItem>();
+  get(mime: string): DataTransferItem | undefined {
+    return this.map.get(mime);
+  }
+  set(mime: string, item: DataTransferItem): void {
+    this.map.set(mime, item);
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<void>();
+  token = {
+    isCancellationRequested: false,
+    onCancellationRequested: this.emitter.event,
+  };
+  cancel(): void {
+    this.token.isCancellationRequested = true;
+    this.emitter.fire();
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export interface FakeTerminal {
+  name: string;
+  options: Record<string, unknown>;
+  sent: string[];
+  shown: boolean;
+  processId: Promise<number>;
+  show(preserveFocus?: boolean): void;
+  sendText(text: string, addNewLine?: boolean): void;
+}
+
+/** Everything the code under test did through the API, and the scripted user answers. */
+export const recorded = {
+  terminals: [] as FakeTerminal[],
+  messages: [] as { level: 'info' | 'warning' | 'error'; text: string; options: unknown[] }[],
+  executed: [] as { command: string; args: unknown[] }[],
+  clipboard: '',
+  debugStarts: [] as { folder: unknown; config: unknown }[],
+  debugResult: true,
+  inputBoxes: [] as Record<string, unknown>[],
+  quickPicks: [] as { items: unknown[]; options: Record<string, unknown> }[],
+  /** Answers handed out in order to showInputBox / showQuickPick / createQuickPick / showWarningMessage. */
+  answers: [] as unknown[],
+  tasks: [] as { name: string }[],
+  executedTasks: [] as { name: string }[],
+  activeTerminal: undefined as FakeTerminal | undefined,
+  reset(): void {
+    this.terminals = [];
+    this.messages = [];
+    this.executed = [];
+    this.clipboard = '';
+    this.debugStarts = [];
+    this.debugResult = true;
+    this.inputBoxes = [];
+    this.quickPicks = [];
+    this.answers = [];
+    this.tasks = [];
+    this.executedTasks = [];
+    this.activeTerminal = undefined;
+  },
+};
+
+function nextAnswer(): unknown {
+  return recorded.answers.shift();
+}
+
+function makeTerminal(options: Record<string, unknown>): FakeTerminal {
+  const t: FakeTerminal = {
+    name: typeof options.name === 'string' ? options.name : '',
+    options,
+    sent: [],
+    shown: false,
+    processId: Promise.resolve(4242),
+    show() {
+      t.shown = true;
+    },
+    sendText(text: string) {
+      t.sent.push(text);
+    },
+  };
+  return t;
+}
+
+export const window = {
+  get activeTerminal(): FakeTerminal | undefined {
+    return recorded.activeTerminal;
+  },
+  createTerminal(options: Record<string, unknown>): FakeTerminal {
+    const t = makeTerminal(options);
+    recorded.terminals.push(t);
+    return t;
+  },
+  showInformationMessage(text: string, ...options: unknown[]): Promise<unknown> {
+    recorded.messages.push({ level: 'info', text, options });
+    return Promise.resolve(undefined);
+  },
+  showErrorMessage(text: string, ...options: unknown[]): Promise<unknown> {
+    recorded.messages.push({ level: 'error', text, options });
+    return Promise.resolve(undefined);
+  },
+  showWarningMessage(text: string, ...options: unknown[]): Promise<unknown> {
+    recorded.messages.push({ level: 'warning', text, options });
+    return Promise.resolve(nextAnswer());
+  },
+  showInputBox(options: Record<string, unknown>): Promise<unknown> {
+    recorded.inputBoxes.push(options);
+    return Promise.resolve(nextAnswer());
+  },
+  showQuickPick(items: unknown[], options: Record<string, unknown> = {}): Promise<unknown> {
+    recorded.quickPicks.push({ items, options });
+    const answer = nextAnswer();
+    // A number picks that item (like a user choosing a row); anything else is returned as is.
+    return Promise.resolve(typeof answer === 'number' ? items[answer] : answer);
+  },
+  createQuickPick(): unknown {
+    const accept = new EventEmitter<void>();
+    const hide = new EventEmitter<void>();
+    const pick = {
+      placeholder: '',
+      items: [] as { label: string }[],
+      selectedItems: [] as { label: string }[],
+      value: '',
+      onDidAccept: accept.event,
+      onDidHide: hide.event,
+      show(): void {
+        recorded.quickPicks.push({ items: pick.items, options: { placeHolder: pick.placeholder } });
+        const answer = nextAnswer();
+        setImmediate(() => {
+          if (answer === undefined) {
+            hide.fire();
+            return;
+          }
+          if (typeof answer === 'number') {
+            const chosen = pick.items[answer];
+            pick.selectedItems = chosen ? [chosen] : [];
+          } else {
+            pick.value = typeof answer === 'string' ? answer : '';
+          }
+          accept.fire();
+        });
+      },
+      hide(): void {
+        hide.fire();
+      },
+      dispose(): void {
+        accept.dispose();
+        hide.dispose();
+      },
+    };
+    return pick;
+  },
+  withProgress<R>(
+    _options: unknown,
+    task: (progress: { report(v: unknown): void }, token: CancellationTokenSource['token']) => Promise<R>,
+  ): Promise<R> {
+    return task({ report: () => undefined }, new CancellationTokenSource().token);
+  },
+};
+
+export const commands = {
+  executeCommand(command: string, ...args: unknown[]): Promise<unknown> {
+    recorded.executed.push({ command, args });
+    return Promise.resolve(undefined);
+  },
+  registerCommand(): { dispose(): void } {
+    return { dispose: () => undefined };
+  },
+};
+
+export const env = {
+  clipboard: {
+    writeText(text: string): Promise<void> {
+      recorded.clipboard = text;
+      return Promise.resolve();
+    },
+  },
+};
+
+export const workspace = {
+  workspaceFolders: [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }],
+};
+
+export const debug = {
+  startDebugging(folder: unknown, config: unknown): Promise<boolean> {
+    recorded.debugStarts.push({ folder, config });
+    return Promise.resolve(recorded.debugResult);
+  },
+};
+
+export const tasks = {
+  fetchTasks(): Promise<{ name: string }[]> {
+    return Promise.resolve(recorded.tasks);
+  },
+  executeTask(task: { name: string }): Promise<void> {
+    recorded.executedTasks.push(task);
+    return Promise.resolve();
+  },
+};
