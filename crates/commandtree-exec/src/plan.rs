@@ -7,7 +7,7 @@ use crate::params::{Prompter, Values, collect};
 use crate::quote::{Shell, sh_quote};
 use crate::script::Step;
 use crate::{Error, Result, launch, vscode};
-use commandtree_core::{CommandItem, Settings};
+use commandtree_core::{CommandItem, CommandType, Settings};
 use std::path::{Path, PathBuf};
 
 /// What the user asked for, besides the command.
@@ -61,8 +61,8 @@ pub fn prepare(
         PathBuf::from(&item.cwd)
     };
     let shell = shell_for(item);
-    let (step, values) = match item.kind.as_str() {
-        "vscode" => {
+    let (step, values) = match item.command_type() {
+        Some(CommandType::Vscode) => {
             if item.file_path.is_empty() {
                 return Err(Error::failed(format!(
                     "task `{}` belongs to no workspace folder; it can only run inside VS Code",
@@ -82,12 +82,12 @@ pub fn prepare(
             let step = vscode::plan_in(&tf, file, &item.command, &mut inputs, &req.extra)?;
             (step, inputs.resolved)
         }
-        "launch" => {
+        Some(CommandType::Launch) => {
             let file = Path::new(&item.file_path);
             let step = launch::plan(file, &item.command, &req.values, prompter, &req.extra)?;
             (step, req.values.clone())
         }
-        "markdown" => {
+        Some(CommandType::Markdown) => {
             if !req.values.is_empty() {
                 return Err(Error::usage(format!(
                     "`{}` is a markdown file; it takes no parameters",
@@ -131,7 +131,7 @@ pub fn prepare(
 
 fn is_batch(item: &CommandItem) -> bool {
     let f = item.file_path.to_ascii_lowercase();
-    item.kind == "powershell" && (f.ends_with(".bat") || f.ends_with(".cmd"))
+    item.command_type() == Some(CommandType::Powershell) && (f.ends_with(".bat") || f.ends_with(".cmd"))
 }
 
 /// `--param` names of a VS Code task must be input ids of its file.
