@@ -145,6 +145,15 @@ impl CommandItem {
         self.private = private;
         self
     }
+    /// Whether the tool puts it in one of `groups` (just `[group('x')]`, a VS Code task's
+    /// `group`); every command when `groups` is empty.
+    pub fn in_groups(&self, groups: &[String]) -> bool {
+        groups.is_empty()
+            || self
+                .group
+                .as_ref()
+                .is_some_and(|g| groups.iter().any(|w| w == g))
+    }
     /// The id name: the part of the id after `{type}:{filePath}:`.
     pub fn id_name(&self) -> &str {
         let prefix = self.kind.len() + 1 + self.file_path.len() + 1;

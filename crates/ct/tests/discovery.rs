@@ -505,3 +505,46 @@ fn bin_of_scripts_is_listed_and_build_output_is_not() {
         "an explicit list replaces the defaults exactly: {paths:?}"
     );
 }
+
+#[test]
+fn group_filter_lists_just_groups_and_vscode_task_groups() {
+    let w = workspace("groups");
+    write(
+        &w,
+        "justfile",
+        "[group('ci')]\nlint:\n    echo l\n\n[group: 'docs']\nbook:\n    echo b\n\nplain:\n    echo p\n",
+    );
+    write(
+        &w,
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[
+            {"label":"compile","type":"shell","command":"make","group":{"kind":"build","isDefault":true}},
+            {"label":"unit","type":"shell","command":"make test","group":"test"},
+            {"label":"free","type":"shell","command":"true"}]}"#,
+    );
+    let labels = |items: &[Value]| {
+        let mut v: Vec<String> = items
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let (ci, _) = json_list(&w, &["--group", "ci"]);
+    assert_eq!(labels(&ci), ["lint"]);
+    let (two, _) = json_list(&w, &["--group", "docs", "--group", "build"]);
+    assert_eq!(labels(&two), ["book", "compile"]);
+    let (test, _) = json_list(&w, &["--group", "test"]);
+    assert_eq!(labels(&test), ["unit"]);
+    let (all, _) = json_list(&w, &[]);
+    assert_eq!(all.len(), 6);
+    // The contract gains no field: groups stay out of the JSON.
+    assert!(all.iter().all(|i| i.get("group").is_none()));
+    let out = ct(&w, &["list", "--group", "nope"]);
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("No commands in group nope"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
