@@ -12,7 +12,7 @@ const MAX_DESCRIPTION: usize = 150;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let command = file.path.to_string_lossy().into_owned();
-    let item = CommandItem::new(KIND, file.path, file.file_name(), command)
+    let item = CommandItem::new(KIND, file.path, &file.file_name(), command)
         .opt_description(description(file.content));
     one_command(item)
 }

@@ -57,8 +57,13 @@ impl SourceFile<'_> {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(self.root)
     }
-    pub fn file_name(&self) -> &str {
-        self.path.file_name().and_then(|n| n.to_str()).unwrap_or("")
+    /// The file's name; a name that is not UTF-8 is shown lossily (U+FFFD), never empty. The
+    /// command keeps the real path (`CommandItem::path`).
+    pub fn file_name(&self) -> std::borrow::Cow<'_, str> {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
     }
 }
 

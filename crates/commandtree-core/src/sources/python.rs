@@ -34,7 +34,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     }
     let params = merge_params(comment_params(content), argparse);
     parsed.commands.push(
-        CommandItem::new(KIND, file.path, file.file_name(), command)
+        CommandItem::new(KIND, file.path, &file.file_name(), command)
             .params(params)
             .opt_description(description(content)),
     );
