@@ -2,28 +2,14 @@
 //! input (malformed, binary, huge, CRLF, BOM, symlink loops, unreadable folders) never hides
 //! other commands.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+use support::{ct, write};
 
-fn ct(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ct"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".no-home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .expect("run ct")
-}
 
-fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, content).unwrap();
-    p
-}
 
 #[cfg(unix)]
 fn chmod(p: &Path, mode: u32) {
