@@ -959,6 +959,12 @@ mod tests {
         );
         assert_eq!(labels(&p), ["hello", "world"]);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let p = config(
+            "/w/mise.toml",
+            "[tasks.hello]\nrun = \"echo hi\"\n\n[tasks.world]\n",
+        );
+        assert_eq!(labels(&p), ["hello", "world"]);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     const MISE_TOML: &str = r#"[tools]
