@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 /// Windows, where PowerShell scripts go to PowerShell and the rest to `cmd.exe`.
 pub fn shell_for(item: &CommandItem) -> Shell {
     if cfg!(windows) {
-        if item.command_type() == Some(CommandType::Powershell) && item.file_path.to_ascii_lowercase().ends_with(".ps1") {
+        if item.command_type() == Some(CommandType::Powershell)
+            && item.file_path.to_ascii_lowercase().ends_with(".ps1")
+        {
             Shell::PowerShell
         } else {
             Shell::Cmd

@@ -164,7 +164,8 @@ fn real_paths_quoted(_item: &CommandItem, line: String) -> String {
 
 fn is_batch(item: &CommandItem) -> bool {
     let f = item.file_path.to_ascii_lowercase();
-    item.command_type() == Some(CommandType::Powershell) && (f.ends_with(".bat") || f.ends_with(".cmd"))
+    item.command_type() == Some(CommandType::Powershell)
+        && (f.ends_with(".bat") || f.ends_with(".cmd"))
 }
 
 /// `--param` names of a VS Code task must be input ids of its file.

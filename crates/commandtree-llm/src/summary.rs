@@ -347,12 +347,7 @@ pub struct LiveTest {
 /// pipeline sends a real one, so a check such as `ct doctor` proves the whole path works: the
 /// provider, the key, the model and the forced tool call.
 pub fn live_test(client: &Client, cancel: &CancelToken) -> LiveTest {
-    let item = CommandItem::new(
-        "make",
-        Path::new("/doctor/Makefile"),
-        "clean",
-        "make clean",
-    );
+    let item = CommandItem::new("make", Path::new("/doctor/Makefile"), "clean", "make clean");
     let content = "clean:\n\trm -rf build\n";
     let subject = Subject {
         hash: content_hash(&item, content),

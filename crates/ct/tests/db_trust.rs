@@ -8,8 +8,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use support::{ct, stderr};
 
-
-
 struct Ws(PathBuf);
 
 impl Drop for Ws {

@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::{ct, write};
 
-
-
 #[cfg(unix)]
 fn chmod(p: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;

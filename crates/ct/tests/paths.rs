@@ -45,15 +45,26 @@ fn a_workspace_under_a_folder_that_is_not_utf8_runs_its_commands() {
         .unwrap_or_else(|| panic!("{items:#?}"));
     assert_eq!(shell["label"], "b\u{fffd}d.sh");
     assert_eq!(shell["description"], "Say hi");
-    assert!(shell["filePath"].as_str().unwrap().ends_with("caf\u{fffd} ws/b\u{fffd}d.sh"));
+    assert!(
+        shell["filePath"]
+            .as_str()
+            .unwrap()
+            .ends_with("caf\u{fffd} ws/b\u{fffd}d.sh")
+    );
 
     let o = ct(&root, &["run", "make:hello"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(root.join("made.txt")).unwrap(), "made\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("made.txt")).unwrap(),
+        "made\n"
+    );
 
     let o = ct(&root, &["run", shell["id"].as_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(root.join("ran.txt")).unwrap(), "ran\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("ran.txt")).unwrap(),
+        "ran\n"
+    );
 }
 
 #[test]

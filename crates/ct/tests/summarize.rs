@@ -11,8 +11,6 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use support::ct_with as ct;
 
-
-
 fn workspace(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ct-sum-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::ct;
 
-
 fn ok(root: &Path, args: &[&str]) -> String {
     let o = ct(root, args);
     assert!(

@@ -51,7 +51,10 @@ pub fn parse_ps1(file: &SourceFile<'_>) -> Parsed {
 
 pub fn parse_batch(file: &SourceFile<'_>) -> Parsed {
     // Build-tool wrappers: their tasks are listed under Gradle and Maven.
-    if matches!(file.file_name().as_ref(), "gradlew.bat" | "mvnw.cmd" | "mvnw.bat") {
+    if matches!(
+        file.file_name().as_ref(),
+        "gradlew.bat" | "mvnw.cmd" | "mvnw.bat"
+    ) {
         return Parsed::default();
     }
     let item = CommandItem::new(
