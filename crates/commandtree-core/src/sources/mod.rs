@@ -254,6 +254,10 @@ pub struct Source {
     /// Interpreters whose shebang makes an extensionless executable file belong to this source.
     pub shebangs: &'static [&'static str],
     pub parse: ParseFn,
+    /// A cheap test on the raw bytes (BOM included, not decoded): `false` means `parse` would
+    /// find nothing, so the file is neither decoded nor parsed. Most `.py` files are library
+    /// modules, and a tree of them costs mostly reading; this keeps it at that.
+    pub prefilter: Option<fn(&[u8]) -> bool>,
 }
 
 const fn src(kind: &'static str, patterns: &'static [&'static str], parse: ParseFn) -> Source {
@@ -262,6 +266,7 @@ const fn src(kind: &'static str, patterns: &'static [&'static str], parse: Parse
         patterns,
         shebangs: &[],
         parse,
+        prefilter: None,
     }
 }
 
@@ -271,6 +276,7 @@ pub const SOURCES: &[Source] = &[
         patterns: &["**/*.sh", "**/*.bash", "**/*.zsh"],
         shebangs: &["sh", "bash", "zsh", "dash", "ksh"],
         parse: shell::parse,
+        prefilter: None,
     },
     src("npm", &["**/package.json"], npm::parse),
     src(
@@ -280,7 +286,13 @@ pub const SOURCES: &[Source] = &[
     ),
     src("launch", &["**/.vscode/launch.json"], launch::parse),
     src("vscode", &["**/.vscode/tasks.json"], vscode::parse),
-    src("python", &["**/*.py"], python::parse),
+    Source {
+        kind: "python",
+        patterns: &["**/*.py"],
+        shebangs: &[],
+        parse: python::parse,
+        prefilter: Some(python::may_run),
+    },
     src("powershell", &["**/*.ps1"], powershell::parse_ps1),
     src(
         "powershell",
