@@ -10,7 +10,6 @@ use crate::sources::{self, Parsed, SOURCES, SourceFile, type_order};
 use crate::tree::category_for;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -267,6 +266,7 @@ impl FileOutcome {
 
 /// First line of a small prefix of the file (for shebang routing), without reading it whole.
 fn first_line(path: &Path) -> Option<String> {
+    use std::io::Read;
     let mut buf = [0u8; 256];
     let (mut file, _) = crate::fs::open_regular(path).ok()?;
     let n = file.read(&mut buf).ok()?;
@@ -317,6 +317,21 @@ pub(crate) struct WalkOutput {
     pub dirs: Vec<PathBuf>,
     /// Symlink loops, unreadable folders.
     pub warnings: Vec<Warning>,
+}
+
+/// A walker thread's findings, added to the shared output when the thread's visitor is dropped.
+struct Flush<'a> {
+    local: WalkOutput,
+    out: &'a Mutex<WalkOutput>,
+}
+
+impl Drop for Flush<'_> {
+    fn drop(&mut self) {
+        let mut o = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        o.files.append(&mut self.local.files);
+        o.dirs.append(&mut self.local.dirs);
+        o.warnings.append(&mut self.local.warnings);
+    }
 }
 
 /// One configured walk of (part of) a workspace: the rules every pass shares, so a full pass
@@ -386,35 +401,27 @@ impl Walker<'_> {
         self.builder(self.root, None, threads)
             .build_parallel()
             .run(|| {
-                let out = &out;
                 let found = &found;
-                let mut local = WalkOutput::default();
+                // Each thread collects on its own and hands everything over once, when the
+                // walker drops its visitor: no lock per file.
+                let mut local = Flush {
+                    local: WalkOutput::default(),
+                    out: &out,
+                };
                 Box::new(move |entry| {
                     if cancel.is_cancelled() {
                         return ignore::WalkState::Quit;
                     }
-                    self.visit(entry, collect_dirs, &mut local);
-                    if !local.files.is_empty() {
-                        for f in &local.files {
-                            let done = found.fetch_add(1, Ordering::Relaxed) + 1;
-                            progress.report(ProgressEvent {
-                                operation: "discover",
-                                done,
-                                total: None,
-                                message: Some(f.path.to_string_lossy().into_owned()),
-                            });
-                        }
-                    }
-                    // Flush every entry that produced something: the closure has no drop hook
-                    // to rely on for a last batch.
-                    if !(local.files.is_empty()
-                        && local.dirs.is_empty()
-                        && local.warnings.is_empty())
-                    {
-                        let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
-                        o.files.append(&mut local.files);
-                        o.dirs.append(&mut local.dirs);
-                        o.warnings.append(&mut local.warnings);
+                    let before = local.local.files.len();
+                    self.visit(entry, collect_dirs, &mut local.local);
+                    for f in &local.local.files[before..] {
+                        let done = found.fetch_add(1, Ordering::Relaxed) + 1;
+                        progress.report(ProgressEvent {
+                            operation: "discover",
+                            done,
+                            total: None,
+                            message: Some(f.path.to_string_lossy().into_owned()),
+                        });
                     }
                     ignore::WalkState::Continue
                 })
@@ -494,16 +501,61 @@ impl Walker<'_> {
         if rows.is_empty() || self.excluder.excludes_file(rel) {
             return None;
         }
-        Some(match crate::fs::read_file_and_mode(path) {
-            Ok((content, executable)) => {
-                let fs = RecordingFs::new(&RealFs, Some(self.real_root));
-                let parsed = parse_file(root, path, &content, executable, &fs, &rows);
-                let deps = fs.into_dependencies(path);
-                FileOutcome::new(root, path, parsed, Vec::new(), deps)
-            }
-            Err(e) => FileOutcome::unreadable(path, e),
+        READ_BUF.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            self.parse_routed(path, ft.is_file(), &rows, &mut buf)
         })
     }
+
+    /// Reads and parses a routed file through `buf`: `None` when every source's prefilter says
+    /// it holds nothing (a library `.py` module), so it is neither decoded nor remembered.
+    fn parse_routed(
+        &self,
+        path: &Path,
+        known_regular: bool,
+        rows: &[usize],
+        buf: &mut Vec<u8>,
+    ) -> Option<FileOutcome> {
+        let opened = match crate::fs::read_into(path, known_regular, buf) {
+            Ok(x) => x,
+            Err(e) => return Some(FileOutcome::unreadable(path, e)),
+        };
+        let text = match decode_routed(buf, rows) {
+            Ok(Some(text)) => text,
+            Ok(None) => return None,
+            Err(e) => return Some(FileOutcome::unreadable(path, e)),
+        };
+        let executable = match opened.check() {
+            Ok(x) => x,
+            Err(e) => return Some(FileOutcome::unreadable(path, e)),
+        };
+        let fs = RecordingFs::new(&RealFs, Some(self.real_root));
+        let parsed = parse_file(self.root, path, &text, executable, &fs, rows);
+        let deps = fs.into_dependencies(path);
+        Some(FileOutcome::new(self.root, path, parsed, Vec::new(), deps))
+    }
+}
+
+thread_local! {
+    /// One read buffer per walker thread, reused for every file it reads.
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The text of a routed file's bytes; `None` when every row's prefilter rejects them.
+fn decode_routed<'b>(
+    bytes: &'b [u8],
+    rows: &[usize],
+) -> Result<Option<std::borrow::Cow<'b, str>>, ReadError> {
+    if crate::fs::is_binary(bytes) {
+        return Err(ReadError::Binary);
+    }
+    let rejected = rows
+        .iter()
+        .all(|&r| SOURCES[r].prefilter.is_some_and(|may| !may(bytes)));
+    if rejected {
+        return Ok(None);
+    }
+    crate::fs::decode_borrowed(bytes).map(Some)
 }
 
 /// The real path of a root, for the outside-the-root check (the root itself when it cannot be

@@ -50,14 +50,20 @@ impl std::fmt::Display for ReadError {
 /// lone CR line ends into LF (so every parser sees one line-end convention and line numbers stay
 /// right), and replaces invalid UTF-8 rather than failing.
 pub fn decode(bytes: &[u8]) -> Result<String, ReadError> {
-    let head = &bytes[..bytes.len().min(8192)];
-    if head.contains(&0) {
+    decode_borrowed(bytes).map(std::borrow::Cow::into_owned)
+}
+
+/// [`decode`] without a copy when the bytes are already parser text (valid UTF-8, no BOM, no
+/// CR): the common case, so a file read into a reused buffer is parsed where it lies.
+pub fn decode_borrowed(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, ReadError> {
+    use std::borrow::Cow;
+    if is_binary(bytes) {
         return Err(ReadError::Binary);
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = String::from_utf8_lossy(bytes);
-    if !text.contains('\r') {
-        return Ok(text.into_owned());
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return Ok(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -71,7 +77,12 @@ pub fn decode(bytes: &[u8]) -> Result<String, ReadError> {
             out.push(c);
         }
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
+}
+
+/// A NUL in the first 8 KiB: how `decode` tells binary content from text.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
 }
 
 pub fn read_file(path: &Path) -> Result<String, ReadError> {
@@ -103,6 +114,77 @@ pub fn read_file_and_mode(path: &Path) -> Result<(String, bool), ReadError> {
     Ok((decode(&bytes)?, mode_executable(&meta)))
 }
 
+/// A file [`read_into`] read: its handle, kept for [`Opened::check`].
+pub struct Opened {
+    file: std::fs::File,
+    meta: Option<std::fs::Metadata>,
+}
+
+impl Opened {
+    /// The handle's type checked (a regular file, else `NotRegular`) and its execute bit. Call
+    /// it before the bytes are used for anything but a prefilter.
+    pub fn check(&self) -> Result<bool, ReadError> {
+        let meta = match &self.meta {
+            Some(m) => m.clone(),
+            None => self
+                .file
+                .metadata()
+                .map_err(|e| ReadError::Io(e.kind().to_string()))?,
+        };
+        if !meta.is_file() {
+            return Err(ReadError::NotRegular);
+        }
+        Ok(mode_executable(&meta))
+    }
+}
+
+/// Reads a file for parsing into `buf` (cleared first, its capacity reused), with the size
+/// limit; the bytes are not decoded. `known_regular`: the caller's directory entry already said
+/// "regular file", so neither a `stat` before the open nor an `fstat` after it is made here:
+/// the open and the read never block (`O_NONBLOCK`: a FIFO or device swapped in after the
+/// directory was read gives what it has, at most the size limit), and [`Opened::check`]
+/// re-checks the type on the handle before the bytes are parsed. Most files a walk reads are
+/// rejected by a prefilter and never need that second system call.
+pub fn read_into(path: &Path, known_regular: bool, buf: &mut Vec<u8>) -> Result<Opened, ReadError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| ReadError::Io(e.kind().to_string());
+    let opened = if known_regular {
+        open_nonblocking(path).map(|f| Opened {
+            file: f,
+            meta: None,
+        })
+    } else {
+        open_regular(path).map(|(file, meta)| Opened {
+            file,
+            meta: Some(meta),
+        })
+    };
+    let opened = opened.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            ReadError::NotRegular
+        } else {
+            io(e)
+        }
+    })?;
+    if let Some(m) = &opened.meta {
+        if m.len() > MAX_FILE_SIZE {
+            return Err(ReadError::TooLarge(m.len()));
+        }
+        buf.reserve(m.len() as usize + 1);
+    }
+    buf.clear();
+    // One byte over the limit, so a file over it is seen without reading it whole.
+    (&opened.file)
+        .take(MAX_FILE_SIZE + 1)
+        .read_to_end(buf)
+        .map_err(io)?;
+    if buf.len() as u64 > MAX_FILE_SIZE {
+        let size = opened.file.metadata().map_or(buf.len() as u64, |m| m.len());
+        return Err(ReadError::TooLarge(size));
+    }
+    Ok(opened)
+}
+
 /// Opens `path` for reading only when it is a regular file. A FIFO, socket or device named like
 /// a task file (`build.sh`, `package.json`) would block a plain `open` or `read` forever, so the
 /// type is checked before opening, the open does not block (a FIFO swapped in after the check
@@ -117,6 +199,25 @@ pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Met
     if !std::fs::metadata(path)?.is_file() {
         return Err(not_regular());
     }
+    open_regular_unchecked(path)
+}
+
+/// The open and the check on the handle of [`open_regular`], after its `stat`.
+fn open_regular_unchecked(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (skipped)",
+        ));
+    }
+    Ok((file, meta))
+}
+
+/// Opens for reading without ever blocking: no wait for a FIFO's writer, no controlling
+/// terminal taken.
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -124,12 +225,7 @@ pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Met
         use std::os::unix::fs::OpenOptionsExt;
         opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
-    let file = opts.open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_regular());
-    }
-    Ok((file, meta))
+    opts.open(path)
 }
 
 #[cfg(unix)]

@@ -625,6 +625,30 @@ mod tests {
     }
 
     #[test]
+    fn a_module_that_gains_or_loses_its_main_block_is_added_or_removed() {
+        let t = workspace("pymain");
+        let root = &t.0;
+        write(root, "lib/util.py", "def helper():\n    return 1\n");
+        let mut index = build(root);
+        assert_eq!(index.len(), 0);
+
+        write(
+            root,
+            "lib/util.py",
+            "def helper():\n    return 1\n\nif __name__ == '__main__':\n    helper()\n",
+        );
+        let d = index.apply_changes(&["lib/util.py"]);
+        assert_eq!(labels(&d.added), ["util.py"]);
+        same_as_fresh(&index);
+
+        write(root, "lib/util.py", "def helper():\n    return 2\n");
+        let d = index.apply_changes(&["lib/util.py"]);
+        assert_eq!(d.removed.len(), 1);
+        assert!(d.added.is_empty() && d.updated.is_empty());
+        same_as_fresh(&index);
+    }
+
+    #[test]
     fn folder_rename_is_removed_plus_added() {
         let t = workspace("rename");
         let root = &t.0;

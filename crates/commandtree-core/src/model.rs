@@ -97,6 +97,15 @@ pub struct CommandItem {
     /// Other names the tool runs it by (just `alias b := build`); not in the JSON contract.
     #[serde(skip)]
     pub aliases: Vec<String>,
+    /// The real path of the file when it is not UTF-8 (`file_path` then holds a lossy form with
+    /// U+FFFD, for display and ids); `None` otherwise. Read it through [`CommandItem::path`].
+    /// Not in the JSON contract.
+    #[serde(skip)]
+    pub os_file_path: Option<PathBuf>,
+    /// The real working folder when it is not UTF-8, as `os_file_path`; read it through
+    /// [`CommandItem::cwd_path`]. Not in the JSON contract.
+    #[serde(skip)]
+    pub os_cwd: Option<PathBuf>,
 }
 
 impl CommandItem {
@@ -114,8 +123,23 @@ impl CommandItem {
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             file_path: file.to_string_lossy().into_owned(),
+            os_file_path: not_utf8(file),
+            os_cwd: file.parent().and_then(not_utf8),
             ..Default::default()
         }
+    }
+    /// The file that defines it, as the file system names it: open and run this, not
+    /// `file_path`, which is lossy when the real path is not UTF-8.
+    pub fn path(&self) -> &Path {
+        self.os_file_path
+            .as_deref()
+            .unwrap_or_else(|| Path::new(&self.file_path))
+    }
+    /// The folder it runs in, as the file system names it (see [`CommandItem::path`]).
+    pub fn cwd_path(&self) -> &Path {
+        self.os_cwd
+            .as_deref()
+            .unwrap_or_else(|| Path::new(&self.cwd))
     }
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = label.into();
@@ -131,6 +155,7 @@ impl CommandItem {
     }
     pub fn cwd(mut self, cwd: &Path) -> Self {
         self.cwd = cwd.to_string_lossy().into_owned();
+        self.os_cwd = not_utf8(cwd);
         self
     }
     pub fn line(mut self, line: usize) -> Self {
@@ -145,11 +170,25 @@ impl CommandItem {
         self.private = private;
         self
     }
+    /// Whether the tool puts it in one of `groups` (just `[group('x')]`, a VS Code task's
+    /// `group`); every command when `groups` is empty.
+    pub fn in_groups(&self, groups: &[String]) -> bool {
+        groups.is_empty()
+            || self
+                .group
+                .as_ref()
+                .is_some_and(|g| groups.iter().any(|w| w == g))
+    }
     /// The id name: the part of the id after `{type}:{filePath}:`.
     pub fn id_name(&self) -> &str {
         let prefix = self.kind.len() + 1 + self.file_path.len() + 1;
         self.id.get(prefix..).unwrap_or(&self.id)
     }
+}
+
+/// The path itself when its lossy string form would differ from it.
+fn not_utf8(p: &Path) -> Option<PathBuf> {
+    p.to_str().is_none().then(|| p.to_path_buf())
 }
 
 /// `{type}:{absolute filePath}:{name}`, plain concatenation (PRODUCT.md §3).
@@ -194,5 +233,34 @@ pub(crate) fn non_empty(s: String) -> Option<String> {
         Some(s)
     } else {
         Some(t.to_string())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn a_path_that_is_not_utf8_keeps_its_bytes_and_gets_a_lossy_label() {
+        let dir = Path::new(OsStr::from_bytes(b"/w/caf\xe9"));
+        let file = dir.join(OsStr::from_bytes(b"b\xffd.sh"));
+        let c = CommandItem::new("shell", &file, "b\u{fffd}d.sh", "sh x");
+        assert_eq!(c.path(), file);
+        assert_eq!(c.cwd_path(), dir);
+        assert_eq!(c.file_path, "/w/caf\u{fffd}/b\u{fffd}d.sh");
+        assert_eq!(c.cwd, "/w/caf\u{fffd}");
+        // The JSON contract is unchanged: lossy strings, no extra field.
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["filePath"], "/w/caf\u{fffd}/b\u{fffd}d.sh");
+        assert!(v.get("osFilePath").is_none() && v.get("osCwd").is_none());
+
+        let plain = CommandItem::new("shell", Path::new("/w/a.sh"), "a.sh", "sh a");
+        assert_eq!(plain.os_file_path, None);
+        assert_eq!(plain.path(), Path::new("/w/a.sh"));
+        let moved = plain.cwd(dir);
+        assert_eq!(moved.cwd_path(), dir);
+        assert_eq!(moved.cwd(Path::new("/w")).os_cwd, None);
     }
 }

@@ -124,3 +124,28 @@ fn fifos_never_hang_discovery_or_settings() {
         );
     }
 }
+
+/// A FIFO swapped in after the walker read its folder (the entry still says "regular file"):
+/// reading it neither blocks nor lets its bytes be parsed.
+#[test]
+fn a_fifo_swapped_in_after_the_folder_was_read_never_blocks_and_is_never_parsed() {
+    let root = tmp("fifo-swap");
+    let fifo = root.join("Makefile");
+    mkfifo(&fifo);
+    let (tx, rx) = mpsc::channel();
+    let f = fifo.clone();
+    std::thread::spawn(move || {
+        let mut buf = b"left over".to_vec();
+        let opened = commandtree_core::fs::read_into(&f, true, &mut buf);
+        let _ = tx.send((opened.map(|o| o.check()), buf));
+    });
+    // A deadline to turn a hang into a failure, not a timing assertion.
+    let (checked, buf) = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("reading a FIFO blocked");
+    assert!(buf.is_empty(), "{buf:?}");
+    assert_eq!(
+        checked.expect("opened without blocking"),
+        Err(commandtree_core::fs::ReadError::NotRegular)
+    );
+}

@@ -5,14 +5,16 @@
 use crate::params::{Values, format_params};
 use crate::quote::{Shell, split_words};
 use crate::{Error, Result};
-use commandtree_core::CommandItem;
+use commandtree_core::{CommandItem, CommandType};
 use std::path::{Path, PathBuf};
 
 /// The shell that reads a command's line on this platform. Everything is POSIX `sh` except on
 /// Windows, where PowerShell scripts go to PowerShell and the rest to `cmd.exe`.
 pub fn shell_for(item: &CommandItem) -> Shell {
     if cfg!(windows) {
-        if item.kind == "powershell" && item.file_path.to_ascii_lowercase().ends_with(".ps1") {
+        if item.command_type() == Some(CommandType::Powershell)
+            && item.file_path.to_ascii_lowercase().ends_with(".ps1")
+        {
             Shell::PowerShell
         } else {
             Shell::Cmd
@@ -28,12 +30,12 @@ pub fn build(item: &CommandItem, values: &Values, extra: &[String]) -> Result<St
     let mut line = item.command.clone();
     let mut dashdash = false;
     let mut params: &[commandtree_core::ParamDef] = &item.params;
-    if item.kind == "taskfile" && item.id_name().contains('*') {
+    if item.command_type() == Some(CommandType::Taskfile) && item.id_name().contains('*') {
         let stars = item.id_name().matches('*').count().min(params.len());
         line = taskfile_wildcard_line(item, &params[..stars], values, shell)?;
         params = &params[stars..];
     }
-    if item.kind == "rake" && !item.params.is_empty() {
+    if item.command_type() == Some(CommandType::Rake) && !item.params.is_empty() {
         line = rake_line(item, values, shell)?;
     } else {
         let f = format_params(params, values, shell)?;
@@ -132,12 +134,12 @@ fn wants_dashdash(item: &CommandItem) -> bool {
     let words: Vec<&str> = item.command.split_whitespace().collect();
     let first = words.first().copied().unwrap_or("");
     let sub = words.get(1).copied().unwrap_or("");
-    match item.kind.as_str() {
-        "npm" => matches!(first, "npm" | "pnpm" | "bun") && sub == "run",
-        "composer" | "taskfile" | "turbo" => true,
-        "cargo" => matches!(sub, "run" | "test" | "bench"),
-        "dotnet" => sub == "run",
-        "csharp-script" => true,
+    match item.command_type() {
+        Some(CommandType::Npm) => matches!(first, "npm" | "pnpm" | "bun") && sub == "run",
+        Some(CommandType::Composer | CommandType::Taskfile | CommandType::Turbo) => true,
+        Some(CommandType::Cargo) => matches!(sub, "run" | "test" | "bench"),
+        Some(CommandType::Dotnet) => sub == "run",
+        Some(CommandType::CsharpScript) => true,
         _ => false,
     }
 }

@@ -7,7 +7,7 @@ use crate::params::{Prompter, Values, collect};
 use crate::quote::{Shell, sh_quote};
 use crate::script::Step;
 use crate::{Error, Result, launch, vscode};
-use commandtree_core::{CommandItem, Settings};
+use commandtree_core::{CommandItem, CommandType, Settings};
 use std::path::{Path, PathBuf};
 
 /// What the user asked for, besides the command.
@@ -58,18 +58,18 @@ pub fn prepare(
     let item_cwd = if item.cwd.is_empty() {
         root.to_path_buf()
     } else {
-        PathBuf::from(&item.cwd)
+        item.cwd_path().to_path_buf()
     };
     let shell = shell_for(item);
-    let (step, values) = match item.kind.as_str() {
-        "vscode" => {
+    let (step, values) = match item.command_type() {
+        Some(CommandType::Vscode) => {
             if item.file_path.is_empty() {
                 return Err(Error::failed(format!(
                     "task `{}` belongs to no workspace folder; it can only run inside VS Code",
                     item.label
                 )));
             }
-            let file = Path::new(&item.file_path);
+            let file = item.path();
             let tf = vscode::load(file)?;
             check_input_names(item, &tf.inputs, &req.values)?;
             let mut inputs = vscode::Inputs {
@@ -82,12 +82,12 @@ pub fn prepare(
             let step = vscode::plan_in(&tf, file, &item.command, &mut inputs, &req.extra)?;
             (step, inputs.resolved)
         }
-        "launch" => {
-            let file = Path::new(&item.file_path);
+        Some(CommandType::Launch) => {
+            let file = item.path();
             let step = launch::plan(file, &item.command, &req.values, prompter, &req.extra)?;
             (step, req.values.clone())
         }
-        "markdown" => {
+        Some(CommandType::Markdown) => {
             if !req.values.is_empty() {
                 return Err(Error::usage(format!(
                     "`{}` is a markdown file; it takes no parameters",
@@ -96,7 +96,7 @@ pub fn prepare(
             }
             let opener = markdown_opener(settings);
             let line = format!("{opener} {}", sh_quote(&item.file_path));
-            (Step::run(line), Values::new())
+            (Step::run(real_paths_quoted(item, line)), Values::new())
         }
         _ => {
             if cfg!(not(windows)) && is_batch(item) {
@@ -107,7 +107,7 @@ pub fn prepare(
             }
             let values = collect(&item.label, &item.params, &req.values, prompter)?;
             let line = crate::line::build(item, &values, &req.extra)?;
-            (Step::run(line), values)
+            (Step::run(real_paths(item, line)), values)
         }
     };
     check_steps(&item.label, &step, &item_cwd)?;
@@ -129,9 +129,43 @@ pub fn prepare(
     })
 }
 
+/// Discovery wrote the file's and folder's paths into the command lossily when they are not
+/// UTF-8 (U+FFFD); the shell gets their real bytes instead.
+#[cfg(unix)]
+fn real_paths(item: &CommandItem, mut line: String) -> String {
+    for real in [&item.os_file_path, &item.os_cwd].into_iter().flatten() {
+        let lossy = commandtree_core::text::quote_path(real);
+        line = line.replace(&lossy, &crate::quote::sh_path_bytes(real));
+    }
+    line
+}
+
+#[cfg(not(unix))]
+fn real_paths(_item: &CommandItem, line: String) -> String {
+    line
+}
+
+/// [`real_paths`] for a line that quoted the file with `sh_quote`.
+#[cfg(unix)]
+fn real_paths_quoted(item: &CommandItem, line: String) -> String {
+    match &item.os_file_path {
+        Some(real) => line.replace(
+            &sh_quote(&item.file_path),
+            &crate::quote::sh_path_bytes(real),
+        ),
+        None => line,
+    }
+}
+
+#[cfg(not(unix))]
+fn real_paths_quoted(_item: &CommandItem, line: String) -> String {
+    line
+}
+
 fn is_batch(item: &CommandItem) -> bool {
     let f = item.file_path.to_ascii_lowercase();
-    item.kind == "powershell" && (f.ends_with(".bat") || f.ends_with(".cmd"))
+    item.command_type() == Some(CommandType::Powershell)
+        && (f.ends_with(".bat") || f.ends_with(".cmd"))
 }
 
 /// `--param` names of a VS Code task must be input ids of its file.

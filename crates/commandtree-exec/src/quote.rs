@@ -241,6 +241,24 @@ pub fn join_words<S: AsRef<str>>(words: &[S]) -> String {
         .join(" ")
 }
 
+/// A POSIX shell word that expands to the exact bytes of `p`: a path that is not UTF-8 cannot be
+/// written into the script's text, so `printf` writes it (octal escapes are POSIX `printf`).
+/// Only a trailing newline in the path would be lost (command substitution strips it).
+#[cfg(unix)]
+pub fn sh_path_bytes(p: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut s = String::from("\"$(printf '");
+    for &b in p.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b' ') {
+            s.push(char::from(b));
+        } else {
+            s.push_str(&format!("\\{b:03o}"));
+        }
+    }
+    s.push_str("')\"");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,5 +354,21 @@ mod tests {
         assert!(split_words("\"open").is_err());
         let v = ["it's", "", "a b", "\"q\"", "\\"];
         assert_eq!(split_words(&join_words(&v)).unwrap(), v);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_expands_to_its_exact_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/tmp/caf\xe9 x/'%\\$`.sh"));
+        let word = sh_path_bytes(p);
+        assert!(word.is_ascii(), "{word}");
+        // A real shell prints the word back byte for byte.
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf %s {word}"))
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, p.as_os_str().as_bytes());
     }
 }

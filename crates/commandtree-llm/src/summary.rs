@@ -336,6 +336,33 @@ pub struct Analysis {
     pub truncated: bool,
 }
 
+/// The answer to [`live_test`]: how long the one request took and what came back.
+#[derive(Debug)]
+pub struct LiveTest {
+    pub seconds: f64,
+    pub answer: Result<Analysis, LlmError>,
+}
+
+/// One summary request for a made-up command (`make clean`), sent exactly as the summary
+/// pipeline sends a real one, so a check such as `ct doctor` proves the whole path works: the
+/// provider, the key, the model and the forced tool call.
+pub fn live_test(client: &Client, cancel: &CancelToken) -> LiveTest {
+    let item = CommandItem::new("make", Path::new("/doctor/Makefile"), "clean", "make clean");
+    let content = "clean:\n\trm -rf build\n";
+    let subject = Subject {
+        hash: content_hash(&item, content),
+        content: content.into(),
+        whole_file: false,
+        item,
+    };
+    let start = std::time::Instant::now();
+    let answer = analyse(client, &subject, &SummaryConfig::default(), cancel);
+    LiveTest {
+        seconds: start.elapsed().as_secs_f64(),
+        answer,
+    }
+}
+
 /// Asks the model about one command.
 pub fn analyse(
     client: &Client,

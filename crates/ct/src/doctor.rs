@@ -7,15 +7,13 @@ use crate::summarize::detect;
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::Args;
+use commandtree_core::Workspace;
 use commandtree_core::trust::Status;
-use commandtree_core::{CommandItem, Workspace};
 use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
-use commandtree_llm::summary::{self, SummaryConfig};
+use commandtree_llm::summary;
 use commandtree_llm::{CancelToken, Client};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
-use std::time::Instant;
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -215,28 +213,18 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
     if ok { Ok(()) } else { Err(Exit(1).into()) }
 }
 
-/// One summary request for a made-up command, exactly as `ct summarize` sends it.
+/// The live request the summary pipeline would send, formatted for the report.
 fn live_test(client: &Client, cancel: &CancelToken) -> (String, Value) {
-    let item = CommandItem::new("make", Path::new("/doctor/Makefile"), "clean", "make clean");
-    let content = "clean:\n\trm -rf build\n";
-    let subject = summary::Subject {
-        hash: summary::content_hash(&item, content),
-        content: content.into(),
-        whole_file: false,
-        item,
-    };
-    let start = Instant::now();
-    match summary::analyse(client, &subject, &SummaryConfig::default(), cancel) {
-        Ok(a) => {
-            let secs = start.elapsed().as_secs_f64();
-            (
-                format!(
-                    "ok in {secs:.1} s: \"{}\"",
-                    commandtree_core::text::truncate(&a.summary, 80)
-                ),
-                json!({"ok": true, "seconds": secs, "summary": a.summary, "securityWarning": a.security_warning}),
-            )
-        }
+    let t = summary::live_test(client, cancel);
+    let secs = t.seconds;
+    match t.answer {
+        Ok(a) => (
+            format!(
+                "ok in {secs:.1} s: \"{}\"",
+                commandtree_core::text::truncate(&a.summary, 80)
+            ),
+            json!({"ok": true, "seconds": secs, "summary": a.summary, "securityWarning": a.security_warning}),
+        ),
         Err(e) => (
             format!("failed: {e}"),
             json!({"ok": false, "error": e.message}),

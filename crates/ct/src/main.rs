@@ -126,6 +126,10 @@ struct ListArgs {
     /// Only commands with this tag (repeatable: commands with all of them).
     #[arg(long = "tag", value_name = "TAG")]
     tags: Vec<String>,
+    /// Only commands the tool puts in this group (repeatable: any of them): just
+    /// `[group('x')]`, a VS Code task's `group` (build, test).
+    #[arg(long = "group", value_name = "GROUP")]
+    groups: Vec<String>,
     /// Also auxiliary commands (vendored code, test data, templates, nested examples) and the
     /// ones a tool hides itself (just `[private]` recipes); default: `[discovery] show`.
     #[arg(long, short = 'a')]
@@ -229,6 +233,8 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         loaded.store.as_ref(),
     );
     output::warnings(&unknown);
+    let mut commands = commands;
+    commands.retain(|c| c.in_groups(&args.groups));
     let (commands, hidden) = commandtree_core::classify::visible(
         commands,
         args.all || engine.workspace().settings.show_all,
@@ -250,6 +256,12 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         output::tree(&mut out, &tree, &commands)?;
         if commands.is_empty() && !args.tags.is_empty() {
             writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
+        } else if commands.is_empty() && !args.groups.is_empty() {
+            writeln!(
+                out,
+                "No commands in group {}",
+                output::clean(&args.groups.join(" or "))
+            )?;
         } else if commands.is_empty() && hidden == 0 {
             writeln!(out, "No commands found under {}", engine.root().display())?;
         }

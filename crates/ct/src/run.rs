@@ -375,7 +375,11 @@ pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
     if args.json {
         output::json(&mut out, &list)?;
     } else if list.is_empty() {
-        writeln!(out, "No runs recorded under {}", engine.root().display())?;
+        writeln!(
+            out,
+            "No runs recorded under {}",
+            output::clean(&engine.root().display().to_string())
+        )?;
     } else {
         writeln!(
             out,
@@ -390,7 +394,15 @@ pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
             writeln!(
                 out,
                 "{:>5}  {:<8} {:>4}  {:>8}  {:<19}  {:<10}  {}",
-                r.run_id, r.status, exit, time, started, r.mode, r.label
+                r.run_id,
+                output::clean(&r.status),
+                exit,
+                time,
+                // The history can come from a repository's own database: nothing in it is
+                // trusted to be free of control characters.
+                output::clean(started),
+                output::clean(&r.mode),
+                output::clean(&r.label)
             )?;
         }
     }

@@ -5,6 +5,8 @@
 //! Nothing here depends on timing: the final states are computed from each worker's own
 //! sequence of operations, and the crash test kills after a number of commits it has seen.
 
+mod support;
+
 use commandtree_store::Store;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -149,14 +151,9 @@ fn verify(root: &Path) {
     eprintln!("{WORKERS} x {OPS} operations: final state as expected ({total} assignments)");
 }
 
+/// `ct --root ROOT`, not yet run, with the shared test environment.
 fn ct(root: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-    c.arg("--root")
-        .arg(root)
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".no-home"))
-        .env_remove("XDG_CONFIG_HOME");
-    c
+    support::command(Some(root), &root.join(".no-home"))
 }
 
 #[test]

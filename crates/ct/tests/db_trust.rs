@@ -2,25 +2,11 @@
 //! scratch workspace, runs the built `ct`, and checks that nothing was written where it must
 //! not be.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ct(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ct"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".no-home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .expect("run ct")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{ct, stderr};
 
 struct Ws(PathBuf);
 

@@ -2,28 +2,12 @@
 //! input (malformed, binary, huge, CRLF, BOM, symlink loops, unreadable folders) never hides
 //! other commands.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ct(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ct"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".no-home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .expect("run ct")
-}
-
-fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, content).unwrap();
-    p
-}
+use std::process::Command;
+use support::{ct, write};
 
 #[cfg(unix)]
 fn chmod(p: &Path, mode: u32) {
@@ -503,5 +487,48 @@ fn bin_of_scripts_is_listed_and_build_output_is_not() {
     assert!(
         paths.iter().any(|p| p.contains("activate")),
         "an explicit list replaces the defaults exactly: {paths:?}"
+    );
+}
+
+#[test]
+fn group_filter_lists_just_groups_and_vscode_task_groups() {
+    let w = workspace("groups");
+    write(
+        &w,
+        "justfile",
+        "[group('ci')]\nlint:\n    echo l\n\n[group: 'docs']\nbook:\n    echo b\n\nplain:\n    echo p\n",
+    );
+    write(
+        &w,
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[
+            {"label":"compile","type":"shell","command":"make","group":{"kind":"build","isDefault":true}},
+            {"label":"unit","type":"shell","command":"make test","group":"test"},
+            {"label":"free","type":"shell","command":"true"}]}"#,
+    );
+    let labels = |items: &[Value]| {
+        let mut v: Vec<String> = items
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let (ci, _) = json_list(&w, &["--group", "ci"]);
+    assert_eq!(labels(&ci), ["lint"]);
+    let (two, _) = json_list(&w, &["--group", "docs", "--group", "build"]);
+    assert_eq!(labels(&two), ["book", "compile"]);
+    let (test, _) = json_list(&w, &["--group", "test"]);
+    assert_eq!(labels(&test), ["unit"]);
+    let (all, _) = json_list(&w, &[]);
+    assert_eq!(all.len(), 6);
+    // The contract gains no field: groups stay out of the JSON.
+    assert!(all.iter().all(|i| i.get("group").is_none()));
+    let out = ct(&w, &["list", "--group", "nope"]);
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("No commands in group nope"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }

@@ -303,7 +303,7 @@ fn stop_ends_a_detached_run_and_its_children() {
     executable(
         &w,
         "long.sh",
-        &format!(
+        format!(
             "#!/bin/sh\nsleep 300 &\necho $! > '{}'\nwait\n",
             marker.display()
         ),

@@ -2,6 +2,8 @@
 //! built `ct`, on a fixture workspace whose summaries are stored in its database, with the real
 //! all-MiniLM-L6-v2 model (fetched by `scripts/fetch-test-model.sh`).
 
+mod support;
+
 use commandtree_store::Store;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -60,17 +62,10 @@ impl Ws {
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-        c.arg("--root")
-            .arg(&self.root)
-            .args(args)
-            .env("NO_COLOR", "1")
-            .env("HOME", self.root.join(".no-home"))
+        let mut c = support::command(Some(&self.root), &self.root.join(".no-home"));
+        c.args(args)
             .env("COMMANDTREE_MODEL_DIR", &self.model)
-            .env("COMMANDTREE_OFFLINE", "1")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME")
-            .env_remove("COMMANDTREE_EXCLUDE");
+            .env("COMMANDTREE_OFFLINE", "1");
         c
     }
 

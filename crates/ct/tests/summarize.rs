@@ -1,49 +1,15 @@
 //! `ct summarize`, `ct doctor`, and summaries in `ct list` / `ct show`, with the built binary
 //! against a mock model on loopback.
 
+mod support;
+
 #[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
 
 use common::{Reply, Server};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// Runs `ct` with no LLM in its environment except what `vars` adds.
-fn ct(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-    c.arg("--root").arg(root).args(args);
-    c.env("NO_COLOR", "1")
-        .env("HOME", root.join(".no-home"))
-        .env_remove("XDG_CONFIG_HOME");
-    for v in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "GITHUB_TOKEN",
-        "COMMANDTREE_LLM_PROVIDER",
-        "COMMANDTREE_LLM_BASE_URL",
-        "COMMANDTREE_LLM_MODEL",
-        "COMMANDTREE_LLM_API_KEY",
-    ] {
-        c.env_remove(v);
-    }
-    // A port nothing listens on, so a local Ollama on this machine is not found.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    c.env("OLLAMA_HOST", closed.to_string());
-    for (k, v) in vars {
-        c.env(k, v);
-    }
-    c.output().expect("run ct")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use std::path::PathBuf;
+use support::ct_with as ct;
 
 fn workspace(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ct-sum-{name}-{}", std::process::id()));
@@ -90,18 +56,18 @@ fn without_a_provider_everything_else_works_and_summarize_explains() {
     let root = workspace("none");
     let out = ct(&root, &[], &["summarize"]);
     assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
+    let err = support::stderr(&out);
     assert!(err.starts_with("No LLM provider is configured."), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one paragraph: {err}");
     assert!(err.contains("COMMANDTREE_LLM_BASE_URL") && err.contains("[llm]"));
 
     let out = ct(&root, &[], &["list"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stdout).contains("clean.sh"));
+    assert!(support::stdout(&out).contains("clean.sh"));
 
     // A dry run needs no model and writes nothing.
     let out = ct(&root, &[], &["summarize", "--dry-run", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["pending"].as_array().unwrap().len(), 4);
     assert_eq!(v["pending"][0]["reason"], "new");
@@ -110,9 +76,9 @@ fn without_a_provider_everything_else_works_and_summarize_explains() {
     let out = ct(&root, &[], &["doctor"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stdout).contains("provider   none found"),
+        support::stdout(&out).contains("provider   none found"),
         "{}",
-        text(&out.stdout)
+        support::stdout(&out)
     );
 
     let out = ct(
@@ -121,7 +87,7 @@ fn without_a_provider_everything_else_works_and_summarize_explains() {
         &["summarize"],
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("switched off"));
+    assert!(support::stderr(&out).contains("switched off"));
 }
 
 #[test]
@@ -132,7 +98,7 @@ fn summarize_then_show_list_doctor() {
     let env = [("COMMANDTREE_LLM_BASE_URL", base.as_str())];
 
     let out = ct(&root, &env, &["summarize", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["summarized"].as_array().unwrap().len(), 4);
     assert_eq!(v["failed"], json!([]));
@@ -142,9 +108,9 @@ fn summarize_then_show_list_doctor() {
     let out = ct(&root, &env, &["summarize"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        text(&out.stdout).contains("All 4 commands already have current summaries"),
+        support::stdout(&out).contains("All 4 commands already have current summaries"),
         "{}",
-        text(&out.stdout)
+        support::stdout(&out)
     );
     assert_eq!(
         server.posts().len(),
@@ -153,12 +119,12 @@ fn summarize_then_show_list_doctor() {
     );
 
     let out = ct(&root, &env, &["list"]);
-    let listing = text(&out.stdout);
+    let listing = support::stdout(&out);
     assert!(listing.contains("⚠ clean.sh"), "{listing}");
     assert!(!listing.contains("⚠ hello.sh"), "{listing}");
 
     let out = ct(&root, &env, &["show", "clean.sh"]);
-    let shown = text(&out.stdout);
+    let shown = support::stdout(&out);
     assert!(
         shown.contains("Runs clean.sh.") && shown.contains("⚠ Deletes the build and dist folders."),
         "{shown}"
@@ -170,11 +136,11 @@ fn summarize_then_show_list_doctor() {
 
     // Named and forced: exactly that one.
     let out = ct(&root, &env, &["summarize", "--force", "npm:build"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     assert!(
-        text(&out.stdout).contains("Summarized 1 of 1 command"),
+        support::stdout(&out).contains("Summarized 1 of 1 command"),
         "{}",
-        text(&out.stdout)
+        support::stdout(&out)
     );
     assert_eq!(server.posts().len(), 5);
 
@@ -185,7 +151,7 @@ fn summarize_then_show_list_doctor() {
     )
     .unwrap();
     let out = ct(&root, &env, &["summarize", "--dry-run"]);
-    let plan = text(&out.stdout);
+    let plan = support::stdout(&out);
     assert!(
         plan.contains("changed  hello.sh (shell)")
             && plan.contains("1 to summarize, 3 already current"),
@@ -193,7 +159,7 @@ fn summarize_then_show_list_doctor() {
     );
 
     let out = ct(&root, &env, &["doctor"]);
-    let report = text(&out.stdout);
+    let report = support::stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(
         report.contains("OpenAI-compatible server (found through COMMANDTREE_LLM_BASE_URL)"),
@@ -225,7 +191,7 @@ fn a_bad_key_stops_the_batch_with_the_reason_and_never_shows_the_key() {
     ];
     // The user's own config ($HOME/.config/commandtree, HOME as `ct` sets it): a workspace
     // file may set [llm] and [summaries] only after `ct trust`.
-    let user = root.join(".no-home/.config/commandtree");
+    let user = root.join(".home/.config/commandtree");
     std::fs::create_dir_all(&user).unwrap();
     std::fs::write(
         user.join("config.toml"),
@@ -234,8 +200,8 @@ fn a_bad_key_stops_the_batch_with_the_reason_and_never_shows_the_key() {
     .unwrap();
     let out = ct(&root, &env, &["summarize"]);
     assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
-    let all = format!("{err}{}", text(&out.stdout));
+    let err = support::stderr(&out);
+    let all = format!("{err}{}", support::stdout(&out));
     assert!(err.contains("stopped after 2 failures in a row"), "{err}");
     assert!(
         err.contains("rejected the API key") && err.contains("set COMMANDTREE_LLM_API_KEY"),
@@ -243,9 +209,9 @@ fn a_bad_key_stops_the_batch_with_the_reason_and_never_shows_the_key() {
     );
     assert!(!all.contains("sk-very-secret-42"), "{all}");
     assert!(
-        text(&out.stdout).contains("Summarized 0 of 4 commands, 2 failed, 2 not attempted"),
+        support::stdout(&out).contains("Summarized 0 of 4 commands, 2 failed, 2 not attempted"),
         "{}",
-        text(&out.stdout)
+        support::stdout(&out)
     );
     assert_eq!(server.count(), 2);
     let db = std::fs::read(root.join(".commandtree/commandtree.sqlite3")).unwrap_or_default();

@@ -2,23 +2,12 @@
 //! `ct` on a temporary workspace (npm scripts only, so the fixture depends on one parser), and
 //! interop with the `sqlite3` command-line tool.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ct(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ct"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".no-home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("COMMANDTREE_EXCLUDE")
-        .env_remove("COMMANDTREE_SORT_ORDER")
-        .output()
-        .expect("run ct")
-}
+use std::process::Command;
+use support::ct;
 
 fn ok(root: &Path, args: &[&str]) -> String {
     let o = ct(root, args);

@@ -5,11 +5,12 @@
 
 #[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
+mod support;
 
 use common::{Reply, Server};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SECRETS: [(&str, &str); 4] = [
     ("AWS_SECRET_ACCESS_KEY", "aws-secret-0001"),
@@ -31,34 +32,10 @@ impl Env {
     /// `ct` in `cwd`, with only `vars` of the LLM variables, the user config under
     /// `$XDG_CONFIG_HOME`, and no local Ollama.
     fn ct(&self, cwd: &Path, root: Option<&Path>, vars: &[(&str, &str)], args: &[&str]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-        c.current_dir(cwd);
-        if let Some(r) = root {
-            c.arg("--root").arg(r);
-        }
-        c.args(args);
-        c.env("NO_COLOR", "1")
-            .env("HOME", &self.home)
+        let mut c = support::command(root, &self.home);
+        c.current_dir(cwd)
+            .args(args)
             .env("XDG_CONFIG_HOME", self.home.join("xdg"));
-        for v in [
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "GITHUB_TOKEN",
-            "AWS_SECRET_ACCESS_KEY",
-            "COMMANDTREE_LLM_PROVIDER",
-            "COMMANDTREE_LLM_BASE_URL",
-            "COMMANDTREE_LLM_MODEL",
-            "COMMANDTREE_LLM_API_KEY",
-        ] {
-            c.env_remove(v);
-        }
-        let closed = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap();
-        c.env("OLLAMA_HOST", closed.to_string());
         for (k, v) in vars {
             c.env(k, v);
         }

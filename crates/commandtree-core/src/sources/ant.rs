@@ -33,7 +33,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let prefix = if file.file_name() == "build.xml" {
         "ant".to_string()
     } else {
-        format!("ant -f {}", sh_word(file.file_name()))
+        format!("ant -f {}", sh_word(&file.file_name()))
     };
     let mut seen = std::collections::HashSet::new();
     for t in targets {

@@ -19,7 +19,7 @@ pub fn parse_fsx(file: &SourceFile<'_>) -> Parsed {
 
 fn item(file: &SourceFile<'_>, kind: &str, runner: &str, fsharp: bool) -> Parsed {
     let command = format!("{runner} {}", text::quote_path(file.path));
-    let item = CommandItem::new(kind, file.path, file.file_name(), command)
+    let item = CommandItem::new(kind, file.path, &file.file_name(), command)
         .opt_description(description(file.content, fsharp));
     one_command(item)
 }

@@ -46,7 +46,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 /// just refuses to pick between two candidate justfiles in one folder (`justfile` and
 /// `.justfile`, or two spellings on a case-sensitive file system); naming the file avoids that.
 fn base_command(file: &SourceFile<'_>) -> String {
-    let name = file.file_name();
+    let name = &*file.file_name();
     let is_candidate =
         |n: &str| n.eq_ignore_ascii_case("justfile") || n.eq_ignore_ascii_case(".justfile");
     let rival = file.fs.list_dir(file.dir()).iter().any(|p| {

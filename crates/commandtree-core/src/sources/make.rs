@@ -216,7 +216,7 @@ fn expand_vars(word: &str, vars: &HashMap<String, String>) -> Option<String> {
 
 /// `make`, or `make -f NAME` when make would not pick this file by itself in its folder.
 fn make_prefix(file: &SourceFile<'_>) -> String {
-    let name = file.file_name();
+    let name = &*file.file_name();
     let rank = DEFAULT_NAMES.iter().position(|n| *n == name);
     let shadowed = match rank {
         None => true,

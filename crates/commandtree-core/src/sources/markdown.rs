@@ -15,7 +15,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         return Parsed::default();
     }
     let command = file.path.to_string_lossy().into_owned();
-    let item = CommandItem::new(KIND, file.path, file.file_name(), command)
+    let item = CommandItem::new(KIND, file.path, &file.file_name(), command)
         .opt_description(description(file.content));
     one_command(item)
 }

@@ -46,7 +46,7 @@ struct TaskDef {
 
 pub fn parse_config(file: &SourceFile<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let name = file.file_name();
+    let name = &*file.file_name();
     let mut includes = Vec::new();
     let defs = if name.ends_with(".yaml") || name.ends_with(".yml") {
         yaml_tasks(file, &mut out, &mut includes)
@@ -439,7 +439,7 @@ pub fn parse_file_task(file: &SourceFile<'_>) -> Parsed {
         return Parsed::default();
     }
     // A `.toml` file in a task folder is a TOML task file (mise's task discovery).
-    let name = file.file_name();
+    let name = &*file.file_name();
     if !file.executable && name.ends_with(".toml") && !is_config_name(name) {
         let mut out = Parsed::default();
         let defs = toml_task_file(file.path, file.content, &mut out);
@@ -956,6 +956,12 @@ mod tests {
         let p = config(
             "/w/mise.yaml",
             "tasks:\n  hello:\n    run: echo hi\n  world:\n",
+        );
+        assert_eq!(labels(&p), ["hello", "world"]);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let p = config(
+            "/w/mise.toml",
+            "[tasks.hello]\nrun = \"echo hi\"\n\n[tasks.world]\n",
         );
         assert_eq!(labels(&p), ["hello", "world"]);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);

@@ -58,8 +58,13 @@ impl SourceFile<'_> {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(self.root)
     }
-    pub fn file_name(&self) -> &str {
-        self.path.file_name().and_then(|n| n.to_str()).unwrap_or("")
+    /// The file's name; a name that is not UTF-8 is shown lossily (U+FFFD), never empty. The
+    /// command keeps the real path (`CommandItem::path`).
+    pub fn file_name(&self) -> std::borrow::Cow<'_, str> {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
     }
 }
 
@@ -255,6 +260,10 @@ pub struct Source {
     /// Interpreters whose shebang makes an extensionless executable file belong to this source.
     pub shebangs: &'static [&'static str],
     pub parse: ParseFn,
+    /// A cheap test on the raw bytes (BOM included, not decoded): `false` means `parse` would
+    /// find nothing, so the file is neither decoded nor parsed. Most `.py` files are library
+    /// modules, and a tree of them costs mostly reading; this keeps it at that.
+    pub prefilter: Option<fn(&[u8]) -> bool>,
 }
 
 const fn src(kind: &'static str, patterns: &'static [&'static str], parse: ParseFn) -> Source {
@@ -263,6 +272,7 @@ const fn src(kind: &'static str, patterns: &'static [&'static str], parse: Parse
         patterns,
         shebangs: &[],
         parse,
+        prefilter: None,
     }
 }
 
@@ -272,6 +282,7 @@ pub const SOURCES: &[Source] = &[
         patterns: &["**/*.sh", "**/*.bash", "**/*.zsh"],
         shebangs: &["sh", "bash", "zsh", "dash", "ksh"],
         parse: shell::parse,
+        prefilter: None,
     },
     src("npm", &["**/package.json"], npm::parse),
     src(
@@ -281,7 +292,13 @@ pub const SOURCES: &[Source] = &[
     ),
     src("launch", &["**/.vscode/launch.json"], launch::parse),
     src("vscode", &["**/.vscode/tasks.json"], vscode::parse),
-    src("python", &["**/*.py"], python::parse),
+    Source {
+        kind: "python",
+        patterns: &["**/*.py"],
+        shebangs: &[],
+        parse: python::parse,
+        prefilter: Some(python::may_run),
+    },
     src("powershell", &["**/*.ps1"], powershell::parse_ps1),
     src(
         "powershell",

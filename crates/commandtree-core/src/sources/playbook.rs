@@ -242,7 +242,7 @@ fn front_matter(v: &Value, pb: &mut Playbook) -> Result<(), LineError> {
 
 /// Discovery: one command per playbook file, run by `ct playbook run <name>`.
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    match parse_text(file.file_name(), file.content) {
+    match parse_text(&file.file_name(), file.content) {
         Ok((pb, warnings)) => {
             let command = format!("ct playbook run {}", crate::text::sh_word(&pb.name));
             let mut item = CommandItem::new(KIND, file.path, &pb.name, command).opt_description(

@@ -42,7 +42,7 @@ pub fn parse_ps1(file: &SourceFile<'_>) -> Parsed {
         .or_else(|| help.description.clone())
         .or_else(|| ps1_description(content));
     parsed.commands.push(
-        CommandItem::new(KIND, file.path, file.file_name(), command)
+        CommandItem::new(KIND, file.path, &file.file_name(), command)
             .params(params)
             .opt_description(description),
     );
@@ -51,13 +51,16 @@ pub fn parse_ps1(file: &SourceFile<'_>) -> Parsed {
 
 pub fn parse_batch(file: &SourceFile<'_>) -> Parsed {
     // Build-tool wrappers: their tasks are listed under Gradle and Maven.
-    if matches!(file.file_name(), "gradlew.bat" | "mvnw.cmd" | "mvnw.bat") {
+    if matches!(
+        file.file_name().as_ref(),
+        "gradlew.bat" | "mvnw.cmd" | "mvnw.bat"
+    ) {
         return Parsed::default();
     }
     let item = CommandItem::new(
         KIND,
         file.path,
-        file.file_name(),
+        &file.file_name(),
         text::quote_path(file.path),
     )
     .opt_description(batch_description(file.content));

@@ -34,11 +34,19 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     }
     let params = merge_params(comment_params(content), argparse);
     parsed.commands.push(
-        CommandItem::new(KIND, file.path, file.file_name(), command)
+        CommandItem::new(KIND, file.path, &file.file_name(), command)
             .params(params)
             .opt_description(description(content)),
     );
     parsed
+}
+
+/// Whether `parse` could find a command in these raw bytes: a `#!` line (the parser judges it)
+/// or `__main__` anywhere. Exact for the "nothing" answer, since both tests of `parse` need one
+/// of them; a byte search, so a library module is never decoded.
+pub fn may_run(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes.starts_with(b"#!") || memchr::memmem::find(bytes, b"__main__").is_some()
 }
 
 /// A `#!` first line that runs the file with Python (or through `uv run`, which reads PEP 723
@@ -638,6 +646,36 @@ if __name__ == "__main__":
             assert!(p.commands.is_empty(), "{src:?}");
             assert!(p.warnings.is_empty());
         }
+    }
+
+    #[test]
+    fn the_byte_prefilter_never_rejects_a_runnable_file() {
+        let runnable = [
+            "#!/usr/bin/env python3\nprint(1)\n",
+            "\u{feff}#!/usr/bin/python\n",
+            "#!/usr/bin/env -S uv run --script\n",
+            "import sys\nif __name__ == '__main__':\n    main()\n",
+            "\u{feff}if (__name__ == \"__main__\"):\r\n    main()\r\n",
+        ];
+        for src in runnable {
+            assert!(may_run(src.as_bytes()), "{src:?}");
+            let text = crate::fs::decode(src.as_bytes()).unwrap();
+            assert!(
+                !parse_with(parse, "/w/x.py", &text).commands.is_empty(),
+                "{src:?}"
+            );
+        }
+        // What it rejects, the parser finds nothing in: no shebang and no `__main__`.
+        for src in [
+            "def helper():\n    return 1\n",
+            "",
+            "if __name__ == 'main':\n",
+        ] {
+            assert!(!may_run(src.as_bytes()), "{src:?}");
+            assert!(parse_with(parse, "/w/x.py", src).commands.is_empty());
+        }
+        // Invalid UTF-8 is no reason to reject: the parser sees it decoded lossily.
+        assert!(may_run(b"\xff\xfe\nif __name__ == '__main__':\n    go()\n"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub const KIND: &str = "shell";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let content = file.content;
-    let name = file.file_name();
+    let name = &*file.file_name();
     // Build-tool wrappers: their tasks are listed under Gradle and Maven.
     if matches!(name, "gradlew" | "mvnw") {
         return Parsed::default();

@@ -95,7 +95,7 @@ fn load(content: &str) -> Result<Value, (Option<usize>, String)> {
 /// `task NAME` finds the first Taskfile of `TASKFILE_NAMES` in the folder; any other file (a
 /// `.dist` file beside a `Taskfile.yml`) has to be named.
 fn base_command(file: &SourceFile<'_>) -> String {
-    let name = file.file_name();
+    let name = &*file.file_name();
     for candidate in TASKFILE_NAMES {
         if *candidate == name {
             return "task".to_string();

@@ -181,15 +181,25 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             .and_then(Value::as_str)
             .map(str::to_string);
         let hidden = task.raw.get("hide").and_then(Value::as_bool) == Some(true);
-        let item = CommandItem::new("vscode", file.path, &task.label, task.label.clone())
+        let mut item = CommandItem::new("vscode", file.path, &task.label, task.label.clone())
             .cwd(cwd)
             .opt_description(detail)
             .params(params)
             // Hidden tasks are helpers for `dependsOn`; VS Code keeps them out of its picker.
             .private(hidden);
+        item.group = task_group(&task.raw);
         out.commands.push(with_line(item, task.line));
     }
     out
+}
+
+/// `"group": "test"` or `{ "kind": "build", ... }`; VS Code's `"none"` is no group.
+fn task_group(task: &Value) -> Option<String> {
+    let g = match task.get("group")? {
+        Value::Object(o) => o.get("kind")?.as_str()?,
+        v => v.as_str()?,
+    };
+    (!g.is_empty() && g != "none").then(|| g.to_string())
 }
 
 /// The folder holding `.vscode`, where VS Code runs tasks and launch configurations by default.
@@ -335,6 +345,20 @@ mod tests {
 
     fn parse_tasks(content: &str) -> Parsed {
         parse_with(parse, PATH, content)
+    }
+
+    #[test]
+    fn task_groups_are_kept() {
+        let p = parse_tasks(
+            r#"{"tasks": [
+    {"label": "a", "command": "x", "group": {"kind": "build", "isDefault": true}},
+    {"label": "b", "command": "x", "group": "test"},
+    {"label": "c", "command": "x", "group": "none"},
+    {"label": "d", "command": "x"}
+]}"#,
+        );
+        let groups: Vec<Option<&str>> = p.commands.iter().map(|c| c.group.as_deref()).collect();
+        assert_eq!(groups, [Some("build"), Some("test"), None, None]);
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             Vec::new()
         }
     };
-    let file_name = file.file_name();
+    let file_name = &*file.file_name();
     let label = doc
         .get("name")
         .and_then(Value::as_str)

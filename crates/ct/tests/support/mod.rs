@@ -7,25 +7,64 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// `ct --root ROOT ARGS` with `vars` set, no terminal, no colour, and a `HOME` inside the
-/// workspace so the user's own configuration never leaks in.
-pub fn ct_with(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
+/// Variables a test's `ct` never inherits from the machine: the user's CommandTree settings, the
+/// LLM providers and their keys.
+pub const SCRUBBED: &[&str] = &[
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "TMUX",
+    "TERMINAL",
+    "COMMANDTREE_MARKDOWN",
+    "COMMANDTREE_KEY",
+    "COMMANDTREE_EXCLUDE",
+    "COMMANDTREE_SORT_ORDER",
+    "COMMANDTREE_LLM_PROVIDER",
+    "COMMANDTREE_LLM_BASE_URL",
+    "COMMANDTREE_LLM_MODEL",
+    "COMMANDTREE_LLM_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "GITHUB_TOKEN",
+    "AWS_SECRET_ACCESS_KEY",
+];
+
+/// The built `ct` (with `--root ROOT` when given), not yet run: `HOME` is `home`, stdin is
+/// closed, no colour, none of [`SCRUBBED`], and `OLLAMA_HOST` a loopback port nothing listens
+/// on, so a local Ollama is never found. Callers add arguments and variables.
+pub fn command(root: Option<&Path>, home: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-    c.arg("--root")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
+    if let Some(r) = root {
+        c.arg("--root").arg(r);
+    }
+    c.stdin(Stdio::null())
         .env("NO_COLOR", "1")
-        .env("HOME", root.join(".home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("TMUX")
-        .env_remove("TERMINAL")
-        .env_remove("COMMANDTREE_MARKDOWN")
-        .env_remove("COMMANDTREE_KEY");
+        .env("HOME", home);
+    for v in SCRUBBED {
+        c.env_remove(v);
+    }
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port");
+    c.env("OLLAMA_HOST", closed.to_string());
+    c
+}
+
+/// `ct --root ROOT ARGS` with `HOME` = `home` and `vars` set (see [`command`]).
+pub fn ct_home(root: &Path, home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = command(Some(root), home);
+    c.args(args);
     for (k, v) in vars {
         c.env(k, v);
     }
     c.output().expect("run ct")
+}
+
+/// `ct --root ROOT ARGS` with `vars` set and a `HOME` inside the workspace (`ROOT/.home`), so
+/// the user's own configuration never leaks in.
+pub fn ct_with(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
+    ct_home(root, &root.join(".home"), vars, args)
 }
 
 pub fn ct(root: &Path, args: &[&str]) -> Output {
@@ -40,14 +79,14 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn write(root: &Path, rel: &str, content: &str) -> PathBuf {
+pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, content).unwrap();
     p
 }
 
-pub fn executable(root: &Path, rel: &str, content: &str) -> PathBuf {
+pub fn executable(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let p = write(root, rel, content);
     #[cfg(unix)]
     {
