@@ -65,6 +65,9 @@ fn native(target: Target, m: &Meta, kind: Kind) -> bool {
 }
 
 fn front_matter(fields: Vec<(&str, Y)>) -> String {
+    if fields.is_empty() {
+        return String::new();
+    }
     let mut m = Mapping::new();
     for (k, v) in fields {
         m.insert(Y::String(k.to_string()), v);
@@ -265,7 +268,10 @@ pub fn plan(defs: &Definitions, target: Target) -> (Vec<ExportFile>, Vec<Warning
                         Y::Sequence(i.apply_to.iter().map(|g| s(g)).collect()),
                     ));
                 }
-                format!(".claude/rules/{}.md", slug(&i.meta.id))
+                format!(
+                    ".claude/rules/{}.md",
+                    slug(i.meta.id.trim_end_matches(".md"))
+                )
             }
             Target::Copilot => {
                 fields.push((
@@ -276,7 +282,10 @@ pub fn plan(defs: &Definitions, target: Target) -> (Vec<ExportFile>, Vec<Warning
                         i.apply_to.join(",")
                     }),
                 ));
-                format!(".github/instructions/{}.instructions.md", slug(&i.meta.id))
+                format!(
+                    ".github/instructions/{}.instructions.md",
+                    slug(i.meta.id.trim_end_matches(".md"))
+                )
             }
         };
         out.push(file(path, &i.meta, front_matter(fields), &i.content));

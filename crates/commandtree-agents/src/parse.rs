@@ -470,7 +470,8 @@ fn instructions(r: &mut Reader<'_>, format: Format, source: Origin) -> Option<De
         .filter(|g| !matches!(g.as_str(), "**" | "*" | "**/*"))
         .collect();
     let content = r.body();
-    let description = description.unwrap_or_else(|| first_line(&content));
+    // No fallback from the body: an exported copy would repeat its first line as metadata.
+    let description = description.unwrap_or_default();
     Some(Definition::Instructions(InstructionsDef {
         meta: r.meta(id, name, description, format, source),
         apply_to,
