@@ -1,0 +1,93 @@
+//! AI definitions (prompt commands, agents, skills, instructions) as tree items. The reading is
+//! `commandtree_agents::parse`; this turns its result into commands whose `command` is the file
+//! (they are read, never run).
+
+use super::{Parsed, SourceFile};
+use crate::model::{CommandItem, Warning};
+use commandtree_agents::{Definition, Kind};
+
+pub fn parse_prompt(file: &SourceFile<'_>) -> Parsed {
+    parse_kind(file, Kind::Prompt)
+}
+pub fn parse_agent(file: &SourceFile<'_>) -> Parsed {
+    parse_kind(file, Kind::Agent)
+}
+pub fn parse_skill(file: &SourceFile<'_>) -> Parsed {
+    parse_kind(file, Kind::Skill)
+}
+pub fn parse_instructions(file: &SourceFile<'_>) -> Parsed {
+    parse_kind(file, Kind::Instructions)
+}
+
+/// The path relative to the root with `/`, as `commandtree_agents` routes it.
+pub fn relative(file: &SourceFile<'_>) -> String {
+    let rel = file.path.strip_prefix(file.root).unwrap_or(file.path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn parse_kind(file: &SourceFile<'_>, kind: Kind) -> Parsed {
+    let rel = relative(file);
+    let p = commandtree_agents::parse(&rel, file.content);
+    let mut out = Parsed::default();
+    for w in p.warnings {
+        out.warnings.push(Warning::new(
+            file.path,
+            w.line.map(|l| l as usize),
+            w.message,
+        ));
+    }
+    for d in p.definitions.into_iter().filter(|d| d.kind() == kind) {
+        let m = d.meta();
+        let description = match &d {
+            Definition::Instructions(i) if m.description.is_empty() => {
+                commandtree_agents::parse::first_line(&i.content)
+            }
+            _ => m.description.clone(),
+        };
+        let item = CommandItem::new(
+            kind.as_str(),
+            file.path,
+            &m.id,
+            file.path.to_string_lossy().into_owned(),
+        )
+        .opt_description((!description.is_empty()).then_some(description))
+        .line(m.line as usize);
+        out.commands.push(item);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::testing::*;
+
+    #[test]
+    fn one_item_per_definition_with_warnings_at_their_lines() {
+        let p = parse_with(
+            parse_agent,
+            "/w/.github/agents/architect.agent.md",
+            "---\nname: architect\ndescription: Designs plans\n---\nYou plan.\n",
+        );
+        assert_eq!(labels(&p), ["architect"]);
+        let c = &p.commands[0];
+        assert_eq!(c.kind, "agent");
+        assert_eq!(c.description.as_deref(), Some("Designs plans"));
+        assert_eq!(c.line, Some(1));
+        assert_eq!(c.command, "/w/.github/agents/architect.agent.md");
+        let p = parse_with(
+            parse_skill,
+            "/w/.github/skills/x/SKILL.md",
+            "---\nname: x\ndescription: [a\n---\n",
+        );
+        assert!(p.commands.is_empty());
+        assert_eq!(warnings(&p).len(), 1);
+        assert!(warnings(&p)[0].0.is_some());
+        let p = parse_with(parse_instructions, "/w/AGENTS.md", "# Rules\n\nBe kind.\n");
+        assert_eq!(labels(&p), ["AGENTS.md"]);
+        assert_eq!(p.commands[0].description.as_deref(), Some("Rules"));
+    }
+}
