@@ -36,6 +36,7 @@ pub const INSTRUCTIONS_PATTERNS: &[&str] = &[
     "AGENTS.md",
     "CLAUDE.md",
     ".claude/CLAUDE.md",
+    ".claude/rules/**/*.md",
 ];
 
 pub fn patterns(kind: Kind) -> &'static [&'static str] {
@@ -89,6 +90,9 @@ pub fn route(rel: &str) -> Option<(Kind, Format)> {
             Some((Kind::Instructions, ours(d)?))
         }
         [".github", "copilot-instructions.md"] => Some((Kind::Instructions, Format::Copilot)),
+        [".claude", "rules", rest @ ..] if !rest.is_empty() && md(rest[rest.len() - 1]) => {
+            Some((Kind::Instructions, Format::ClaudeCode))
+        }
         ["AGENTS.md"] | ["CLAUDE.md"] | [".claude", "CLAUDE.md"] => {
             Some((Kind::Instructions, Format::AgentsMd))
         }
@@ -112,9 +116,13 @@ impl Parsed {
     }
 }
 
-/// Reads the file at `rel` (relative to the root, `/`-separated). A path `route` does not know
-/// gives nothing.
+/// Reads the file at `rel` (relative to the root, `/`-separated). A path `route` does not know,
+/// or a file `ct export` generated, gives nothing.
 pub fn parse(rel: &str, content: &str) -> Parsed {
+    // A copy `ct export` wrote for another tool: its definition is read from where it came from.
+    if content.contains(crate::export::MARKER) {
+        return Parsed::default();
+    }
     match route(rel) {
         Some((kind, format)) => parse_as(kind, format, rel, content, Origin::Repo),
         None => Parsed::default(),

@@ -1,6 +1,7 @@
 //! `ct`: the CommandTree command line. Clap wiring and output formatting only; the work is done
 //! by the `commandtree-core` facade.
 
+mod ai;
 mod commands;
 mod db;
 mod doctor;
@@ -9,6 +10,7 @@ mod output;
 mod progress;
 mod run;
 mod search;
+mod skill;
 mod summarize;
 mod tags;
 mod trust;
@@ -96,6 +98,16 @@ enum Command {
     /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio);
     /// `ct mcp install <client>` sets a client up.
     Mcp(mcp::McpArgs),
+    /// Print a prompt command (`.github/commands/*.command.md`, `.claude/commands/*.md`, ...)
+    /// with its arguments filled in.
+    Prompt(ai::PromptArgs),
+    /// AI agents: `ct agent show <id>` prints an agent's full system prompt.
+    Agent(ai::AgentArgs),
+    /// AI skills: `ct skill load <id>` prints a skill's content.
+    Skill(skill::SkillArgs),
+    /// AI definitions for other tools: the Agent SDK options (claude-sdk), or native files for
+    /// Claude Code (claude-code) and Copilot (copilot).
+    Export(ai::ExportArgs),
 }
 
 #[derive(Args, Default)]
@@ -198,6 +210,10 @@ fn run(cli: Cli) -> Result<()> {
             cli.quiet,
         ),
         Command::Mcp(args) => mcp::mcp(cli.root.clone(), args),
+        Command::Prompt(args) => ai::prompt(ws, args, cli.quiet),
+        Command::Agent(args) => ai::agent(ws, args, cli.quiet),
+        Command::Skill(args) => skill::skill(ws, args, cli.quiet),
+        Command::Export(args) => ai::export(ws, args, cli.quiet),
     }
 }
 
@@ -256,6 +272,10 @@ fn show(engine: &Engine, args: ShowArgs, quiet: bool) -> Result<()> {
         output::json(&mut out, c)?;
     } else {
         output::details(&mut out, c)?;
+        if let Some(text) = ai::rendered(engine, c) {
+            writeln!(out)?;
+            ai::print_text(&mut out, &text)?;
+        }
     }
     out.flush()?;
     Ok(())

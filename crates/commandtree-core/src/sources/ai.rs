@@ -91,3 +91,45 @@ mod tests {
         assert_eq!(p.commands[0].description.as_deref(), Some("Rules"));
     }
 }
+
+/// Every AI definition of the workspace: the built-ins plus the files discovery finds (the same
+/// walker, ignore rules and checks as every source), read by the `commandtree_agents` service.
+/// Its warnings (broken front matter, duplicate ids) come back as workspace warnings.
+pub fn definitions(ws: &crate::Workspace) -> (commandtree_agents::Definitions, Vec<Warning>) {
+    let opts = crate::Options {
+        types: commandtree_agents::KINDS
+            .iter()
+            .map(|k| k.as_str().to_string())
+            .collect(),
+        threads: 0,
+    };
+    let found = ws.discover(&opts);
+    let mut files: Vec<std::path::PathBuf> = found
+        .commands
+        .iter()
+        .map(|c| std::path::PathBuf::from(&c.file_path))
+        .collect();
+    files.sort();
+    files.dedup();
+    let defs = commandtree_agents::Definitions::load(&ws.root, files);
+    let mut warnings = found.warnings;
+    let known: std::collections::HashSet<(std::path::PathBuf, Option<u32>, String)> = warnings
+        .iter()
+        .map(|w| (w.file.clone(), w.line, w.message.clone()))
+        .collect();
+    for w in defs.warnings() {
+        let file = match w.file.strip_prefix("builtin:") {
+            Some(_) => std::path::PathBuf::from(&w.file),
+            None => ws.root.join(&w.file),
+        };
+        // Front-matter errors were already reported by discovery.
+        if !known.contains(&(file.clone(), w.line, w.message.clone())) {
+            warnings.push(Warning::new(
+                &file,
+                w.line.map(|l| l as usize),
+                w.message.clone(),
+            ));
+        }
+    }
+    (defs, warnings)
+}
