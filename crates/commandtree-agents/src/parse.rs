@@ -356,9 +356,7 @@ fn agent(r: &mut Reader<'_>, format: Format, source: Origin) -> Option<Definitio
     let description = r.text(&["description"]);
     let id = if format == Format::ClaudeCode {
         // Claude Code names a subagent by its `name` only; a file without one is documentation.
-        let Some(name) = name_field.clone() else {
-            return None;
-        };
+        let name = name_field.clone()?;
         if name.contains(':') || name.starts_with('-') {
             r.skip(
                 Some("name"),

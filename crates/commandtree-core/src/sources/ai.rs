@@ -60,38 +60,6 @@ fn parse_kind(file: &SourceFile<'_>, kind: Kind) -> Parsed {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sources::testing::*;
-
-    #[test]
-    fn one_item_per_definition_with_warnings_at_their_lines() {
-        let p = parse_with(
-            parse_agent,
-            "/w/.github/agents/architect.agent.md",
-            "---\nname: architect\ndescription: Designs plans\n---\nYou plan.\n",
-        );
-        assert_eq!(labels(&p), ["architect"]);
-        let c = &p.commands[0];
-        assert_eq!(c.kind, "agent");
-        assert_eq!(c.description.as_deref(), Some("Designs plans"));
-        assert_eq!(c.line, Some(1));
-        assert_eq!(c.command, "/w/.github/agents/architect.agent.md");
-        let p = parse_with(
-            parse_skill,
-            "/w/.github/skills/x/SKILL.md",
-            "---\nname: x\ndescription: [a\n---\n",
-        );
-        assert!(p.commands.is_empty());
-        assert_eq!(warnings(&p).len(), 1);
-        assert!(warnings(&p)[0].0.is_some());
-        let p = parse_with(parse_instructions, "/w/AGENTS.md", "# Rules\n\nBe kind.\n");
-        assert_eq!(labels(&p), ["AGENTS.md"]);
-        assert_eq!(p.commands[0].description.as_deref(), Some("Rules"));
-    }
-}
-
 /// Every AI definition of the workspace: the built-ins plus the files discovery finds (the same
 /// walker, ignore rules and checks as every source), read by the `commandtree_agents` service.
 /// Its warnings (broken front matter, duplicate ids) come back as workspace warnings.
@@ -132,4 +100,39 @@ pub fn definitions(ws: &crate::Workspace) -> (commandtree_agents::Definitions, V
         }
     }
     (defs, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::testing::*;
+
+    #[test]
+    fn one_item_per_definition_with_warnings_at_their_lines() {
+        let p = parse_with(
+            parse_agent,
+            "/w/.github/agents/architect.agent.md",
+            "---\nname: architect\ndescription: Designs plans\n---\nYou plan.\n",
+        );
+        assert_eq!(labels(&p), ["architect"]);
+        let c = &p.commands[0];
+        assert_eq!(c.kind, "agent");
+        assert_eq!(c.description.as_deref(), Some("Designs plans"));
+        assert_eq!(c.line, Some(1));
+        assert_eq!(c.command, "/w/.github/agents/architect.agent.md");
+        let p = parse_with(
+            parse_skill,
+            "/w/.github/skills/x/SKILL.md",
+            "---\nname: x\ndescription: [a\n---\n",
+        );
+        assert!(p.commands.is_empty());
+        assert_eq!(warnings(&p).len(), 1);
+        assert!(warnings(&p)[0].0.is_some());
+        // Its text (what summaries and content hashes see) is the whole file.
+        let text = "---\nname: architect\ndescription: Designs plans\n---\nYou plan.\n";
+        assert!(crate::excerpt::command_text(c, text).whole_file);
+        let p = parse_with(parse_instructions, "/w/AGENTS.md", "# Rules\n\nBe kind.\n");
+        assert_eq!(labels(&p), ["AGENTS.md"]);
+        assert_eq!(p.commands[0].description.as_deref(), Some("Rules"));
+    }
 }
