@@ -1,7 +1,7 @@
 //! Rendering: a command's arguments, the instructions wrapper, the skills table, an agent's
 //! system prompt. The shapes are those of the unified-definitions plan, byte for byte.
 
-use crate::model::{InstructionsDef, Origin, SkillMeta};
+use crate::model::{InstructionsDef, Origin};
 
 /// A command's content with its placeholders filled:
 /// - `$ARGUMENTS`: every argument, joined by spaces;
@@ -193,22 +193,19 @@ fn cell(s: &str) -> String {
         .replace('|', "\\|")
 }
 
-/// The "Available Skills" section with the `loadSkill` example; `None` without skills.
-pub fn skills_table(skills: &[&SkillMeta]) -> Option<String> {
-    let first = skills.first()?;
+/// The "Available Skills" section with the `loadSkill` example, from (id, description) pairs;
+/// `None` without skills.
+pub fn skills_table(skills: &[(&str, &str)]) -> Option<String> {
+    let (first, _) = skills.first()?;
     let mut s = String::from(
         "## Available Skills\n\nYou have access to domain-specific knowledge via skills. Use the loadSkill tool to load any of these:\n\n| Skill | Description |\n|-------|-------------|\n",
     );
-    for k in skills {
-        s.push_str(&format!(
-            "| {} | {} |\n",
-            cell(&k.meta.id),
-            cell(&k.meta.description)
-        ));
+    for (id, description) in skills {
+        s.push_str(&format!("| {} | {} |\n", cell(id), cell(description)));
     }
     s.push_str(&format!(
         "\nExample: loadSkill({{ skillId: \"{}\" }})",
-        first.meta.id.replace('\\', "\\\\").replace('"', "\\\"")
+        first.replace('\\', "\\\\").replace('"', "\\\"")
     ));
     Some(s)
 }

@@ -231,16 +231,20 @@ impl Definitions {
 
     /// The skills table, with `first` (an agent's `useSkills`) at the top in their order.
     pub fn skills_table(&self, first: &[String]) -> Option<String> {
-        let metas = self.skills();
-        let mut ordered: Vec<&SkillMeta> = first
-            .iter()
-            .filter_map(|id| metas.iter().find(|m| &m.meta.id == id))
-            .collect();
-        for m in &metas {
-            if !first.contains(&m.meta.id) {
-                ordered.push(m);
-            }
+        fn pair(s: &SkillDef) -> (&str, &str) {
+            (s.meta.id.as_str(), s.meta.description.as_str())
         }
+        let mut ordered: Vec<(&str, &str)> = first
+            .iter()
+            .filter_map(|id| self.skill(id))
+            .map(pair)
+            .collect();
+        ordered.extend(
+            self.skills
+                .iter()
+                .filter(|s| !first.contains(&s.meta.id))
+                .map(pair),
+        );
         render::skills_table(&ordered)
     }
 
