@@ -120,7 +120,7 @@ impl Parsed {
 /// or a file `ct export` generated, gives nothing.
 pub fn parse(rel: &str, content: &str) -> Parsed {
     // A copy `ct export` wrote for another tool: its definition is read from where it came from.
-    if content.contains(crate::export::MARKER) {
+    if crate::export::is_generated(content) {
         return Parsed::default();
     }
     match route(rel) {

@@ -375,3 +375,113 @@ pub fn read_regular(path: &Path) -> Result<String, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warnings(d: &Definitions) -> Vec<String> {
+        d.warnings().iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn repository_files_replace_builtins_silently() {
+        let d = Definitions::from_files([(
+            ".github/agents/architect.agent.md",
+            "---\ndescription: Ours\n---\nOur architect.\n",
+        )]);
+        assert!(d.warnings().is_empty());
+        let a = d.agent("architect").unwrap();
+        assert_eq!(
+            (a.meta.source, a.prompt.as_str()),
+            (Origin::Repo, "Our architect.")
+        );
+        assert_eq!(d.agents().len(), 1);
+    }
+
+    #[test]
+    fn duplicates_warn_naming_both_files() {
+        let d = Definitions::from_files([
+            (".claude/commands/deploy.md", "Deploy (Claude)."),
+            (".github/commands/deploy.command.md", "Deploy (ours)."),
+            (
+                ".commandtree/skills/api.skill.md",
+                "---\ndescription: A\n---\nA",
+            ),
+            (
+                ".github/skills/api/SKILL.md",
+                "---\nname: api\ndescription: B\n---\nB",
+            ),
+            (
+                ".claude/agents/one.md",
+                "---\nname: x\ndescription: one\n---\n1",
+            ),
+            (
+                ".claude/agents/two.md",
+                "---\nname: x\ndescription: two\n---\n2",
+            ),
+        ]);
+        assert_eq!(d.command("deploy").unwrap().content, "Deploy (ours).");
+        assert_eq!(d.load_skill("api"), Some("A"));
+        // Same rank: the first in path order.
+        assert_eq!(d.agent("x").unwrap().prompt, "1");
+        assert_eq!(
+            warnings(&d),
+            [
+                ".claude/agents/two.md:1: duplicate agent id `x`: .claude/agents/one.md is used, .claude/agents/two.md is ignored",
+                ".claude/commands/deploy.md:1: duplicate command id `deploy`: .github/commands/deploy.command.md is used, .claude/commands/deploy.md is ignored",
+                ".github/skills/api/SKILL.md:1: duplicate skill id `api`: .commandtree/skills/api.skill.md is used, .github/skills/api/SKILL.md is ignored",
+            ]
+        );
+    }
+
+    #[test]
+    fn instructions_for_an_agent_include_its_own_only() {
+        let d = Definitions::from_files([
+            ("AGENTS.md", "General."),
+            (".github/agents/a/x.instructions.md", "For a."),
+            (".github/agents/b/x.instructions.md", "For b."),
+        ]);
+        let a = d.instructions_for(Some("a"));
+        assert!(
+            a.text.contains("General.") && a.text.contains("For a.") && !a.text.contains("For b.")
+        );
+        assert_eq!(
+            a.sources,
+            [
+                "builtin:instructions/commandtree.instructions.md",
+                ".github/agents/a/x.instructions.md",
+                "AGENTS.md"
+            ]
+        );
+        let none = d.instructions_for(None);
+        assert!(!none.text.contains("For a.") && !none.text.contains("agent=\""));
+    }
+
+    #[test]
+    fn load_reads_only_regular_files_inside_the_root() {
+        let dir = std::env::temp_dir().join(format!("ct-agents-load-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".github/commands")).unwrap();
+        std::fs::write(dir.join(".github/commands/a.command.md"), "\u{feff}A\r\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc/hostname", dir.join(".github/commands/b.command.md"))
+            .unwrap();
+        let d = Definitions::load(
+            &dir,
+            [
+                dir.join(".github/commands/a.command.md"),
+                PathBuf::from(".github/commands/b.command.md"),
+                PathBuf::from("/elsewhere/c.command.md"),
+            ],
+        );
+        assert_eq!(d.command("a").unwrap().content, "A");
+        assert!(d.command("b").is_none());
+        #[cfg(unix)]
+        assert_eq!(
+            warnings(&d),
+            [".github/commands/b.command.md: not a regular file; skipped"]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
