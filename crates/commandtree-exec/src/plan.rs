@@ -87,6 +87,17 @@ pub fn prepare(
             let step = launch::plan(file, &item.command, &req.values, prompter, &req.extra)?;
             (step, req.values.clone())
         }
+        Some(
+            CommandType::Prompt
+            | CommandType::Agent
+            | CommandType::Skill
+            | CommandType::Instructions,
+        ) => {
+            return Err(Error::usage(format!(
+                "`{}` is an AI definition ({}); it is read, never run: `ct show` prints it, `ct prompt` renders a prompt command",
+                item.label, item.kind
+            )));
+        }
         Some(CommandType::Markdown) => {
             if !req.values.is_empty() {
                 return Err(Error::usage(format!(

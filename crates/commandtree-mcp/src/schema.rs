@@ -95,6 +95,21 @@ pub struct IdInput {
     pub id: String,
 }
 
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoadSkillInput {
+    /// The skill id, as the Available Skills table lists it (e.g. `rest-api-design`).
+    pub skill_id: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadSkillOutput {
+    pub skill_id: String,
+    /// The skill's instructions (its file without the front matter).
+    pub content: String,
+}
+
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ShowOutput {

@@ -549,6 +549,30 @@ impl CommandTreeServer {
         }
         result
     }
+
+    #[tool(
+        description = "Load a skill to get domain-specific knowledge: its full instructions. The skills of this workspace (built-in, .github/skills, .claude/skills, .commandtree/skills) are listed in the agent's system prompt under Available Skills.",
+        output_schema = schema_for_output::<LoadSkillOutput>(),
+        annotations(title = "Load a skill", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn load_skill(&self, Parameters(p): Parameters<LoadSkillInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        blocking(move || {
+            let (defs, _) = sources::ai::definitions(inner.engine.workspace());
+            match defs.load_skill_answer(&p.skill_id) {
+                Ok(content) => structured(
+                    &LoadSkillOutput {
+                        skill_id: p.skill_id,
+                        content: content.clone(),
+                    },
+                    content,
+                    false,
+                ),
+                Err(not_found) => failure(not_found),
+            }
+        })
+        .await
+    }
 }
 
 /// Asks the user (through the client) to confirm running a warned command. `None`: confirmed.

@@ -28,7 +28,10 @@ pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
         }
         "workflow" | "taskfile" | "docker" => yaml(text).into_iter().map(shell).collect(),
         "mise" | "cargo" | "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
-        "markdown" => markdown(text).into_iter().map(shell).collect(),
+        // AI definitions are Markdown too: only their shell blocks are code.
+        "markdown" | "prompt" | "agent" | "skill" | "instructions" => {
+            markdown(text).into_iter().map(shell).collect()
+        }
         "procfile" => vec![shell(procfile(text))],
         // Unknown or other tools' files: the text as shell. Only command positions count, so
         // prose and other languages rarely match.

@@ -292,6 +292,14 @@ fn workflows_and_markdown() {
     let f = found("markdown", md);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(f[0].line, 6);
+    // AI definitions are read like Markdown: shell blocks count, prose does not.
+    let prompt = format!("---\ndescription: Set up\n---\n{md}");
+    for kind in ["prompt", "agent", "skill", "instructions"] {
+        let f = found(kind, &prompt);
+        assert_eq!(f.len(), 1, "{kind}: {f:#?}");
+        assert_eq!(f[0].line, 9, "{kind}");
+    }
+    assert!(found("prompt", "rm -rf / is what you must never suggest").is_empty());
 }
 
 #[test]

@@ -42,6 +42,9 @@ enum SkillCommand {
     /// Apply a command skill to a command's file: the model's version is shown as a diff and
     /// written only after you confirm.
     Apply(ApplyArgs),
+    /// Print a definition skill's content (`.github/skills/<id>/SKILL.md`, `*.skill.md`, ...:
+    /// what the `load_skill` tool returns).
+    Load(crate::skill::LoadArgs),
 }
 
 #[derive(Args)]
@@ -385,6 +388,7 @@ pub fn skill(engine: &Engine, args: SkillArgs, quiet: bool) -> Result<()> {
             run_invocation(engine, &inv, context)
         }
         SkillCommand::List(a) => list_skills(engine, a.json, quiet),
+        SkillCommand::Load(a) => crate::skill::load(engine, a, quiet),
         SkillCommand::Schema(a) => {
             let name = a.skill.trim_start_matches('@');
             let registry = Registry::builtin();

@@ -1,6 +1,7 @@
 //! `ct`: the CommandTree command line. Clap wiring and output formatting only; the work is done
 //! by the `commandtree-core` facade.
 
+mod ai;
 mod commands;
 mod db;
 mod doctor;
@@ -11,6 +12,7 @@ mod output;
 mod progress;
 mod run;
 mod search;
+mod skill;
 mod summarize;
 mod tags;
 mod trust;
@@ -100,8 +102,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Send a prompt to your LLM (after the context of `ct context`) and print the reply.
     Task(llm_skills::TaskArgs),
-    /// LLM skills: `run` a built-in one (task, file, run, search), `list`, `schema`, and
-    /// `apply` a command skill of .commandtree/skills/ to a command's file.
+    /// Skills: `run` a built-in LLM skill (task, file, run, search), `list`, `schema`, `apply` a
+    /// command skill of .commandtree/skills/ to a command's file, `load` a definition skill.
     Skill(llm_skills::SkillArgs),
     /// The context messages `ct task` and playbooks send first: `add`, `list`, `clear`.
     Context(llm_skills::ContextArgs),
@@ -110,6 +112,14 @@ enum Command {
     /// Serve this workspace's commands to editors (JSON-RPC over stdio with LSP framing; the
     /// VS Code extension's server).
     Lsp(lsp::LspArgs),
+    /// Print a prompt command (`.github/commands/*.command.md`, `.claude/commands/*.md`, ...)
+    /// with its arguments filled in.
+    Prompt(ai::PromptArgs),
+    /// AI agents: `ct agent show <id>` prints an agent's full system prompt.
+    Agent(ai::AgentArgs),
+    /// AI definitions for other tools: the Agent SDK options (claude-sdk), or native files for
+    /// Claude Code (claude-code) and Copilot (copilot).
+    Export(ai::ExportArgs),
 }
 
 #[derive(Args, Default)]
@@ -221,6 +231,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Context(args) => llm_skills::context(ws, args),
         Command::Playbook(args) => llm_skills::playbook(ws, args, cli.quiet),
         Command::Lsp(args) => lsp::lsp(cli.root.clone(), args),
+        Command::Prompt(args) => ai::prompt(ws, args, cli.quiet),
+        Command::Agent(args) => ai::agent(ws, args, cli.quiet),
+        Command::Export(args) => ai::export(ws, args, cli.quiet),
     }
 }
 
@@ -287,6 +300,10 @@ fn show(engine: &Engine, args: ShowArgs, quiet: bool) -> Result<()> {
         output::json(&mut out, c)?;
     } else {
         output::details(&mut out, c)?;
+        if let Some(text) = ai::rendered(engine, c) {
+            writeln!(out)?;
+            ai::print_text(&mut out, &text)?;
+        }
     }
     out.flush()?;
     Ok(())

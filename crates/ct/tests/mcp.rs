@@ -175,6 +175,7 @@ async fn initialize_list_show_and_resources() {
         "tag_command",
         "star_command",
         "summarize_commands",
+        "load_skill",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
@@ -183,7 +184,10 @@ async fn initialize_list_show_and_resources() {
         assert_eq!(out["type"], "object", "{}", t.name);
         assert_eq!(t.input_schema["type"], "object", "{}", t.name);
         let a = t.annotations.as_ref().expect("annotations");
-        let read_only = matches!(t.name.as_ref(), "list_commands" | "show_command");
+        let read_only = matches!(
+            t.name.as_ref(),
+            "list_commands" | "show_command" | "load_skill"
+        );
         assert_eq!(a.read_only_hint, Some(read_only), "{}", t.name);
     }
     let run = tools.iter().find(|t| t.name == "run_command").unwrap();
@@ -707,5 +711,29 @@ fn install_prints_and_merges_client_configuration() {
     assert_eq!(
         std::fs::read_to_string(w.join(".cursor/mcp.json")).unwrap(),
         "// a comment\n{}"
+    );
+}
+
+#[tokio::test]
+async fn load_skill_returns_the_content_or_the_skills_there_are() {
+    let w = fixture("skills");
+    std::fs::create_dir_all(w.join(".github/skills/db-migrations")).unwrap();
+    std::fs::write(
+        w.join(".github/skills/db-migrations/SKILL.md"),
+        "---\nname: db-migrations\ndescription: Writing reversible migrations\n---\n## Always write a down step\n",
+    )
+    .unwrap();
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let r = call(&c, "load_skill", json!({"skillId": "db-migrations"})).await;
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(text_of(&r), "## Always write a down step");
+    assert_eq!(data(&r)["skillId"], "db-migrations");
+    let r = call(&c, "load_skill", json!({"skillId": "rest-api-design"})).await;
+    assert!(text_of(&r).contains("## HTTP Methods"));
+    let r = call(&c, "load_skill", json!({"skillId": "nope"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(
+        text_of(&r),
+        "Skill 'nope' not found. Available skills: db-migrations, rest-api-design"
     );
 }

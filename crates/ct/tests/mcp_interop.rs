@@ -54,7 +54,7 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     assert_eq!(v["server"], "commandtree");
     assert_eq!(v["protocolVersion"], "2025-11-25");
     let tools = v["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 7, "{tools:?}");
+    assert_eq!(tools.len(), 8, "{tools:?}");
     assert_eq!(v["outputSchemas"], v["tools"]);
     assert_eq!(v["annotations"]["list_commands"]["readOnlyHint"], true);
     assert_eq!(v["annotations"]["run_command"]["destructiveHint"], true);

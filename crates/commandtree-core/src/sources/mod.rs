@@ -10,6 +10,7 @@ use crate::fs::Fs;
 use crate::model::{CommandItem, Warning};
 use std::path::Path;
 
+pub mod ai;
 pub mod ant;
 pub mod cargo;
 pub(crate) mod common;
@@ -233,6 +234,26 @@ pub const TYPES: &[TypeDef] = &[
         flat: false,
     },
     TypeDef {
+        kind: "prompt",
+        label: "AI Prompts",
+        flat: false,
+    },
+    TypeDef {
+        kind: "agent",
+        label: "AI Agents",
+        flat: false,
+    },
+    TypeDef {
+        kind: "skill",
+        label: "AI Skills",
+        flat: false,
+    },
+    TypeDef {
+        kind: "instructions",
+        label: "AI Instructions",
+        flat: false,
+    },
+    TypeDef {
         kind: "playbook",
         label: "Playbooks",
         flat: true,
@@ -423,6 +444,28 @@ pub const SOURCES: &[Source] = &[
     ),
     src("turbo", &["**/turbo.json"], turbo::parse),
     src("nx", &["**/project.json", "**/nx.json"], nx::parse),
+    // AI definitions: only at the places `commandtree_agents::parse::route` knows. A file they
+    // claim is not also listed as a Markdown file (see `discover::Matcher::rows_for`).
+    src(
+        "prompt",
+        commandtree_agents::parse::PROMPT_PATTERNS,
+        ai::parse_prompt,
+    ),
+    src(
+        "agent",
+        commandtree_agents::parse::AGENT_PATTERNS,
+        ai::parse_agent,
+    ),
+    src(
+        "skill",
+        commandtree_agents::parse::SKILL_PATTERNS,
+        ai::parse_skill,
+    ),
+    src(
+        "instructions",
+        commandtree_agents::parse::INSTRUCTIONS_PATTERNS,
+        ai::parse_instructions,
+    ),
     src(
         "playbook",
         &[".commandtree/playbooks/*.playbook.md"],

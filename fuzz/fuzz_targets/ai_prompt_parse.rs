@@ -1,0 +1,5 @@
+#![no_main]
+// Fuzzes the AI definition reader (commandtree-agents) through discovery's routing, as `.github/commands/x.command.md`.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = commandtree_core::discover::parse_bytes(".github/commands/x.command.md", data, false);
+});
