@@ -2,7 +2,8 @@
 //! patterns, never following symlinks so loops cannot happen), routing each file to the sources
 //! whose patterns match, then ordering, categorising and de-duplicating what they found.
 
-use crate::fs::{Fs, ReadError, RealFs, decode};
+use crate::cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
+use crate::fs::{Dependencies, Fs, ReadError, RealFs, RecordingFs, decode};
 use crate::model::{CommandItem, Warning};
 use crate::settings::Settings;
 use crate::sources::{self, Parsed, SOURCES, SourceFile, type_order};
@@ -12,6 +13,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Everything one discovery pass found.
 #[derive(Debug, Default)]
@@ -121,6 +123,7 @@ impl Matcher {
 
 /// The exclude patterns, compiled for files and for folders (a folder is skipped when a
 /// `…/**` pattern covers everything inside it, so the walk never enters it).
+#[derive(Clone)]
 pub struct Excluder {
     files: GlobSet,
     dirs: GlobSet,
@@ -198,16 +201,75 @@ pub fn parse_file(
         .collect()
 }
 
-struct FileResult {
-    path: PathBuf,
-    row: usize,
-    parsed: Parsed,
+/// Everything discovery learned about one routed file: its commands per source row (type order,
+/// then row; categories filled, ids unique within the file), its warnings, and the other paths
+/// its parsers looked at.
+#[derive(Debug, Clone)]
+pub(crate) struct FileOutcome {
+    pub path: PathBuf,
+    pub rows: Vec<(usize, Vec<CommandItem>)>,
+    pub warnings: Vec<Warning>,
+    pub deps: Dependencies,
+}
+
+impl FileOutcome {
+    fn unreadable(path: &Path, why: ReadError) -> FileOutcome {
+        FileOutcome {
+            path: path.to_path_buf(),
+            rows: Vec::new(),
+            warnings: vec![Warning::new(path, None, why.to_string())],
+            deps: Dependencies::default(),
+        }
+    }
+
+    /// Categorises and de-duplicates one file's results. De-duplication is per file (ids hold
+    /// the file's path, so two files never share one): a change in one file never renames
+    /// another file's commands.
+    fn new(
+        root: &Path,
+        path: &Path,
+        mut parsed: Vec<(usize, Parsed)>,
+        mut warnings: Vec<Warning>,
+        deps: Dependencies,
+    ) -> FileOutcome {
+        parsed.sort_by_key(|(row, _)| (type_order(SOURCES[*row].kind), *row));
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut rows = Vec::with_capacity(parsed.len());
+        for (row, p) in parsed {
+            warnings.extend(p.warnings);
+            let mut commands = p.commands;
+            for c in &mut commands {
+                c.category = category_for(&c.kind, Path::new(&c.file_path), root);
+                let n = seen.entry(c.id.clone()).or_insert(0);
+                *n += 1;
+                if *n > 1 {
+                    warnings.push(Warning::new(
+                        path,
+                        c.line.map(|l| l as usize),
+                        format!(
+                            "duplicate command `{}`: listed with id suffix #{n}",
+                            c.label
+                        ),
+                    ));
+                    c.id = format!("{}#{}", c.id, n);
+                }
+            }
+            rows.push((row, commands));
+        }
+        FileOutcome {
+            path: path.to_path_buf(),
+            rows,
+            warnings,
+            deps,
+        }
+    }
 }
 
 /// First line of a small prefix of the file (for shebang routing), without reading it whole.
 fn first_line(path: &Path) -> Option<String> {
     let mut buf = [0u8; 256];
-    let n = std::fs::File::open(path).ok()?.read(&mut buf).ok()?;
+    let (mut file, _) = crate::fs::open_regular(path).ok()?;
+    let n = file.read(&mut buf).ok()?;
     let head = &buf[..n];
     let end = head.iter().position(|&b| b == b'\n').unwrap_or(n);
     std::str::from_utf8(&head[..end])
@@ -235,41 +297,67 @@ fn walk_warning(err: &ignore::Error, root: &Path) -> Warning {
     Warning::new(&path.unwrap_or_else(|| root.to_path_buf()), None, msg)
 }
 
-/// Discovers every command under `root` on disk.
-pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
-    let mut warnings = Vec::new();
-    let settings_file = root.join(".vscode").join("settings.json");
-    let excluder = Excluder::new(&settings.exclude_patterns, &settings_file, &mut warnings);
-    let matcher = Matcher::new(&opts.types);
-    let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
-    let walk_warnings: Mutex<Vec<Warning>> = Mutex::new(Vec::new());
+/// The operation was cancelled through its [`CancelToken`]; nothing partial is returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
 
-    let threads = if opts.threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    } else {
-        opts.threads
-    };
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .follow_links(false)
-        .git_ignore(settings.respect_gitignore)
-        .git_exclude(settings.respect_gitignore)
-        .git_global(settings.respect_gitignore)
-        .ignore(settings.respect_gitignore)
-        .parents(settings.respect_gitignore)
-        .require_git(false)
-        .threads(threads);
-    {
-        let root = root.to_path_buf();
-        let dirs = Excluder {
-            files: excluder.files.clone(),
-            dirs: excluder.dirs.clone(),
-        };
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("cancelled")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+/// What a walk found.
+#[derive(Default)]
+pub(crate) struct WalkOutput {
+    pub files: Vec<FileOutcome>,
+    /// Folders entered (only when asked for).
+    pub dirs: Vec<PathBuf>,
+    /// Symlink loops, unreadable folders.
+    pub warnings: Vec<Warning>,
+}
+
+/// One configured walk of (part of) a workspace: the rules every pass shares, so a full pass
+/// and the re-examination of one changed path can never disagree.
+pub(crate) struct Walker<'a> {
+    pub root: &'a Path,
+    /// `root` with symlinks resolved: a file whose real path is not under it is never read.
+    pub real_root: &'a Path,
+    pub settings: &'a Settings,
+    pub matcher: &'a Matcher,
+    pub excluder: &'a Excluder,
+}
+
+impl Walker<'_> {
+    /// A walk from `start`. With `only`, entries outside `only` are pruned (used to ask whether
+    /// one path, walked from its folder, passes the ignore files and exclude patterns).
+    fn builder(&self, start: &Path, only: Option<PathBuf>, threads: usize) -> ignore::WalkBuilder {
+        let settings = self.settings;
+        let mut builder = ignore::WalkBuilder::new(start);
+        builder
+            .hidden(false)
+            .follow_links(false)
+            .git_ignore(settings.respect_gitignore)
+            .git_exclude(settings.respect_gitignore)
+            .git_global(settings.respect_gitignore)
+            .ignore(settings.respect_gitignore)
+            .parents(settings.respect_gitignore)
+            .require_git(false)
+            .threads(threads);
+        let root = self.root.to_path_buf();
+        let dirs = self.excluder.clone();
         builder.filter_entry(move |e| {
-            if !e.file_type().is_some_and(|t| t.is_dir()) || e.depth() == 0 {
+            if e.depth() == 0 {
+                return true;
+            }
+            if let Some(o) = &only
+                && !e.path().starts_with(o)
+            {
+                return false;
+            }
+            if !e.file_type().is_some_and(|t| t.is_dir()) {
                 return true;
             }
             // A VCS folder never holds commands and can be huge.
@@ -279,89 +367,187 @@ pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
             let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
             !dirs.excludes_dir(rel)
         });
+        builder
     }
-    let walker = builder.build_parallel();
-    walker.run(|| {
-        let matcher = &matcher;
-        let excluder = &excluder;
-        let results = &results;
-        let walk_warnings = &walk_warnings;
-        let mut local: Vec<FileResult> = Vec::new();
-        let mut local_warn: Vec<Warning> = Vec::new();
-        Box::new(move |entry| {
-            match entry {
-                Err(e) => local_warn.push(walk_warning(&e, root)),
-                Ok(entry) => {
-                    visit(&entry, root, matcher, excluder, &mut local, &mut local_warn);
-                }
-            }
-            // Flush in batches; the closure has no drop hook we can rely on for the last batch,
-            // so flush every entry that produced something.
-            if !local.is_empty() {
-                results
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .append(&mut local);
-            }
-            if !local_warn.is_empty() {
-                walk_warnings
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .append(&mut local_warn);
-            }
-            ignore::WalkState::Continue
-        })
-    });
-    warnings.extend(
-        walk_warnings
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner()),
-    );
-    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    finish(root, results, warnings)
-}
 
-fn visit(
-    entry: &ignore::DirEntry,
-    root: &Path,
-    matcher: &Matcher,
-    excluder: &Excluder,
-    out: &mut Vec<FileResult>,
-    warnings: &mut Vec<Warning>,
-) {
-    let Some(ft) = entry.file_type() else { return };
-    let path = entry.path();
-    if ft.is_dir() {
-        return;
+    /// Walks the whole tree on `threads` threads, checking `cancel` between entries.
+    pub fn walk_all(
+        &self,
+        threads: usize,
+        collect_dirs: bool,
+        cancel: &CancelToken,
+        progress: &dyn Progress,
+    ) -> Result<WalkOutput, Cancelled> {
+        let out: Mutex<WalkOutput> = Mutex::new(WalkOutput::default());
+        let found = AtomicU64::new(0);
+        self.builder(self.root, None, threads)
+            .build_parallel()
+            .run(|| {
+                let out = &out;
+                let found = &found;
+                let mut local = WalkOutput::default();
+                Box::new(move |entry| {
+                    if cancel.is_cancelled() {
+                        return ignore::WalkState::Quit;
+                    }
+                    self.visit(entry, collect_dirs, &mut local);
+                    if !local.files.is_empty() {
+                        for f in &local.files {
+                            let done = found.fetch_add(1, Ordering::Relaxed) + 1;
+                            progress.report(ProgressEvent {
+                                operation: "discover",
+                                done,
+                                total: None,
+                                message: Some(f.path.to_string_lossy().into_owned()),
+                            });
+                        }
+                    }
+                    // Flush every entry that produced something: the closure has no drop hook
+                    // to rely on for a last batch.
+                    if !(local.files.is_empty() && local.dirs.is_empty() && local.warnings.is_empty())
+                    {
+                        let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+                        o.files.append(&mut local.files);
+                        o.dirs.append(&mut local.dirs);
+                        o.warnings.append(&mut local.warnings);
+                    }
+                    ignore::WalkState::Continue
+                })
+            });
+        if cancel.is_cancelled() {
+            return Err(Cancelled);
+        }
+        Ok(out.into_inner().unwrap_or_else(|p| p.into_inner()))
     }
-    if ft.is_symlink() && !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        // Symlinked folders are not followed (no loops); dangling links are skipped.
-        return;
+
+    /// Walks `path` (a file or a folder, with everything in it) from its parent folder, so
+    /// the parent's and every ancestor's ignore files apply exactly as in a full pass. The
+    /// parent itself must be a folder a full pass enters.
+    pub fn walk_path(&self, path: &Path) -> WalkOutput {
+        let mut out = WalkOutput::default();
+        let Some(parent) = path.parent() else {
+            return out;
+        };
+        for entry in self.builder(parent, Some(path.to_path_buf()), 1).build() {
+            if entry.as_ref().is_ok_and(|e| e.depth() == 0) {
+                continue;
+            }
+            self.visit(entry, true, &mut out);
+        }
+        out
     }
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    let rows = matcher.route(
-        rel,
-        || crate::fs::is_executable_path(path),
-        || first_line(path),
-    );
-    if rows.is_empty() {
-        return;
+
+    fn visit(
+        &self,
+        entry: Result<ignore::DirEntry, ignore::Error>,
+        collect_dirs: bool,
+        out: &mut WalkOutput,
+    ) {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                out.warnings.push(walk_warning(&e, self.root));
+                return;
+            }
+        };
+        let Some(ft) = entry.file_type() else { return };
+        if ft.is_dir() {
+            if collect_dirs {
+                out.dirs.push(entry.into_path());
+            }
+            return;
+        }
+        if let Some(f) = self.examine(entry.path(), ft) {
+            out.files.push(f);
+        }
     }
-    if excluder.excludes_file(rel) {
-        return;
-    }
-    match crate::fs::read_file_and_mode(path) {
-        Ok((content, executable)) => {
-            for (row, parsed) in parse_file(root, path, &content, executable, &RealFs, &rows) {
-                out.push(FileResult {
-                    path: path.to_path_buf(),
-                    row,
-                    parsed,
-                });
+
+    /// The outcome for one file the walk (or a watcher) met: `None` when no source takes it.
+    pub fn examine(&self, path: &Path, ft: std::fs::FileType) -> Option<FileOutcome> {
+        let root = self.root;
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        if ft.is_dir() {
+            return None;
+        }
+        if ft.is_symlink() {
+            // Symlinked folders are not followed (no loops); dangling links are skipped.
+            if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                return None;
+            }
+            // A link leading outside the workspace is never read, not even its first line.
+            if !crate::fs::real_path_inside(self.real_root, path) {
+                let routed = !self.matcher.rows_for(rel).is_empty();
+                return (routed && !self.excluder.excludes_file(rel))
+                    .then(|| FileOutcome::unreadable(path, ReadError::OutsideRoot));
             }
         }
-        Err(e) => warnings.push(Warning::new(path, None, e.to_string())),
+        let rows = self.matcher.route(
+            rel,
+            || crate::fs::is_executable_path(path),
+            || first_line(path),
+        );
+        if rows.is_empty() || self.excluder.excludes_file(rel) {
+            return None;
+        }
+        Some(match crate::fs::read_file_and_mode(path) {
+            Ok((content, executable)) => {
+                let fs = RecordingFs::new(&RealFs, Some(self.real_root));
+                let parsed = parse_file(root, path, &content, executable, &fs, &rows);
+                let deps = fs.into_dependencies(path);
+                FileOutcome::new(root, path, parsed, Vec::new(), deps)
+            }
+            Err(e) => FileOutcome::unreadable(path, e),
+        })
     }
+}
+
+/// The real path of a root, for the outside-the-root check (the root itself when it cannot be
+/// resolved).
+pub(crate) fn real_root(root: &Path) -> PathBuf {
+    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
+pub(crate) fn threads(opts: &Options) -> usize {
+    if opts.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    } else {
+        opts.threads
+    }
+}
+
+/// Discovers every command under `root` on disk.
+pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
+    discover_with(root, settings, opts, &CancelToken::new(), &NoProgress)
+        .unwrap_or_default()
+}
+
+/// [`discover`] for big trees: reports each routed file it parsed to `progress`
+/// (operation `"discover"`, no total: the walk does not know it in advance) and stops early
+/// when `cancel` is cancelled.
+pub fn discover_with(
+    root: &Path,
+    settings: &Settings,
+    opts: &Options,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+) -> Result<Discovery, Cancelled> {
+    let mut warnings = Vec::new();
+    let settings_file = root.join(".vscode").join("settings.json");
+    let excluder = Excluder::new(&settings.exclude_patterns, &settings_file, &mut warnings);
+    let matcher = Matcher::new(&opts.types);
+    let real_root = real_root(root);
+    let walker = Walker {
+        root,
+        real_root: &real_root,
+        settings,
+        matcher: &matcher,
+        excluder: &excluder,
+    };
+    let out = walker.walk_all(threads(opts), false, cancel, progress)?;
+    warnings.extend(out.warnings);
+    Ok(finish(out.files, warnings))
 }
 
 /// Discovers the files of an in-memory tree (tests, fuzzing): the same routing, parsing and
@@ -376,8 +562,7 @@ pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discov
         own = Matcher::new(&opts.types);
         &own
     };
-    let mut results = Vec::new();
-    let mut warnings = Vec::new();
+    let mut files = Vec::new();
     for path in fs.paths() {
         let rel = path.strip_prefix(root).unwrap_or(path);
         let is_exe = fs.is_executable(path);
@@ -393,54 +578,38 @@ pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discov
             continue;
         }
         let Some(content) = fs.read(path) else {
-            warnings.push(Warning::new(path, None, ReadError::Binary.to_string()));
+            files.push(FileOutcome::unreadable(path, ReadError::Binary));
             continue;
         };
-        for (row, parsed) in parse_file(root, path, &content, is_exe, fs, &rows) {
-            results.push(FileResult {
-                path: path.clone(),
-                row,
-                parsed,
-            });
-        }
+        let parsed = parse_file(root, path, &content, is_exe, fs, &rows);
+        files.push(FileOutcome::new(
+            root,
+            path,
+            parsed,
+            Vec::new(),
+            Dependencies::default(),
+        ));
     }
-    finish(root, results, warnings)
+    finish(files, Vec::new())
 }
 
-/// Orders results (type order, then path, then in-file order), fills categories and makes ids
-/// unique: a repeated id gets a stable `#2`, `#3`… suffix and a warning.
-fn finish(root: &Path, mut results: Vec<FileResult>, mut warnings: Vec<Warning>) -> Discovery {
-    results.sort_by(|a, b| {
-        type_order(SOURCES[a.row].kind)
-            .cmp(&type_order(SOURCES[b.row].kind))
-            .then_with(|| a.path.cmp(&b.path))
-            .then(a.row.cmp(&b.row))
-    });
-    let mut commands = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for r in results {
-        warnings.extend(r.parsed.warnings);
-        for mut c in r.parsed.commands {
-            c.category = category_for(&c.kind, Path::new(&c.file_path), root);
-            let n = seen.entry(c.id.clone()).or_insert(0);
-            *n += 1;
-            if *n > 1 {
-                let new_id = format!("{}#{}", c.id, n);
-                warnings.push(Warning::new(
-                    &r.path,
-                    c.line.map(|l| l as usize),
-                    format!(
-                        "duplicate command `{}`: listed with id suffix #{n}",
-                        c.label
-                    ),
-                ));
-                c.id = new_id;
-            }
-            commands.push(c);
+/// Orders results (type order, then path, then in-file order) into one listing.
+fn finish(files: Vec<FileOutcome>, mut warnings: Vec<Warning>) -> Discovery {
+    let mut rows: Vec<(usize, PathBuf, usize, Vec<CommandItem>)> = Vec::new();
+    for f in files {
+        warnings.extend(f.warnings);
+        for (row, commands) in f.rows {
+            rows.push((type_order(SOURCES[row].kind), f.path.clone(), row, commands));
         }
     }
-    warnings.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
+    rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
+    let commands = rows.into_iter().flat_map(|r| r.3).collect();
+    sort_warnings(&mut warnings);
     Discovery { commands, warnings }
+}
+
+pub(crate) fn sort_warnings(warnings: &mut [Warning]) {
+    warnings.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
 }
 
 /// Feeds raw bytes, as the file `rel` under a root `/fuzz`, to every source whose patterns

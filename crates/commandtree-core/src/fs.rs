@@ -24,6 +24,10 @@ pub const MAX_FILE_SIZE: u64 = 1024 * 1024;
 pub enum ReadError {
     TooLarge(u64),
     Binary,
+    /// A FIFO, socket, device or folder named like a task file.
+    NotRegular,
+    /// A symlink whose real path is outside the workspace root: never read.
+    OutsideRoot,
     Io(String),
 }
 
@@ -32,6 +36,11 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::TooLarge(n) => write!(f, "skipped: {n} bytes is over the 1 MiB limit"),
             ReadError::Binary => write!(f, "skipped: binary file"),
+            ReadError::NotRegular => write!(f, "skipped: not a regular file"),
+            ReadError::OutsideRoot => write!(
+                f,
+                "skipped: a link to a file outside the workspace (never read)"
+            ),
             ReadError::Io(e) => write!(f, "unreadable: {e}"),
         }
     }
@@ -74,8 +83,13 @@ pub fn read_file(path: &Path) -> Result<String, ReadError> {
 pub fn read_file_and_mode(path: &Path) -> Result<(String, bool), ReadError> {
     use std::io::Read;
     let io = |e: std::io::Error| ReadError::Io(e.kind().to_string());
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
+    let (file, meta) = open_regular(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            ReadError::NotRegular
+        } else {
+            io(e)
+        }
+    })?;
     if meta.len() > MAX_FILE_SIZE {
         return Err(ReadError::TooLarge(meta.len()));
     }
@@ -87,6 +101,35 @@ pub fn read_file_and_mode(path: &Path) -> Result<(String, bool), ReadError> {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
     Ok((decode(&bytes)?, mode_executable(&meta)))
+}
+
+/// Opens `path` for reading only when it is a regular file. A FIFO, socket or device named like
+/// a task file (`build.sh`, `package.json`) would block a plain `open` or `read` forever, so the
+/// type is checked before opening, the open does not block (a FIFO swapped in after the check
+/// opens at once instead of waiting for a writer), and the type is checked again on the handle.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (skipped)",
+        )
+    };
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = opts.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    Ok((file, meta))
 }
 
 #[cfg(unix)]
@@ -126,6 +169,98 @@ impl Fs for RealFs {
 
 pub fn is_executable_path(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| mode_executable(&m))
+}
+
+/// Whether the real path of `path` (symlinks resolved) lies under `root`, itself a real path.
+/// A missing file is not inside.
+pub fn real_path_inside(root: &Path, path: &Path) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(root))
+}
+
+/// The `Fs` a parser gets during discovery. It records every other path the parser asks about
+/// (read, checked or listed), so a change to any of them re-parses the file that asked: an
+/// include, a lock file choosing the npm runner, a Cargo workspace member. Parsers need not
+/// declare what they include. With a `root`, it also refuses to read a file whose real path is
+/// outside it (a symlinked `Taskfile` include pointing at `~/.aws/credentials`).
+pub struct RecordingFs<'a> {
+    inner: &'a dyn Fs,
+    root: Option<&'a Path>,
+    paths: std::sync::Mutex<Vec<PathBuf>>,
+    dirs: std::sync::Mutex<Vec<PathBuf>>,
+}
+
+/// What a parser looked at besides its own file.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Dependencies {
+    /// Files read or asked about (whether or not they exist: creating one matters too).
+    pub paths: Vec<PathBuf>,
+    /// Folders listed: adding or removing an entry matters.
+    pub dirs: Vec<PathBuf>,
+}
+
+impl<'a> RecordingFs<'a> {
+    /// `root` (a real path) guards reads; `None` for in-memory trees.
+    pub fn new(inner: &'a dyn Fs, root: Option<&'a Path>) -> Self {
+        RecordingFs {
+            inner,
+            root,
+            paths: Default::default(),
+            dirs: Default::default(),
+        }
+    }
+
+    fn note(&self, path: &Path) {
+        let mut v = self.paths.lock().unwrap_or_else(|e| e.into_inner());
+        if !v.iter().any(|p| p == path) {
+            v.push(path.to_path_buf());
+        }
+    }
+
+    /// What was recorded, sorted and without repeats; `own` (the parsed file) left out.
+    pub fn into_dependencies(self, own: &Path) -> Dependencies {
+        let finish = |m: std::sync::Mutex<Vec<PathBuf>>| {
+            let mut v = m.into_inner().unwrap_or_else(|e| e.into_inner());
+            v.retain(|p| p != own);
+            v.sort();
+            v.dedup();
+            v
+        };
+        Dependencies {
+            paths: finish(self.paths),
+            dirs: finish(self.dirs),
+        }
+    }
+}
+
+impl Fs for RecordingFs<'_> {
+    fn read(&self, path: &Path) -> Option<String> {
+        self.note(path);
+        if let Some(root) = self.root
+            && !real_path_inside(root, path)
+        {
+            return None;
+        }
+        self.inner.read(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.note(path);
+        self.inner.exists(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.note(path);
+        self.inner.is_file(path)
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        self.note(path);
+        self.inner.is_executable(path)
+    }
+    fn list_dir(&self, path: &Path) -> Vec<PathBuf> {
+        self.dirs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(path.to_path_buf());
+        self.inner.list_dir(path)
+    }
 }
 
 /// In-memory file tree for tests and fuzzing. Folders exist implicitly.

@@ -7,6 +7,7 @@ pub mod discover;
 pub mod excerpt;
 pub mod fs;
 pub mod kind;
+pub mod incremental;
 pub mod model;
 pub mod settings;
 pub mod sources;
@@ -15,7 +16,8 @@ pub mod tree;
 pub mod workspace;
 
 pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
-pub use discover::{Discovery, Options};
+pub use discover::{Cancelled, Discovery, Options};
+pub use incremental::{Delta, Index};
 pub use kind::CommandType;
 pub use model::{CommandItem, ParamDef, ParamFormat, Warning};
 pub use settings::{Settings, SortOrder};

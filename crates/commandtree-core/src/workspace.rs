@@ -1,7 +1,9 @@
 //! The facade every front end calls (CLI, terminal UI, editor and agent servers), so none of
 //! them re-implements discovery, lookup or tree building.
 
-use crate::discover::{self, Discovery, Options};
+use crate::cancel::{CancelToken, Progress};
+use crate::discover::{self, Cancelled, Discovery, Options};
+use crate::incremental::Index;
 use crate::model::{CommandItem, Warning};
 use crate::settings::{Settings, SortOrder, resolve_root};
 use crate::sources::type_def;
@@ -37,6 +39,29 @@ impl Workspace {
 
     pub fn discover(&self, opts: &Options) -> Discovery {
         discover::discover(&self.root, &self.settings, opts)
+    }
+
+    /// [`Workspace::discover`] with progress and cancellation, for big trees.
+    pub fn discover_with(
+        &self,
+        opts: &Options,
+        cancel: &CancelToken,
+        progress: &dyn Progress,
+    ) -> Result<Discovery, Cancelled> {
+        discover::discover_with(&self.root, &self.settings, opts, cancel, progress)
+    }
+
+    /// Discovers and keeps the result per file, for incremental updates
+    /// ([`Index::apply_changes`]).
+    pub fn index(
+        &self,
+        opts: &Options,
+        cancel: &CancelToken,
+        progress: &dyn Progress,
+    ) -> Result<Index, Cancelled> {
+        let mut index = Index::build_with(&self.root, self.settings.clone(), opts, cancel, progress)?;
+        index.set_settings_warnings(self.warnings.clone());
+        Ok(index)
     }
 
     pub fn tree(&self, commands: &[CommandItem], order: Option<SortOrder>) -> Vec<Category> {

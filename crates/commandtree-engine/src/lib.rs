@@ -89,3 +89,7 @@ impl Engine {
         self.ws.tree(commands, order)
     }
 }
+
+pub mod watch;
+
+pub use watch::{WatchError, WatchEvent, WatchOptions, Watcher};

@@ -10,6 +10,7 @@ mod run;
 mod search;
 mod summarize;
 mod tags;
+mod watch;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -85,6 +86,9 @@ enum Command {
     Search(search::SearchArgs),
     /// Make or update the embeddings `ct search` uses (all-MiniLM-L6-v2, on this machine).
     Embed(search::EmbedArgs),
+    /// Keep discovering: one line per change (commands added, updated, removed; new tags and
+    /// summaries from other processes) until interrupted. --json prints NDJSON.
+    Watch(watch::WatchArgs),
 }
 
 #[derive(Args, Default)]
@@ -176,6 +180,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Doctor(args) => doctor::doctor(ws.workspace(), args),
         Command::Search(args) => search::search(ws, args, cli.quiet),
         Command::Embed(args) => search::embed(ws, args, cli.quiet),
+        Command::Watch(args) => watch::watch(
+            commandtree_core::Workspace::open(Some(engine.root()), &cwd),
+            args,
+            cli.quiet,
+        ),
     }
 }
 
