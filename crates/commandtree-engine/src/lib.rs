@@ -10,6 +10,7 @@
 
 pub mod db;
 mod error;
+pub mod frontend;
 pub mod gate;
 mod load;
 pub mod runs;
