@@ -404,7 +404,9 @@ impl Walker<'_> {
                     }
                     // Flush every entry that produced something: the closure has no drop hook
                     // to rely on for a last batch.
-                    if !(local.files.is_empty() && local.dirs.is_empty() && local.warnings.is_empty())
+                    if !(local.files.is_empty()
+                        && local.dirs.is_empty()
+                        && local.warnings.is_empty())
                     {
                         let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
                         o.files.append(&mut local.files);
@@ -519,8 +521,7 @@ pub(crate) fn threads(opts: &Options) -> usize {
 
 /// Discovers every command under `root` on disk.
 pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
-    discover_with(root, settings, opts, &CancelToken::new(), &NoProgress)
-        .unwrap_or_default()
+    discover_with(root, settings, opts, &CancelToken::new(), &NoProgress).unwrap_or_default()
 }
 
 /// [`discover`] for big trees: reports each routed file it parsed to `progress`

@@ -433,10 +433,16 @@ impl Index {
 
     fn insert(&mut self, f: FileOutcome) {
         for d in &f.deps.paths {
-            self.readers.entry(d.clone()).or_default().push(f.path.clone());
+            self.readers
+                .entry(d.clone())
+                .or_default()
+                .push(f.path.clone());
         }
         for d in &f.deps.dirs {
-            self.listers.entry(d.clone()).or_default().push(f.path.clone());
+            self.listers
+                .entry(d.clone())
+                .or_default()
+                .push(f.path.clone());
         }
         self.count += f.rows.iter().map(|(_, c)| c.len()).sum::<usize>();
         self.files.insert(f.path.clone(), f);
@@ -653,7 +659,11 @@ mod tests {
         };
         assert!(runs(&index).iter().all(|c| c.starts_with("npm run")));
 
-        write(root, "extra.just", "deploy:\n    ./deploy\nrelease:\n    ./release\n");
+        write(
+            root,
+            "extra.just",
+            "deploy:\n    ./deploy\nrelease:\n    ./release\n",
+        );
         let d = index.apply_changes(&["extra.just"]);
         assert_eq!(labels(&d.added), ["release"]);
         same_as_fresh(&index);
@@ -668,7 +678,10 @@ mod tests {
         fs::remove_file(root.join("extra.just")).unwrap();
         let d = index.apply_changes(&["extra.just"]);
         assert_eq!(d.removed.len(), 2);
-        assert!(d.warnings.iter().any(|w| w.message.contains("not found")), "{d:?}");
+        assert!(
+            d.warnings.iter().any(|w| w.message.contains("not found")),
+            "{d:?}"
+        );
         same_as_fresh(&index);
     }
 

@@ -59,7 +59,8 @@ impl Workspace {
         cancel: &CancelToken,
         progress: &dyn Progress,
     ) -> Result<Index, Cancelled> {
-        let mut index = Index::build_with(&self.root, self.settings.clone(), opts, cancel, progress)?;
+        let mut index =
+            Index::build_with(&self.root, self.settings.clone(), opts, cancel, progress)?;
         index.set_settings_warnings(self.warnings.clone());
         Ok(index)
     }

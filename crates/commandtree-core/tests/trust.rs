@@ -37,7 +37,11 @@ fn links_outside_the_root_are_never_read() {
     let base = tmp("outside");
     let secret = "aws_secret_access_key = SECRETSECRET";
     write(&base, "home/.aws/credentials", &format!("# {secret}\n"));
-    write(&base, "home/.aws/run.sh", &format!("#!/bin/sh\n# {secret}\necho\n"));
+    write(
+        &base,
+        "home/.aws/run.sh",
+        &format!("#!/bin/sh\n# {secret}\necho\n"),
+    );
     let root = base.join("repo");
     write(&root, "package.json", r#"{"scripts": {"build": "tsc"}}"#);
     std::os::unix::fs::symlink("../home/.aws/credentials", root.join("docs.md")).unwrap();
@@ -57,8 +61,14 @@ fn links_outside_the_root_are_never_read() {
     let all = everything(&d);
     assert!(!all.contains("SECRETSECRET"), "{all}");
     let labels: Vec<&str> = d.commands.iter().map(|c| c.label.as_str()).collect();
-    assert!(!labels.contains(&"docs.md") && !labels.contains(&"deploy.sh"), "{labels:?}");
-    assert!(labels.contains(&"alias.md") && labels.contains(&"build"), "{labels:?}");
+    assert!(
+        !labels.contains(&"docs.md") && !labels.contains(&"deploy.sh"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"alias.md") && labels.contains(&"build"),
+        "{labels:?}"
+    );
     for f in ["docs.md", "deploy.sh"] {
         assert!(
             d.warnings

@@ -41,7 +41,11 @@ impl Loaded {
         let Some(store) = &self.store else {
             return Ok(());
         };
-        for c in self.commands.iter_mut().filter(|c| ids.contains(&c.id.as_str())) {
+        for c in self
+            .commands
+            .iter_mut()
+            .filter(|c| ids.contains(&c.id.as_str()))
+        {
             c.tags = store.tags_for_command(&c.id)?;
         }
         Ok(())

@@ -2,6 +2,7 @@
 //! by the `commandtree-core` facade.
 
 mod commands;
+mod completions;
 mod db;
 mod doctor;
 mod output;
@@ -86,6 +87,12 @@ enum Command {
     Search(search::SearchArgs),
     /// Make or update the embeddings `ct search` uses (all-MiniLM-L6-v2, on this machine).
     Embed(search::EmbedArgs),
+    /// The terminal UI (what `ct` alone opens on a terminal): Quick Launch, the tree, details,
+    /// runs. F1 lists the keys.
+    Tui(TuiArgs),
+    /// Print a shell completion script: `source <(ct completions bash)`, also zsh and fish.
+    /// Command names complete from the workspace you are in.
+    Completions(completions::CompletionsArgs),
     /// Keep discovering: one line per change (commands added, updated, removed; new tags and
     /// summaries from other processes) until interrupted. --json prints NDJSON.
     Watch(watch::WatchArgs),
@@ -110,10 +117,21 @@ struct ListArgs {
 #[derive(Args)]
 struct ShowArgs {
     /// A command id, a unique label, or type:label (e.g. npm:build).
+    #[arg(add = completions::command_names())]
     command: String,
     /// Print the CommandItem as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args, Default)]
+struct TuiArgs {
+    /// Quit after the first frame that shows the commands, printing the time to it (bench/tui.sh).
+    #[arg(long, hide = true)]
+    bench_first_frame: bool,
+    /// After the first frame, press N keys and print the time from key to frame (bench/tui.sh).
+    #[arg(long, hide = true, value_name = "N", default_value_t = 0)]
+    bench_keys: usize,
 }
 
 fn type_names() -> clap::builder::PossibleValuesParser {
@@ -124,6 +142,8 @@ fn type_names() -> clap::builder::PossibleValuesParser {
 struct Exit(u8);
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash ct -- ct run b`: the shell asking for completions (see `ct completions`).
+    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -161,7 +181,12 @@ fn run(cli: Cli) -> Result<()> {
     if !cli.quiet {
         output::warnings(engine.settings_warnings());
     }
-    match cli.command.unwrap_or(Command::List(ListArgs::default())) {
+    let command = match cli.command {
+        Some(c) => c,
+        None if interactive_terminal() => Command::Tui(TuiArgs::default()),
+        None => Command::List(ListArgs::default()),
+    };
+    match command {
         Command::List(args) => list(ws, args, cli.quiet),
         Command::Show(args) => show(ws, args, cli.quiet),
         Command::Tag(args) => tags::tag(ws, args, cli.quiet),
@@ -180,11 +205,35 @@ fn run(cli: Cli) -> Result<()> {
         Command::Doctor(args) => doctor::doctor(ws.workspace(), args),
         Command::Search(args) => search::search(ws, args, cli.quiet),
         Command::Embed(args) => search::embed(ws, args, cli.quiet),
+        Command::Tui(args) => tui(engine, args),
+        Command::Completions(args) => completions::print(args),
         Command::Watch(args) => watch::watch(
             commandtree_core::Workspace::open(Some(engine.root()), &cwd),
             args,
             cli.quiet,
         ),
+    }
+}
+
+/// `ct` alone opens the UI only when a person is there to use it: stdin and stdout on a
+/// terminal. Piped or redirected, it prints the tree as before.
+fn interactive_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
+fn tui(engine: Engine, args: TuiArgs) -> Result<()> {
+    let code = commandtree_tui::run(
+        engine,
+        commandtree_tui::Bench {
+            first_frame: args.bench_first_frame,
+            keys: args.bench_keys,
+        },
+    )?;
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Exit(u8::try_from(code).unwrap_or(1)).into())
     }
 }
 

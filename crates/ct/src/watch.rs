@@ -37,7 +37,11 @@ pub fn watch(ws: Workspace, args: WatchArgs, quiet: bool) -> Result<()> {
         if quiet && matches!(event, WatchEvent::Warning(_)) {
             return;
         }
-        let line = if json { json_line(&event) } else { text_line(&event) };
+        let line = if json {
+            json_line(&event)
+        } else {
+            text_line(&event)
+        };
         let mut out = std::io::stdout().lock();
         if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
             // Nobody reads any more (a closed pipe): stop as if interrupted.
@@ -69,7 +73,10 @@ fn json_line(event: &WatchEvent) -> String {
             ms(*elapsed)
         ),
         WatchEvent::Warning(w) => {
-            let line = w.line.map(|l| format!(r#","line":{l}"#)).unwrap_or_default();
+            let line = w
+                .line
+                .map(|l| format!(r#","line":{l}"#))
+                .unwrap_or_default();
             format!(
                 r#"{{"event":"warning","file":{}{line},"message":{}}}"#,
                 s(&w.file),
@@ -92,7 +99,11 @@ fn text_line(event: &WatchEvent) -> String {
     };
     match event {
         WatchEvent::Ready { commands, elapsed } => {
-            format!("ready: {} commands ({:.1} ms)", commands.len(), ms(*elapsed))
+            format!(
+                "ready: {} commands ({:.1} ms)",
+                commands.len(),
+                ms(*elapsed)
+            )
         }
         WatchEvent::Changed { delta, elapsed } => {
             let mut parts = names('+', &delta.added);

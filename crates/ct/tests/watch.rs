@@ -45,7 +45,10 @@ struct Seen {
 
 impl Seen {
     fn added_labels(&self) -> Vec<&str> {
-        self.added.iter().filter_map(|c| c["label"].as_str()).collect()
+        self.added
+            .iter()
+            .filter_map(|c| c["label"].as_str())
+            .collect()
     }
 }
 
@@ -98,7 +101,10 @@ impl Watch {
             let left = DEADLINE.saturating_sub(start.elapsed());
             let line = match self.lines.recv_timeout(left) {
                 Ok(l) => l,
-                Err(_) => panic!("no event for {what} within {DEADLINE:?}; seen {:?}", self.seen),
+                Err(_) => panic!(
+                    "no event for {what} within {DEADLINE:?}; seen {:?}",
+                    self.seen
+                ),
             };
             let v: Value = serde_json::from_str(&line).unwrap();
             match v["event"].as_str() {
@@ -107,9 +113,11 @@ impl Watch {
                     let items = |k: &str| v[k].as_array().cloned().unwrap_or_default();
                     self.seen.added.extend(items("added"));
                     self.seen.updated.extend(items("updated"));
-                    self.seen
-                        .removed
-                        .extend(items("removed").iter().map(|x| x.as_str().unwrap().to_string()));
+                    self.seen.removed.extend(
+                        items("removed")
+                            .iter()
+                            .map(|x| x.as_str().unwrap().to_string()),
+                    );
                 }
                 Some("warning") => self.seen.warnings.push(v),
                 other => panic!("unexpected event {other:?}: {v}"),
@@ -146,7 +154,11 @@ fn add_update_remove() {
     assert_eq!(s.added[0]["type"], "make");
     assert_eq!(s.added[0]["id"], w.id("make", "tools/Makefile", "all"));
 
-    write(&root, "package.json", r#"{"scripts": {"build": "tsc -b", "test": "jest"}}"#);
+    write(
+        &root,
+        "package.json",
+        r#"{"scripts": {"build": "tsc -b", "test": "jest"}}"#,
+    );
     let s = w.until("an edited script", |s| !s.updated.is_empty());
     assert_eq!(s.updated.len(), 1);
     assert_eq!(s.updated[0]["id"], w.id("npm", "package.json", "build"));
@@ -166,8 +178,13 @@ fn folder_rename() {
     let (mut w, ready) = Watch::start(&root);
     assert_eq!(ready["commands"], 3);
     std::fs::rename(root.join("svc"), root.join("api")).unwrap();
-    let s = w.until("a renamed folder", |s| s.added.len() == 3 && s.removed.len() == 3);
-    assert!(s.removed.contains(&w.id("npm", "svc/package.json", "build")));
+    let s = w.until("a renamed folder", |s| {
+        s.added.len() == 3 && s.removed.len() == 3
+    });
+    assert!(
+        s.removed
+            .contains(&w.id("npm", "svc/package.json", "build"))
+    );
     assert!(
         s.added
             .iter()
@@ -205,7 +222,11 @@ fn settings_change() {
     );
     let s = w.until("an exclude pattern", |s| !s.removed.is_empty());
     assert_eq!(s.removed, [w.id("make", "legacy/Makefile", "old")]);
-    write(&root, ".commandtree/config.toml", "[discovery]\nexclude = [\"package.json\"]\n");
+    write(
+        &root,
+        ".commandtree/config.toml",
+        "[discovery]\nexclude = [\"package.json\"]\n",
+    );
     let s = w.until("a workspace config exclude", |s| s.removed.len() == 2);
     assert!(s.removed.contains(&w.id("npm", "package.json", "test")));
 }
@@ -227,7 +248,16 @@ fn tag_written_by_another_process() {
     assert_eq!(s.updated[0]["tags"], serde_json::json!(["ci"]));
 
     // A second tag, now that the database exists, and its removal.
-    let ok = |args: &[&str]| assert!(ct(&root).args(args).stdout(Stdio::null()).status().unwrap().success());
+    let ok = |args: &[&str]| {
+        assert!(
+            ct(&root)
+                .args(args)
+                .stdout(Stdio::null())
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
     ok(&["tag", "add", "npm:test", "slow"]);
     let s = w.until("a second tag", |s| !s.updated.is_empty());
     assert_eq!(s.updated[0]["tags"], serde_json::json!(["slow"]));
@@ -270,7 +300,10 @@ fn exits_0_on_sigint_and_sigterm() {
             if let Some(s) = w.child.try_wait().unwrap() {
                 break s.code();
             }
-            assert!(start.elapsed() < DEADLINE, "ct watch did not exit on SIG{signal}");
+            assert!(
+                start.elapsed() < DEADLINE,
+                "ct watch did not exit on SIG{signal}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         assert_eq!(code, Some(0), "SIG{signal}");

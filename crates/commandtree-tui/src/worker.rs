@@ -1,0 +1,215 @@
+//! Background threads: loading (then watching), summaries, search, stopping a run. Each opens
+//! what it needs itself (the workspace, its own database connection) and answers with a
+//! [`Msg`], so the UI thread never waits.
+
+use crate::app::Level;
+use commandtree_core::{CancelToken, CommandItem, ProgressEvent, Workspace};
+use commandtree_engine::{LoadOptions, Loaded, WatchEvent, WatchOptions, Watcher};
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+
+pub enum Msg {
+    Loaded(Result<Box<Loaded>, String>),
+    Watcher(Watcher),
+    Watch(WatchEvent),
+    /// Progress of the running background job, as a line for the status bar.
+    Progress(String),
+    /// The background job ended: what to say.
+    Done(String, Level),
+    /// Search results: query, then (command id, similarity).
+    Found(String, Vec<(String, f32)>),
+    Stopped(i64, Result<String, String>),
+}
+
+fn ws(root: &std::path::Path) -> Workspace {
+    Workspace::open(Some(root), root)
+}
+
+/// Loads (discovery plus the database), then keeps watching: the watcher's events follow.
+/// Watching starts after the first load so the two never compete for the first frame.
+pub fn load(root: PathBuf, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let w = ws(&root);
+        let r = commandtree_engine::load(
+            &w,
+            &LoadOptions::default(),
+            &CancelToken::new(),
+            &commandtree_core::NoProgress,
+        );
+        let ok = r.is_ok();
+        if tx
+            .send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())))
+            .is_err()
+            || !ok
+        {
+            return;
+        }
+        if std::env::var_os("COMMANDTREE_TUI_NO_WATCH").is_some() {
+            return;
+        }
+        let sink = tx.clone();
+        match Watcher::start(w, WatchOptions::default(), move |e| {
+            let _ = sink.send(Msg::Watch(e));
+        }) {
+            Ok(watcher) => {
+                let _ = tx.send(Msg::Watcher(watcher));
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::Done(format!("live updates are off: {e}"), Level::Warn));
+            }
+        }
+    });
+}
+
+fn progress_line(e: &ProgressEvent) -> String {
+    let mut s = match e.total {
+        Some(t) => format!("{} {}/{}", e.operation, e.done, t),
+        None => format!("{} {}", e.operation, e.done),
+    };
+    if let Some(m) = &e.message {
+        s.push_str(" · ");
+        s.push_str(m);
+    }
+    s.push_str(" (Ctrl-C cancels)");
+    s
+}
+
+/// Summarizes `only` (all commands when empty) with the user's LLM.
+pub fn summarize(
+    root: PathBuf,
+    commands: Vec<CommandItem>,
+    only: Vec<String>,
+    cancel: CancelToken,
+    tx: Sender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let w = ws(&root);
+        let done = |text: String, level| {
+            let _ = tx.send(Msg::Done(text, level));
+        };
+        use commandtree_ai::provider::Detection;
+        let provider = match commandtree_engine::summaries::detect(&w) {
+            Ok(Detection::Found(c)) => *c,
+            Ok(Detection::Disabled(by)) => {
+                return done(
+                    format!("AI features are switched off (provider = none, set in {by})"),
+                    Level::Warn,
+                );
+            }
+            Ok(Detection::NotFound) => {
+                return done(
+                    "no LLM provider found: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or [llm] in .commandtree/config.toml (ct doctor explains)".into(),
+                    Level::Error,
+                );
+            }
+            Err(e) => return done(e.to_string(), Level::Error),
+        };
+        let mut loaded = Loaded::from_commands(&root, commands);
+        if let Err(e) = loaded.writable_or_create() {
+            return done(e.to_string(), Level::Error);
+        }
+        let plan = match commandtree_engine::summaries::plan(&loaded, &only, false) {
+            Ok(p) => p,
+            Err(e) => return done(e.to_string(), Level::Error),
+        };
+        if plan.pending.is_empty() {
+            return done(
+                format!("all {} summaries are current", plan.current),
+                Level::Info,
+            );
+        }
+        let ptx = tx.clone();
+        let progress = move |e: ProgressEvent| {
+            let _ = ptx.send(Msg::Progress(progress_line(&e)));
+        };
+        let r = commandtree_engine::summaries::run(
+            &w,
+            &mut loaded,
+            plan,
+            provider,
+            &cancel,
+            &progress,
+            &mut |_| {},
+        );
+        match r {
+            Ok((report, embed_problem)) => {
+                let mut text = format!(
+                    "summarized {}, {} failed",
+                    report.done.len(),
+                    report.failed.len()
+                );
+                if let Some(p) = embed_problem {
+                    text.push_str(&format!("; {p}"));
+                }
+                let level = if !report.failed.is_empty() {
+                    Level::Warn
+                } else {
+                    Level::Info
+                };
+                done(text, level)
+            }
+            Err(commandtree_engine::Error::Cancelled) => done("cancelled".into(), Level::Info),
+            Err(e) => done(e.to_string(), Level::Error),
+        }
+    });
+}
+
+/// Searches by meaning (refreshing embeddings first, as `ct search` does).
+pub fn search(
+    root: PathBuf,
+    commands: Vec<CommandItem>,
+    query: String,
+    cancel: CancelToken,
+    tx: Sender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let done = |text: String, level| {
+            let _ = tx.send(Msg::Done(text, level));
+        };
+        if commandtree_ai::embed::model::find(&root).is_none() {
+            return done(
+                "the embedding model is not on this machine yet: run `ct embed` once".into(),
+                Level::Warn,
+            );
+        }
+        let embedder = match commandtree_engine::search::load_model(&root, &mut |_| {}) {
+            Ok(e) => e,
+            Err(e) => return done(e.to_string(), Level::Error),
+        };
+        let mut loaded = Loaded::from_commands(&root, commands);
+        let ptx = tx.clone();
+        let progress = move |e: ProgressEvent| {
+            let _ = ptx.send(Msg::Progress(progress_line(&e)));
+        };
+        match commandtree_engine::search::search(
+            &mut loaded,
+            &embedder,
+            &query,
+            commandtree_engine::search::DEFAULT_THRESHOLD,
+            50,
+            &cancel,
+            &progress,
+        ) {
+            Ok(found) => {
+                let hits = found.hits.into_iter().map(|(c, s)| (c.id, s)).collect();
+                let _ = tx.send(Msg::Found(query, hits));
+            }
+            Err(commandtree_engine::Error::Cancelled) => done("cancelled".into(), Level::Info),
+            Err(e) => done(e.to_string(), Level::Error),
+        }
+    });
+}
+
+/// Stops a detached run (which can take seconds: SIGTERM, then SIGKILL).
+pub fn stop(root: PathBuf, run_id: i64, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let w = ws(&root);
+        let mut store = commandtree_store::Store::open(&commandtree_store::db_path(&root), false)
+            .ok()
+            .flatten();
+        let r = commandtree_engine::runs::stop(&w, &mut store, run_id)
+            .map(|r| r.status)
+            .map_err(|e| e.to_string());
+        let _ = tx.send(Msg::Stopped(run_id, r));
+    });
+}
