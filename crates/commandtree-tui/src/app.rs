@@ -534,13 +534,22 @@ impl App {
                 for (k, v) in &p.runnable.env {
                     shown.push_str(&format!("{k}={} ", commandtree_exec::quote::sh_quote(v)));
                 }
-                shown.push_str(&p.runnable.script);
+                // Paths inside the workspace read relative to it, as everywhere in the pane.
+                shown.push_str(
+                    &p.runnable
+                        .script
+                        .replace(&format!("{}/", root.display()), "./"),
+                );
                 (shown, p.dry_run_text())
             }
             None => {
                 let cwd = if c.cwd.is_empty() { "." } else { &c.cwd };
                 (
-                    format!("cd {} && {}", rel(cwd), c.command),
+                    format!(
+                        "cd {} && {}",
+                        rel(cwd),
+                        c.command.replace(&format!("{}/", root.display()), "./")
+                    ),
                     format!(
                         "cd -- {} && {}",
                         commandtree_exec::quote::sh_quote(cwd),
