@@ -38,6 +38,8 @@ pub struct Bench {
     /// After the first full frame, press this many keys (down, then filter letters) and
     /// print the mean and worst time from key to drawn frame.
     pub keys: usize,
+    /// When the process started (the first frame is timed from there); now when unset.
+    pub started: Option<Instant>,
 }
 
 fn setup(out: &mut Stdout) -> std::io::Result<()> {
@@ -67,7 +69,7 @@ impl Drop for Guard {
 /// Opens the UI on `engine`'s workspace and runs until the user quits. Returns the process
 /// exit code.
 pub fn run(engine: Engine, bench: Bench) -> anyhow::Result<i32> {
-    let started = Instant::now();
+    let started = bench.started.unwrap_or_else(Instant::now);
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();

@@ -141,7 +141,11 @@ fn type_names() -> clap::builder::PossibleValuesParser {
 /// A failure that has already been explained to the user; carries the exit code.
 struct Exit(u8);
 
+/// When `ct` started: `bench/tui.sh` times the first frame from here.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 fn main() -> ExitCode {
+    STARTED.get_or_init(std::time::Instant::now);
     // `COMPLETE=bash ct -- ct run b`: the shell asking for completions (see `ct completions`).
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = Cli::parse();
@@ -228,6 +232,7 @@ fn tui(engine: Engine, args: TuiArgs) -> Result<()> {
         commandtree_tui::Bench {
             first_frame: args.bench_first_frame,
             keys: args.bench_keys,
+            started: STARTED.get().copied(),
         },
     )?;
     if code == 0 {
