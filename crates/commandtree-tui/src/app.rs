@@ -831,18 +831,14 @@ impl App {
                     return Some(Effect::Edit(PathBuf::from(&c.file_path), c.line));
                 }
             }
-            KeyCode::Char('y') => {
-                if self.selected_command().is_some() {
-                    let line = self.details().map(|d| d.copy.clone()).unwrap_or_default();
-                    self.say("command line copied (OSC 52)", Level::Info);
-                    return Some(Effect::Copy(line));
-                }
+            KeyCode::Char('y') if self.selected_command().is_some() => {
+                let line = self.details().map(|d| d.copy.clone()).unwrap_or_default();
+                self.say("command line copied (OSC 52)", Level::Info);
+                return Some(Effect::Copy(line));
             }
             KeyCode::Char('S') => self.summarize(),
-            KeyCode::Char('i') => {
-                if self.selected_command().is_some() {
-                    self.popup = Some(Popup::Details);
-                }
+            KeyCode::Char('i') if self.selected_command().is_some() => {
+                self.popup = Some(Popup::Details);
             }
             KeyCode::F(5) | KeyCode::Char('R') => self.refresh(),
             _ => {}
@@ -1429,9 +1425,7 @@ impl App {
                 if q.is_empty() {
                     return None;
                 }
-                let Some(l) = self.loaded.as_ref() else {
-                    return None;
-                };
+                let l = self.loaded.as_ref()?;
                 let token = commandtree_core::CancelToken::new();
                 self.busy = Some(token.clone());
                 self.progress = Some(format!("searching “{q}”…"));

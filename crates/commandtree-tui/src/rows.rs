@@ -75,10 +75,8 @@ impl Folding {
         self.default_closed == self.toggled.contains(key)
     }
     pub fn set(&mut self, key: &str, open: bool) {
-        if self.is_open(key) != open {
-            if !self.toggled.remove(key) {
-                self.toggled.insert(key.to_string());
-            }
+        if self.is_open(key) != open && !self.toggled.remove(key) {
+            self.toggled.insert(key.to_string());
         }
     }
     pub fn all(&mut self, open: bool) {

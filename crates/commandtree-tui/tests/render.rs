@@ -158,7 +158,10 @@ fn search_results() {
             (c.id.clone(), s)
         })
         .collect();
-    app.message(commandtree_tui::worker::Msg::Found("remove build output".into(), ids));
+    app.message(commandtree_tui::worker::Msg::Found(
+        "remove build output".into(),
+        ids,
+    ));
     insta::assert_snapshot!(render(&mut app, 110, 26));
 }
 
@@ -192,7 +195,10 @@ fn keys_move_fold_and_sort() {
     assert_eq!(app.hidden_aux(), 0);
     key(&mut app, KeyCode::Char('C'));
     let shown = render(&mut app, 110, 20);
-    assert!(shown.contains("▸ Make Targets (4)"), "auxiliary shown now:\n{shown}");
+    assert!(
+        shown.contains("▸ Make Targets (4)"),
+        "auxiliary shown now:\n{shown}"
+    );
     key(&mut app, KeyCode::Char('E'));
     key(&mut app, KeyCode::Char('g'));
     assert!(render(&mut app, 110, 20).contains("sorted by name"));

@@ -28,7 +28,11 @@ fn scripts_register_the_callback_for_each_shell() {
 #[test]
 fn run_and_show_complete_the_labels_of_the_workspace_here() {
     let w = workspace("completions", "labels");
-    write(&w, "package.json", r#"{"scripts":{"build":"tsc","serve":"vite"}}"#);
+    write(
+        &w,
+        "package.json",
+        r#"{"scripts":{"build":"tsc","serve":"vite"}}"#,
+    );
     write(&w, "Makefile", "build:\n\tcc x.c\n");
     executable(&w, "deploy.sh", "#!/bin/sh\necho deploy\n");
     for sub in ["run", "show"] {
@@ -42,8 +46,14 @@ fn run_and_show_complete_the_labels_of_the_workspace_here() {
         let s = stdout(&o);
         let names: Vec<&str> = s.lines().map(|l| l.split('\t').next().unwrap()).collect();
         for want in ["serve", "deploy.sh", "npm:build", "make:build"] {
-            assert!(names.contains(&want), "{sub}: {want} missing from {names:?}");
+            assert!(
+                names.contains(&want),
+                "{sub}: {want} missing from {names:?}"
+            );
         }
-        assert!(!names.contains(&"build"), "a shared label is not offered alone: {names:?}");
+        assert!(
+            !names.contains(&"build"),
+            "a shared label is not offered alone: {names:?}"
+        );
     }
 }

@@ -29,7 +29,11 @@ impl Tmux {
         assert!(self.cmd(&a).status.success());
     }
     fn text(&self, s: &str) {
-        assert!(self.cmd(&["send-keys", "-t", "t", "-l", s]).status.success());
+        assert!(
+            self.cmd(&["send-keys", "-t", "t", "-l", s])
+                .status
+                .success()
+        );
     }
     fn screen(&self) -> String {
         String::from_utf8_lossy(&self.cmd(&["capture-pane", "-t", "t", "-p"]).stdout).into_owned()
@@ -54,7 +58,10 @@ impl Drop for Tmux {
 }
 
 fn tmux_available() -> bool {
-    Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn fixture(w: &Path) {
@@ -63,7 +70,11 @@ fn fixture(w: &Path) {
         "package.json",
         r#"{"name":"demo","scripts":{"build":"echo building","lint":"echo linting"}}"#,
     );
-    write(w, "Makefile", "build:\n\techo make-build\n\ntest:\n\techo make-test\n");
+    write(
+        w,
+        "Makefile",
+        "build:\n\techo make-build\n\ntest:\n\techo make-test\n",
+    );
     executable(
         w,
         "scripts/greet.sh",
@@ -111,7 +122,10 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     ]);
     assert!(started.status.success(), "{}", stderr(&started));
     t.keys(&["stty -g > before.stty; clear", "Enter"]);
-    t.keys(&[&format!("{ct}; echo \"ct-exit=$?\"; stty -g > after.stty"), "Enter"]);
+    t.keys(&[
+        &format!("{ct}; echo \"ct-exit=$?\"; stty -g > after.stty"),
+        "Enter",
+    ]);
 
     // The tree, with the first command selected and its details.
     let s = t.wait_for("Make Targets (2)");
@@ -123,8 +137,14 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     t.keys(&["/"]);
     t.text("greet");
     let s = t.wait_for("/greet");
-    assert!(!s.contains("Make Targets"), "the filter hides what does not match:\n{s}");
-    assert!(s.contains("Who to greet"), "the match is selected, its details shown:\n{s}");
+    assert!(
+        !s.contains("Make Targets"),
+        "the filter hides what does not match:\n{s}"
+    );
+    assert!(
+        s.contains("Who to greet"),
+        "the match is selected, its details shown:\n{s}"
+    );
     t.keys(&["Enter"]);
 
     // Star it: Quick Launch shows it, and so does `ct quick --json`.
@@ -165,7 +185,10 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     // Quit: the shell is back, with the terminal settings it had.
     t.keys(&["q"]);
     t.wait_for("ct-exit=0");
-    t.keys(&["cmp before.stty after.stty && echo terminal-restored", "Enter"]);
+    t.keys(&[
+        "cmp before.stty after.stty && echo terminal-restored",
+        "Enter",
+    ]);
     t.wait_for("terminal-restored");
     let runs = runs(&w);
     assert_eq!(runs[0]["exitCode"], 3, "{runs:?}");
