@@ -203,3 +203,50 @@ fn keys_move_fold_and_sort() {
     key(&mut app, KeyCode::Char('g'));
     assert!(render(&mut app, 110, 20).contains("sorted by name"));
 }
+
+#[test]
+fn live_changes_keep_the_selection() {
+    let (_s, mut app) = app("live");
+    select(&mut app, "greet.sh");
+    let before = app.rows[app.sel].key.clone();
+    let mut added = app
+        .commands()
+        .iter()
+        .find(|c| c.label == "lint")
+        .unwrap()
+        .clone();
+    added.id = added.id.replace(":lint", ":format");
+    added.label = "format".into();
+    let removed = app
+        .commands()
+        .iter()
+        .find(|c| c.label == "clean.sh")
+        .unwrap()
+        .id
+        .clone();
+    let mut updated = app
+        .commands()
+        .iter()
+        .find(|c| c.label == "greet.sh")
+        .unwrap()
+        .clone();
+    updated.tags.push("deploy".into());
+    app.watch_event(commandtree_engine::WatchEvent::Changed {
+        delta: commandtree_core::Delta {
+            added: vec![added],
+            updated: vec![updated],
+            removed: vec![removed],
+            warnings: Vec::new(),
+            full_pass: false,
+        },
+        elapsed: std::time::Duration::ZERO,
+    });
+    assert_eq!(
+        app.rows[app.sel].key, before,
+        "the selection stays on greet.sh"
+    );
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("format"), "{shown}");
+    assert!(!shown.contains("clean.sh"), "{shown}");
+    assert!(shown.contains("greet.sh ★ [deploy]"), "{shown}");
+}
