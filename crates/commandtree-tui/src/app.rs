@@ -233,6 +233,8 @@ pub struct App {
     haystacks: Vec<Utf32String>,
     visible: Option<HashSet<usize>>,
     matcher: Matcher,
+    /// The filter's parsed pattern, for highlighting the rows on screen.
+    pattern: Option<(String, Pattern)>,
     last_tick: Instant,
 }
 
@@ -281,6 +283,7 @@ impl App {
             haystacks: Vec::new(),
             visible: None,
             matcher: Matcher::new(Config::DEFAULT),
+            pattern: None,
             last_tick: Instant::now(),
         }
     }
@@ -477,7 +480,13 @@ impl App {
         if self.filter.is_empty() || idx >= self.haystacks.len() {
             return Vec::new();
         }
-        let p = Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart);
+        if self.pattern.as_ref().is_none_or(|(f, _)| *f != self.filter) {
+            let p = Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart);
+            self.pattern = Some((self.filter.clone(), p));
+        }
+        let Some((_, p)) = &self.pattern else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
         p.indices(self.haystacks[idx].slice(..), &mut self.matcher, &mut out);
         let n = self.commands()[idx].label.chars().count() as u32;

@@ -122,9 +122,17 @@ fn event_loop(
                 return Ok(0);
             }
         }
-        // Input first: a key is handled as soon as it comes; background messages are looked
-        // at every 50 ms.
-        if !event::poll(Duration::from_millis(50))? {
+        // Input first: a key is handled as soon as it comes. Background messages are looked at
+        // between polls: often while loading (the first frame waits on it) or while work is
+        // under way, rarely when idle.
+        let wait = if app.loaded.is_none() {
+            Duration::from_millis(2)
+        } else if app.busy.is_some() || app.running() > 0 {
+            Duration::from_millis(16)
+        } else {
+            Duration::from_millis(50)
+        };
+        if !event::poll(wait)? {
             continue;
         }
         let effect = match event::read()? {
