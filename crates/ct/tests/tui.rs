@@ -40,14 +40,19 @@ impl Tmux {
     }
     /// Waits until the screen shows `what`; panics with the screen when it never does.
     fn wait_for(&self, what: &str) -> String {
+        self.wait_until(&[what], &[])
+    }
+    /// Waits until the screen shows all of `shown` and none of `gone` (a frame may be caught
+    /// half written, so each check is of one whole screen).
+    fn wait_until(&self, shown: &[&str], gone: &[&str]) -> String {
         let mut last = String::new();
         if eventually(|| {
             last = self.screen();
-            last.contains(what)
+            shown.iter().all(|s| last.contains(s)) && !gone.iter().any(|g| last.contains(g))
         }) {
             return last;
         }
-        panic!("the screen never showed {what:?}; it shows:\n{last}");
+        panic!("the screen never showed {shown:?} without {gone:?}; it shows:\n{last}");
     }
 }
 
@@ -128,23 +133,21 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     ]);
 
     // The tree, with the first command selected and its details.
-    let s = t.wait_for("Make Targets (2)");
-    assert!(s.contains("Quick Launch (0)"), "{s}");
-    assert!(s.contains("scripts/ (1)") || s.contains("greet.sh"), "{s}");
-    assert!(s.contains("Details"), "{s}");
+    t.wait_until(
+        &[
+            "Make Targets (2)",
+            "Quick Launch (0)",
+            "greet.sh",
+            "Details",
+        ],
+        &[],
+    );
 
     // The filter: typing selects the first match; Enter keeps it.
     t.keys(&["/"]);
     t.text("greet");
-    let s = t.wait_for("/greet");
-    assert!(
-        !s.contains("Make Targets"),
-        "the filter hides what does not match:\n{s}"
-    );
-    assert!(
-        s.contains("Who to greet"),
-        "the match is selected, its details shown:\n{s}"
-    );
+    // The filter hides what does not match, and the match is selected, its details shown.
+    t.wait_until(&["/greet", "Who to greet"], &["Make Targets"]);
     t.keys(&["Enter"]);
 
     // Star it: Quick Launch shows it, and so does `ct quick --json`.
@@ -158,8 +161,7 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     t.keys(&["Escape"]);
     t.wait_for("Make Targets (2)");
     t.keys(&["End"]);
-    let s = t.wait_for("echo make-test");
-    assert!(s.contains("Makefile:4"), "{s}");
+    t.wait_until(&["echo make-test", "Makefile:4"], &[]);
 
     // Back to the script and run it: the form asks the parameter, default pre-filled.
     t.keys(&["/"]);
@@ -167,20 +169,20 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     t.keys(&["Enter"]);
     t.wait_for("Who to greet");
     t.keys(&["Enter"]);
-    let s = t.wait_for("Run greet.sh");
-    assert!(s.contains("world"), "the default is pre-filled:\n{s}");
+    // The default is pre-filled.
+    t.wait_until(&["Run greet.sh", "world▏"], &[]);
     t.keys(&["C-u"]);
     t.text("Ada Lovelace");
     t.keys(&["Enter"]);
-    let s = t.wait_for("press a key to return");
-    assert!(s.contains("hello, Ada Lovelace!"), "{s}");
-    assert!(s.contains("exit 3"), "{s}");
+    t.wait_until(
+        &["hello, Ada Lovelace!", "exit 3", "press a key to return"],
+        &[],
+    );
     t.keys(&["Space"]);
     t.wait_for("greet.sh: exit 3");
     // The run is in the History section (shown once the filter is cleared).
     t.keys(&["Escape"]);
-    let s = t.wait_for("History (1)");
-    assert!(s.contains("exit 3"), "{s}");
+    t.wait_until(&["History (1)", "failed exit 3"], &[]);
 
     // Quit: the shell is back, with the terminal settings it had.
     t.keys(&["q"]);
