@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the reference embeddings the Rust embedder is tested against
-(crates/commandtree-ai/tests/data/reference.json), computed by sentence-transformers itself.
+(crates/commandtree-embed/tests/data/reference.json), computed by sentence-transformers itself.
 
 Run once, by hand; the output is committed. It needs sentence-transformers, which pulls torch
 (several GB), so use a virtual environment outside the repository:
@@ -20,7 +20,7 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "crates", "commandtree-ai", "tests", "data", "reference.json")
+OUT = os.path.join(HERE, "..", "crates", "commandtree-embed", "tests", "data", "reference.json")
 
 LONG_SUMMARY = (
     "Runs the complete release pipeline for the web application: it installs the locked "

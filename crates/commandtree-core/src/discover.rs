@@ -348,6 +348,7 @@ impl Walker<'_> {
             .threads(threads);
         let root = self.root.to_path_buf();
         let dirs = self.excluder.clone();
+        let smart_excludes = crate::classify::effective_excludes(settings).1;
         builder.filter_entry(move |e| {
             if e.depth() == 0 {
                 return true;
@@ -365,7 +366,9 @@ impl Walker<'_> {
                 return false;
             }
             let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
-            !dirs.excludes_dir(rel)
+            let smart_skip =
+                smart_excludes && crate::classify::smart_default_excludes_dir(e.path());
+            !dirs.excludes_dir(rel) && !smart_skip
         });
         builder
     }
@@ -536,7 +539,8 @@ pub fn discover_with(
 ) -> Result<Discovery, Cancelled> {
     let mut warnings = Vec::new();
     let settings_file = root.join(".vscode").join("settings.json");
-    let excluder = Excluder::new(&settings.exclude_patterns, &settings_file, &mut warnings);
+    let (exclude_globs, _) = crate::classify::effective_excludes(settings);
+    let excluder = Excluder::new(&exclude_globs, &settings_file, &mut warnings);
     let matcher = Matcher::new(&opts.types);
     let real_root = real_root(root);
     let walker = Walker {
@@ -548,7 +552,9 @@ pub fn discover_with(
     };
     let out = walker.walk_all(threads(opts), false, cancel, progress)?;
     warnings.extend(out.warnings);
-    Ok(finish(out.files, warnings))
+    let mut d = finish(out.files, warnings);
+    crate::classify::classify(root, &RealFs, &mut d.commands);
+    Ok(d)
 }
 
 /// Discovers the files of an in-memory tree (tests, fuzzing): the same routing, parsing and
@@ -591,7 +597,9 @@ pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discov
             Dependencies::default(),
         ));
     }
-    finish(files, Vec::new())
+    let mut d = finish(files, Vec::new());
+    crate::classify::classify(root, fs, &mut d.commands);
+    d
 }
 
 /// Orders results (type order, then path, then in-file order) into one listing.

@@ -92,7 +92,7 @@ impl Index {
     ) -> Result<Index, Cancelled> {
         let mut exclude_warnings = Vec::new();
         let excluder = Excluder::new(
-            &settings.exclude_patterns,
+            &crate::classify::effective_excludes(&settings).0,
             &root.join(".vscode").join("settings.json"),
             &mut exclude_warnings,
         );
@@ -159,7 +159,9 @@ impl Index {
     /// Every command, in listing order (type order, path, in-file order): the same list a
     /// full discovery gives.
     pub fn commands(&self) -> Vec<CommandItem> {
-        ordered(self.files.values()).into_iter().cloned().collect()
+        let mut v: Vec<CommandItem> = ordered(self.files.values()).into_iter().cloned().collect();
+        crate::classify::classify(&self.root, &crate::fs::RealFs, &mut v);
+        v
     }
 
     /// Every command in listing order, borrowed.
@@ -228,6 +230,12 @@ impl Index {
             .collect();
         paths.sort();
         paths.dedup();
+        // Churn in folders the walk skips (`.git`, `node_modules`) that no parser read.
+        paths.retain(|p| {
+            p.parent().is_some_and(|d| self.dirs.contains(d))
+                || self.needs_full_pass(p)
+                || !self.readers_of(p).is_empty()
+        });
         if paths.is_empty() {
             return Delta::default();
         }
@@ -312,7 +320,14 @@ impl Index {
         for f in new.into_values() {
             self.insert(f);
         }
+        self.classify(&mut delta);
         delta
+    }
+
+    /// Own or auxiliary, as a full discovery classifies them.
+    fn classify(&self, delta: &mut Delta) {
+        crate::classify::classify(&self.root, &crate::fs::RealFs, &mut delta.added);
+        crate::classify::classify(&self.root, &crate::fs::RealFs, &mut delta.updated);
     }
 
     /// Reloads the settings, walks everything again and diffs against the previous state.
@@ -342,6 +357,7 @@ impl Index {
         sort_warnings(&mut delta.warnings);
         delta.full_pass = true;
         *self = next;
+        self.classify(&mut delta);
         delta
     }
 

@@ -2,6 +2,7 @@
 //! source) and the command tree. No I/O beyond reading the workspace; nothing heavy.
 
 pub mod cancel;
+pub mod classify;
 pub mod collate;
 pub mod discover;
 pub mod excerpt;
@@ -13,6 +14,7 @@ pub mod settings;
 pub mod sources;
 pub mod text;
 pub mod tree;
+pub mod trust;
 pub mod workspace;
 
 pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};

@@ -86,6 +86,17 @@ pub struct CommandItem {
     /// Free-form grouping a tool declares itself (just `[group('x')]`); not in the JSON contract.
     #[serde(skip)]
     pub group: Option<String>,
+    /// Vendored code, test data, templates, nested examples and playgrounds (see `classify`):
+    /// listed only with `--all` or `[discovery] show = "all"`. Not in the JSON contract.
+    #[serde(skip)]
+    pub auxiliary: bool,
+    /// The tool's own listing hides it (`just --list` and `[private]`/`_x` recipes, mise
+    /// `hide = true`): listed only with `--all`. Not in the JSON contract.
+    #[serde(skip)]
+    pub hidden: bool,
+    /// Other names the tool runs it by (just `alias b := build`); not in the JSON contract.
+    #[serde(skip)]
+    pub aliases: Vec<String>,
 }
 
 impl CommandItem {

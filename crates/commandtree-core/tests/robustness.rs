@@ -14,6 +14,7 @@ const SAMPLES: &[&str] = &[
     "<Project><PropertyGroup><OutputType>Exe</OutputType></PropertyGroup><target name=\"t\" description=\"d\"/><build><plugins><plugin><artifactId>maven-x-plugin</artifactId><executions><execution><id>i</id><goals><goal>g</goal></goals></execution></executions></plugin></plugins></build></Project>",
     "#!/usr/bin/env bash\n# @param a b (default: c) (options: x, y)\n# @param\n# @description\nparam([Parameter(Mandatory=$true)][string]$X = 'a', [switch]$Y)\nif __name__ == \"__main__\":\n    p.add_argument('--n', help='h', default=3, choices=['a'])\n",
     "all b c: d ## doc\n\tcc\nX := y\ndefine T\nq:\nendef\n_p::\nrecipe a +b *c $d='x':\n    echo \"a: b\"\nmod m\n[private]\n[group('g')]\n_h:\ntask :x => [:y]\nnamespace :db do\n  desc \"m\"\n  task :migrate\nend\nweb: bundle exec puma\n",
+    "---\ntitle: \"x\ndescription: |\n+++\n<!-- a <b> -->\n[![x](y)](z)\ninclude $(A)/*.mk $(\n%: common-%\n%w(a b).each do |fw|\n  namespace fw do\n    task \"t#{fw\"\n    %x(if do\n[task_config]\nincludes = [\"x\", 3, \"../..\", \"/\"]\nrelease:*:\n  a:b:c:\nMicrosoft Visual Studio Solution File\nplugins { id(\"com.diffplug.spotless\") apply false\n",
     "# Title\n\n```\n---\n<#\n.SYNOPSIS\nx\n#>\nREM y\n:: z\n// c\n(* f *)\n",
 ];
 

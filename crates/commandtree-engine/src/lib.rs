@@ -18,12 +18,14 @@ pub mod search;
 pub mod summaries;
 pub mod supervisor;
 pub mod tags;
+pub mod watch;
 
 pub use commandtree_core::{
     CancelToken, CommandItem, NoProgress, Progress, ProgressEvent, SortOrder, Warning, Workspace,
 };
 pub use error::{Error, Result};
 pub use load::{LoadOptions, Loaded, display_name, load, resolve};
+pub use watch::{WatchError, WatchEvent, WatchOptions, Watcher};
 
 use std::path::Path;
 
@@ -90,7 +92,3 @@ impl Engine {
         self.ws.tree(commands, order)
     }
 }
-
-pub mod watch;
-
-pub use watch::{WatchError, WatchEvent, WatchOptions, Watcher};

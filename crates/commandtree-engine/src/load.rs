@@ -57,10 +57,14 @@ pub fn load(
             complete,
         },
     );
+    let mut store = attached.store;
+    // Static findings show wherever a warning shows, with or without an LLM.
+    let findings = commandtree_store::findings::scan(store.as_mut(), &commands);
+    commandtree_store::findings::annotate(&mut commands, &findings);
     Ok(Loaded {
         root: ws.root.clone(),
         commands,
-        store: attached.store,
+        store,
         discovery_warnings: d.warnings,
         db_warnings: attached.warnings,
         recreated: attached

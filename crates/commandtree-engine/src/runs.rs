@@ -15,6 +15,9 @@ use commandtree_store::Store;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
+mod capture;
+pub use capture::{CaptureOptions, Captured, run_captured};
+
 /// Which command to run.
 #[derive(Debug, Clone)]
 pub enum Target {

@@ -2,13 +2,13 @@
 //! downloading) the model, searching by meaning, and the embedding checks of a database check.
 
 use crate::{Error, Loaded, Result};
-use commandtree_ai::embed::pipeline::{self, Plan, Report};
-use commandtree_ai::embed::{Embedder, model};
 use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, Workspace};
+use commandtree_embed::pipeline::{self, Plan, Report};
+use commandtree_embed::{Embedder, model};
 use commandtree_store::{Check, Store};
 use std::path::{Path, PathBuf};
 
-pub use commandtree_ai::search::DEFAULT_THRESHOLD;
+pub use commandtree_embed::search::DEFAULT_THRESHOLD;
 
 /// The commands whose embedding is missing or out of date (all of them with `force`).
 pub fn plan(loaded: &Loaded, force: bool) -> Result<Plan> {
@@ -27,6 +27,17 @@ pub fn load_model(
     let dir: PathBuf =
         model::ensure(root, on_download).map_err(|e| Error::failed(e.to_string()))?;
     Embedder::load(&dir).map_err(|e| Error::failed(e.to_string()))
+}
+
+/// Loads the model when it is already on this machine; never downloads (for front ends that
+/// must not start a large download on their own, such as a server).
+pub fn local_model(root: &Path) -> Result<Option<Embedder>> {
+    match model::find(root) {
+        Some(dir) => Embedder::load(&dir)
+            .map(Some)
+            .map_err(|e| Error::failed(e.to_string())),
+        None => Ok(None),
+    }
 }
 
 /// Embeds what `plan` lists, storing each group as it is done.
@@ -119,7 +130,7 @@ pub fn search(
         }
         refresh_warning = Some(format!("could not store new embeddings: {e}"));
     }
-    let hits = commandtree_ai::search::search_commands(
+    let hits = commandtree_embed::search::search_commands(
         store,
         &loaded.commands,
         embedder,
@@ -241,4 +252,26 @@ pub fn checks(commands: &[CommandItem], db: &Path) -> Vec<Check> {
         }
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_local_model_is_read_from_disk_and_never_downloaded() {
+        let root = std::env::temp_dir().join(format!("ct-local-model-{}", std::process::id()));
+        let dir = root
+            .join(".commandtree")
+            .join("models")
+            .join(model::MODEL_NAME);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A model folder of the workspace comes before the user cache; a broken one is an
+        // error rather than a reason to fetch another.
+        for f in model::FILES {
+            std::fs::write(dir.join(f.name), b"not a model").unwrap();
+        }
+        assert!(local_model(&root).is_err());
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -3,10 +3,10 @@
 //! command as it is now.
 
 use crate::{Error, Loaded, Result};
-use commandtree_ai::provider::{self, Detection};
-use commandtree_ai::summary::{self, Event, Pending, Report, SummaryConfig};
-use commandtree_ai::{Client, ProviderConfig};
 use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, Workspace};
+use commandtree_llm::provider::{self, Detection};
+use commandtree_llm::summary::{self, Event, Pending, Report, SummaryConfig};
+use commandtree_llm::{Client, ProviderConfig};
 use commandtree_store::Store;
 
 /// The provider from the configuration and the environment.

@@ -43,9 +43,11 @@ impl RunFiles {
 /// Creates (or checks) `.commandtree/<name>/` as a private folder: a real folder inside the
 /// root (not a symlink, neither it nor `.commandtree`), mode 0700.
 pub fn private_dir(root: &Path, name: &str) -> Result<PathBuf> {
-    let base = root.join(commandtree_store::DB_DIR);
+    // The store vets `.commandtree/` (a real folder inside the root) and writes its
+    // `.gitignore` when it creates it.
+    let base = commandtree_store::ensure_dir(root).map_err(|e| Error::failed(e.to_string()))?;
     let dir = base.join(name);
-    for d in [&base, &dir] {
+    for d in [&dir] {
         match fs::symlink_metadata(d) {
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(Error::failed(format!(

@@ -17,7 +17,7 @@
 
 use crate::line::which;
 use crate::params::{Prompter, Values};
-use crate::quote::{sh_word, split_words};
+use crate::quote::{sh_quote, sh_word, split_words};
 use crate::script::Step;
 use crate::vars::Context;
 use crate::vscode::{Inputs, folder_of, with_platform};
@@ -181,6 +181,21 @@ impl Resolver<'_, '_, '_> {
         .string(s)
     }
 
+    /// A shell line of the file: each value quoted for its place, or passed in `env`.
+    fn shell_line(&mut self, s: &str, env: &mut crate::vars::Env) -> Result<String> {
+        let inputs = &mut *self.inputs;
+        let mut get = |id: &str| inputs.get(id);
+        let segs = Context {
+            folder: self.folder.clone(),
+            settings: self.settings.clone(),
+            file: self.file.to_path_buf(),
+            input: &mut get,
+            default_build_task: None,
+        }
+        .substitute(s)?;
+        crate::vars::render_sh(&segs, crate::quote::Shell::Posix, env)
+    }
+
     fn field(&mut self, c: &Value, key: &str) -> Result<Option<String>> {
         match c.get(key).and_then(Value::as_str) {
             Some(s) => self.string(s).map(Some),
@@ -262,6 +277,7 @@ impl Resolver<'_, '_, '_> {
         args.extend(extra.iter().cloned());
         let mut argv: Vec<String> = Vec::new();
         let mut line_override = None;
+        let mut guard: Option<String> = None;
         match kind {
             "node" | "pwa-node" | "node2" => {
                 let runtime = self
@@ -288,9 +304,10 @@ impl Resolver<'_, '_, '_> {
                 argv.extend(args);
             }
             "node-terminal" => {
-                let cmd = self.field(c, "command")?.ok_or_else(|| {
+                let raw = c.get("command").and_then(Value::as_str).ok_or_else(|| {
                     Error::failed(format!("{file}: configuration `{name}` has no `command`"))
                 })?;
+                let cmd = self.shell_line(raw, &mut env)?;
                 env.push(("NODE_OPTIONS".into(), "--inspect-brk".into()));
                 line_override = Some(cmd);
             }
@@ -300,18 +317,17 @@ impl Resolver<'_, '_, '_> {
                     .or(self.field(c, "pythonPath")?)
                     .unwrap_or_else(|| "python3".into());
                 require(&python, name, kind)?;
-                let ok = std::process::Command::new(&python)
-                    .args(["-c", "import debugpy"])
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .status()
-                    .is_ok_and(|s| s.success());
-                if !ok {
-                    return Err(Error::failed(format!(
-                        "configuration `{name}` needs debugpy, which is not installed for `{python}`: install it with `{python} -m pip install debugpy`"
-                    )));
-                }
+                // Whether debugpy is installed is asked when the line runs, not while planning:
+                // `python` may be the repository's own file, and planning (`--dry-run`, `ct pick`)
+                // must never start a program.
+                let hint = format!(
+                    "ct: configuration `{name}` needs debugpy, which is not installed for `{python}`: install it with `{python} -m pip install debugpy`"
+                );
+                guard = Some(format!(
+                    "{} -c 'import debugpy' 2>/dev/null || {{ printf '%s\\n' {} >&2; exit 1; }}; ",
+                    sh_word(&python),
+                    sh_quote(&hint)
+                ));
                 let host = c
                     .get("host")
                     .and_then(Value::as_str)
@@ -390,7 +406,8 @@ impl Resolver<'_, '_, '_> {
             Some(l) => l,
             None => {
                 let mut words = argv.iter();
-                let mut l = sh_word(words.next().map(String::as_str).unwrap_or(""));
+                let mut l = guard.unwrap_or_default();
+                l.push_str(&sh_word(words.next().map(String::as_str).unwrap_or("")));
                 for w in words {
                     l.push(' ');
                     l.push_str(&sh_word(w));

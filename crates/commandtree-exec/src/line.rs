@@ -27,10 +27,16 @@ pub fn build(item: &CommandItem, values: &Values, extra: &[String]) -> Result<St
     let shell = shell_for(item);
     let mut line = item.command.clone();
     let mut dashdash = false;
+    let mut params: &[commandtree_core::ParamDef] = &item.params;
+    if item.kind == "taskfile" && item.id_name().contains('*') {
+        let stars = item.id_name().matches('*').count().min(params.len());
+        line = taskfile_wildcard_line(item, &params[..stars], values, shell)?;
+        params = &params[stars..];
+    }
     if item.kind == "rake" && !item.params.is_empty() {
         line = rake_line(item, values, shell)?;
     } else {
-        let f = format_params(&item.params, values, shell)?;
+        let f = format_params(params, values, shell)?;
         dashdash = f.dashdash;
         for w in f.words {
             line.push(' ');
@@ -51,6 +57,42 @@ pub fn build(item: &CommandItem, values: &Values, extra: &[String]) -> Result<St
         }
     }
     Ok(line)
+}
+
+/// A Taskfile wildcard task (`release:*`) is run by its name with each `*` filled in:
+/// `task release:minor`. The first parameters hold the values, in order.
+fn taskfile_wildcard_line(
+    item: &CommandItem,
+    stars: &[commandtree_core::ParamDef],
+    values: &Values,
+    shell: Shell,
+) -> Result<String> {
+    let name = item.id_name();
+    let mut filled = String::new();
+    let mut params = stars.iter();
+    for (i, part) in name.split('*').enumerate() {
+        if i > 0 {
+            let p = params
+                .next()
+                .ok_or_else(|| Error::failed(format!("`{}` needs a value for `*`", item.label)))?;
+            let v = values
+                .get(&p.name)
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| {
+                    Error::failed(format!("`{}` needs a value for `{}`", item.label, p.name))
+                })?;
+            filled.push_str(v);
+        }
+        filled.push_str(part);
+    }
+    let quoted = shell
+        .word(&filled)
+        .map_err(|e| Error::failed(format!("`{}`: a value {e}", item.label)))?;
+    let bare = commandtree_core::text::sh_word(name);
+    match item.command.strip_suffix(&bare) {
+        Some(prefix) => Ok(format!("{prefix}{quoted}")),
+        None => Ok(format!("{} {quoted}", item.command)),
+    }
 }
 
 /// Rake takes task arguments inside the task name: `rake "deploy[prod,eu]"`. Commas and
@@ -280,6 +322,20 @@ mod tests {
             build(&it, &v, &extra(&["z"])).unwrap(),
             "dotnet run -- 'x' 'y' z"
         );
+    }
+
+    #[test]
+    fn taskfile_wildcards_are_filled_in() {
+        let mut it = item(
+            "taskfile",
+            "/w/Taskfile.yml",
+            "release:*",
+            "task 'release:*'",
+        );
+        it.params = vec![ParamDef::new("arg")];
+        let v: Values = [("arg".to_string(), "minor".to_string())].into();
+        assert_eq!(build(&it, &v, &[]).unwrap(), "task release:minor");
+        assert!(build(&it, &Values::new(), &[]).is_err());
     }
 
     #[test]

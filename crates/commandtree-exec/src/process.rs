@@ -30,7 +30,16 @@ pub fn command(r: &Runnable) -> Command {
         }
         Shell::Cmd => {
             let mut c = Command::new("cmd");
-            c.args(["/d", "/s", "/c"]).arg(&r.script);
+            c.args(["/d", "/s", "/c"]);
+            #[cfg(windows)]
+            {
+                // cmd does not split its command line the way `Command::arg` quotes for: pass
+                // the script untouched (see `cmd_c_tail`).
+                use std::os::windows::process::CommandExt;
+                c.raw_arg(crate::quote::cmd_c_tail(&r.script));
+            }
+            #[cfg(not(windows))]
+            c.arg(&r.script);
             c
         }
     };

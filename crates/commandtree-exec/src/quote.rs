@@ -128,6 +128,15 @@ pub fn cmd_quote(s: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The text after `cmd /d /s /c`, passed as is (`raw_arg` on Windows). With `/s`, cmd drops the
+/// first and the last quote of that text and runs the rest exactly: the script keeps its own
+/// carets and quotes. Passed as a normal argument instead, the standard library would quote it
+/// for `CommandLineToArgvW` (backslashes before quotes doubled, quotes escaped), which cmd does
+/// not undo, and the script's quoting would be changed on the way.
+pub fn cmd_c_tail(script: &str) -> String {
+    format!("\"{script}\"")
+}
+
 /// The Windows argument convention: quotes around the word, backslashes doubled only where they
 /// precede a quote.
 fn argv_quote(s: &str) -> String {
@@ -266,6 +275,41 @@ mod tests {
         assert_eq!(cmd_quote("100%&|").unwrap(), "100^%^&^|");
         assert_eq!(cmd_quote("").unwrap(), r#"^"^""#);
         assert!(cmd_quote("a\nb").is_err());
+    }
+
+    #[test]
+    fn cmd_tail_survives_slash_s() {
+        // What `cmd /s /c` does with the rest of its command line: drop the first and the last
+        // quote, keep everything else.
+        fn cmd_slash_s(tail: &str) -> String {
+            let first = tail.find('"').unwrap();
+            let last = tail.rfind('"').unwrap();
+            format!(
+                "{}{}{}",
+                &tail[..first],
+                &tail[first + 1..last],
+                &tail[last + 1..]
+            )
+        }
+        for words in [
+            vec!["echo", "plain"],
+            vec![
+                "prog",
+                "a b",
+                r#"say "hi""#,
+                r"C:\dir\ x\",
+                "100%&|<>^!",
+                "",
+            ],
+        ] {
+            let script = words
+                .iter()
+                .map(|w| cmd_quote(w).unwrap())
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert_eq!(cmd_slash_s(&cmd_c_tail(&script)), script);
+        }
+        assert_eq!(cmd_c_tail(r#"x ^"a b^""#), r#""x ^"a b^"""#);
     }
 
     #[test]

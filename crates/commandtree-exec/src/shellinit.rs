@@ -3,6 +3,7 @@
 //! without running it — the "run in current terminal" of the original, with the user's finger
 //! on Enter.
 
+use crate::quote::{fish_quote, is_plain, sh_word};
 use crate::{Error, Result};
 
 pub const DEFAULT_KEY: &str = "ctrl-g";
@@ -56,8 +57,17 @@ fn key_notation(shell: InitShell, key: &str) -> Result<String> {
 }
 
 /// The snippet for `shell`, binding `key` (see [`DEFAULT_KEY`]); `ct` is the program to call.
+///
+/// `ct pick` prints a POSIX `sh` line. fish reads quotes differently (`\'` ends nothing inside
+/// `'...'` in sh but escapes the quote in fish), so the fish snippet never puts that text on the
+/// prompt as fish code: it puts `sh -c` and the line as one fish-escaped word.
 pub fn snippet(shell: InitShell, key: &str, ct: &str) -> Result<String> {
     let k = key_notation(shell, key)?;
+    let ct = match shell {
+        InitShell::Bash | InitShell::Zsh => sh_word(ct),
+        InitShell::Fish if is_plain(ct) => ct.to_string(),
+        InitShell::Fish => fish_quote(ct),
+    };
     Ok(match shell {
         InitShell::Bash => format!(
             r#"# CommandTree: {key} picks a command and puts its line on the prompt (not run).
@@ -92,8 +102,12 @@ bindkey '{k}' __ct_pick
 # Add to ~/.config/fish/config.fish:  ct init fish | source   (another key: --key alt-r)
 function __ct_pick
     set -l line ({ct} pick --query (commandline) | string collect)
-    and commandline -r -- $line
+    and commandline -r -- (__ct_fish_line $line)
     commandline -f repaint
+end
+# `ct pick` prints a POSIX sh line; fish quotes differently, so it runs under sh, as one word.
+function __ct_fish_line
+    printf '%s' 'sh -c '(string escape --style=script -- $argv[1])
 end
 bind {k} __ct_pick
 "#
@@ -123,6 +137,14 @@ mod tests {
         assert!(z.contains("bindkey '^[r' __ct_pick"), "{z}");
         let f = snippet(InitShell::Fish, "ctrl-g", "ct").unwrap();
         assert!(f.contains("bind \\cg __ct_pick"), "{f}");
+    }
+
+    #[test]
+    fn the_program_is_quoted_for_each_shell() {
+        let b = snippet(InitShell::Bash, "ctrl-g", "/opt/my ct/ct").unwrap();
+        assert!(b.contains("$('/opt/my ct/ct' pick"), "{b}");
+        let f = snippet(InitShell::Fish, "ctrl-g", "/opt/it's/ct").unwrap();
+        assert!(f.contains(r"('/opt/it\'s/ct' pick"), "{f}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::line::which;
 use crate::params::{Prompter, Values, is_required};
 use crate::quote::{Shell, sh_quote, sh_word};
 use crate::script::Step;
-use crate::vars::{Context, Seg, concat, render_arg, render_sh};
+use crate::vars::{Context, Env, Seg, concat, render_arg, render_sh};
 use crate::{Error, Result};
 use commandtree_core::ParamDef;
 use commandtree_core::sources::vscode::{TasksFile, read_tasks};
@@ -366,7 +366,7 @@ impl Builder<'_, '_, '_> {
         }
         let file = self.file.display().to_string();
         let line = match kind {
-            Some("shell") if has_command => self.shell_line(task, &options, extra)?,
+            Some("shell") if has_command => self.shell_line(task, &options, extra, &mut env)?,
             None | Some("process") if has_command => self.process_line(task, extra)?,
             Some("shell" | "process") | None => return Ok(None),
             Some("npm") => {
@@ -435,7 +435,14 @@ impl Builder<'_, '_, '_> {
         })
     }
 
-    fn shell_line(&mut self, task: &Value, options: &Value, extra: &[String]) -> Result<String> {
+    /// The task's line; values the line cannot hold as text for certain go in `env`.
+    fn shell_line(
+        &mut self,
+        task: &Value,
+        options: &Value,
+        extra: &[String],
+        env: &mut Env,
+    ) -> Result<String> {
         let custom = options.get("shell");
         let exe = match custom
             .and_then(|s| s.get("executable"))
@@ -451,19 +458,19 @@ impl Builder<'_, '_, '_> {
         let mut inner = match task.get("command") {
             Some(Value::String(s)) => {
                 let segs = self.segs(s)?;
-                render_sh(&segs, shell)?
+                render_sh(&segs, shell, env)?
             }
             Some(Value::Array(parts)) => {
                 let mut v = Vec::new();
                 for p in parts {
                     if let Some(s) = p.as_str() {
                         let segs = self.segs(s)?;
-                        v.push(render_sh(&segs, shell)?);
+                        v.push(render_sh(&segs, shell, env)?);
                     }
                 }
                 v.join(" ")
             }
-            Some(q @ Value::Object(_)) => self.quoted(q, shell)?,
+            Some(q @ Value::Object(_)) => self.quoted(q, shell, env)?,
             _ => String::new(),
         };
         if let Some(Value::Array(args)) = task.get("args") {
@@ -471,9 +478,9 @@ impl Builder<'_, '_, '_> {
                 let rendered = match a {
                     Value::String(s) => {
                         let segs = self.segs(s)?;
-                        render_arg(&segs, None, shell)?
+                        render_arg(&segs, None, shell, env)?
                     }
-                    q @ Value::Object(_) => self.quoted(q, shell)?,
+                    q @ Value::Object(_) => self.quoted(q, shell, env)?,
                     other => other.to_string(),
                 };
                 inner.push(' ');
@@ -518,7 +525,7 @@ impl Builder<'_, '_, '_> {
     }
 
     /// `{ "value": ..., "quoting": "escape" | "strong" | "weak" }`.
-    fn quoted(&mut self, q: &Value, shell: Shell) -> Result<String> {
+    fn quoted(&mut self, q: &Value, shell: Shell, env: &mut Env) -> Result<String> {
         let quoting = q.get("quoting").and_then(Value::as_str);
         let value = match q.get("value") {
             Some(Value::String(s)) => s.clone(),
@@ -530,7 +537,7 @@ impl Builder<'_, '_, '_> {
             _ => String::new(),
         };
         let segs = self.segs(&value)?;
-        render_arg(&segs, quoting.or(Some("strong")), shell)
+        render_arg(&segs, quoting.or(Some("strong")), shell, env)
     }
 
     fn process_line(&mut self, task: &Value, extra: &[String]) -> Result<String> {

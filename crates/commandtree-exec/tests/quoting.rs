@@ -140,3 +140,136 @@ fn a_value_with_a_nul_byte_is_refused() {
     let e = line::build(&it, &values, &[]).unwrap_err();
     assert!(e.to_string().contains("NUL"), "{e}");
 }
+
+/// `${input:v}` placed in nested shell syntax of a VS Code task line: each template, the shells
+/// that understand it, and what the line must print (NUL-separated) given the value.
+type Expect = fn(&str) -> Vec<String>;
+const NESTED: &[(&str, &[&str], Expect)] = &[
+    ("printf '%s\\0' ${input:v}", &["sh", "bash", "zsh"], |v| {
+        vec![v.into()]
+    }),
+    (
+        "printf '%s\\0' \"${input:v}\"",
+        &["sh", "bash", "zsh"],
+        |v| vec![v.into()],
+    ),
+    (
+        "printf '%s\\0' 'a${input:v}b'",
+        &["sh", "bash", "zsh"],
+        |v| vec![format!("a{v}b")],
+    ),
+    // Command substitution drops trailing newlines: the `.` keeps them.
+    (
+        "printf '%s\\0' \"$(printf '%s.' \"${input:v}\")\"",
+        &["sh", "bash", "zsh"],
+        |v| vec![format!("{v}.")],
+    ),
+    (
+        "printf '%s\\0' \"$(printf '%s.' ${input:v})\"",
+        &["sh", "bash", "zsh"],
+        |v| vec![format!("{v}.")],
+    ),
+    (
+        "printf '%s\\0' \"$(printf '%s.' '${input:v}')\"",
+        &["sh", "bash", "zsh"],
+        |v| vec![format!("{v}.")],
+    ),
+    (
+        "x=`printf '%s.' ${input:v}`; printf '%s\\0' \"$x\"",
+        &["sh", "bash", "zsh"],
+        |v| vec![format!("{v}.")],
+    ),
+    ("printf '%s\\0' $'a${input:v}b'", &["bash", "zsh"], |v| {
+        vec![format!("a{v}b")]
+    }),
+    (
+        "printf '%s\\0' ok # ${input:v}\nprintf '%s\\0' done",
+        &["sh", "bash", "zsh"],
+        |_| vec!["ok".into(), "done".into()],
+    ),
+    (
+        "x=$(cat <<EOF\n${input:v}.\nEOF\n); printf '%s\\0' \"$x\"",
+        &["sh", "bash", "zsh"],
+        |v| vec![format!("{v}.")],
+    ),
+];
+
+/// Where the nested-syntax lines run: `pwned` appears here if a value ran.
+fn nested_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ct-nested-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_with_env(shell: &str, line: &str, env: &[(String, String)]) -> Vec<String> {
+    let out = Command::new(shell)
+        .arg("-c")
+        .arg(line)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("HOME", "/")
+        .current_dir(nested_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{shell} failed on {line:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut parts: Vec<String> = out
+        .stdout
+        .split(|b| *b == 0)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    assert_eq!(parts.pop().as_deref(), Some(""), "output ends with NUL");
+    parts
+}
+
+fn input_value() -> impl Strategy<Value = String> {
+    let nasty = prop::sample::select(vec![
+        "$(touch pwned)",
+        "`touch pwned`",
+        "'$(touch pwned)'",
+        "\"; touch pwned; \"",
+        "\ntouch pwned\n",
+        "x\nEOF\ntouch pwned\n",
+        "\\'; touch pwned; '",
+        "')\"; touch pwned #",
+        "}; touch pwned",
+    ]);
+    prop_oneof![
+        2 => value(),
+        1 => (nasty, value()).prop_map(|(n, v)| format!("{n}{v}")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Wherever the author put `${input:v}`, the value reaches the program unchanged and never
+    /// runs: the line must print exactly what the template promises, and `pwned` never appears.
+    #[test]
+    fn inputs_in_nested_shell_syntax_stay_values(v in input_value()) {
+        use commandtree_exec::vars::{Context, render_sh};
+        use commandtree_exec::quote::Shell;
+        let dir = nested_dir();
+        for (template, shells, expect) in NESTED {
+            let mut get = |_: &str| Ok(v.clone());
+            let segs = Context {
+                folder: dir.clone(),
+                settings: serde_json::Value::Null,
+                file: dir.join("tasks.json"),
+                input: &mut get,
+                default_build_task: None,
+            }
+            .substitute(template)
+            .unwrap();
+            let mut env = Vec::new();
+            let line = render_sh(&segs, Shell::Posix, &mut env).unwrap();
+            for shell in shells.iter().filter(|s| line::which(s).is_some()) {
+                let got = run_with_env(shell, &line, &env);
+                prop_assert_eq!(&got, &expect(&v), "{} ran {:?} with {:?}", shell, line, env);
+                prop_assert!(!dir.join("pwned").exists(), "{} ran the value: {:?}", shell, line);
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! columns of the old tables are there. Best effort by design: the old file is kept as a
 //! backup, so anything unreadable here is still not lost.
 
-use crate::schema::{self, TABLES};
+use crate::schema::{self, TABLES, TableSpec};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::{HashMap, HashSet};
@@ -178,9 +178,12 @@ pub fn read(conn: &Connection, exists: Option<&dyn Fn(&str) -> bool>) -> Carried
 }
 
 /// Drops the old tables (and views, triggers or indexes squatting on their names), children
-/// first.
-pub fn drop_tables(conn: &Connection) -> rusqlite::Result<()> {
+/// first: the linked tables, and of the independent ones those in `wrong`.
+pub fn drop_tables(conn: &Connection, wrong: &[&TableSpec]) -> rusqlite::Result<()> {
     for t in TABLES.iter().rev() {
+        if !t.linked && !wrong.iter().any(|w| w.name == t.name) {
+            continue;
+        }
         let kind: Option<String> = conn
             .query_row(
                 "SELECT type FROM sqlite_master WHERE name = ?1",

@@ -1,26 +1,39 @@
 //! The workspace database `{root}/.commandtree/commandtree.sqlite3`, shared with the CommandTree
 //! VS Code extension: the seed spec's three tables (`commands`, `tags`, `command_tags`), tags,
-//! Quick Launch (the `quick` tag), the `.vscode/commandtree.json` tag config and the summaries
-//! other crates store.
+//! Quick Launch (the `quick` tag), the `.vscode/commandtree.json` tag config, summaries,
+//! embeddings and the run history. Every table is declared in [`schema::TABLES`] and reached
+//! through typed methods of [`Store`].
 //!
 //! The database only enriches: discovery decides which commands exist. Several processes (CLI,
-//! terminal UI, watcher, servers, the extension) use one file at once, so every connection runs
-//! in WAL mode with a busy timeout, writes take the write lock up front (`BEGIN IMMEDIATE`), and
-//! a busy database is retried rather than reported.
+//! terminal UI, watcher, servers, the extension) use one file at once, so every connection uses
+//! the rollback journal and the `unix-dotfile` VFS (the extension's lock, see [`open`]), a busy
+//! timeout, writes take the write lock up front (`BEGIN IMMEDIATE`), and a busy database is
+//! retried rather than reported.
+//!
+//! A repository can ship its own `.commandtree/`. Reading ([`Store::open_read_only`]) never
+//! changes the file; only opening for a write migrates, converts the journal or drops foreign
+//! triggers and views, and only a regular file inside the workspace is opened at all.
 
 mod carry;
-pub mod ops;
+mod embeddings;
+pub mod findings;
+pub mod history;
+pub mod open;
+mod ops;
 pub mod schema;
 pub mod tagconfig;
 mod time;
 pub mod workspace;
 
-use commandtree_core::CommandItem;
-use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
+use commandtree_core::{CommandItem, Warning};
+use open::{BUSY_RETRIES, Found, Notes, VFS, is_busy, is_unreadable_file};
+use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
+pub use embeddings::{EmbeddingState, NewEmbedding, StoredSummary};
+pub use open::{BUSY_TIMEOUT, GITIGNORE, STALE_LOCK, ensure_dir};
 pub use ops::merged_order;
 pub use schema::Status;
 pub use workspace::{AttachOptions, Attached, WorkspaceDb, attach};
@@ -29,12 +42,6 @@ pub const DB_DIR: &str = ".commandtree";
 pub const DB_FILE: &str = "commandtree.sqlite3";
 /// Quick Launch is this tag, as in the extension.
 pub const QUICK_TAG: &str = "quick";
-
-/// How long one statement waits for another process's lock before SQLite gives up.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// Further attempts after a busy error, for the cases SQLite's busy handler does not cover
-/// (switching to WAL, a lock held through a whole timeout by a long transaction).
-const BUSY_RETRIES: u32 = 5;
 
 pub fn db_path(root: &Path) -> PathBuf {
     root.join(DB_DIR).join(DB_FILE)
@@ -54,6 +61,12 @@ pub enum Error {
         name: String,
         reason: String,
     },
+    /// The database, its folder or a file SQLite would create next to it is not something the
+    /// store may use (a symbolic link, not a regular file, outside the workspace).
+    Untrusted {
+        path: PathBuf,
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for Error {
@@ -71,6 +84,11 @@ impl std::fmt::Display for Error {
             Error::InvalidTagName { name, reason } => {
                 write!(f, "invalid tag name `{name}`: {reason}")
             }
+            Error::Untrusted { path, reason } => write!(
+                f,
+                "{}: {reason}; refusing to use it for the workspace database (nothing was read or written there)",
+                path.display()
+            ),
         }
     }
 }
@@ -80,7 +98,7 @@ impl std::error::Error for Error {
         match self {
             Error::Db { source, .. } => Some(source),
             Error::Io { source, .. } => Some(source),
-            Error::InvalidTagName { .. } => None,
+            _ => None,
         }
     }
 }
@@ -113,34 +131,6 @@ pub fn validate_tag_name(name: &str) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
-    )
-}
-
-fn is_unreadable_file(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt)
-    )
-}
-
-/// Runs `f` again while the database is busy, backing off a little more each time.
-fn retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let mut attempt = 0;
-    loop {
-        match f() {
-            Err(e) if is_busy(&e) && attempt < BUSY_RETRIES => {
-                attempt += 1;
-                std::thread::sleep(Duration::from_millis(25 << attempt));
-            }
-            r => return r,
-        }
-    }
 }
 
 /// Written when an existing file did not have the expected structure.
@@ -178,6 +168,12 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     recreated: Option<Recreated>,
+    read_only: bool,
+    /// Foreign triggers and views dropped when opening for a write.
+    dropped: Vec<(String, String)>,
+    /// A read-only store's view of what the tag config would change.
+    overlay: Option<tagconfig::Overlay>,
+    notes: Notes,
 }
 
 /// Row counts, for `ct db check`.
@@ -190,8 +186,10 @@ pub struct Counts {
 }
 
 impl Store {
-    /// Opens the database at `path`. Without `create`, a missing file gives `Ok(None)` and is
-    /// not created (listing must work without a database and leave no trace).
+    /// Opens the database at `path` for writing: creates missing tables, converts a WAL file
+    /// back to the rollback journal, drops triggers and views that are not ours, and rebuilds a
+    /// file with another structure. Without `create`, a missing file gives `Ok(None)` and is
+    /// not created.
     pub fn open(path: &Path, create: bool) -> Result<Option<Store>> {
         Self::open_with(path, create, None)
     }
@@ -203,22 +201,24 @@ impl Store {
         create: bool,
         exists: Option<&dyn Fn(&str) -> bool>,
     ) -> Result<Option<Store>> {
-        if !create && !path.exists() {
+        if open::vet(path, true, create)? == Found::Missing && !create {
             return Ok(None);
         }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+        let notes = Notes::default();
+        let err = |source| Error::Db {
+            path: path.to_path_buf(),
+            source,
+        };
+        if open::is_wal(path) {
+            open::leave_wal(path, &notes).map_err(err)?;
         }
-        match Self::connect(path, exists) {
+        match Self::connect(path, create, exists, notes) {
             Ok(s) => Ok(Some(s)),
-            Err(Error::Db { source, .. }) if is_unreadable_file(&source) => {
+            Err((Error::Db { source, .. }, notes)) if is_unreadable_file(&source) => {
                 // Not a database at all (or damaged beyond reading its schema): nothing can be
                 // copied out, so the file itself goes aside.
                 let backup = move_aside(path)?;
-                let mut s = Self::connect(path, None)?;
+                let mut s = Self::connect(path, true, None, notes).map_err(|(e, _)| e)?;
                 s.recreated = Some(Recreated {
                     path: path.to_path_buf(),
                     backup,
@@ -227,39 +227,122 @@ impl Store {
                 });
                 Ok(Some(s))
             }
-            Err(e) => Err(e),
+            Err((e, _)) => Err(e),
         }
     }
 
-    fn connect(path: &Path, exists: Option<&dyn Fn(&str) -> bool>) -> Result<Store> {
+    /// Opens the database at `path` for reading: nothing is created, migrated, converted or
+    /// backed up, and no statement of ours can write. `Ok(None)` when there is no file. A
+    /// `write` later reopens it as `open` would (same checks, then the migrations).
+    pub fn open_read_only(path: &Path) -> Result<Option<Store>> {
+        if open::vet(path, false, false)? == Found::Missing {
+            return Ok(None);
+        }
         let err = |source| Error::Db {
             path: path.to_path_buf(),
             source,
         };
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
-        configure(&conn).map_err(err)?;
-        let mut store = Store {
+        // A WAL file from an earlier version: the dotfile VFS cannot read it, and the default
+        // one would create `-wal` and `-shm` files. Read as immutable (the main file only)
+        // when the WAL holds nothing; the next write converts it.
+        let wal = open::is_wal(path);
+        let vfs = if wal { "unix" } else { VFS };
+        let conn = if wal {
+            open::connect_immutable(path).map_err(err)?
+        } else {
+            open::connect(path, false, false, vfs).map_err(err)?
+        };
+        let mut store = Store::new(conn, path, true, Notes::default());
+        let first = store.read(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        });
+        match first {
+            Err(Error::Db { source, .. })
+                if source.sqlite_error_code() == Some(ErrorCode::ReadOnly) =>
+            {
+                // A hot journal left by a writer that was killed: only a connection that may
+                // write can roll it back, which restores the file as it was before that
+                // transaction. Statements of ours still cannot write (`query_only`).
+                open::vet(path, true, false)?;
+                let conn = open::connect(path, true, false, vfs).map_err(err)?;
+                conn.execute_batch("PRAGMA query_only = ON").map_err(err)?;
+                store.conn = conn;
+                store.read(|c| {
+                    c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                        r.get::<_, i64>(0)
+                    })
+                })?;
+            }
+            r => {
+                r?;
+            }
+        }
+        Ok(Some(store))
+    }
+
+    fn new(conn: Connection, path: &Path, read_only: bool, notes: Notes) -> Store {
+        Store {
             conn,
             path: path.to_path_buf(),
             recreated: None,
+            read_only,
+            dropped: Vec::new(),
+            overlay: None,
+            notes,
+        }
+    }
+
+    /// On an error the notes come back, so a stale-lock warning is not lost.
+    fn connect(
+        path: &Path,
+        create: bool,
+        exists: Option<&dyn Fn(&str) -> bool>,
+        notes: Notes,
+    ) -> std::result::Result<Store, (Error, Notes)> {
+        let conn = match open::connect(path, true, create, VFS) {
+            Ok(c) => c,
+            Err(source) => {
+                return Err((
+                    Error::Db {
+                        path: path.to_path_buf(),
+                        source,
+                    },
+                    notes,
+                ));
+            }
         };
-        store.prepare_schema(exists)?;
-        Ok(store)
+        let mut store = Store::new(conn, path, false, notes);
+        let prepared = store
+            .read(|c| {
+                c.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                    r.get::<_, String>(0)
+                })
+            })
+            .and_then(|_| store.prepare_schema(exists));
+        match prepared {
+            Ok(()) => Ok(store),
+            Err(e) => Err((e, store.notes)),
+        }
     }
 
     fn prepare_schema(&mut self, exists: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
-        if self.read(schema::inspect)? == Status::Ok {
+        let (status, foreign) =
+            self.read(|c| Ok((schema::inspect(c)?, schema::foreign_objects(c)?)))?;
+        if status == Status::Ok && foreign.is_empty() {
             return Ok(());
         }
-        let wrong = self.write(|tx| match schema::inspect(tx)? {
-            Status::Ok => Ok(None),
-            Status::Missing(_) => schema::create(tx).map(|_| None),
-            Status::Wrong(reason) => Ok(Some(reason)),
+        let (dropped, wrong) = self.write(|tx| {
+            let dropped = schema::drop_foreign_objects(tx)?;
+            match schema::inspect(tx)? {
+                Status::Ok => Ok((dropped, false)),
+                Status::Missing(_) => schema::create(tx).map(|_| (dropped, false)),
+                Status::Wrong(_) => Ok((dropped, true)),
+            }
         })?;
-        if wrong.is_some() {
+        self.dropped = dropped;
+        if wrong {
             self.rebuild(exists)?;
         }
         Ok(())
@@ -271,7 +354,10 @@ impl Store {
     fn rebuild(&mut self, exists: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
         let backup = backup_path(&self.path);
         let backup_str = backup.to_string_lossy().into_owned();
-        retry(|| self.conn.execute("VACUUM INTO ?1", [&backup_str])).map_err(|e| self.err(e))?;
+        open::retry(&self.path, &self.notes, || {
+            self.conn.execute("VACUUM INTO ?1", [&backup_str])
+        })
+        .map_err(|e| self.err(e))?;
         // Off while the old tables are dropped (their constraints are unknown); the result is
         // checked with foreign_key_check before committing.
         self.conn
@@ -283,8 +369,9 @@ impl Store {
                 // Another process rebuilt it meanwhile.
                 _ => return Ok(None),
             };
+            let wrong = schema::wrong_tables(tx)?;
             let carried = carry::read(tx, exists);
-            carry::drop_tables(tx)?;
+            carry::drop_tables(tx, &wrong)?;
             schema::create(tx)?;
             let n = carry::write(tx, &carried)?;
             let violations: i64 =
@@ -320,15 +407,30 @@ impl Store {
         &self.path
     }
 
+    /// Opened with `open_read_only` and not written since.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     /// Set when opening found another structure and recreated the database; the front end
     /// tells the user (one line).
     pub fn recreated(&self) -> Option<&Recreated> {
         self.recreated.as_ref()
     }
 
-    /// The underlying connection, for crates storing more (summaries, embeddings, history).
-    /// Foreign keys are on; take write locks with `write`.
-    pub fn connection(&self) -> &Connection {
+    /// Triggers and views (`(type, name)`) that were not ours and were dropped when opening.
+    pub fn dropped_objects(&self) -> &[(String, String)] {
+        &self.dropped
+    }
+
+    /// Warnings gathered since the last call (a stale lock removed); the front end shows them.
+    pub fn take_warnings(&self) -> Vec<Warning> {
+        self.notes.take()
+    }
+
+    /// The connection, for this crate's own tests.
+    #[cfg(test)]
+    pub(crate) fn connection(&self) -> &Connection {
         &self.conn
     }
 
@@ -340,25 +442,82 @@ impl Store {
     }
 
     /// A read, retried while the database is busy.
+    ///
+    /// Transitional: the summary pipeline and search still pass SQL through here and `write`;
+    /// new code uses the typed methods (`summaries`, `save_summary`, `embeddings`, ...).
     pub fn read<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
-        retry(|| f(&self.conn)).map_err(|e| self.err(e))
+        open::retry(&self.path, &self.notes, || f(&self.conn)).map_err(|e| self.err(e))
     }
 
     /// A write transaction that holds the write lock from its first statement
     /// (`BEGIN IMMEDIATE`), so what it reads cannot change before it writes. Retried as a whole
-    /// while the database is busy.
+    /// while the database is busy. Transitional, as `read`.
     pub fn write<T>(
         &mut self,
         mut f: impl FnMut(&Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T> {
+        if self.read_only {
+            self.reopen_for_writing()?;
+        }
         let conn = &mut self.conn;
-        let r = retry(|| {
+        let r = open::retry(&self.path, &self.notes, || {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let v = f(&tx)?;
             tx.commit()?;
             Ok(v)
         });
-        r.map_err(|e| self.err(e))
+        r.map_err(|e| Error::Db {
+            path: self.path.clone(),
+            source: e,
+        })
+    }
+
+    /// The first write on a store opened read-only: reopened with the checks and migrations of
+    /// `open` (every tag carried over if the file has to be rebuilt), then the tag config's
+    /// overlay is written, as a write-mode `attach` would have synced it.
+    fn reopen_for_writing(&mut self) -> Result<()> {
+        let err = |source| Error::Db {
+            path: self.path.clone(),
+            source,
+        };
+        if open::vet(&self.path, true, false)? == Found::Missing {
+            return Err(Error::Io {
+                path: self.path.clone(),
+                source: std::io::ErrorKind::NotFound.into(),
+            });
+        }
+        if open::is_wal(&self.path) {
+            open::leave_wal(&self.path, &self.notes).map_err(err)?;
+        }
+        self.conn = open::connect(&self.path, true, false, VFS).map_err(err)?;
+        self.read_only = false;
+        self.read(|c| {
+            c.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                r.get::<_, String>(0)
+            })
+        })?;
+        self.prepare_schema(None)?;
+        if let Some(o) = self.overlay.take() {
+            self.write(|tx| tagconfig::apply_overlay(tx, &o))?;
+        }
+        Ok(())
+    }
+
+    /// Whether the file has a table of that name (a database written by another tool or an
+    /// older version may lack some).
+    pub fn has_table(&self, name: &str) -> Result<bool> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        })
+    }
+
+    pub(crate) fn set_overlay(&mut self, overlay: tagconfig::Overlay) {
+        self.overlay = Some(overlay).filter(|o| !o.is_empty());
     }
 
     /// `ensureCommandExists`.
@@ -390,17 +549,65 @@ impl Store {
 
     /// `getCommandIdsByTag`, in display order.
     pub fn command_ids_by_tag(&self, tag: &str) -> Result<Vec<String>> {
-        self.read(|c| ops::command_ids_by_tag(c, tag))
+        let mut ids = self.read(|c| ops::command_ids_by_tag(c, tag))?;
+        if let Some(o) = &self.overlay {
+            ids.retain(|id| !o.removes(id, tag));
+            for (id, _) in o.added().filter(|(_, t)| *t == tag) {
+                if !ids.iter().any(|i| i == id) {
+                    ids.push(id.to_string());
+                }
+            }
+        }
+        Ok(ids)
     }
 
     /// `getTagsForCommand`, by name.
     pub fn tags_for_command(&self, command_id: &str) -> Result<Vec<String>> {
-        self.read(|c| ops::tags_for_command(c, command_id))
+        let mut tags = self.read(|c| ops::tags_for_command(c, command_id))?;
+        if let Some(o) = &self.overlay {
+            tags.retain(|t| !o.removes(command_id, t));
+            tags.extend(
+                o.added()
+                    .filter(|(id, _)| *id == command_id)
+                    .map(|(_, t)| t.to_string()),
+            );
+            tags.sort();
+            tags.dedup();
+        }
+        Ok(tags)
     }
 
     /// `getAllTagNames`, by name; tags stay after their last command is untagged.
     pub fn all_tag_names(&self) -> Result<Vec<String>> {
-        self.read(ops::all_tag_names)
+        let mut names = self.read(ops::all_tag_names)?;
+        if let Some(o) = &self.overlay {
+            names.extend(o.added().map(|(_, t)| t.to_string()));
+            names.sort();
+            names.dedup();
+        }
+        Ok(names)
+    }
+
+    /// Adds many tag assignments in one transaction (each as `add_tag`); returns how many were
+    /// new.
+    pub fn add_tags(&mut self, assignments: &[(&str, &str)]) -> Result<usize> {
+        for (_, tag) in assignments {
+            validate_tag_name(tag)?;
+        }
+        self.write(|tx| {
+            let mut added = 0;
+            for (id, tag) in assignments {
+                if ops::add_tag(tx, id, tag)? {
+                    added += 1;
+                }
+                tx.execute(
+                    "DELETE FROM config_tag_assignments
+                     WHERE command_id = ?1 AND tag_id = (SELECT tag_id FROM tags WHERE tag_name = ?2)",
+                    (id, tag),
+                )?;
+            }
+            Ok(added)
+        })
     }
 
     /// `updateTagDisplayOrder`: the commands of `order` first, in that order, then the tag's
@@ -455,13 +662,24 @@ impl Store {
 
     /// Every (command id, tag) assignment, by tag name then display order.
     pub fn assignments(&self) -> Result<Vec<(String, String)>> {
-        self.read(|c| {
+        let mut all: Vec<(String, String)> = self.read(|c| {
             let mut st = c.prepare(
                 "SELECT ct.command_id, t.tag_name FROM command_tags ct JOIN tags t ON t.tag_id = ct.tag_id
                  ORDER BY t.tag_name, ct.display_order, ct.rowid",
             )?;
             st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
-        })
+        })?;
+        if let Some(o) = &self.overlay {
+            all.retain(|(id, tag)| !o.removes(id, tag));
+            for (id, tag) in o.added() {
+                if !all.iter().any(|(i, t)| i == id && t == tag) {
+                    all.push((id.to_string(), tag.to_string()));
+                }
+            }
+            // Stable: within a tag, stored order first, then the config's additions.
+            all.sort_by(|a, b| a.1.cmp(&b.1));
+        }
+        Ok(all)
     }
 
     /// Fills `tags` (by name), `summary` and `securityWarning` of `commands` from the database.
@@ -484,7 +702,10 @@ impl Store {
             c.tags = t;
             if let Some((summary, warning)) = notes.get(&c.id) {
                 c.summary = non_empty(summary);
-                c.security_warning = warning.as_deref().and_then(non_empty);
+                // The extension writes this column too; its placeholders are no warning.
+                c.security_warning = warning
+                    .as_deref()
+                    .and_then(commandtree_risk::normalise_warning);
             }
         }
         Ok(())
@@ -542,28 +763,6 @@ fn non_empty(s: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-/// Per-connection settings. `foreign_keys` is off by default in SQLite and per connection, so
-/// without it cascades and orphan prevention silently stop working.
-fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.execute_batch("PRAGMA foreign_keys = ON")?;
-    // WAL lets readers go on while one process writes; it is a property of the file, so this
-    // only writes when the file is not in WAL mode yet. Where WAL is unavailable (some network
-    // file systems, a read-only file) the old mode stays, which still works, only with more
-    // waiting: so only a busy database is worth failing for here, and even that is retried.
-    let wal = retry(|| {
-        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
-        }
-        Ok(())
-    });
-    match wal {
-        Err(e) if is_busy(&e) || is_unreadable_file(&e) => Err(e),
-        _ => Ok(()),
-    }
-}
-
 /// `{db}.bak-<UTC timestamp>`, with a counter when that name is taken.
 fn backup_path(db: &Path) -> PathBuf {
     let base = format!(
@@ -580,14 +779,14 @@ fn backup_path(db: &Path) -> PathBuf {
     p
 }
 
-/// Renames the file (and its WAL and shared-memory files) to the backup name.
+/// Renames the file (and its journal files) to the backup name.
 fn move_aside(db: &Path) -> Result<PathBuf> {
     let backup = backup_path(db);
     std::fs::rename(db, &backup).map_err(|source| Error::Io {
         path: db.to_path_buf(),
         source,
     })?;
-    for suffix in ["-wal", "-shm"] {
+    for suffix in ["-journal", "-wal", "-shm"] {
         let side = PathBuf::from(format!("{}{suffix}", db.display()));
         if side.exists() {
             let _ = std::fs::rename(&side, format!("{}{suffix}", backup.display()));
@@ -620,45 +819,60 @@ impl CheckReport {
 /// Checks the file at `path` without changing it (no schema creation, no repair): structure,
 /// integrity and foreign keys. `Ok(None)` when there is no file.
 pub fn check(path: &Path) -> Result<Option<CheckReport>> {
-    if !path.exists() {
+    let Some(store) = Store::open_read_only(path)? else {
         return Ok(None);
-    }
-    let err = |source| Error::Db {
-        path: path.to_path_buf(),
-        source,
     };
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(err)?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+    let conn = &store.conn;
     let mut checks = Vec::new();
     let fail = |name, e: rusqlite::Error| Check {
         name,
         ok: false,
         detail: e.to_string(),
     };
-    checks.push(match retry(|| schema::inspect(&conn)) {
-        Ok(Status::Ok) => Check {
-            name: "schema",
-            ok: true,
-            detail: "the three tables of the spec, exactly, plus config_tag_assignments".into(),
-        },
-        Ok(Status::Missing(t)) => Check {
-            name: "schema",
-            ok: false,
-            detail: format!("missing table(s): {}", t.join(", ")),
-        },
-        Ok(Status::Wrong(reason)) => Check {
-            name: "schema",
-            ok: false,
-            detail: reason,
-        },
-        Err(e) => fail("schema", e),
-    });
+    let own: Vec<&str> = schema::TABLES
+        .iter()
+        .filter(|t| !t.seed)
+        .map(|t| t.name)
+        .collect();
     checks.push(
-        match retry(|| {
+        match open::retry(path, &store.notes, || schema::inspect(conn)) {
+            Ok(Status::Ok) => Check {
+                name: "schema",
+                ok: true,
+                detail: format!(
+                    "the three tables of the spec, exactly, plus {}",
+                    own.join(", ")
+                ),
+            },
+            // Independent tables of ours are created by the first write that needs them.
+            Ok(Status::Missing(t))
+                if t.iter()
+                    .all(|n| schema::TABLES.iter().any(|s| s.name == *n && !s.linked)) =>
+            {
+                Check {
+                    name: "schema",
+                    ok: true,
+                    detail: format!(
+                        "the three tables of the spec, exactly; {} not created yet",
+                        t.join(", ")
+                    ),
+                }
+            }
+            Ok(Status::Missing(t)) => Check {
+                name: "schema",
+                ok: false,
+                detail: format!("missing table(s): {}", t.join(", ")),
+            },
+            Ok(Status::Wrong(reason)) => Check {
+                name: "schema",
+                ok: false,
+                detail: reason,
+            },
+            Err(e) => fail("schema", e),
+        },
+    );
+    checks.push(
+        match open::retry(path, &store.notes, || {
             let mut st = conn.prepare("PRAGMA integrity_check")?;
             st.query_map([], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<_>>>()
@@ -677,7 +891,7 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
         },
     );
     checks.push(
-        match retry(|| {
+        match open::retry(path, &store.notes, || {
             let mut st = conn.prepare("PRAGMA foreign_key_check")?;
             st.query_map([], |r| {
                 Ok(format!(
@@ -704,8 +918,30 @@ pub fn check(path: &Path) -> Result<Option<CheckReport>> {
             Err(e) => fail("foreign keys", e),
         },
     );
+    checks.push(
+        match open::retry(path, &store.notes, || schema::foreign_objects(conn)) {
+            Ok(found) if found.is_empty() => Check {
+                name: "triggers",
+                ok: true,
+                detail: "no triggers or views".into(),
+            },
+            Ok(found) => Check {
+                name: "triggers",
+                ok: false,
+                detail: format!(
+                    "not CommandTree's, dropped by the next write: {}",
+                    found
+                        .iter()
+                        .map(|(kind, name)| format!("{kind} `{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            Err(e) => fail("triggers", e),
+        },
+    );
     let counts = if checks[0].ok {
-        retry(|| counts(&conn)).ok()
+        open::retry(path, &store.notes, || counts(conn)).ok()
     } else {
         None
     };

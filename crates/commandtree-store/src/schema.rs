@@ -60,6 +60,32 @@ pub const OWN_SQL: &str = r#"CREATE TABLE IF NOT EXISTS config_tag_assignments (
     PRIMARY KEY (command_id, tag_id),
     FOREIGN KEY (command_id, tag_id) REFERENCES command_tags(command_id, tag_id) ON DELETE CASCADE
 );
+
+-- One row per run that started (`ct runs`, `ct stop`, `ct run --last`).
+CREATE TABLE IF NOT EXISTS run_history (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    command_id TEXT NOT NULL,
+    label TEXT NOT NULL,
+    command_line TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    duration_ms INTEGER,
+    exit_code INTEGER,
+    mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    pid INTEGER,
+    log_path TEXT,
+    request TEXT NOT NULL DEFAULT '{}'
+);
+
+-- What each stored embedding was made from, so it is redone exactly when that text changes.
+CREATE TABLE IF NOT EXISTS embedding_sources (
+    command_id TEXT PRIMARY KEY,
+    text_hash TEXT NOT NULL,      -- SHA-256 of the model name, the source and the embedded text
+    source TEXT NOT NULL,         -- 'summary' or 'discovered'
+    model TEXT NOT NULL,
+    embedded_at TEXT NOT NULL
+);
 "#;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +114,10 @@ pub struct TableSpec {
     pub unique: &'static [&'static [&'static str]],
     /// One of the seed spec's tables (else one of ours).
     pub seed: bool,
+    /// Joined to the seed tables by foreign keys: rebuilt together with them, its rows carried
+    /// over. An independent table with another structure is rebuilt alone (its old rows stay
+    /// in the backup).
+    pub linked: bool,
 }
 
 const fn col(name: &'static str, ty: &'static str, not_null: bool, pk: u32) -> ColumnSpec {
@@ -114,6 +144,7 @@ pub const TABLES: &[TableSpec] = &[
         foreign_keys: &[],
         unique: &[],
         seed: true,
+        linked: true,
     },
     TableSpec {
         name: "tags",
@@ -125,6 +156,7 @@ pub const TABLES: &[TableSpec] = &[
         foreign_keys: &[],
         unique: &[&["tag_name"]],
         seed: true,
+        linked: true,
     },
     TableSpec {
         name: "command_tags",
@@ -149,6 +181,7 @@ pub const TABLES: &[TableSpec] = &[
         ],
         unique: &[],
         seed: true,
+        linked: true,
     },
     TableSpec {
         name: "config_tag_assignments",
@@ -164,6 +197,56 @@ pub const TABLES: &[TableSpec] = &[
         }],
         unique: &[],
         seed: false,
+        linked: true,
+    },
+    TableSpec {
+        name: "run_history",
+        columns: &[
+            col("run_id", "INTEGER", false, 1),
+            col("command_id", "TEXT", true, 0),
+            col("label", "TEXT", true, 0),
+            col("command_line", "TEXT", true, 0),
+            col("cwd", "TEXT", true, 0),
+            col("started_at", "TEXT", true, 0),
+            col("duration_ms", "INTEGER", false, 0),
+            col("exit_code", "INTEGER", false, 0),
+            col("mode", "TEXT", true, 0),
+            col("status", "TEXT", true, 0),
+            col("pid", "INTEGER", false, 0),
+            col("log_path", "TEXT", false, 0),
+            col("request", "TEXT", true, 0),
+        ],
+        foreign_keys: &[],
+        unique: &[],
+        seed: false,
+        linked: false,
+    },
+    TableSpec {
+        name: "embedding_sources",
+        columns: &[
+            col("command_id", "TEXT", false, 1),
+            col("text_hash", "TEXT", true, 0),
+            col("source", "TEXT", true, 0),
+            col("model", "TEXT", true, 0),
+            col("embedded_at", "TEXT", true, 0),
+        ],
+        foreign_keys: &[],
+        unique: &[],
+        seed: false,
+        linked: false,
+    },
+    TableSpec {
+        name: crate::findings::TABLE,
+        columns: &[
+            col("command_id", "TEXT", false, 1),
+            col("scan_hash", "TEXT", true, 0),
+            col("findings", "TEXT", true, 0),
+            col("scanned_at", "TEXT", true, 0),
+        ],
+        foreign_keys: &[],
+        unique: &[],
+        seed: false,
+        linked: false,
     },
 ];
 
@@ -209,6 +292,48 @@ pub fn inspect(conn: &Connection) -> rusqlite::Result<Status> {
     } else {
         Status::Missing(missing)
     })
+}
+
+/// The tables of `TABLES` present with another structure.
+pub fn wrong_tables(conn: &Connection) -> rusqlite::Result<Vec<&'static TableSpec>> {
+    let mut out = Vec::new();
+    for t in TABLES {
+        let kind: Option<String> = conn
+            .query_row(
+                "SELECT type FROM sqlite_master WHERE name = ?1",
+                [t.name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match kind.as_deref() {
+            None => {}
+            Some("table") if table_problems(conn, t)?.is_empty() => {}
+            Some(_) => out.push(t),
+        }
+    }
+    Ok(out)
+}
+
+/// Triggers and views: our schema has none, so every one is somebody else's (a repository can
+/// ship a database whose trigger rewrites `security_warning`). `(type, name)`, sorted.
+pub fn foreign_objects(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut st = conn.prepare(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name",
+    )?;
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+}
+
+/// Drops the triggers and views `foreign_objects` lists.
+pub fn drop_foreign_objects(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let found = foreign_objects(conn)?;
+    for (kind, name) in &found {
+        let what = if kind == "view" { "VIEW" } else { "TRIGGER" };
+        conn.execute_batch(&format!(
+            "DROP {what} IF EXISTS \"{}\"",
+            name.replace('"', "\"\"")
+        ))?;
+    }
+    Ok(found)
 }
 
 #[derive(Debug)]
@@ -378,7 +503,8 @@ fn has_unique_index(conn: &Connection, table: &str, cols: &[&str]) -> rusqlite::
 /// `IF NOT EXISTS`.
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(SEED_SQL)?;
-    conn.execute_batch(OWN_SQL)
+    conn.execute_batch(OWN_SQL)?;
+    conn.execute_batch(crate::findings::TABLE_SQL)
 }
 
 #[cfg(test)]
@@ -412,7 +538,14 @@ mod tests {
         .unwrap();
         assert_eq!(
             inspect(&c).unwrap(),
-            Status::Missing(vec!["tags", "command_tags", "config_tag_assignments"])
+            Status::Missing(vec![
+                "tags",
+                "command_tags",
+                "config_tag_assignments",
+                "run_history",
+                "embedding_sources",
+                "command_findings"
+            ])
         );
     }
 

@@ -229,6 +229,67 @@ struct Plan {
     remove: Vec<(String, String)>,
 }
 
+/// What `sync` would change, applied to what a read-only store returns instead of written:
+/// listing shows the config's tags without writing to the database.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overlay {
+    add: Vec<(String, String)>,
+    remove: HashSet<(String, String)>,
+}
+
+impl Overlay {
+    pub fn is_empty(&self) -> bool {
+        self.add.is_empty() && self.remove.is_empty()
+    }
+    pub(crate) fn removes(&self, id: &str, tag: &str) -> bool {
+        self.remove.contains(&(id.to_string(), tag.to_string()))
+    }
+    pub(crate) fn added(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.add.iter().map(|(i, t)| (i.as_str(), t.as_str()))
+    }
+}
+
+/// Writes an overlay as `sync` would have (the first write of a store opened read-only). Only
+/// what still holds is applied: an addition the command has meanwhile is left as it is, a
+/// removal only takes back an assignment that is still the config's.
+pub(crate) fn apply_overlay(tx: &Transaction<'_>, o: &Overlay) -> rusqlite::Result<()> {
+    for (id, tag) in &o.add {
+        if crate::ops::add_tag(tx, id, tag)? {
+            tx.execute(
+                "INSERT OR IGNORE INTO config_tag_assignments (command_id, tag_id)
+                 SELECT ?1, tag_id FROM tags WHERE tag_name = ?2",
+                (id, tag),
+            )?;
+        }
+    }
+    for (id, tag) in &o.remove {
+        tx.execute(
+            "DELETE FROM command_tags WHERE command_id = ?1
+               AND tag_id = (SELECT tag_id FROM tags WHERE tag_name = ?2)
+               AND EXISTS (SELECT 1 FROM config_tag_assignments a
+                           WHERE a.command_id = command_tags.command_id AND a.tag_id = command_tags.tag_id)",
+            (id, tag),
+        )?;
+    }
+    Ok(())
+}
+
+/// For a read-only store: makes its tag reads show `config` applied to `commands`, as `sync`
+/// would store it, without writing.
+pub fn overlay(
+    store: &mut Store,
+    config: &TagConfig,
+    commands: &[CommandItem],
+) -> Result<(), Error> {
+    let with_markers = store.has_table("config_tag_assignments")?;
+    let p = store.read(|c| plan(c, config, commands, with_markers))?;
+    store.set_overlay(Overlay {
+        add: p.add,
+        remove: p.remove.into_iter().collect(),
+    });
+    Ok(())
+}
+
 /// Brings the configured tags of `commands` in line with `config`:
 /// - a command the config matches gets the tag, marked as the config's, unless it has it
 ///   already (then it stays the user's);
@@ -241,13 +302,13 @@ pub fn sync(
     config: &TagConfig,
     commands: &[CommandItem],
 ) -> Result<SyncReport, Error> {
-    let first = store.read(|c| plan(c, config, commands))?;
+    let first = store.read(|c| plan(c, config, commands, true))?;
     if first.add.is_empty() && first.remove.is_empty() {
         return Ok(SyncReport::default());
     }
     // Planned again under the write lock, as another process may have synced in between.
     store.write(|tx| {
-        let plan = plan(tx, config, commands)?;
+        let plan = plan(tx, config, commands, true)?;
         apply(tx, &plan)?;
         Ok(SyncReport {
             added: plan.add,
@@ -256,19 +317,24 @@ pub fn sync(
     })
 }
 
+/// `with_markers`: `config_tag_assignments` exists (a database not yet opened for a write by
+/// us may lack it; then no assignment is the config's).
 fn plan(
     conn: &rusqlite::Connection,
     config: &TagConfig,
     commands: &[CommandItem],
+    with_markers: bool,
 ) -> rusqlite::Result<Plan> {
     let mut present: HashSet<(String, String)> = HashSet::new();
     let mut ours: BTreeSet<(String, String)> = BTreeSet::new();
     {
-        let mut st = conn.prepare(
+        let mut st = conn.prepare(if with_markers {
             "SELECT ct.command_id, t.tag_name, a.command_id IS NOT NULL
              FROM command_tags ct JOIN tags t ON t.tag_id = ct.tag_id
-             LEFT JOIN config_tag_assignments a ON a.command_id = ct.command_id AND a.tag_id = ct.tag_id",
-        )?;
+             LEFT JOIN config_tag_assignments a ON a.command_id = ct.command_id AND a.tag_id = ct.tag_id"
+        } else {
+            "SELECT ct.command_id, t.tag_name, 0 FROM command_tags ct JOIN tags t ON t.tag_id = ct.tag_id"
+        })?;
         let rows = st.query_map([], |r| {
             Ok((
                 r.get::<_, String>(0)?,

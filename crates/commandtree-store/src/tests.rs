@@ -123,15 +123,20 @@ fn schema_is_exactly_the_seed_spec() {
     assert_eq!(
         tables,
         vec![
+            vec![t("command_findings")],
             vec![t("command_tags")],
             vec![t("commands")],
             vec![t("config_tag_assignments")],
+            vec![t("embedding_sources")],
+            vec![t("run_history")],
+            vec![t("sqlite_sequence")],
             vec![t("tags")]
         ]
     );
     // Connection settings the contract requires.
     assert_eq!(rows(c, "PRAGMA foreign_keys"), vec![vec![i(1)]]);
-    assert_eq!(rows(c, "PRAGMA journal_mode"), vec![vec![t("wal")]]);
+    // The rollback journal: the extension cannot open a WAL file.
+    assert_eq!(rows(c, "PRAGMA journal_mode"), vec![vec![t("delete")]]);
     assert!(rows(c, "PRAGMA busy_timeout")[0][0] == i(5000));
 }
 

@@ -1,40 +1,11 @@
-//! UTC timestamps without a date-time dependency: the store needs only "now" in two formats.
+//! UTC timestamps in the two shapes the store writes.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use jiff::Timestamp;
+use std::time::SystemTime;
 
-struct Utc {
-    year: i64,
-    month: u32,
-    day: u32,
-    hour: u32,
-    minute: u32,
-    second: u32,
-    millis: u32,
-}
-
-fn utc(t: SystemTime) -> Utc {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Utc {
-        year,
-        month,
-        day,
-        hour: (rem / 3600) as u32,
-        minute: (rem % 3600 / 60) as u32,
-        second: (rem % 60) as u32,
-        millis: d.subsec_millis(),
-    }
+fn timestamp(t: SystemTime) -> Timestamp {
+    // Out of jiff's range (years outside -9999..=9999) only with a broken clock.
+    Timestamp::try_from(t).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
 /// ISO 8601 in the shape JavaScript's `toISOString` writes (`2026-11-22T10:15:00.123Z`), as the
@@ -44,26 +15,19 @@ pub fn iso_now() -> String {
 }
 
 pub fn iso(t: SystemTime) -> String {
-    let u = utc(t);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        u.year, u.month, u.day, u.hour, u.minute, u.second, u.millis
-    )
+    // Always three fraction digits, as `toISOString`: the extension compares these as text.
+    format!("{:.3}", timestamp(t))
 }
 
 /// A timestamp usable in a file name on every platform (`20261122-101500`).
 pub fn file_stamp(t: SystemTime) -> String {
-    let u = utc(t);
-    format!(
-        "{:04}{:02}{:02}-{:02}{:02}{:02}",
-        u.year, u.month, u.day, u.hour, u.minute, u.second
-    )
+    timestamp(t).strftime("%Y%m%d-%H%M%S").to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn known_instants() {
@@ -73,5 +37,8 @@ mod tests {
         assert_eq!(file_stamp(t), "20240229-123456");
         let t = UNIX_EPOCH + Duration::from_secs(4_102_444_799);
         assert_eq!(iso(t), "2099-12-31T23:59:59.000Z");
+        // Sub-millisecond digits are cut, never rounded up into the next second.
+        let t = UNIX_EPOCH + Duration::from_nanos(1_709_210_096_999_900_000);
+        assert_eq!(iso(t), "2024-02-29T12:34:56.999Z");
     }
 }

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AttachOptions {
-    /// Create the database when it does not exist (for writes: tagging, starring).
+    /// Open the database for writing, creating it when it does not exist (for writes:
+    /// tagging, starring). Otherwise an existing database is opened read-only.
     pub create: bool,
     /// The commands are a whole discovery, not one type's. Only then does a rebuild of a
     /// wrong-structure file drop the tags of commands that no longer exist.
@@ -28,11 +29,13 @@ pub struct Attached {
 }
 
 /// Opens the workspace database for `commands` (the result of a discovery under `root`),
-/// syncs the tag config into it and fills in `tags`, `summary` and `securityWarning`.
+/// applies the tag config and fills in `tags`, `summary` and `securityWarning`.
 ///
-/// The database is opened when it exists, when `opts.create`, or when the tag config exists
-/// (its tags need somewhere to live). Otherwise nothing is created and the commands are left as
-/// discovered.
+/// Without `opts.create` an existing database is opened read-only: the tag config is applied
+/// to what is returned, not written, and nothing is migrated. With `opts.create`, or when a tag
+/// config exists and there is no database yet (its tags need somewhere to live), the database
+/// is opened for writing (created as needed) and the config is synced into it. Otherwise
+/// nothing is created and the commands are left as discovered.
 pub fn attach(root: &Path, commands: &mut [CommandItem], opts: AttachOptions) -> Attached {
     let path = db_path(root);
     let config = tagconfig::load(root);
@@ -40,13 +43,21 @@ pub fn attach(root: &Path, commands: &mut [CommandItem], opts: AttachOptions) ->
         warnings: config.warnings,
         ..Attached::default()
     };
-    if !(opts.create || config.exists || path.exists()) {
+    // A dangling link is "there" too: it is refused rather than created through.
+    let present = std::fs::symlink_metadata(&path).is_ok();
+    let write = opts.create || (config.exists && !present);
+    if !write && !present {
         return out;
     }
     let ids: HashSet<&str> = commands.iter().map(|c| c.id.as_str()).collect();
     let exists = |id: &str| ids.contains(id);
     let filter: Option<&dyn Fn(&str) -> bool> = if opts.complete { Some(&exists) } else { None };
-    let mut store = match Store::open_with(&path, true, filter) {
+    let opened = if write {
+        Store::open_with(&path, true, filter)
+    } else {
+        Store::open_read_only(&path)
+    };
+    let mut store = match opened {
         Ok(Some(s)) => s,
         Ok(None) => return out,
         Err(e) => {
@@ -55,14 +66,41 @@ pub fn attach(root: &Path, commands: &mut [CommandItem], opts: AttachOptions) ->
         }
     };
     out.recreated = store.recreated().cloned();
-    if let Some(cfg) = &config.config
-        && let Err(e) = tagconfig::sync(&mut store, cfg, commands)
-    {
-        out.warnings.push(warning(&path, &e));
+    for (kind, name) in store.dropped_objects() {
+        out.warnings.push(Warning::new(
+            &path,
+            None,
+            format!("dropped {kind} `{name}`: not CommandTree's (a database can only be trusted with its own schema)"),
+        ));
+    }
+    if !write {
+        match store.read(crate::schema::foreign_objects) {
+            Ok(found) if !found.is_empty() => out.warnings.push(Warning::new(
+                &path,
+                None,
+                format!(
+                    "{} trigger(s) or view(s) that are not CommandTree's; ignored, dropped by the next write (`ct db check` lists them)",
+                    found.len()
+                ),
+            )),
+            Ok(_) => {}
+            Err(e) => out.warnings.push(warning(&path, &e)),
+        }
+    }
+    if let Some(cfg) = &config.config {
+        let applied = if write {
+            tagconfig::sync(&mut store, cfg, commands).map(|_| ())
+        } else {
+            tagconfig::overlay(&mut store, cfg, commands)
+        };
+        if let Err(e) = applied {
+            out.warnings.push(warning(&path, &e));
+        }
     }
     if let Err(e) = store.enrich(commands) {
         out.warnings.push(warning(&path, &e));
     }
+    out.warnings.extend(store.take_warnings());
     out.store = Some(store);
     out
 }

@@ -87,7 +87,7 @@ pub fn summarize(
         let done = |text: String, level| {
             let _ = tx.send(Msg::Done(text, level));
         };
-        use commandtree_ai::provider::Detection;
+        use commandtree_llm::provider::Detection;
         let provider = match commandtree_engine::summaries::detect(&w) {
             Ok(Detection::Found(c)) => *c,
             Ok(Detection::Disabled(by)) => {
@@ -166,7 +166,7 @@ pub fn search(
         let done = |text: String, level| {
             let _ = tx.send(Msg::Done(text, level));
         };
-        if commandtree_ai::embed::model::find(&root).is_none() {
+        if commandtree_embed::model::find(&root).is_none() {
             return done(
                 "the embedding model is not on this machine yet: run `ct embed` once".into(),
                 Level::Warn,

@@ -1,14 +1,17 @@
 //! `ct doctor`: what CommandTree found and whether the LLM answers: the workspace, its
-//! database, the provider (and how it was found), the model, and one live summary request.
+//! database, whether its configuration is trusted, the provider (and how it was found), where
+//! requests go and with which key, the model, and one live summary request. Where requests go
+//! is printed before the first one is made.
 
 use crate::summarize::detect;
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::Args;
-use commandtree_ai::provider::{Detection, HOW_TO_CONFIGURE};
-use commandtree_ai::summary::{self, SummaryConfig};
-use commandtree_ai::{CancelToken, Client};
+use commandtree_core::trust::Status;
 use commandtree_core::{CommandItem, Workspace};
+use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
+use commandtree_llm::summary::{self, SummaryConfig};
+use commandtree_llm::{CancelToken, Client};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -24,14 +27,63 @@ pub struct DoctorArgs {
     offline: bool,
 }
 
+/// Text lines, written as soon as they are known (so where requests go is on the screen before
+/// a request is made); nothing in JSON mode, where the report is written whole at the end.
+struct Lines {
+    json: bool,
+}
+
+impl Lines {
+    fn push(&mut self, (k, v): (String, String)) {
+        if !self.json {
+            let mut out = anstream::stdout().lock();
+            let _ = writeln!(out, "{k:<10} {}", output::clean(&v));
+            let _ = out.flush();
+        }
+    }
+}
+
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    host.rsplit_once('@').map_or(host, |(_, h)| h)
+}
+
+fn trust_line(ws: &Workspace) -> (String, Value) {
+    let path = commandtree_core::trust::config_path(&ws.root);
+    match &ws.settings.trust {
+        Status::NotNeeded => (
+            "not needed (the workspace config sets no LLM or program settings)".into(),
+            json!({"state": "not-needed"}),
+        ),
+        Status::Trusted => (
+            format!("trusted: {} is honoured in full", path.display()),
+            json!({"state": "trusted"}),
+        ),
+        Status::Untrusted { ignored, changed } => (
+            format!(
+                "{}: ignoring {} from {} (review it, then `ct trust`)",
+                if *changed {
+                    "changed since trusted"
+                } else {
+                    "not trusted"
+                },
+                ignored.join(", "),
+                path.display()
+            ),
+            json!({"state": "untrusted", "changed": changed, "ignored": ignored}),
+        ),
+    }
+}
+
 pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
     let mut report = json!({"workspace": ws.root});
-    let mut lines: Vec<(String, String)> =
-        vec![("workspace".into(), ws.root.display().to_string())];
+    let mut lines = Lines { json: args.json };
+    lines.push(("workspace".into(), ws.root.display().to_string()));
     let mut ok = true;
 
     let db = commandtree_store::db_path(&ws.root);
-    match commandtree_store::Store::open(&db, false) {
+    match commandtree_store::Store::open_read_only(&db) {
         Ok(Some(store)) => {
             let c = store.counts()?;
             lines.push((
@@ -60,6 +112,10 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
         }
     }
 
+    let (line, v) = trust_line(ws);
+    lines.push(("trust".into(), line));
+    report["trust"] = v;
+
     match detect(ws)? {
         Detection::NotFound => {
             ok = false;
@@ -79,18 +135,41 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
                 "provider".into(),
                 format!("{} (found through {})", cfg.name, cfg.source),
             ));
-            lines.push(("base URL".into(), cfg.base_url.clone()));
+            let host = host_of(&cfg.base_url).to_string();
+            lines.push((
+                "sends to".into(),
+                format!("{host} ({}, from {})", cfg.base_url, cfg.base_source),
+            ));
+            let key_from = cfg.api_key.as_ref().and(cfg.key_source.clone());
+            let named_by = ws
+                .settings
+                .origin("llm.api_key_env")
+                .filter(|_| {
+                    key_from.is_some()
+                        && ws
+                            .settings
+                            .config
+                            .get("llm")
+                            .and_then(|l| l.get("api_key_env"))
+                            .and_then(|v| v.as_str())
+                            == key_from.as_deref()
+                })
+                .map(|o| o.to_string());
             lines.push((
                 "API key".into(),
-                match &cfg.key_source {
-                    Some(var) if cfg.api_key.is_some() => format!("from {var}"),
+                match (&key_from, &named_by) {
+                    (Some(var), Some(o)) => {
+                        format!("${var} (named by `llm.api_key_env` in {o}), sent to {host}")
+                    }
+                    (Some(var), None) => format!("${var} (environment), sent to {host}"),
                     _ => "none".into(),
                 },
             ));
             let mut p = json!({
                 "name": cfg.name, "source": cfg.source, "baseUrl": cfg.base_url,
+                "host": host, "baseUrlFrom": cfg.base_source,
                 "wire": format!("{:?}", cfg.wire).to_lowercase(),
-                "apiKeyFrom": cfg.api_key.as_ref().and(cfg.key_source.clone()),
+                "apiKeyFrom": key_from,
             });
             let configured = cfg.model.is_some();
             let client = Client::new(*cfg);
@@ -128,9 +207,6 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
     if args.json {
         output::json(&mut out, &report)?;
     } else {
-        for (k, v) in &lines {
-            writeln!(out, "{k:<10} {v}")?;
-        }
         if report.get("help").is_some() {
             writeln!(out, "\n{HOW_TO_CONFIGURE}")?;
         }

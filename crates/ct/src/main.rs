@@ -5,12 +5,14 @@ mod commands;
 mod completions;
 mod db;
 mod doctor;
+mod mcp;
 mod output;
 mod progress;
 mod run;
 mod search;
 mod summarize;
 mod tags;
+mod trust;
 mod watch;
 
 use anyhow::Result;
@@ -93,9 +95,14 @@ enum Command {
     /// Print a shell completion script: `source <(ct completions bash)`, also zsh and fish.
     /// Command names complete from the workspace you are in.
     Completions(completions::CompletionsArgs),
+    /// Let this workspace's .commandtree/config.toml choose the LLM, its key and programs.
+    Trust(trust::TrustArgs),
     /// Keep discovering: one line per change (commands added, updated, removed; new tags and
     /// summaries from other processes) until interrupted. --json prints NDJSON.
     Watch(watch::WatchArgs),
+    /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio);
+    /// `ct mcp install <client>` sets a client up.
+    Mcp(mcp::McpArgs),
 }
 
 #[derive(Args, Default)]
@@ -112,6 +119,10 @@ struct ListArgs {
     /// Only commands with this tag (repeatable: commands with all of them).
     #[arg(long = "tag", value_name = "TAG")]
     tags: Vec<String>,
+    /// Also auxiliary commands (vendored code, test data, templates, nested examples) and the
+    /// ones a tool hides itself (just `[private]` recipes); default: `[discovery] show`.
+    #[arg(long, short = 'a')]
+    all: bool,
 }
 
 #[derive(Args)]
@@ -211,11 +222,13 @@ fn run(cli: Cli) -> Result<()> {
         Command::Embed(args) => search::embed(ws, args, cli.quiet),
         Command::Tui(args) => tui(engine, args),
         Command::Completions(args) => completions::print(args),
+        Command::Trust(args) => trust::trust(ws.workspace(), args),
         Command::Watch(args) => watch::watch(
-            commandtree_core::Workspace::open(Some(engine.root()), &cwd),
+            commandtree_core::Workspace::open(cli.root.as_deref(), &cwd),
             args,
             cli.quiet,
         ),
+        Command::Mcp(args) => mcp::mcp(cli.root.clone(), args),
     }
 }
 
@@ -251,6 +264,10 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         loaded.store.as_ref(),
     );
     output::warnings(&unknown);
+    let (commands, hidden) = commandtree_core::classify::visible(
+        commands,
+        args.all || engine.workspace().settings.show_all,
+    );
     let order: Option<SortOrder> = args
         .sort
         .as_deref()
@@ -268,8 +285,15 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         output::tree(&mut out, &tree, &commands)?;
         if commands.is_empty() && !args.tags.is_empty() {
             writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
-        } else if commands.is_empty() {
+        } else if commands.is_empty() && hidden == 0 {
             writeln!(out, "No commands found under {}", engine.root().display())?;
+        }
+        if hidden > 0 {
+            let s = if hidden == 1 { "" } else { "s" };
+            writeln!(
+                out,
+                "{hidden} more command{s} hidden (vendored, test data, templates, examples, private): `ct list --all` or `[discovery] show = \"all\"` lists them"
+            )?;
         }
     }
     out.flush()?;

@@ -4,6 +4,7 @@
 use anstyle::{AnsiColor, Style};
 use commandtree_core::tree::{Category, Node};
 use commandtree_core::{CommandItem, Warning};
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 const CATEGORY: Style = Style::new().bold();
@@ -13,22 +14,59 @@ const WARN: Style = AnsiColor::Yellow.on_default().bold();
 const ERR: Style = AnsiColor::Red.on_default().bold();
 const LABEL: Style = Style::new().bold();
 
+/// Whether `c` must not reach a terminal as is: C0 and C1 controls (newline, ESC...), DEL, and
+/// the invisible characters that reorder or break lines (bidi overrides and isolates, line and
+/// paragraph separators).
+fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{2028}' | '\u{2029}'
+            | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Text from a workspace (labels, descriptions, paths, messages) made safe for a terminal:
+/// every character of [`is_unsafe`] is written as an escape (`\n`, `\t`, `\x1b`,
+/// `\u{202e}`), so a label cannot forge tree lines, move the cursor or recolour the screen.
+/// JSON output never goes through here: it stays exact.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// An error message: line breaks the message itself has are kept, but every further line is
+/// indented, so nothing in it can pass for a line of its own.
 pub fn error(msg: &str) {
     let mut e = anstream::stderr().lock();
-    let _ = writeln!(e, "{ERR}error:{ERR:#} {msg}");
+    let text: Vec<Cow<'_, str>> = msg.split('\n').map(clean).collect();
+    let _ = writeln!(e, "{ERR}error:{ERR:#} {}", text.join("\n  "));
 }
 
 pub fn warnings(ws: &[Warning]) {
     let mut e = anstream::stderr().lock();
     for w in ws {
-        let _ = writeln!(e, "{WARN}warning:{WARN:#} {w}");
+        let _ = writeln!(e, "{WARN}warning:{WARN:#} {}", clean(&w.to_string()));
     }
 }
 
 pub fn candidates(cands: &[&CommandItem]) {
     let mut e = anstream::stderr().lock();
     for c in cands {
-        let _ = writeln!(e, "  {}  {DIM}({}){DIM:#}", c.id, c.command);
+        let _ = writeln!(e, "  {}  {DIM}({}){DIM:#}", clean(&c.id), clean(&c.command));
     }
 }
 
@@ -61,7 +99,7 @@ fn nodes(
     for n in nodes {
         match n {
             Node::Folder { label, children } => {
-                writeln!(out, "{pad}{FOLDER}{label}/{FOLDER:#}")?;
+                writeln!(out, "{pad}{FOLDER}{}/{FOLDER:#}", clean(label))?;
                 self::nodes(out, children, commands, depth + 1)?;
             }
             Node::Command(i) => {
@@ -75,13 +113,16 @@ fn nodes(
                 write!(
                     out,
                     "{pad}{WARN}{warn}{WARN:#}{label_style}{}{label_style:#}",
-                    c.label
+                    clean(&c.label)
                 )?;
                 if c.private {
                     write!(out, " {DIM}(private){DIM:#}")?;
                 }
+                if !c.aliases.is_empty() {
+                    write!(out, " {DIM}[alias: {}]{DIM:#}", c.aliases.join(", "))?;
+                }
                 if !c.tags.is_empty() {
-                    write!(out, " {DIM}[{}]{DIM:#}", c.tags.join(", "))?;
+                    write!(out, " {DIM}[{}]{DIM:#}", clean(&c.tags.join(", ")))?;
                 }
                 if let Some(d) = c.description.as_deref().or(c.summary.as_deref()) {
                     write!(out, "  {DIM}{}{DIM:#}", one_line(d))?;
@@ -95,13 +136,13 @@ fn nodes(
 
 fn one_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("");
-    commandtree_core::text::truncate(line, 80)
+    clean(&commandtree_core::text::truncate(line, 80)).into_owned()
 }
 
 pub fn details(out: &mut impl Write, c: &CommandItem) -> io::Result<()> {
-    writeln!(out, "{LABEL}{}{LABEL:#}", c.label)?;
+    writeln!(out, "{LABEL}{}{LABEL:#}", clean(&c.label))?;
     let field = |out: &mut dyn Write, name: &str, value: &str| {
-        writeln!(out, "  {DIM}{name:<12}{DIM:#} {value}")
+        writeln!(out, "  {DIM}{name:<12}{DIM:#} {}", clean(value))
     };
     field(out, "id", &c.id)?;
     let type_label = commandtree_core::sources::type_def(&c.kind)
@@ -126,7 +167,7 @@ pub fn details(out: &mut impl Write, c: &CommandItem) -> io::Result<()> {
         field(out, "summary", s)?;
     }
     if let Some(w) = c.security_warning.as_deref().filter(|w| !w.is_empty()) {
-        writeln!(out, "  {WARN}{:<12}{WARN:#} ⚠ {w}", "warning")?;
+        writeln!(out, "  {WARN}{:<12}{WARN:#} ⚠ {}", "warning", clean(w))?;
     }
     if !c.tags.is_empty() {
         field(out, "tags", &c.tags.join(", "))?;
@@ -147,8 +188,27 @@ pub fn details(out: &mut impl Write, c: &CommandItem) -> io::Result<()> {
             if let Some(f) = &p.flag {
                 line.push_str(&format!(" [flag: {f}]"));
             }
-            writeln!(out, "{line}")?;
+            writeln!(out, "{}", clean(&line))?;
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(clean("build"), "build");
+        assert_eq!(clean("é 😀 ⚠"), "é 😀 ⚠");
+        assert_eq!(clean("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+        assert_eq!(clean("\x1b[31mred"), "\\x1b[31mred");
+        assert_eq!(clean("\u{85}\u{9b}\u{7f}"), "\\x85\\x9b\\x7f");
+        assert_eq!(clean("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(
+            clean("\u{2066}x\u{2069}\u{2028}"),
+            "\\u{2066}x\\u{2069}\\u{2028}"
+        );
+    }
 }

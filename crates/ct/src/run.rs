@@ -360,9 +360,10 @@ fn window(
     Ok(())
 }
 
-/// The workspace database, when there is one (history commands never create it).
+/// The workspace database, when there is one. Reading the history never creates or migrates
+/// it; the store reopens itself for writing on its first write (settling a finished run).
 fn open_store(engine: &Engine) -> Option<Store> {
-    Store::open(&engine.db_path(), false).ok().flatten()
+    Store::open_read_only(&engine.db_path()).ok().flatten()
 }
 
 pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {

@@ -6,11 +6,11 @@ use crate::progress::Bar;
 use crate::{Exit, commands, output};
 use anyhow::Result;
 use clap::Args;
-use commandtree_ai::ProviderConfig;
-use commandtree_ai::provider::{Detection, HOW_TO_CONFIGURE};
-use commandtree_ai::summary::{Event, Pending};
 use commandtree_core::{CancelToken, ProgressEvent};
 use commandtree_engine::{Engine, summaries};
+use commandtree_llm::ProviderConfig;
+use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
+use commandtree_llm::summary::{Event, Pending};
 use serde_json::json;
 use std::io::{IsTerminal, Write};
 

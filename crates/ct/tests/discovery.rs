@@ -287,7 +287,10 @@ fn list_json_on_a_fixture_workspace() {
             "{label} should not be listed"
         );
     }
-    find(&items, "shell", "y.sh");
+    // Not excluded (the settings replaced the defaults), but `dist/` is vendored by Linguist's
+    // conventions: listed with --all only.
+    assert!(!items.iter().any(|i| i["label"] == "y.sh"));
+    find(&json_list(&w, &["--all"]).0, "shell", "y.sh");
     assert!(
         stderr.contains("bad/package.json:4: invalid JSON"),
         "{stderr}"
@@ -404,5 +407,101 @@ fn unreadable_folder_is_a_warning() {
     assert!(
         err.contains("locked") && err.contains("permission denied"),
         "{err}"
+    );
+}
+
+#[test]
+fn auxiliary_commands_are_listed_only_with_all() {
+    let w = workspace("auxiliary");
+    write(&w, "Makefile", "build:\n\tcc\n");
+    write(&w, "deps/lua/Makefile", "lua:\n\tcc\n");
+    write(&w, "pkg/testdata/Makefile", "fixture:\n\tcc\n");
+    write(
+        &w,
+        "examples/app/package.json",
+        "{\"scripts\": {\"dev\": \"vite\"}}",
+    );
+    write(
+        &w,
+        "justfile",
+        "[private]\nhelper:\n    echo h\n\nrelease:\n    echo r\n",
+    );
+    let labels = |items: &[Value]| {
+        let mut v: Vec<String> = items
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let (own, _) = json_list(&w, &[]);
+    assert_eq!(labels(&own), ["build", "release"]);
+    let (all, _) = json_list(&w, &["--all"]);
+    assert_eq!(
+        labels(&all),
+        ["build", "dev", "fixture", "helper", "lua", "release"]
+    );
+    assert!(all.iter().all(|i| i.get("auxiliary").is_none()));
+
+    let out = ct(&w, &["list"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("4 more commands hidden") && text.contains("ct list --all"),
+        "{text}"
+    );
+    assert!(!text.contains("lua"), "{text}");
+
+    write(
+        &w,
+        ".commandtree/config.toml",
+        "[discovery]\nshow = \"all\"\n",
+    );
+    let (shown, _) = json_list(&w, &[]);
+    assert_eq!(shown.len(), 6);
+}
+
+#[test]
+fn bin_of_scripts_is_listed_and_build_output_is_not() {
+    let w = workspace("smartbin");
+    let setup = write(&w, "bin/setup", "#!/usr/bin/env bash\necho setup\n");
+    #[cfg(unix)]
+    chmod(&setup, 0o755);
+    write(
+        &w,
+        "app/app.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\"></Project>",
+    );
+    write(&w, "app/bin/Debug/net8.0/run.sh", "echo x\n");
+    write(&w, "env/tool.sh", "echo tool\n");
+    write(&w, "venv2/env/pyvenv.cfg", "home = /usr/bin\n");
+    write(&w, "venv2/env/lib/activate.sh", "echo a\n");
+    let (items, _) = json_list(&w, &["--type", "shell"]);
+    let paths: Vec<&str> = items
+        .iter()
+        .map(|i| i["filePath"].as_str().unwrap())
+        .collect();
+    assert!(paths.iter().any(|p| p.ends_with("bin/setup")), "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.ends_with("env/tool.sh")),
+        "{paths:?}"
+    );
+    assert!(!paths.iter().any(|p| p.contains("Debug")), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.contains("activate")), "{paths:?}");
+
+    write(
+        &w,
+        ".vscode/settings.json",
+        "{\"commandtree.excludePatterns\": [\"**/bin/**\"]}",
+    );
+    let (items, _) = json_list(&w, &["--type", "shell"]);
+    let paths: Vec<&str> = items
+        .iter()
+        .map(|i| i["filePath"].as_str().unwrap())
+        .collect();
+    assert!(!paths.iter().any(|p| p.ends_with("bin/setup")), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.contains("Debug")), "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.contains("activate")),
+        "an explicit list replaces the defaults exactly: {paths:?}"
     );
 }

@@ -4,64 +4,14 @@
 //! exit code land in the history; and it refuses clearly, recording nothing, when a run cannot
 //! start.
 
-use serde_json::Value;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-fn ct_with(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-    c.arg("--root")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("TMUX")
-        .env_remove("TERMINAL")
-        .env_remove("COMMANDTREE_MARKDOWN")
-        .env_remove("COMMANDTREE_KEY");
-    for (k, v) in vars {
-        c.env(k, v);
-    }
-    c.output().expect("run ct")
-}
-
-fn ct(root: &Path, args: &[&str]) -> Output {
-    ct_with(root, &[], args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn write(root: &Path, rel: &str, content: &str) -> PathBuf {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-fn executable(root: &Path, rel: &str, content: &str) -> PathBuf {
-    let p = write(root, rel, content);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    p
-}
+use support::*;
 
 fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join(".home")).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
+    support::workspace("run", name)
 }
 
 fn installed(program: &str) -> bool {
@@ -71,28 +21,6 @@ fn installed(program: &str) -> bool {
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
-}
-
-fn runs(root: &Path) -> Vec<Value> {
-    let o = ct(root, &["runs", "--json", "--limit", "100"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice::<Value>(&o.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-/// Polls `f` every 50 ms for up to 60 s: bounded, and generous enough for a loaded machine.
-fn eventually(mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < until {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
 }
 
 const ARGV: &str = "#!/bin/sh\n# @param name Who\n# @param greeting Word (default: hello)\npwd\nprintf '%s\\0' \"$@\"\nexit \"${CT_EXIT:-0}\"\n";
@@ -334,21 +262,6 @@ fn launch_configuration_runs_its_pre_launch_task_then_the_debugger() {
     let o = ct(&w, &["debug", "Browser"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("type `chrome`"), "{}", stderr(&o));
-}
-
-fn run_id(o: &Output) -> i64 {
-    let out = stdout(o);
-    out.strip_prefix("run ")
-        .and_then(|r| r.split(':').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no run id in {out:?} / {}", stderr(o)))
-}
-
-fn run_row(w: &Path, id: i64) -> Value {
-    runs(w)
-        .into_iter()
-        .find(|r| r["runId"] == id)
-        .expect("run in history")
 }
 
 #[test]

@@ -216,3 +216,39 @@ fn kill_group(pgid: i64) {
         .args(["-TERM", "--", &format!("-{pgid}")])
         .status();
 }
+
+#[test]
+fn without_an_llm_risky_commands_are_marked_and_harmless_ones_are_not() {
+    let w = ws("static");
+    executable(
+        &w,
+        "install.sh",
+        "#!/bin/sh\ncurl -fsSL https://get.example.com/install.sh | sh\n",
+    );
+    executable(&w, "wipe.sh", "#!/bin/sh\nrm -rf \"$HOME\"\n");
+    executable(&w, "hello.sh", "#!/bin/sh\necho \"rm -rf /\"\n");
+    write(
+        &w,
+        "package.json",
+        r#"{"scripts": {"test": "node --test", "nuke": "sudo rm -rf /var/lib/app"}}"#,
+    );
+    let o = ct(&w, &["list", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let items: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let warned = |label: &str| {
+        items
+            .iter()
+            .find(|i| i["label"] == label)
+            .unwrap_or_else(|| panic!("{label}"))
+            .get("securityWarning")
+            .is_some()
+    };
+    assert!(warned("install.sh") && warned("wipe.sh") && warned("nuke"));
+    assert!(!warned("hello.sh") && !warned("test"));
+    let o = ct(&w, &["list"]);
+    assert!(stdout(&o).contains("⚠ install.sh"), "{}", stdout(&o));
+    // And `ct run` asks before running it.
+    let o = ct(&w, &["run", "wipe.sh"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--yes"), "{}", stderr(&o));
+}

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 /// get a fake one, so they are pointed at it). Missing: the tests say so and pass, except in
 /// CI, where the test script fetches the model first.
 fn model_dir() -> Option<PathBuf> {
-    let found = commandtree_ai::embed::model::find(Path::new("/nonexistent-root"));
+    let found = commandtree_embed::model::find(Path::new("/nonexistent-root"));
     if found.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),

@@ -1,7 +1,7 @@
 //! `ct summarize`, `ct doctor`, and summaries in `ct list` / `ct show`, with the built binary
 //! against a mock model on loopback.
 
-#[path = "../../commandtree-ai/tests/common/mod.rs"]
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
 
 use common::{Reply, Server};
@@ -223,9 +223,12 @@ fn a_bad_key_stops_the_batch_with_the_reason_and_never_shows_the_key() {
         ("COMMANDTREE_LLM_MODEL", "m"),
         ("COMMANDTREE_LLM_API_KEY", "sk-very-secret-42"),
     ];
-    std::fs::create_dir_all(root.join(".commandtree")).unwrap();
+    // The user's own config ($HOME/.config/commandtree, HOME as `ct` sets it): a workspace
+    // file may set [llm] and [summaries] only after `ct trust`.
+    let user = root.join(".no-home/.config/commandtree");
+    std::fs::create_dir_all(&user).unwrap();
     std::fs::write(
-        root.join(".commandtree/config.toml"),
+        user.join("config.toml"),
         "[llm]\nconcurrency = 1\n[summaries]\nmax_consecutive_failures = 2\n",
     )
     .unwrap();

@@ -137,6 +137,52 @@ pub(crate) fn normalize_path(path: &Path) -> PathBuf {
 
 // ---- script comments ----
 
+/// Whether a comment line is licence or copyright boilerplate rather than a description.
+pub(crate) fn is_licence_text(comment: &str) -> bool {
+    let l = comment.to_ascii_lowercase();
+    const MARKERS: &[&str] = &[
+        "copyright",
+        "(c) ",
+        "\u{a9}",
+        "spdx-license-identifier",
+        "spdx-filecopyrighttext",
+        "licensed under",
+        "licensed to ",
+        "all rights reserved",
+        "this file is part of",
+        "license, version",
+        "permission is hereby granted",
+        "this program is free software",
+        "this source code is licensed",
+    ];
+    MARKERS.iter().any(|m| l.contains(m))
+}
+
+/// Follows a script's leading comments and says which belong to a licence or copyright header:
+/// from a line with a licence marker to the end of that comment block (a blank line or code),
+/// so the text of the licence (`you may not use this file...`) is skipped with it.
+#[derive(Default)]
+pub(crate) struct LicenceHeader {
+    inside: bool,
+}
+
+impl LicenceHeader {
+    /// `comment` is the line's comment text, `None` for a blank line or code. True = skip it.
+    pub(crate) fn skip(&mut self, comment: Option<&str>) -> bool {
+        match comment {
+            None => {
+                self.inside = false;
+                false
+            }
+            Some(c) if is_licence_text(c) => {
+                self.inside = true;
+                true
+            }
+            Some(_) => self.inside,
+        }
+    }
+}
+
 /// The interpreter named by a `#!` first line, as (program basename, arguments). `env` is looked
 /// through, including `env -S prog args` and `env VAR=x prog`.
 pub(crate) fn shebang(content: &str) -> Option<(&str, Vec<&str>)> {

@@ -1,6 +1,14 @@
 //! .NET projects (`*.csproj`, `*.fsproj`, `*.vbproj`): build and clean for every project, plus
 //! test for test projects or run for executables. Commands name the project file, so several
-//! projects in one folder each build their own.
+//! projects in one folder each build their own. Solutions (`*.sln`, `*.slnx`) get build, test
+//! and clean.
+//!
+//! A test project is one that says `<IsTestProject>` (last word wins: `Directory.Build.props`,
+//! then the project, then `Directory.Build.targets`), else one that references a test SDK or
+//! framework (`Microsoft.NET.Test.Sdk`, `xunit`, `xunit.v3`, `NUnit`, `MSTest`, `TUnit`;
+//! not their assertion, analyzer or extensibility packages). The nearest `Directory.Build.props`
+//! and `.targets` up to the workspace root are read through `file.fs` (and the next ones above
+//! when they import them); their conditional elements are not evaluated and so not counted.
 
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
@@ -27,14 +35,22 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         .unwrap_or_default();
     let quoted = text::quote_path(file.path);
     let mut out = Parsed::default();
-    let kind = match roxmltree::Document::parse(file.content) {
-        Ok(doc) => classify(&doc),
+    let mut facts = Facts::default();
+    let imports = |name: &str| directory_build_files(file, name);
+    for props in imports("Directory.Build.props").iter().rev() {
+        gather_text(props, &mut facts, true);
+    }
+    match roxmltree::Document::parse(file.content) {
+        Ok(doc) => gather(&doc, &mut facts, false),
         Err(e) => {
             let line = usize::try_from(e.pos().row).ok();
             out.warn(file.path, line, format!("invalid XML: {e}"));
-            Kind::default()
         }
-    };
+    }
+    for targets in imports("Directory.Build.targets").iter().rev() {
+        gather_text(targets, &mut facts, true);
+    }
+    let kind = facts.kind();
     let item = |id: &str, command: String, description: &str| {
         CommandItem::new("dotnet", file.path, id, command)
             .label(format!("{project}: {id}"))
@@ -82,54 +98,203 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     out
 }
 
-/// MSBuild names and values are case-insensitive, so every comparison here is too.
-fn classify(doc: &roxmltree::Document<'_>) -> Kind {
-    let mut test_package = false;
-    let mut is_test_project: Option<bool> = None;
-    let mut output_exe: Option<bool> = None;
-    let mut sdk_exe = false;
+/// The nearest `name` from the project's folder up to the workspace root, then the ones above it
+/// that each imports (`GetPathOfFileAbove`), nearest first.
+fn directory_build_files(file: &SourceFile<'_>, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in super::common::folders_up(file) {
+        let Some(text) = file.fs.read(&dir.join(name)) else {
+            continue;
+        };
+        let chains =
+            text.contains("GetPathOfFileAbove") || text.contains("GetDirectoryNameOfFileAbove");
+        out.push(text);
+        if !chains || out.len() >= 8 {
+            break;
+        }
+    }
+    out
+}
 
+#[derive(Default)]
+struct Facts {
+    test_package: bool,
+    is_test_project: Option<bool>,
+    output_exe: Option<bool>,
+    sdk_exe: bool,
+}
+
+impl Facts {
+    fn kind(&self) -> Kind {
+        Kind {
+            test: self.is_test_project.unwrap_or(self.test_package),
+            exe: self.output_exe.unwrap_or(self.sdk_exe),
+        }
+    }
+}
+
+fn gather_text(text: &str, facts: &mut Facts, skip_conditional: bool) {
+    if let Ok(doc) = roxmltree::Document::parse(text) {
+        gather(&doc, facts, skip_conditional);
+    }
+}
+
+/// MSBuild names and values are case-insensitive, so every comparison here is too.
+fn gather(doc: &roxmltree::Document<'_>, facts: &mut Facts, skip_conditional: bool) {
     let root = doc.root_element();
     for sdk in root.attribute("Sdk").unwrap_or("").split(';') {
         let name = sdk.split('/').next().unwrap_or("").trim();
-        test_package |= name.eq_ignore_ascii_case("MSTest.Sdk");
-        sdk_exe |= EXE_SDKS.iter().any(|s| s.eq_ignore_ascii_case(name));
+        facts.test_package |= name.eq_ignore_ascii_case("MSTest.Sdk");
+        facts.sdk_exe |= EXE_SDKS.iter().any(|s| s.eq_ignore_ascii_case(name));
     }
     for node in root.descendants().filter(roxmltree::Node::is_element) {
+        if skip_conditional && node.ancestors().any(|a| a.attribute("Condition").is_some()) {
+            continue;
+        }
         let tag = node.tag_name().name();
         let text = node.text().unwrap_or("").trim();
         if tag.eq_ignore_ascii_case("PackageReference") {
             let include = node.attribute("Include").unwrap_or("");
-            test_package |= include.split(';').any(|id| is_test_package(id.trim()));
+            facts.test_package |= include.split(';').any(|id| is_test_package(id.trim()));
         } else if tag.eq_ignore_ascii_case("Sdk") {
             let name = node.attribute("Name").unwrap_or("");
-            test_package |= name.eq_ignore_ascii_case("MSTest.Sdk");
+            facts.test_package |= name.eq_ignore_ascii_case("MSTest.Sdk");
         } else if tag.eq_ignore_ascii_case("IsTestProject") {
-            is_test_project = Some(text.eq_ignore_ascii_case("true"));
+            facts.is_test_project = Some(text.eq_ignore_ascii_case("true"));
         } else if tag.eq_ignore_ascii_case("OutputType") {
             let exe = text.eq_ignore_ascii_case("Exe") || text.eq_ignore_ascii_case("WinExe");
             // Any group (often conditional) that makes it an executable counts.
-            output_exe = Some(output_exe.unwrap_or(false) || exe);
+            facts.output_exe = Some(facts.output_exe.unwrap_or(false) || exe);
         }
-    }
-    Kind {
-        test: is_test_project.unwrap_or(test_package),
-        exe: output_exe.unwrap_or(sdk_exe),
     }
 }
 
+/// The packages that make a project a test project: the test SDK and the frameworks themselves,
+/// not `xunit.assert`, `xunit.extensibility.*`, `NUnit.Analyzers` and the like, which libraries
+/// of test helpers reference too.
 fn is_test_package(id: &str) -> bool {
-    let lower = id.to_ascii_lowercase();
-    lower == "microsoft.net.test.sdk"
-        || lower.starts_with("xunit")
-        || lower.starts_with("nunit")
-        || lower.starts_with("mstest")
+    const TEST_PACKAGES: &[&str] = &[
+        "microsoft.net.test.sdk",
+        "xunit",
+        "xunit.v3",
+        "xunit.core",
+        "xunit.v3.core",
+        "nunit",
+        "mstest",
+        "mstest.testframework",
+        "tunit",
+        // Adapters and runners: only test projects carry them.
+        "nunit3testadapter",
+        "xunit.runner.visualstudio",
+        "mstest.testadapter",
+    ];
+    TEST_PACKAGES.iter().any(|p| id.eq_ignore_ascii_case(p))
+}
+
+/// A solution (`*.sln`, `*.slnx`): build, test and clean of every project in it.
+pub fn parse_solution(file: &SourceFile<'_>) -> Parsed {
+    let name = file
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let quoted = text::quote_path(file.path);
+    let mut out = Parsed::default();
+    let is_sln = file.file_name().to_ascii_lowercase().ends_with(".sln");
+    if is_sln
+        && !file
+            .content
+            .contains("Microsoft Visual Studio Solution File")
+    {
+        out.warn(file.path, Some(1), "not a Visual Studio solution file");
+        return out;
+    }
+    for (verb, description) in [
+        ("build", "Build the solution"),
+        ("test", "Run the tests of the solution"),
+        ("clean", "Clean build outputs of the solution"),
+    ] {
+        out.commands.push(
+            CommandItem::new("dotnet", file.path, verb, format!("dotnet {verb} {quoted}"))
+                .label(format!("{name}: {verb}"))
+                .description(description),
+        );
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::testing::{labels, parse_with};
+    use crate::fs::MemFs;
+    use crate::sources::testing::{labels, parse_in, parse_with};
+
+    #[test]
+    fn directory_build_files_and_is_test_project() {
+        let fs = MemFs::new()
+            .file(
+                "/w/test/Directory.Build.props",
+                "<Project><PropertyGroup><IsTestProject>true</IsTestProject></PropertyGroup>\
+                 <ItemGroup Condition=\"'$(X)' == 'y'\"><PackageReference Include=\"xunit\" /></ItemGroup></Project>",
+            )
+            .file("/w/test/Unit/Unit.csproj", LIBRARY)
+            .file(
+                "/w/test/Helpers/Helpers.csproj",
+                "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><IsTestProject>false</IsTestProject></PropertyGroup></Project>",
+            )
+            .file("/w/src/Lib/Lib.csproj", LIBRARY)
+            .file(
+                "/w/src/Directory.Build.targets",
+                "<Project><ItemGroup><PackageReference Include=\"xunit.assert\" /><PackageReference Include=\"xunit.extensibility.core\" /></ItemGroup></Project>",
+            );
+        let has_test = |path: &str| {
+            parse_in(parse, &fs, path)
+                .commands
+                .iter()
+                .any(|c| c.id_name() == "test")
+        };
+        assert!(has_test("/w/test/Unit/Unit.csproj"));
+        assert!(!has_test("/w/test/Helpers/Helpers.csproj"));
+        assert!(!has_test("/w/src/Lib/Lib.csproj"));
+    }
+
+    #[test]
+    fn test_packages_are_the_frameworks_not_their_helpers() {
+        for (id, test) in [
+            ("Microsoft.NET.Test.Sdk", true),
+            ("xunit", true),
+            ("xunit.v3", true),
+            ("NUnit", true),
+            ("MSTest", true),
+            ("xunit.assert", false),
+            ("xunit.extensibility.core", false),
+            ("NUnit.Analyzers", false),
+            ("xunit.runner.visualstudio", true),
+        ] {
+            assert_eq!(is_test_package(id), test, "{id}");
+        }
+    }
+
+    #[test]
+    fn solutions_get_build_test_clean() {
+        let p = parse_with(
+            parse_solution,
+            "/w/App.sln",
+            "\nMicrosoft Visual Studio Solution File, Format Version 12.00\n",
+        );
+        assert_eq!(labels(&p), ["App: build", "App: test", "App: clean"]);
+        assert_eq!(p.commands[1].command, "dotnet test \"/w/App.sln\"");
+        assert_eq!(p.commands[1].id, "dotnet:/w/App.sln:test");
+        let p = parse_with(
+            parse_solution,
+            "/w/App.slnx",
+            "<Solution><Project Path=\"a/a.csproj\" /></Solution>",
+        );
+        assert_eq!(p.commands.len(), 3);
+        let p = parse_with(parse_solution, "/w/x.sln", "garbage");
+        assert!(p.commands.is_empty());
+        assert_eq!(p.warnings.len(), 1);
+    }
 
     const CONSOLE: &str = r#"<Project Sdk="Microsoft.NET.Sdk">
 

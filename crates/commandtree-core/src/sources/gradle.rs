@@ -5,7 +5,10 @@
 //! `task` is a whole word starting a statement. Comments are blanked first, so commented-out
 //! tasks stay out. A `description` set in the task's arguments or block becomes the item's
 //! description. The lifecycle tasks most builds have (`build`, `clean`, `test`, `assemble`,
-//! `check`) and `tasks` are appended when not declared.
+//! `check`) are appended when not declared (no `test` for a `java-platform` project), `tasks`
+//! only on the root project (a `settings.gradle` beside it, or none above), not per module.
+//! Plugins applied in `plugins { }` or by `apply plugin:` add the tasks users run daily
+//! (`spotless` → `spotlessApply`/`spotlessCheck`, `application` → `run`, ...; see `PLUGIN_TASKS`).
 //!
 //! Command: `./gradlew NAME` when the wrapper is beside the build file, `../gradlew NAME` (the
 //! relative path) when it is in an ancestor folder up to the workspace root, else
@@ -27,6 +30,108 @@ const STANDARD: &[(&str, &str)] = &[
     ("check", "Runs all checks"),
     ("tasks", "Displays the tasks runnable from this project"),
 ];
+
+/// Tasks a plugin adds that people run by hand: (a fragment of the plugin id or catalog alias,
+/// normalised to lowercase without `-`, `.`, `_`; the tasks).
+const PLUGIN_TASKS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "spotless",
+        &[
+            ("spotlessApply", "Applies code formatting (Spotless)"),
+            ("spotlessCheck", "Checks code formatting (Spotless)"),
+        ],
+    ),
+    (
+        "binarycompatibility",
+        &[
+            ("apiDump", "Dumps the public API to the .api file"),
+            ("apiCheck", "Checks the public API against the .api file"),
+        ],
+    ),
+    (
+        "ktlint",
+        &[
+            ("ktlintCheck", "Checks Kotlin code style (ktlint)"),
+            ("ktlintFormat", "Formats Kotlin code (ktlint)"),
+        ],
+    ),
+    ("detekt", &[("detekt", "Runs detekt static analysis")]),
+    (
+        "springframeworkboot",
+        &[("bootRun", "Runs the Spring Boot application")],
+    ),
+    (
+        "shadow",
+        &[("shadowJar", "Builds a fat JAR with dependencies")],
+    ),
+    (
+        "jacoco",
+        &[("jacocoTestReport", "Generates the code coverage report")],
+    ),
+    (
+        "benmanesversions",
+        &[(
+            "dependencyUpdates",
+            "Lists dependencies that have newer versions",
+        )],
+    ),
+    (
+        "mavenpublish",
+        &[(
+            "publishToMavenLocal",
+            "Publishes to the local Maven repository",
+        )],
+    ),
+];
+
+/// The plugins a build file applies, normalised (lowercase, without `-`, `.`, `_`, quotes):
+/// the words inside `plugins { }` and of `apply plugin:` / `apply(plugin = ...)` lines.
+fn applied_plugins(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let norm = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    let mut rest = text;
+    while let Some(i) = rest.find("plugins") {
+        let before_ok = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_ident(c) && c != '.');
+        let after = rest[i + 7..].trim_start();
+        if before_ok && after.starts_with('{') {
+            let body = &after[1..];
+            let mut end = body.find('}').unwrap_or(body.len()).min(MAX_LITERAL * 4);
+            while !body.is_char_boundary(end) {
+                end -= 1;
+            }
+            for line in body[..end].lines() {
+                for stmt in line.split(';') {
+                    let stmt = stmt.trim();
+                    // `id("x") apply false` only puts the plugin on the classpath.
+                    let declared_only =
+                        stmt.contains("apply false") || stmt.contains("apply(false)");
+                    if !stmt.is_empty() && !declared_only {
+                        found.push(norm(stmt.split(" version").next().unwrap_or(stmt)));
+                    }
+                }
+            }
+        }
+        rest = &rest[i + 7..];
+    }
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(r) = t.strip_prefix("apply") {
+            let r = r.trim_start_matches(['(', ' ']);
+            if let Some(v) = r.strip_prefix("plugin") {
+                found.push(norm(v.trim_start_matches([':', '=', ' '])));
+            }
+        }
+    }
+    found
+}
 
 /// How far past a declaration to look for its `description`, and how much looking a whole file
 /// may do: bounds the work on hostile input (thousands of unclosed blocks).
@@ -56,7 +161,27 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             .line(lines.line(decl.pos)),
         );
     }
-    for (name, description) in STANDARD {
+    let plugins = applied_plugins(&text);
+    let has = |p: &str| {
+        plugins
+            .iter()
+            .any(|x| x == p || x.ends_with(&format!("id{p}")))
+    };
+    let mut extra: Vec<(&str, &str)> = Vec::new();
+    if has("application") {
+        extra.push(("run", "Runs this project as a JVM application"));
+    }
+    for (fragment, tasks) in PLUGIN_TASKS {
+        if plugins.iter().any(|p| p.contains(fragment)) {
+            extra.extend_from_slice(tasks);
+        }
+    }
+    let platform = has("javaplatform");
+    let root_project = is_root_project(file);
+    for (name, description) in STANDARD.iter().chain(extra.iter()) {
+        if (*name == "test" && platform) || (*name == "tasks" && !root_project) {
+            continue;
+        }
         if seen.insert(name.to_string()) {
             out.commands.push(
                 CommandItem::new(KIND, file.path, name, format!("{gradle} {name}"))
@@ -65,6 +190,18 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         }
     }
     out
+}
+
+/// The build file of the root project: `settings.gradle(.kts)` beside it, or no settings file
+/// in a folder above (a standalone build).
+fn is_root_project(file: &SourceFile<'_>) -> bool {
+    let settings = |d: &std::path::Path| {
+        file.fs.is_file(&d.join("settings.gradle"))
+            || file.fs.is_file(&d.join("settings.gradle.kts"))
+    };
+    let mut dirs = super::common::folders_up(file);
+    let own = dirs.next().is_some_and(settings);
+    own || !dirs.any(settings)
 }
 
 struct Decl {
@@ -436,6 +573,57 @@ mod tests {
     use crate::sources::testing::{labels, parse_in, parse_with};
 
     const STD: [&str; 6] = ["build", "clean", "test", "assemble", "check", "tasks"];
+
+    #[test]
+    fn plugin_tasks_are_listed() {
+        let p = parse_with(
+            parse,
+            "/w/build.gradle.kts",
+            "plugins {\n    alias(libs.plugins.detekt) apply false\n    application\n    id(\"com.diffplug.spotless\") version \"6.25.0\"\n    alias(libs.plugins.kotlinx.binary.compatibility.validator)\n}\n",
+        );
+        let l = names(&p);
+        for t in [
+            "run",
+            "spotlessApply",
+            "spotlessCheck",
+            "apiDump",
+            "apiCheck",
+        ] {
+            assert!(l.contains(&t), "{t} in {l:?}");
+        }
+        let p = parse_with(
+            parse,
+            "/w/build.gradle",
+            "apply plugin: 'java'\napply plugin: 'com.diffplug.spotless'\n",
+        );
+        assert!(names(&p).contains(&"spotlessApply"));
+        assert!(!names(&p).contains(&"run"));
+        let p = parse_with(
+            parse,
+            "/w/build.gradle.kts",
+            "plugins { `java-platform` }\n",
+        );
+        assert!(!labels(&p).contains(&"test"));
+        assert!(labels(&p).contains(&"build"));
+        // `application` as a word elsewhere is not the plugin.
+        let p = parse_with(
+            parse,
+            "/w/build.gradle.kts",
+            "application { mainClass.set(\"a.B\") }\n",
+        );
+        assert!(!labels(&p).contains(&"run"));
+    }
+
+    #[test]
+    fn tasks_only_on_the_root_project() {
+        let fs = MemFs::new()
+            .file("/w/settings.gradle.kts", "include(\"app\")")
+            .file("/w/build.gradle.kts", "")
+            .file("/w/app/build.gradle.kts", "");
+        assert!(labels(&parse_in(parse, &fs, "/w/build.gradle.kts")).contains(&"tasks"));
+        assert!(!labels(&parse_in(parse, &fs, "/w/app/build.gradle.kts")).contains(&"tasks"));
+        assert!(labels(&parse_with(parse, "/w/x/build.gradle", "")).contains(&"tasks"));
+    }
 
     fn names(p: &Parsed) -> Vec<&str> {
         let mut l = labels(p);

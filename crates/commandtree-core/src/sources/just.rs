@@ -8,7 +8,8 @@
 //!
 //! The doc of a recipe is the comment on the line right above it (attribute lines may come in
 //! between, a blank line breaks it), overridden by `[doc('...')]`. `_name` and `[private]`
-//! recipes are listed as private. Imports are merged into the importing file; modules give
+//! recipes are listed as private and hidden, as `just --list` hides them; `alias b := build`
+//! is shown on its recipe (private aliases are not, as in `just --list`). Imports are merged into the importing file; modules give
 //! `mod::recipe` names run as `just mod recipe`. Both are read through `file.fs`.
 
 use super::common::{IncludeGuard, MAX_INCLUDED_FILES, Refusal, normalize_path};
@@ -25,12 +26,20 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         base: base_command(file),
         out: Parsed::default(),
         guard: IncludeGuard::new(file.path),
+        aliases: Vec::new(),
     };
     let scope = Scope {
         modules: Vec::new(),
         stmt_line: None,
     };
     ctx.justfile(file.path, file.content, &scope, 0);
+    for (target, alias) in std::mem::take(&mut ctx.aliases) {
+        if let Some(c) = ctx.out.commands.iter_mut().find(|c| c.id_name() == target)
+            && !c.aliases.contains(&alias)
+        {
+            c.aliases.push(alias);
+        }
+    }
     ctx.out
 }
 
@@ -56,6 +65,9 @@ struct Ctx<'a, 'f> {
     base: String,
     out: Parsed,
     guard: IncludeGuard,
+    /// (full recipe name, alias) pairs, attached once every recipe is known (an alias may come
+    /// before its recipe).
+    aliases: Vec<(String, String)>,
 }
 
 struct Scope {
@@ -72,6 +84,11 @@ impl Ctx<'_, '_> {
         for item in items(content) {
             match item {
                 Item::Recipe(r) => self.recipe(r, scope),
+                Item::Alias { name, target } => {
+                    let mut path = scope.modules.clone();
+                    path.push(target);
+                    self.aliases.push((path.join("::"), name));
+                }
                 Item::Import {
                     path: rel,
                     optional,
@@ -185,6 +202,7 @@ impl Ctx<'_, '_> {
             .params(r.params)
             .private(r.private || r.name.starts_with('_'))
             .line(scope.stmt_line.unwrap_or(r.line));
+        item.hidden = item.private;
         item.group = r.group;
         self.out.commands.push(item);
     }
@@ -230,6 +248,10 @@ struct Recipe {
 #[derive(Debug)]
 enum Item {
     Recipe(Recipe),
+    Alias {
+        name: String,
+        target: String,
+    },
     Import {
         path: String,
         optional: bool,
@@ -331,7 +353,16 @@ fn item(chars: &[char], line: usize, doc: Option<String>, attrs: Attrs) -> Optio
     };
     if !quiet {
         match word.as_str() {
-            "alias" | "export" if followed_by(":=") => return None,
+            "alias" if followed_by(":=") => {
+                let (name, end) = ident(chars, rest)?;
+                let j = skip_ws(chars, end) + 2;
+                let (target, _) = ident(chars, skip_ws(chars, j))?;
+                if attrs.private || name.starts_with('_') {
+                    return None;
+                }
+                return Some(Item::Alias { name, target });
+            }
+            "export" if followed_by(":=") => return None,
             "set" if followed_by(":=") || followed_by("eol") => return None,
             "unexport" if followed_by("eol") => return None,
             "import" if matches!(at(rest), Some('\'' | '"' | '?')) => {
@@ -904,6 +935,27 @@ serve port="8000": && open
             .map(|c| c.label.as_str())
             .collect();
         assert_eq!(private, ["helper", "_hidden"]);
+        let hidden: Vec<&str> = p
+            .commands
+            .iter()
+            .filter(|c| c.hidden)
+            .map(|c| c.label.as_str())
+            .collect();
+        assert_eq!(hidden, ["helper", "_hidden"], "as `just --list` hides them");
+    }
+
+    #[test]
+    fn aliases_are_shown_on_their_recipe() {
+        let p = parse(JUSTFILE);
+        let build = p.commands.iter().find(|c| c.label == "build").unwrap();
+        assert_eq!(build.aliases, ["b"]);
+        let test = p.commands.iter().find(|c| c.label == "test").unwrap();
+        assert_eq!(test.aliases, ["t"]);
+        let p = parse(
+            "[private]\nalias h := x\nalias _y := x\nalias z := x\nalias q := missing\nx:\n  y\n",
+        );
+        assert_eq!(p.commands[0].aliases, ["z"]);
+        assert!(p.warnings.is_empty());
     }
 
     #[test]

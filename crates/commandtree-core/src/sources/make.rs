@@ -4,15 +4,23 @@
 //! comments (not `\#`, not inside `$(...)`), recipe lines (the recipe prefix in rule context),
 //! `define ... endef` bodies, directives and every form of variable assignment are told apart, so
 //! only real rule targets become commands. Nothing is evaluated: targets built from variables
-//! (`$(BIN):`) and targets from `include`d files are not listed.
+//! (`$(BIN):`) are not listed.
+//!
+//! `include`, `-include` and `sinclude` are followed (through `file.fs`) when their paths are
+//! literal, or `$(VAR)`/`${VAR}` of a variable set to a literal in the files read so far; paths are
+//! relative to the Makefile's folder, where make runs, and `*` works in the file name. Included
+//! targets are listed on the including Makefile, at the line of its `include`. A catch-all
+//! `%: common-%` rule makes every `common-X` target runnable as `X`, so `X` is listed too.
 //!
 //! Descriptions follow the self-documenting help convention: `target: deps ## text`, or a
 //! `## text` line directly above the rule (`.PHONY` lines in between are fine).
 
+use super::common::{IncludeGuard, Refusal, normalize_path};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text;
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 /// The file names GNU make tries, in order, when no `-f` is given.
 const DEFAULT_NAMES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
@@ -35,9 +43,36 @@ struct Target {
 }
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let targets = scan(file.content);
-    let prefix = make_prefix(file);
     let mut out = Parsed::default();
+    let main = scan(file.content);
+    let mut all = Collected {
+        seen: main.targets.iter().map(|t| t.name.clone()).collect(),
+        targets: main.targets,
+        vars: main.vars,
+        catch_all: main.catch_all,
+        guard: IncludeGuard::new(file.path),
+    };
+    follow_includes(file, &main.includes, None, 0, &mut all, &mut out);
+    let mut targets = all.targets;
+    for prefix in &all.catch_all {
+        let exposed: Vec<Target> = targets
+            .iter()
+            .filter_map(|t| {
+                let short = t.name.strip_prefix(prefix.as_str())?;
+                (!short.is_empty() && !all.seen.contains(short)).then(|| Target {
+                    name: short.to_string(),
+                    line: t.line,
+                    description: t.description.clone(),
+                })
+            })
+            .collect();
+        for t in exposed {
+            if all.seen.insert(t.name.clone()) {
+                targets.push(t);
+            }
+        }
+    }
+    let prefix = make_prefix(file);
     for t in targets {
         let command = format!("{prefix} {}", text::sh_word(&t.name));
         let item = CommandItem::new("make", file.path, &t.name, command)
@@ -47,6 +82,136 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         out.commands.push(item);
     }
     out
+}
+
+struct Collected {
+    targets: Vec<Target>,
+    seen: HashSet<String>,
+    vars: HashMap<String, String>,
+    catch_all: Vec<String>,
+    guard: IncludeGuard,
+}
+
+fn follow_includes(
+    file: &SourceFile<'_>,
+    includes: &[Include],
+    root_line: Option<usize>,
+    depth: usize,
+    all: &mut Collected,
+    out: &mut Parsed,
+) {
+    let dir = file.dir();
+    for inc in includes {
+        let line = root_line.unwrap_or(inc.line);
+        for word in &inc.words {
+            let Some(rel) = expand_vars(word, &all.vars) else {
+                continue;
+            };
+            let targets = include_targets(file, dir, &rel);
+            if targets.is_empty() {
+                if !inc.optional && !rel.contains('*') {
+                    out.warn(
+                        file.path,
+                        Some(inc.line).filter(|_| root_line.is_none()),
+                        format!("included file `{rel}` not found"),
+                    );
+                }
+                continue;
+            }
+            for target in targets {
+                if let Err(r) = all.guard.check(&target, depth) {
+                    if let Refusal::Cycle | Refusal::TooManyFiles { first: false } = r {
+                        continue;
+                    }
+                    out.warn(
+                        file.path,
+                        Some(line),
+                        format!(
+                            "`{}` is nested too deeply or too many; not followed",
+                            target.display()
+                        ),
+                    );
+                    continue;
+                }
+                let Some(content) = file.fs.read(&target) else {
+                    continue;
+                };
+                all.guard.count_file();
+                let sub = scan(&content);
+                for (k, v) in sub.vars {
+                    all.vars.entry(k).or_insert(v);
+                }
+                all.catch_all.extend(sub.catch_all);
+                for mut t in sub.targets {
+                    if all.seen.insert(t.name.clone()) {
+                        t.line = line;
+                        all.targets.push(t);
+                    }
+                }
+                all.guard.enter(&target);
+                follow_includes(file, &sub.includes, Some(line), depth + 1, all, out);
+                all.guard.leave();
+            }
+        }
+    }
+}
+
+/// The files an include word names: one path, or the matches of a `*` in its file name.
+fn include_targets(file: &SourceFile<'_>, dir: &Path, rel: &str) -> Vec<PathBuf> {
+    if rel.starts_with('~') || rel.is_empty() {
+        return Vec::new();
+    }
+    let path = normalize_path(&dir.join(rel));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !name.contains('*') {
+        return if file.fs.is_file(&path) {
+            vec![path]
+        } else {
+            Vec::new()
+        };
+    }
+    if path
+        .parent()
+        .is_some_and(|p| p.to_string_lossy().contains('*'))
+    {
+        return Vec::new();
+    }
+    let (head, tail) = name.split_once('*').unwrap_or((name, ""));
+    if tail.contains('*') {
+        return Vec::new();
+    }
+    let parent = path.parent().unwrap_or(dir);
+    file.fs
+        .list_dir(parent)
+        .into_iter()
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.len() >= head.len() + tail.len() && n.starts_with(head) && n.ends_with(tail)
+            }) && file.fs.is_file(p)
+        })
+        .collect()
+}
+
+/// `$(VAR)`/`${VAR}` replaced by the literal values known; `None` when one is unknown or the
+/// word holds another function.
+fn expand_vars(word: &str, vars: &HashMap<String, String>) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let close = match after.chars().next() {
+            Some('(') => ')',
+            Some('{') => '}',
+            _ => return None,
+        };
+        let end = after.find(close)?;
+        let name = &after[1..end];
+        out.push_str(vars.get(name)?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// `make`, or `make -f NAME` when make would not pick this file by itself in its folder.
@@ -74,8 +239,26 @@ fn make_prefix(file: &SourceFile<'_>) -> String {
 }
 
 /// Rule targets users can run, in file order.
-fn scan(content: &str) -> Vec<Target> {
+struct Include {
+    words: Vec<String>,
+    optional: bool,
+    line: usize,
+}
+
+struct Scan {
+    targets: Vec<Target>,
+    includes: Vec<Include>,
+    /// Variables set to literals (no `$`), for include paths.
+    vars: HashMap<String, String>,
+    /// Prefixes of catch-all rules `%: PREFIX%`.
+    catch_all: Vec<String>,
+}
+
+fn scan(content: &str) -> Scan {
     let physical: Vec<&str> = content.split('\n').collect();
+    let mut includes: Vec<Include> = Vec::new();
+    let mut vars: HashMap<String, String> = HashMap::new();
+    let mut catch_all: Vec<String> = Vec::new();
     let mut targets: Vec<Target> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut phony: HashSet<String> = HashSet::new();
@@ -135,11 +318,27 @@ fn scan(content: &str) -> Vec<Target> {
             pending = None;
             continue;
         }
+        let assigns_directive_name =
+            matches!(classify(rest), Some(Line::Assign { name, .. }) if name == word);
+        if matches!(word, "include" | "-include" | "sinclude")
+            && !modified
+            && !assigns_directive_name
+        {
+            includes.push(Include {
+                words: split_words(rest[word.len()..].trim())
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect(),
+                optional: word != "include",
+                line: line_no,
+            });
+        }
         if modified || DIRECTIVES.contains(&word) {
-            if let Some(Line::Assign { name, value }) = classify(rest)
-                && name == ".RECIPEPREFIX"
-            {
-                recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
+            if let Some(Line::Assign { name, value }) = classify(rest) {
+                if name == ".RECIPEPREFIX" {
+                    recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
+                }
+                record_literal(&mut vars, name, value);
             }
             in_rule = false;
             pending = None;
@@ -151,6 +350,7 @@ fn scan(content: &str) -> Vec<Target> {
                 if name == ".RECIPEPREFIX" {
                     recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
                 }
+                record_literal(&mut vars, name, value);
                 in_rule = false;
                 pending = None;
             }
@@ -167,6 +367,14 @@ fn scan(content: &str) -> Vec<Target> {
                 }
                 in_rule = true;
                 let names = names.trim().trim_end_matches('&');
+                if names == "%"
+                    && let [pre] = split_words(prereqs).as_slice()
+                    && let Some(prefix) = pre.strip_suffix('%')
+                    && !prefix.is_empty()
+                    && is_command_name(prefix)
+                {
+                    catch_all.push(prefix.to_string());
+                }
                 let words = split_words(names);
                 if words.iter().all(|w| w.starts_with('.')) {
                     if words.contains(&".PHONY") {
@@ -212,7 +420,20 @@ fn scan(content: &str) -> Vec<Target> {
     // A dotted name is usually a file (`main.o`, `index.html`); it is a command only when the
     // Makefile declares it phony (`test.unit`, `docker.build`).
     targets.retain(|t| !t.name.contains('.') || phony.contains(&t.name));
-    targets
+    Scan {
+        targets,
+        includes,
+        vars,
+        catch_all,
+    }
+}
+
+fn record_literal(vars: &mut HashMap<String, String>, name: &str, value: &str) {
+    let value = value.trim();
+    if !value.contains('$') && !name.contains('$') && !value.is_empty() {
+        vars.entry(name.to_string())
+            .or_insert_with(|| value.to_string());
+    }
 }
 
 enum Line<'a> {
@@ -392,6 +613,85 @@ mod tests {
             .iter()
             .map(|c| c.label.clone())
             .collect()
+    }
+
+    #[test]
+    fn includes_are_followed() {
+        let fs = MemFs::new()
+            .file(
+                "/w/Makefile",
+                "MK_DIR := mk\ninclude common.mk\n-include $(MK_DIR)/extra.mk missing.mk\nsinclude ${MK_DIR}/opt-*.mk\ninclude $(shell echo x).mk\n\nbuild: ## Build\n\tcc\n",
+            )
+            .file("/w/common.mk", "fmt: ## Format code\n\tgofmt\nbuild: ## Not this one\n\tx\n")
+            .file("/w/mk/extra.mk", "include mk/deeper.mk\nlint:\n\tx\n")
+            .file("/w/mk/deeper.mk", "vet: ## Vet\n\tx\n")
+            .file("/w/mk/opt-a.mk", "opt-a:\n\tx\n")
+            .file("/w/mk/other.mk", "never:\n\tx\n");
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        let got: Vec<(&str, Option<&str>, Option<u32>)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.description.as_deref(), c.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("build", Some("Build"), Some(7)),
+                ("fmt", Some("Format code"), Some(2)),
+                ("lint", None, Some(3)),
+                ("vet", Some("Vet"), Some(3)),
+                ("opt-a", None, Some(4)),
+            ]
+        );
+        assert!(p.commands.iter().all(|c| c.file_path == "/w/Makefile"));
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let p = parse_in(
+            parse,
+            &MemFs::new().file("/w/Makefile", "include nope.mk\ninclude = x\n"),
+            "/w/Makefile",
+        );
+        assert_eq!(
+            crate::sources::testing::warnings(&p),
+            [(Some(1), "included file `nope.mk` not found")]
+        );
+    }
+
+    #[test]
+    fn include_cycles_stop() {
+        let fs = MemFs::new()
+            .file("/w/Makefile", "include a.mk\nm:\n\tx\n")
+            .file("/w/a.mk", "include Makefile\ninclude a.mk\na:\n\tx\n");
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        assert_eq!(labels(&p), ["m", "a"]);
+    }
+
+    #[test]
+    fn catch_all_rule_exposes_prefixed_targets() {
+        let fs = MemFs::new()
+            .file(
+                "/w/Makefile",
+                "include common.mk\n%: common-%\n\t@:\n\ntest: ## Ours\n\tx\n",
+            )
+            .file(
+                "/w/common.mk",
+                "common-lint: ## Lint\n\tx\ncommon-test:\n\tx\n",
+            );
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        let got: Vec<(&str, Option<&str>)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.description.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("test", Some("Ours")),
+                ("common-lint", Some("Lint")),
+                ("common-test", None),
+                ("lint", Some("Lint")),
+            ]
+        );
+        assert_eq!(p.commands[3].command, "make lint");
     }
 
     #[test]

@@ -47,26 +47,177 @@ struct TaskDef {
 pub fn parse_config(file: &SourceFile<'_>) -> Parsed {
     let mut out = Parsed::default();
     let name = file.file_name();
+    let mut includes = Vec::new();
     let defs = if name.ends_with(".yaml") || name.ends_with(".yml") {
-        yaml_tasks(file, &mut out)
+        yaml_tasks(file, &mut out, &mut includes)
     } else {
-        toml_tasks(file, &mut out)
+        toml_tasks(file, &mut out, &mut includes)
     };
     let cwd = config_project_dir(file.path);
+    let base = base_command(name);
+    emit(&mut out, file.path, &cwd, &base, defs);
+    if !includes.is_empty() {
+        let mut walk = IncludeWalk {
+            file,
+            project: &cwd,
+            base: &base,
+            out: &mut out,
+            files: 0,
+        };
+        for (rel, line) in includes {
+            walk.include(&rel, line);
+        }
+    }
+    out
+}
+
+/// `mise run`, or `mise -E ENV run` for a `mise.ENV.toml` that only applies in that environment.
+fn base_command(config_name: &str) -> String {
+    let env = config_name
+        .trim_start_matches('.')
+        .strip_prefix("mise.")
+        .and_then(|r| r.strip_suffix(".toml"))
+        .map(|r| r.strip_suffix(".local").unwrap_or(r))
+        .filter(|e| !e.is_empty() && *e != "local");
+    match env {
+        Some(e) => format!("mise -E {} run", text::sh_word(e)),
+        None => "mise run".to_string(),
+    }
+}
+
+fn emit(out: &mut Parsed, path: &Path, cwd: &Path, base: &str, defs: Vec<TaskDef>) {
     for def in defs {
         if def.hide {
             continue;
         }
         let params = def.usage.as_deref().map(usage_params).unwrap_or_default();
-        let command = format!("mise run {}", text::sh_word(&def.name));
-        let item = CommandItem::new(KIND, file.path, &def.name, command)
-            .cwd(&cwd)
+        let command = format!("{base} {}", text::sh_word(&def.name));
+        let item = CommandItem::new(KIND, path, &def.name, command)
+            .cwd(cwd)
             .opt_description(def.description)
             .params(params)
             .private(def.name.starts_with('_'));
         out.commands.push(with_line(item, def.line));
     }
-    out
+}
+
+/// Files read through `[task_config] includes`, per config file: enough for any real task tree,
+/// bounded against a crafted one.
+const MAX_INCLUDED_TASK_FILES: usize = 512;
+const MAX_INCLUDE_DEPTH: usize = 8;
+
+/// Follows `[task_config] includes`: a `.toml` file is a TOML task file (each top-level table a
+/// task); a folder holds file tasks (executable files, named by their path in it) and TOML task
+/// files, searched recursively. Default task folders are left to `parse_file_task`, which the
+/// walk routes them to, so nothing is listed twice.
+struct IncludeWalk<'a, 'f> {
+    file: &'a SourceFile<'f>,
+    project: &'a Path,
+    base: &'a str,
+    out: &'a mut Parsed,
+    files: usize,
+}
+
+impl IncludeWalk<'_, '_> {
+    fn include(&mut self, rel: &str, line: Option<usize>) {
+        if rel.starts_with('~') || rel.starts_with('/') || rel.contains("{{") {
+            return;
+        }
+        let target = super::common::normalize_path(&self.project.join(rel));
+        if !target.starts_with(self.file.root) {
+            return;
+        }
+        let fs = self.file.fs;
+        if fs.is_file(&target) {
+            self.toml_file(&target);
+        } else if fs.exists(&target) {
+            if split_task_path(&target.join("x")).is_some_and(|(p, _)| p == self.project) {
+                return;
+            }
+            self.folder(&target, &target, 0);
+        } else {
+            self.out.warn(
+                self.file.path,
+                line,
+                format!("included task path `{rel}` not found"),
+            );
+        }
+    }
+
+    fn budget(&mut self) -> bool {
+        self.files += 1;
+        if self.files == MAX_INCLUDED_TASK_FILES + 1 {
+            self.out.warn(
+                self.file.path,
+                None,
+                format!(
+                    "more than {MAX_INCLUDED_TASK_FILES} included task files; the rest are skipped"
+                ),
+            );
+        }
+        self.files <= MAX_INCLUDED_TASK_FILES
+    }
+
+    fn toml_file(&mut self, path: &Path) {
+        if !self.budget() {
+            return;
+        }
+        let Some(content) = self.file.fs.read(path) else {
+            self.out
+                .warn(path, None, "included task file is unreadable".to_string());
+            return;
+        };
+        let defs = toml_task_file(path, &content, self.out);
+        emit(self.out, path, self.project, self.base, defs);
+    }
+
+    fn folder(&mut self, top: &Path, dir: &Path, depth: usize) {
+        if depth > MAX_INCLUDE_DEPTH {
+            return;
+        }
+        let fs = self.file.fs;
+        for entry in fs.list_dir(dir) {
+            let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with('.') {
+                continue;
+            }
+            if fs.is_file(&entry) {
+                if name.ends_with(".toml") && !is_config_name(name) {
+                    self.toml_file(&entry);
+                } else if fs.is_executable(&entry) && self.budget() {
+                    let rel: Vec<String> = entry
+                        .strip_prefix(top)
+                        .unwrap_or(&entry)
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .collect();
+                    let content = fs.read(&entry).unwrap_or_default();
+                    if let Some(item) = file_task_item(&entry, &content, self.project, &rel) {
+                        self.out.commands.push(item);
+                    }
+                }
+            } else if fs.exists(&entry) {
+                self.folder(top, &entry, depth + 1);
+            }
+        }
+    }
+}
+
+/// mise config file names, which a task folder's TOML task files are not.
+fn is_config_name(name: &str) -> bool {
+    let n = name.trim_start_matches('.');
+    n == "config.toml" || (n.starts_with("mise.") && n.ends_with(".toml"))
+}
+
+/// A TOML task file: every top-level table is a task.
+fn toml_task_file(path: &Path, content: &str, out: &mut Parsed) -> Vec<TaskDef> {
+    match text::parse_toml_spanned(content) {
+        Ok(root) => task_defs(path, content, &root, out),
+        Err((line, msg)) => {
+            out.warn(path, line, msg);
+            Vec::new()
+        }
+    }
 }
 
 /// The folder mise treats as the project for a config file: `.config/mise.toml`,
@@ -88,7 +239,11 @@ fn config_project_dir(path: &Path) -> PathBuf {
     }
 }
 
-fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
+fn toml_tasks(
+    file: &SourceFile<'_>,
+    out: &mut Parsed,
+    includes: &mut Vec<(String, Option<usize>)>,
+) -> Vec<TaskDef> {
     let content = file.content;
     let root = match text::parse_toml_spanned(content) {
         Ok(root) => root,
@@ -97,10 +252,21 @@ fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
             return Vec::new();
         }
     };
+    let line_at = |pos: usize| text::line_of(content, pos);
+    if let Some(tc) = root.get("task_config")
+        && let DeValue::Table(tc) = tc.get_ref()
+        && let Some(inc) = tc.get("includes")
+        && let DeValue::Array(list) = inc.get_ref()
+    {
+        for v in list.iter() {
+            if let DeValue::String(p) = v.get_ref() {
+                includes.push((p.to_string(), Some(line_at(v.span().start))));
+            }
+        }
+    }
     let Some(tasks) = root.get("tasks") else {
         return Vec::new();
     };
-    let line_at = |pos: usize| text::line_of(content, pos);
     let DeValue::Table(tasks) = tasks.get_ref() else {
         out.warn(
             file.path,
@@ -109,6 +275,17 @@ fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
         );
         return Vec::new();
     };
+    task_defs(file.path, content, tasks, out)
+}
+
+/// The tasks of a TOML table of tasks (`[tasks]` of a config, or a whole TOML task file).
+fn task_defs(
+    path: &Path,
+    content: &str,
+    tasks: &toml::de::DeTable<'_>,
+    out: &mut Parsed,
+) -> Vec<TaskDef> {
+    let line_at = |pos: usize| text::line_of(content, pos);
     let mut entries: Vec<_> = tasks.iter().collect();
     entries.sort_by_key(|(k, _)| k.span().start);
     let mut defs = Vec::new();
@@ -142,7 +319,7 @@ fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
             }
             _ => {
                 out.warn(
-                    file.path,
+                    path,
                     Some(line),
                     format!("task `{name}` is not a table, a string or an array"),
                 );
@@ -154,7 +331,11 @@ fn toml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
     defs
 }
 
-fn yaml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
+fn yaml_tasks(
+    file: &SourceFile<'_>,
+    out: &mut Parsed,
+    includes: &mut Vec<(String, Option<usize>)>,
+) -> Vec<TaskDef> {
     use serde_yaml_ng::Value;
     let doc = match text::parse_yaml_value(file.content) {
         Ok(v) => v,
@@ -163,6 +344,13 @@ fn yaml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
             return Vec::new();
         }
     };
+    if let Some(Value::Sequence(list)) = doc.get("task_config").and_then(|t| t.get("includes")) {
+        includes.extend(
+            list.iter()
+                .filter_map(Value::as_str)
+                .map(|p| (p.to_string(), None)),
+        );
+    }
     let tasks = match doc.get("tasks") {
         None | Some(Value::Null) => return Vec::new(),
         Some(Value::Mapping(t)) => t,
@@ -179,7 +367,8 @@ fn yaml_tasks(file: &SourceFile<'_>, out: &mut Parsed) -> Vec<TaskDef> {
         };
         let line = lines.get(&name).copied();
         let def = match value {
-            Value::String(_) | Value::Sequence(_) => TaskDef {
+            // `world:` with nothing under it: mise and the upstream extension list it.
+            Value::String(_) | Value::Sequence(_) | Value::Null => TaskDef {
                 name,
                 line,
                 description: None,
@@ -243,35 +432,58 @@ fn yaml_section_lines(content: &str, section: &str) -> HashMap<String, usize> {
 }
 
 pub fn parse_file_task(file: &SourceFile<'_>) -> Parsed {
-    // mise only runs executable files; anything else in a task folder is a helper or data.
-    if !file.executable {
-        return Parsed::default();
-    }
     let Some((project, rel)) = split_task_path(file.path) else {
         return Parsed::default();
     };
     if rel.iter().any(|part| part.starts_with('.')) {
         return Parsed::default();
     }
-    let name = task_name(&rel);
-    if name.is_empty() {
+    // A `.toml` file in a task folder is a TOML task file (mise's task discovery).
+    let name = file.file_name();
+    if !file.executable && name.ends_with(".toml") && !is_config_name(name) {
+        let mut out = Parsed::default();
+        let defs = toml_task_file(file.path, file.content, &mut out);
+        emit(&mut out, file.path, &project, "mise run", defs);
+        return out;
+    }
+    // mise only runs executable files; anything else in a task folder is a helper or data.
+    if !file.executable {
         return Parsed::default();
     }
-    let header = file_header(file.content);
+    match file_task_item(file.path, file.content, &project, &rel) {
+        Some(item) => one_command(item),
+        None => Parsed::default(),
+    }
+}
+
+/// The command for an executable file task at `path`, `rel` being its path parts under the
+/// task folder.
+fn file_task_item(
+    path: &Path,
+    content: &str,
+    project: &Path,
+    rel: &[String],
+) -> Option<CommandItem> {
+    let name = task_name(rel);
+    if name.is_empty() {
+        return None;
+    }
+    let header = file_header(content);
     if header.hide {
-        return Parsed::default();
+        return None;
     }
     let params = usage_params(&header.usage);
     let command = format!("mise run {}", text::sh_word(&name));
     let label = display_name(&name);
     let private = label.starts_with('_');
-    let item = CommandItem::new(KIND, file.path, &name, command)
-        .label(label)
-        .cwd(&project)
-        .opt_description(header.description)
-        .params(params)
-        .private(private);
-    one_command(item)
+    Some(
+        CommandItem::new(KIND, path, &name, command)
+            .label(label)
+            .cwd(project)
+            .opt_description(header.description)
+            .params(params)
+            .private(private),
+    )
 }
 
 /// The project folder and the path parts under the innermost task folder.
@@ -658,7 +870,7 @@ fn flag_param(node: &Node) -> Option<ParamDef> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with};
+    use crate::sources::testing::{labels, parse_in, parse_with, warnings};
 
     fn config(path: &str, content: &str) -> Parsed {
         parse_with(parse_config, path, content)
@@ -666,6 +878,87 @@ mod tests {
 
     fn file_task(path: &str, content: &str) -> Parsed {
         parse_in(parse_file_task, &MemFs::new().exe(path, content), path)
+    }
+
+    #[test]
+    fn task_config_includes_files_and_folders() {
+        let fs = MemFs::new()
+            .file(
+                "/w/mise.toml",
+                "[task_config]\nincludes = [\"tasks.toml\", \"xtasks\", \"missing\"]\n",
+            )
+            .file(
+                "/w/tasks.toml",
+                "[build]\ndescription = \"Build the project\"\nrun = \"cargo build\"\n",
+            )
+            .exe(
+                "/w/xtasks/e2e",
+                "#!/usr/bin/env bash\n#MISE description=\"Run end-to-end tests\"\nnpm test\n",
+            )
+            .exe("/w/xtasks/db/seed.sh", "#!/bin/sh\n")
+            .file("/w/xtasks/helper.txt", "not a task")
+            .file("/w/xtasks/more.toml", "[lint]\nrun = \"x\"\n");
+        let p = parse_in(parse_config, &fs, "/w/mise.toml");
+        let got: Vec<(&str, &str, Option<&str>)> = p
+            .commands
+            .iter()
+            .map(|c| {
+                (
+                    c.label.as_str(),
+                    c.command.as_str(),
+                    c.description.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("build", "mise run build", Some("Build the project")),
+                ("db:seed", "mise run db:seed.sh", None),
+                ("e2e", "mise run e2e", Some("Run end-to-end tests")),
+                ("lint", "mise run lint", None),
+            ]
+        );
+        assert_eq!(p.commands[0].file_path, "/w/tasks.toml");
+        assert_eq!(p.commands[0].line, Some(1));
+        assert_eq!(p.commands[2].file_path, "/w/xtasks/e2e");
+        assert_eq!(p.commands[2].cwd, "/w");
+        assert_eq!(
+            warnings(&p),
+            [(Some(2), "included task path `missing` not found")]
+        );
+    }
+
+    #[test]
+    fn env_configs_run_in_their_environment() {
+        let p = config("/w/mise.staging.toml", "[tasks.deploy]\nrun = \"x\"\n");
+        assert_eq!(p.commands[0].command, "mise -E staging run deploy");
+        let p = config("/w/mise.local.toml", "[tasks.x]\nrun = \"x\"\n");
+        assert_eq!(p.commands[0].command, "mise run x");
+        let p = config("/w/.mise.ci.local.toml", "[tasks.x]\nrun = \"x\"\n");
+        assert_eq!(p.commands[0].command, "mise -E ci run x");
+    }
+
+    #[test]
+    fn toml_task_files_in_task_folders() {
+        let p = parse_with(
+            parse_file_task,
+            "/w/.mise/tasks/ci.toml",
+            "[check]\ndescription = \"All checks\"\nrun = \"x\"\n",
+        );
+        assert_eq!(labels(&p), ["check"]);
+        assert_eq!(p.commands[0].cwd, "/w");
+        assert_eq!(p.commands[0].description.as_deref(), Some("All checks"));
+    }
+
+    #[test]
+    fn null_task_body_is_listed() {
+        let p = config(
+            "/w/mise.yaml",
+            "tasks:\n  hello:\n    run: echo hi\n  world:\n",
+        );
+        assert_eq!(labels(&p), ["hello", "world"]);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     const MISE_TOML: &str = r#"[tools]

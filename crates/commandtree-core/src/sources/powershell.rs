@@ -50,6 +50,10 @@ pub fn parse_ps1(file: &SourceFile<'_>) -> Parsed {
 }
 
 pub fn parse_batch(file: &SourceFile<'_>) -> Parsed {
+    // Build-tool wrappers: their tasks are listed under Gradle and Maven.
+    if matches!(file.file_name(), "gradlew.bat" | "mvnw.cmd" | "mvnw.bat") {
+        return Parsed::default();
+    }
     let item = CommandItem::new(
         KIND,
         file.path,
@@ -148,9 +152,14 @@ fn default_literal(expr: &str) -> Option<String> {
 /// skipping help keywords (`.SYNOPSIS`), `@param` lines and directives; code ends the search.
 fn ps1_description(content: &str) -> Option<String> {
     let mut lines = content.lines();
+    let mut licence = super::common::LicenceHeader::default();
     while let Some(line) = lines.next() {
         let t = line.trim();
-        if t.is_empty() {
+        let comment = t
+            .strip_prefix('#')
+            .filter(|_| !t.starts_with("#>"))
+            .map(str::trim);
+        if licence.skip(comment) || t.is_empty() {
             continue;
         }
         if let Some(after) = t.strip_prefix("<#") {

@@ -309,9 +309,13 @@ fn list_literal(toks: &[Tok<'_>]) -> Vec<String> {
 fn description(content: &str) -> Option<String> {
     let mut first_comment: Option<&str> = None;
     let mut in_metadata = false;
+    let mut licence = super::common::LicenceHeader::default();
     let mut lines = content.lines().enumerate();
     while let Some((i, line)) = lines.next() {
         let t = line.trim();
+        if licence.skip(t.strip_prefix('#').map(str::trim)) {
+            continue;
+        }
         if t.is_empty() || (i == 0 && t.starts_with("#!")) {
             continue;
         }
@@ -864,6 +868,19 @@ if __name__ == "__main__":
             "#!/usr/bin/env python3\n# Copyright 2024 Example Corp\n# SPDX-License-Identifier: MIT\n\"\"\"Rebuild the search index.\"\"\"\n",
         );
         assert_eq!(c.description.as_deref(), Some("Rebuild the search index."));
+    }
+
+    #[test]
+    fn licence_header_is_not_the_description() {
+        let p = parse_with(
+            parse,
+            "/w/tool.py",
+            "#!/usr/bin/env python3\n# Copyright 2020 Example Inc.\n# Licensed under the MIT license.\n\n# Rebuild the search index\nif __name__ == \"__main__\":\n    main()\n",
+        );
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Rebuild the search index")
+        );
     }
 
     #[test]

@@ -5,6 +5,13 @@
 //! is enough to read `desc`/`task`/`namespace` calls and to follow `do ... end` nesting so that
 //! tasks inside `namespace :db do` are named `db:migrate`.
 //!
+//! `%x( )`, `%( )`, `%q{ }` (also across lines) and `#{}` inside strings are strings, never
+//! code. Namespaces and task names built from a block variable over a literal list
+//! (`%w(a b).each do |fw| namespace fw do`) are expanded for each value; names known only at run
+//! time give a warning, not a wrong name. A task defined twice (a `Rake::TestTask` and a later
+//! `task test: :x`) is one task, as in rake. `lib/tasks/*.rake` files count only where a
+//! Rakefile beside `lib/` loads them.
+//!
 //! Unlike `rake -T`, tasks without a `desc` are listed too. `file`, `directory` and `rule`
 //! definitions are build products, not commands, and are skipped. Task arguments
 //! (`task :name, [:a, :b]`) become params; the command stays `rake NAME` because rake takes
@@ -32,13 +39,18 @@ const DEFAULT_LIBRARY_TASKS: &[(&str, &str)] = &[
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let cwd = rails_root(file.path);
+    if !loaded_by_a_rakefile(file, &cwd) {
+        return Parsed::default();
+    }
     let mut out = Parsed::default();
     let mut state = State {
         stack: Vec::new(),
         pending_desc: None,
+        lists: std::collections::HashMap::new(),
     };
     let mut heredocs: Vec<String> = Vec::new();
     let mut in_doc_block = false;
+    let mut carry: Option<OpenLiteral> = None;
 
     for (idx, raw) in file.content.lines().enumerate() {
         let line_no = idx + 1;
@@ -56,16 +68,57 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             in_doc_block = true;
             continue;
         }
-        let (toks, new_heredocs) = tokenize(raw);
+        let (toks, new_heredocs) = tokenize(raw, &mut carry);
         heredocs.extend(new_heredocs);
         scan_line(file, &cwd, &toks, line_no, &mut state, &mut out);
     }
+    merge_repeated(&mut out.commands);
     out
+}
+
+/// `lib/tasks/*.rake` files count only where a Rakefile beside `lib/` loads them (a Rails app's
+/// `load_tasks`, or an explicit `import`/`load` of `.rake` files); a gem's own engine folder
+/// carries them for its users.
+fn loaded_by_a_rakefile(file: &SourceFile<'_>, cwd: &Path) -> bool {
+    if file.path.extension().and_then(|e| e.to_str()) != Some("rake") {
+        return true;
+    }
+    ["Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"]
+        .iter()
+        .filter_map(|n| file.fs.read(&cwd.join(n)))
+        .any(|t| t.contains("load_tasks") || t.contains("lib/tasks") || t.contains(".rake"))
+}
+
+/// Rake adds every `task :x` to one task `x` (a `Rake::TestTask` and a later `task test: :y` are
+/// one task): the first keeps its place, later ones fill in what it lacks.
+fn merge_repeated(commands: &mut Vec<CommandItem>) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out: Vec<CommandItem> = Vec::with_capacity(commands.len());
+    for c in commands.drain(..) {
+        match seen.get(&c.id) {
+            Some(&i) => {
+                let first = &mut out[i];
+                if first.description.is_none() {
+                    first.description = c.description;
+                }
+                if first.params.is_empty() {
+                    first.params = c.params;
+                }
+            }
+            None => {
+                seen.insert(c.id.clone(), out.len());
+                out.push(c);
+            }
+        }
+    }
+    *commands = out;
 }
 
 struct State {
     stack: Vec<Frame>,
     pending_desc: Option<String>,
+    /// Variables set to a literal list (`adapters = %w(a b)`), for `adapters.each do |x|`.
+    lists: std::collections::HashMap<String, Vec<String>>,
 }
 
 /// Walks one line's tokens: definitions at each statement start (line start, after `;`, after
@@ -81,7 +134,7 @@ fn scan_line(
     let mut stmt_start = true;
     let mut in_params = false;
     let mut skip_do = false;
-    let mut namespace: Option<String> = None;
+    let mut namespace: Option<Ns> = None;
     for (i, tok) in toks.iter().enumerate() {
         if in_params {
             if matches!(tok, Tok::Op(o) if o.contains('|')) {
@@ -100,6 +153,12 @@ fn scan_line(
             if let Some(ns) = definition(file, cwd, &toks[i..], line, st, out) {
                 namespace = Some(ns);
             }
+            if let [Tok::Ident(var), Tok::Op(eq), rest @ ..] = &toks[i..]
+                && eq == "="
+                && let Some(values) = literal_list(rest)
+            {
+                st.lists.insert(var.clone(), values);
+            }
         }
         let prev = i.checked_sub(1).and_then(|j| toks.get(j));
         let method_call =
@@ -114,6 +173,8 @@ fn scan_line(
                     st.stack.push(Frame {
                         brace: false,
                         namespace: namespace.take(),
+                        binding: each_binding(&toks[..i], &toks[i + 1..], &st.lists),
+                        warned: false,
                     });
                 }
                 stmt_start = true;
@@ -130,6 +191,8 @@ fn scan_line(
                 st.stack.push(Frame {
                     brace: false,
                     namespace: None,
+                    binding: None,
+                    warned: false,
                 });
                 skip_do = matches!(w.as_str(), "while" | "until" | "for");
             }
@@ -137,6 +200,8 @@ fn scan_line(
                 st.stack.push(Frame {
                     brace: true,
                     namespace: namespace.take(),
+                    binding: each_binding(&toks[..i], &toks[i + 1..], &st.lists),
+                    warned: false,
                 });
                 stmt_start = true;
             }
@@ -157,7 +222,7 @@ fn definition(
     line: usize,
     st: &mut State,
     out: &mut Parsed,
-) -> Option<String> {
+) -> Option<Ns> {
     let Some(Tok::Ident(word)) = toks.first() else {
         return None;
     };
@@ -167,21 +232,24 @@ fn definition(
                 st.pending_desc = Some(d);
             }
         }
-        "namespace" => return first_name(&toks[1..]),
+        "namespace" => return Some(namespace_name(&toks[1..])),
         "task" | "multitask" => {
             let desc = st.pending_desc.take();
             if let Some((name, args)) = task_header(&toks[1..]) {
-                let full = qualified(&st.stack, &name);
-                out.commands.push(item(file, cwd, &full, desc, args, line));
+                for (full, desc) in expand(file, &mut st.stack, &name, desc, line, out) {
+                    out.commands
+                        .push(item(file, cwd, &full, desc, args.clone(), line));
+                }
             }
         }
         "file" | "file_create" | "directory" | "rule" => st.pending_desc = None,
         w if w.starts_with(|c: char| c.is_ascii_uppercase()) => {
             if let Some(name) = library_task(toks) {
                 let desc = st.pending_desc.take();
-                let full = qualified(&st.stack, &name);
-                out.commands
-                    .push(item(file, cwd, &full, desc, Vec::new(), line));
+                for (full, desc) in expand(file, &mut st.stack, &name, desc, line, out) {
+                    out.commands
+                        .push(item(file, cwd, &full, desc, Vec::new(), line));
+                }
             }
         }
         _ => {}
@@ -230,19 +298,193 @@ fn rails_root(path: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
-fn qualified(stack: &[Frame], name: &str) -> String {
-    let mut parts: Vec<&str> = stack
+/// The full names (and descriptions) of a task defined inside the open namespaces: one per
+/// value of the literal lists the names are built from (`%w(a b).each do |fw| namespace fw`).
+/// A name that cannot be resolved statically gives no task and one warning per namespace, rather
+/// than a wrong name.
+fn expand(
+    file: &SourceFile<'_>,
+    stack: &mut [Frame],
+    name: &str,
+    desc: Option<String>,
+    line: usize,
+    out: &mut Parsed,
+) -> Vec<(String, Option<String>)> {
+    let bound: Vec<String> = stack
         .iter()
-        .filter_map(|f| f.namespace.as_deref())
+        .filter_map(|f| f.binding.as_ref().map(|(v, _)| v.clone()))
         .collect();
-    parts.push(name);
-    parts.join(":")
+    let mut parts: Vec<String> = Vec::new();
+    for f in stack.iter_mut() {
+        let computed = match &f.namespace {
+            Some(Ns::Template(t)) => {
+                let unbound = interpolations(t)
+                    .iter()
+                    .any(|v| !bound.iter().any(|b| b == v));
+                if !unbound {
+                    parts.push(t.clone());
+                }
+                unbound
+            }
+            Some(Ns::Unknown) => true,
+            None => false,
+        };
+        if computed {
+            if !f.warned {
+                f.warned = true;
+                out.warn(
+                    file.path,
+                    Some(line),
+                    "namespace name is computed at run time; its tasks are not listed",
+                );
+            }
+            return Vec::new();
+        }
+    }
+    parts.push(name.to_string());
+    let template = parts.join(":");
+    let bindings: Vec<(&str, &[String])> = stack
+        .iter()
+        .filter_map(|f| f.binding.as_ref())
+        .map(|(v, vals)| (v.as_str(), vals.as_slice()))
+        .collect();
+    let mut combos: Vec<Vec<(&str, &str)>> = vec![Vec::new()];
+    for var in interpolations(&template) {
+        if combos[0].iter().any(|(v, _)| *v == var) {
+            continue;
+        }
+        let Some((_, vals)) = bindings.iter().rev().find(|(v, _)| *v == var) else {
+            out.warn(
+                file.path,
+                Some(line),
+                format!("task name uses `{var}`, known only at run time; not listed"),
+            );
+            return Vec::new();
+        };
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                vals.iter().map(move |val| {
+                    let mut c = c.clone();
+                    c.push((var, val.as_str()));
+                    c
+                })
+            })
+            .collect();
+    }
+    combos
+        .into_iter()
+        .map(|c| {
+            let full = substitute(&template, &c);
+            let desc = desc.as_deref().map(|d| readable(&substitute(d, &c)));
+            (full, desc)
+        })
+        .filter(|(full, _)| !full.contains("#{"))
+        .collect()
+}
+
+/// The `#{x}` expressions of a template, in order.
+fn interpolations(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("#{") {
+        let Some(j) = rest[i..].find('}') else { break };
+        out.push(rest[i + 2..i + j].trim());
+        rest = &rest[i + j + 1..];
+    }
+    out
+}
+
+fn substitute(s: &str, values: &[(&str, &str)]) -> String {
+    let mut out = s.to_string();
+    for (var, val) in values {
+        out = out.replace(&format!("#{{{var}}}"), val);
+    }
+    out
+}
+
+/// A description with the `#{expr}` left (computed at run time) shown as `{expr}`.
+fn readable(s: &str) -> String {
+    s.replace("#{", "{")
+}
+
+/// What `namespace X` names: a literal (`:db`, `"db"`), a string or variable built from block
+/// variables (`fw`, `"test_#{fw}"`), or something only known at run time.
+#[derive(Debug, Clone)]
+enum Ns {
+    Template(String),
+    Unknown,
+}
+
+fn namespace_name(toks: &[Tok]) -> Ns {
+    match skip_paren(toks).first() {
+        Some(Tok::Sym(s) | Tok::Str(s)) if !s.is_empty() => Ns::Template(s.clone()),
+        Some(Tok::Ident(v)) if v.starts_with(|c: char| c.is_lowercase() || c == '_') => {
+            Ns::Template(format!("#{{{v}}}"))
+        }
+        _ => Ns::Unknown,
+    }
+}
+
+/// `%w(a b).each do |x|`, `[:a, :b].each { |x|`, `list.each do |x|` (`list` set to a literal
+/// list earlier): the block variable and the literal values.
+fn each_binding(
+    before: &[Tok],
+    after: &[Tok],
+    lists: &std::collections::HashMap<String, Vec<String>>,
+) -> Option<(String, Vec<String>)> {
+    let [head @ .., Tok::Punct('.'), Tok::Ident(each)] = before else {
+        return None;
+    };
+    if each != "each" {
+        return None;
+    }
+    let var = match after {
+        [Tok::Op(bar), Tok::Ident(v), Tok::Op(close), ..] if bar == "|" && close == "|" => {
+            v.clone()
+        }
+        _ => return None,
+    };
+    let values = match head.last()? {
+        Tok::Ident(name) => lists.get(name)?.clone(),
+        Tok::Words(w) => w.clone(),
+        Tok::Punct(']') => {
+            let open = head.iter().rposition(|t| *t == Tok::Punct('['))?;
+            literal_list(&head[open..])?
+        }
+        _ => return None,
+    };
+    Some((var, values))
+}
+
+/// The values of `%w(a b)` or `[:a, "b"]` (the tokens start at the list).
+fn literal_list(toks: &[Tok]) -> Option<Vec<String>> {
+    match toks {
+        [Tok::Words(w), ..] => Some(w.clone()),
+        [Tok::Punct('['), rest @ ..] => {
+            let mut vals = Vec::new();
+            for t in rest {
+                match t {
+                    Tok::Sym(s) | Tok::Str(s) if !s.contains("#{") => vals.push(s.clone()),
+                    Tok::Punct(',') => {}
+                    Tok::Punct(']') => return Some(vals),
+                    _ => return None,
+                }
+            }
+            None
+        }
+        _ => None,
+    }
 }
 
 #[derive(Debug)]
 struct Frame {
     brace: bool,
-    namespace: Option<String>,
+    namespace: Option<Ns>,
+    /// `|var|` of an `.each` over a literal list, with its values.
+    binding: Option<(String, Vec<String>)>,
+    /// Whether the "computed namespace" warning was given for this frame.
+    warned: bool,
 }
 
 /// A keyword opens a block when it starts an expression (`x = if c`), not as a modifier
@@ -284,14 +526,6 @@ fn first_string(toks: &[Tok]) -> Option<String> {
     }
 }
 
-/// A literal name: `:db`, `"db"`, `:"db-x"`. Interpolated strings cannot be resolved.
-fn first_name(toks: &[Tok]) -> Option<String> {
-    match skip_paren(toks).first() {
-        Some(Tok::Sym(s) | Tok::Str(s)) => literal(s),
-        _ => None,
-    }
-}
-
 fn literal(s: &str) -> Option<String> {
     (!s.is_empty() && !s.contains("#{")).then(|| s.to_string())
 }
@@ -302,7 +536,7 @@ fn literal(s: &str) -> Option<String> {
 fn task_header(toks: &[Tok]) -> Option<(String, Vec<String>)> {
     let toks = skip_paren(toks);
     let name = match toks.first()? {
-        Tok::Sym(s) | Tok::Str(s) | Tok::Label(s) => literal(s)?,
+        Tok::Sym(s) | Tok::Str(s) | Tok::Label(s) if !s.is_empty() => s.clone(),
         _ => return None,
     };
     let mut args = Vec::new();
@@ -396,12 +630,54 @@ fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Splits one line into tokens, and returns the terminators of heredocs it opens.
-fn tokenize(line: &str) -> (Vec<Tok>, Vec<String>) {
+/// A `%(...)`-style literal still open at a line end: its delimiters and nesting depth.
+#[derive(Debug, Clone, Copy)]
+struct OpenLiteral {
+    open: char,
+    close: char,
+    depth: usize,
+}
+
+/// From `chars[i]` inside a percent literal, the index after its closing delimiter, or `None`
+/// when the line ends first (then `lit.depth` holds the nesting left open).
+fn close_percent(chars: &[char], mut i: usize, lit: &mut OpenLiteral) -> Option<usize> {
+    while let Some(&c) = chars.get(i) {
+        if c == '\\' {
+            i += 2;
+            continue;
+        }
+        if c == lit.close {
+            if lit.depth <= 1 {
+                return Some(i + 1);
+            }
+            lit.depth -= 1;
+        } else if c == lit.open && lit.open != lit.close {
+            lit.depth += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Splits one line into tokens, and returns the terminators of heredocs it opens. `carry` is a
+/// percent literal left open by an earlier line (`%x(` ... `)` over several lines).
+fn tokenize(line: &str, carry: &mut Option<OpenLiteral>) -> (Vec<Tok>, Vec<String>) {
     let chars: Vec<char> = line.chars().collect();
     let mut toks = Vec::new();
     let mut heredocs = Vec::new();
     let mut i = 0;
+    if let Some(mut lit) = carry.take() {
+        match close_percent(&chars, 0, &mut lit) {
+            Some(next) => {
+                toks.push(Tok::Str(String::new()));
+                i = next;
+            }
+            None => {
+                *carry = Some(lit);
+                return (toks, heredocs);
+            }
+        }
+    }
     let at = |j: usize| chars.get(j).copied();
     while let Some(c) = at(i) {
         if c.is_whitespace() {
@@ -461,6 +737,38 @@ fn tokenize(line: &str) -> (Vec<Tok>, Vec<String>) {
                 body.split_whitespace().map(str::to_string).collect(),
             ));
             i = j + 1;
+        } else if c == '%'
+            && !matches!(
+                toks.last(),
+                Some(Tok::Num | Tok::Str(_) | Tok::Punct(')' | ']' | '}'))
+            )
+            && let Some((open, start)) = match at(i + 1) {
+                Some('q' | 'Q' | 'x' | 'r' | 's') => at(i + 2)
+                    .filter(|d| closing_delim(*d).is_some())
+                    .map(|d| (d, i + 3)),
+                Some(d) if closing_delim(d).is_some() && d != '/' => Some((d, i + 2)),
+                _ => None,
+            }
+        {
+            // `%x( )`, `%( )`, `%q{ }`: strings whose words (`if`, `do`, `end`) are not code.
+            let mut lit = OpenLiteral {
+                open,
+                close: closing_delim(open).unwrap_or(open),
+                depth: 1,
+            };
+            let body_end;
+            match close_percent(&chars, start, &mut lit) {
+                Some(next) => {
+                    body_end = next - 1;
+                    i = next;
+                }
+                None => {
+                    body_end = chars.len();
+                    i = chars.len();
+                    *carry = Some(lit);
+                }
+            }
+            toks.push(Tok::Str(chars[start..body_end.max(start)].iter().collect()));
         } else if c == '<' && at(i + 1) == Some('<') && heredoc_start(&chars, i + 2).is_some() {
             if let Some((term, next)) = heredoc_start(&chars, i + 2) {
                 heredocs.push(term);
@@ -550,6 +858,25 @@ fn read_quoted(chars: &[char], open: usize) -> (String, usize) {
     let mut out = String::new();
     let mut i = open + 1;
     while let Some(&c) = chars.get(i) {
+        if quote != '\'' && c == '#' && chars.get(i + 1) == Some(&'{') {
+            // Interpolation: kept as written, quotes inside it do not end the string.
+            let mut depth = 0usize;
+            while let Some(&d) = chars.get(i) {
+                out.push(d);
+                i += 1;
+                match d {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            continue;
+        }
         if c == '\\' {
             if let Some(&n) = chars.get(i + 1) {
                 out.push(n);
@@ -586,6 +913,112 @@ mod tests {
             fs: &fs,
         };
         super::parse(&file)
+    }
+
+    #[test]
+    fn percent_literals_and_interpolation_are_strings() {
+        let p = parse(
+            "/w/Rakefile",
+            "namespace :db do\n  task :drop do\n    %x( dropdb --if-exists mydb )\n  end\nend\ntask :lines do\nend\n",
+        );
+        assert_eq!(labels(&p), ["db:drop", "lines"]);
+        let p = parse(
+            "/w/Rakefile",
+            "namespace :a do\n  task :b do\n    sh %(echo if do)\n    x = %q{while {nested} end}\n    y = \"#{z ? \"if\" : 'do'}\"\n    %x(\n      if true\n    )\n  end\nend\ntask :c\n",
+        );
+        assert_eq!(labels(&p), ["a:b", "c"]);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn namespaces_from_literal_lists_expand() {
+        let p = parse(
+            "/w/Rakefile",
+            "%w(actionpack railties).each do |fw|\n  namespace fw do\n    desc \"Run #{fw} tests\"\n    task :test do\n    end\n  end\nend\n[:unit, :integration].each { |kind| task \"test:#{kind}\" }\n",
+        );
+        let got: Vec<(&str, Option<&str>)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.description.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("actionpack:test", Some("Run actionpack tests")),
+                ("railties:test", Some("Run railties tests")),
+                ("test:unit", None),
+                ("test:integration", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn computed_namespaces_are_skipped_with_a_warning() {
+        let p = parse(
+            "/w/Rakefile",
+            "FRAMEWORKS.each do |fw|\n  namespace fw do\n    task :test\n    task :lint\n  end\nend\ntask :after\n",
+        );
+        assert_eq!(labels(&p), ["after"]);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert_eq!(p.warnings[0].line, Some(3));
+        let p = parse(
+            "/w/Rakefile",
+            "namespace :activejob do\n  adapters = %w(async inline)\n  adapters.each do |adapter|\n    namespace adapter do\n      task :test\n    end\n  end\nend\n",
+        );
+        assert_eq!(
+            labels(&p),
+            ["activejob:async:test", "activejob:inline:test"]
+        );
+    }
+
+    #[test]
+    fn test_task_and_its_dependencies_are_one_task() {
+        let p = parse(
+            "/w/Rakefile",
+            "require \"rake/testtask\"\nRake::TestTask.new do |t|\n  t.libs << \"test\"\nend\ndesc \"Run tests\"\ntask test: :compile\n",
+        );
+        assert_eq!(labels(&p), ["test"]);
+        assert_eq!(p.commands[0].description.as_deref(), Some("Run tests"));
+        assert_eq!(p.commands[0].line, Some(2));
+    }
+
+    #[test]
+    fn desc_interpolation_stays_readable() {
+        let p = parse(
+            "/w/Rakefile",
+            "desc \"Release #{Gem::Specification.load('x').version}\"\ntask :release\n",
+        );
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Release {Gem::Specification.load('x').version}")
+        );
+    }
+
+    #[test]
+    fn lib_tasks_only_where_a_rakefile_loads_them() {
+        let rails = crate::fs::MemFs::new()
+            .file(
+                "/w/app/Rakefile",
+                "require_relative \"config/application\"\nRails.application.load_tasks\n",
+            )
+            .file("/w/app/lib/tasks/db.rake", "task :seed_demo\n");
+        let p = crate::sources::testing::parse_in(super::parse, &rails, "/w/app/lib/tasks/db.rake");
+        assert_eq!(labels(&p), ["seed_demo"]);
+        let gem = crate::fs::MemFs::new()
+            .file(
+                "/w/activestorage/Rakefile",
+                "require \"rake/testtask\"\ntask default: :test\n",
+            )
+            .file(
+                "/w/activestorage/lib/tasks/activestorage.rake",
+                "namespace :active_storage do\n  task :install\nend\n",
+            );
+        let p = crate::sources::testing::parse_in(
+            super::parse,
+            &gem,
+            "/w/activestorage/lib/tasks/activestorage.rake",
+        );
+        assert!(p.commands.is_empty());
     }
 
     const RAKEFILE: &str = r#"# frozen_string_literal: true
@@ -703,7 +1136,7 @@ task :release
                 None,
                 None,
                 Some("Migrate the database"),
-                Some("Seed with fixtures (#{Rails.env})"),
+                Some("Seed with fixtures ({Rails.env})"),
                 None,
                 Some("Package"),
                 None
@@ -767,9 +1200,10 @@ task :release
     fn dynamic_names_are_skipped() {
         let p = parse(
             "/w/Rakefile",
-            "%w[a b].each do |n|\n  task n do\n  end\n  task \"deploy:#{n}\"\nend\ntask :after\n",
+            "%w[a b].each do |n|\n  task n do\n  end\n  task \"deploy:#{n}\"\nend\ntask \"x:#{ENV['X']}\"\ntask :after\n",
         );
-        assert_eq!(labels(&p), ["after"]);
+        assert_eq!(labels(&p), ["deploy:a", "deploy:b", "after"]);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
     }
 
     #[test]
@@ -827,9 +1261,13 @@ task :release
     }
 
     #[test]
-    fn duplicates_are_emitted() {
-        let p = parse("/w/Rakefile", "task :build\ntask :build do\nend\n");
-        assert_eq!(labels(&p), ["build", "build"]);
+    fn repeated_tasks_are_one_task() {
+        let p = parse(
+            "/w/Rakefile",
+            "task :build\ndesc \"B\"\ntask :build do\nend\n",
+        );
+        assert_eq!(labels(&p), ["build"]);
+        assert_eq!(p.commands[0].description.as_deref(), Some("B"));
     }
 
     #[test]
@@ -845,9 +1283,16 @@ task :release
 
     #[test]
     fn rails_rake_files_run_from_the_app_root() {
-        let p = parse(
+        let fs = crate::fs::MemFs::new()
+            .file("/w/shop/Rakefile", "Rails.application.load_tasks\n")
+            .file(
+                "/w/shop/lib/tasks/maintenance/cleanup.rake",
+                "namespace :maintenance do\n  desc \"Purge old carts\"\n  task purge_carts: :environment do\n  end\nend\n",
+            );
+        let p = crate::sources::testing::parse_in(
+            super::parse,
+            &fs,
             "/w/shop/lib/tasks/maintenance/cleanup.rake",
-            "namespace :maintenance do\n  desc \"Purge old carts\"\n  task purge_carts: :environment do\n  end\nend\n",
         );
         assert_eq!(labels(&p), ["maintenance:purge_carts"]);
         let c = &p.commands[0];

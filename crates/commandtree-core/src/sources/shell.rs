@@ -4,7 +4,7 @@
 //! Parameters come from `# @param name text (default: x) (options: a, b)` comments, the
 //! convention Python and PowerShell scripts share (see `common::param_comments`).
 
-use super::common::{one_command, param_comments, shebang, tag_comment};
+use super::common::{LicenceHeader, one_command, param_comments, shebang, tag_comment};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
@@ -14,6 +14,10 @@ pub const KIND: &str = "shell";
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let content = file.content;
     let name = file.file_name();
+    // Build-tool wrappers: their tasks are listed under Gradle and Maven.
+    if matches!(name, "gradlew" | "mvnw") {
+        return Parsed::default();
+    }
     let path = text::quote_path(file.path);
     // An executable script runs through its own shebang; otherwise the interpreter has to be named,
     // or the shell would refuse to run it ("permission denied").
@@ -58,18 +62,33 @@ fn description(content: &str) -> Option<String> {
     if let Some(d) = content.lines().find_map(tagged_description) {
         return Some(d);
     }
+    let mut licence = LicenceHeader::default();
     for line in content.lines() {
         let t = line.trim();
-        if t.is_empty() || t.starts_with("#!") {
+        if t.starts_with("#!") {
             continue;
         }
-        let comment = t.strip_prefix('#')?.trim_start_matches('#').trim();
+        let comment = t
+            .strip_prefix('#')
+            .map(|c| c.trim_start_matches('#').trim());
+        if licence.skip(comment) || t.is_empty() || is_shell_setup(t) {
+            continue;
+        }
+        let comment = comment?;
         if comment.starts_with('@') || is_noise_comment(comment) {
             continue;
         }
         return Some(comment.to_string());
     }
     None
+}
+
+/// Option lines scripts open with (`set -euo pipefail`, `shopt -s nullglob`): not the end of
+/// the header a description may follow.
+fn is_shell_setup(line: &str) -> bool {
+    ["set -", "set +", "shopt ", "setopt ", "emulate "]
+        .iter()
+        .any(|p| line.starts_with(p))
 }
 
 fn tagged_description(line: &str) -> Option<String> {
@@ -283,6 +302,43 @@ mod tests {
     }
 
     #[test]
+    fn description_skips_licence_headers_directives_and_set_e() {
+        let c = one(
+            "/w/x.sh",
+            "#!/usr/bin/env bash\n# Copyright 2021 The Authors.\n#\n# Licensed under the Apache License, Version 2.0 (the \"License\");\n# you may not use this file except in compliance with the License.\n\n# shellcheck disable=SC2034\nset -euo pipefail\n\n# Build release archives\nmake dist\n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Build release archives"));
+        let c = one(
+            "/w/y.sh",
+            "#!/bin/sh\n# SPDX-License-Identifier: MIT\nset -e\n# Start the dev server\n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Start the dev server"));
+        let c = one("/w/z.sh", "#!/bin/sh\n# Copyright (c) 2020 X\necho hi\n");
+        assert_eq!(c.description, None);
+    }
+
+    #[test]
+    fn build_tool_wrappers_are_not_scripts() {
+        for name in ["gradlew", "mvnw"] {
+            let fs = MemFs::new().exe(
+                format!("/w/{name}"),
+                "#!/bin/sh\n# Gradle start up script\n",
+            );
+            assert!(
+                parse_in(parse, &fs, &format!("/w/{name}"))
+                    .commands
+                    .is_empty()
+            );
+        }
+        let p = crate::sources::testing::parse_with(
+            crate::sources::powershell::parse_batch,
+            "/w/gradlew.bat",
+            "@rem Gradle startup script for Windows\n",
+        );
+        assert!(p.commands.is_empty());
+    }
+
+    #[test]
     fn description_tag_wins() {
         // Upstream [ACTUAL] ignored `@description`; it is documented, so it is honoured.
         let c = one(
@@ -305,7 +361,10 @@ mod tests {
 
     #[test]
     fn description_stops_at_code() {
-        let c = one("/w/x.sh", "#!/bin/bash\nset -e\n# Too late\n");
+        let c = one(
+            "/w/x.sh",
+            "#!/bin/bash\ncd \"$(dirname \"$0\")\"\n# Too late\n",
+        );
         assert_eq!(c.description, None);
         assert_eq!(one("/w/x.sh", "").description, None);
         assert_eq!(one("/w/x.sh", "#!/bin/sh\n#\n#   \n").description, None);

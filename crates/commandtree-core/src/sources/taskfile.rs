@@ -33,6 +33,10 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         Ok(doc) => doc,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
+    if included_from_above(file) {
+        // Listed once, under its namespace, by the Taskfile that includes it.
+        return Parsed::default();
+    }
     let mut ctx = Ctx {
         file,
         base: base_command(file),
@@ -48,6 +52,36 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     };
     ctx.collect(&doc, &unit, 0);
     ctx.out
+}
+
+/// Whether a Taskfile in a folder above (up to the workspace root) includes this file.
+fn included_from_above(file: &SourceFile<'_>) -> bool {
+    let mut dirs = super::common::folders_up(file);
+    dirs.next();
+    dirs.any(|dir| {
+        let Some(parent) = TASKFILE_NAMES
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|p| file.fs.is_file(p))
+        else {
+            return false;
+        };
+        let Some(Value::Mapping(includes)) = file
+            .fs
+            .read(&parent)
+            .and_then(|c| load(&c).ok())
+            .and_then(|d| d.get("includes").cloned())
+        else {
+            return false;
+        };
+        includes
+            .values()
+            .filter_map(Include::from_value)
+            .any(|inc| {
+                is_local(&inc.taskfile)
+                    && resolve(file, dir, &inc.taskfile).as_deref() == Some(file.path)
+            })
+    })
 }
 
 fn load(content: &str) -> Result<Value, (Option<usize>, String)> {
@@ -149,6 +183,20 @@ impl Ctx<'_, '_> {
             };
             let full = format!("{}{name}", unit.prefix);
             let command = format!("{} {}", self.base, text::sh_word(&full));
+            let mut params = params;
+            // `release:*`: each `*` is filled by the run layer from a parameter, in order.
+            let stars = full.matches('*').count();
+            for i in 0..stars {
+                let pname = if stars == 1 {
+                    "arg".to_string()
+                } else {
+                    format!("arg{}", i + 1)
+                };
+                params.insert(
+                    i,
+                    ParamDef::new(pname).with_description(format!("fills `*` in {full}")),
+                );
+            }
             let item = CommandItem::new(KIND, self.file.path, &full, command)
                 .opt_description(description)
                 .params(params);
@@ -416,8 +464,13 @@ fn yaml_key(line: &str) -> Option<&str> {
             return after.trim_start().starts_with(':').then_some(key);
         }
     }
-    let (key, _) = t.split_once(':')?;
-    let key = key.trim_end();
+    // A plain key ends at the first `:` followed by a space or the line end, so `db:migrate:`
+    // and `release:*:` are whole keys.
+    let end = t
+        .char_indices()
+        .find(|&(i, c)| c == ':' && t[i + 1..].chars().next().is_none_or(char::is_whitespace))
+        .map(|(i, _)| i)?;
+    let key = t[..end].trim_end();
     (!key.is_empty() && !key.starts_with(['-', '#', '{', '['])).then_some(key)
 }
 
@@ -427,6 +480,62 @@ mod tests {
     use crate::fs::MemFs;
     use crate::sources::common::MAX_INCLUDE_DEPTH;
     use crate::sources::testing::{labels, parse_in, parse_with};
+
+    #[test]
+    fn colon_names_get_lines_and_wildcards_take_a_parameter() {
+        let p = parse_with(
+            super::parse,
+            "/w/Taskfile.yml",
+            "version: '3'\ntasks:\n  db:migrate:\n    cmds: [x]\n  'quoted:name':\n    cmds: [x]\n  release:*:\n    desc: Release a part\n    cmds:\n      - echo {{index .MATCH 0}}\n",
+        );
+        let got: Vec<(&str, Option<u32>)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("db:migrate", Some(3)),
+                ("quoted:name", Some(5)),
+                ("release:*", Some(7))
+            ]
+        );
+        let release = &p.commands[2];
+        assert_eq!(release.params.len(), 1);
+        assert_eq!(release.params[0].name, "arg");
+        assert_eq!(release.command, "task 'release:*'");
+    }
+
+    #[test]
+    fn an_included_taskfile_is_listed_once_under_its_namespace() {
+        let fs = MemFs::new()
+            .file(
+                "/w/Taskfile.yml",
+                "version: '3'\nincludes:\n  docs: ./docs\ntasks:\n  build:\n    cmds: [x]\n",
+            )
+            .file(
+                "/w/docs/Taskfile.yml",
+                "version: '3'\ntasks:\n  serve:\n    cmds: [x]\n",
+            )
+            .file(
+                "/w/other/Taskfile.yml",
+                "version: '3'\ntasks:\n  own:\n    cmds: [x]\n",
+            );
+        assert_eq!(
+            labels(&parse_in(super::parse, &fs, "/w/Taskfile.yml")),
+            ["build", "docs:serve"]
+        );
+        assert!(
+            parse_in(super::parse, &fs, "/w/docs/Taskfile.yml")
+                .commands
+                .is_empty()
+        );
+        assert_eq!(
+            labels(&parse_in(super::parse, &fs, "/w/other/Taskfile.yml")),
+            ["own"]
+        );
+    }
 
     const PATH: &str = "/w/svc/Taskfile.yml";
 

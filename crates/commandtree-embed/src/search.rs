@@ -1,0 +1,220 @@
+//! Semantic search: cosine similarity between a query's embedding and every stored command
+//! embedding, as the seed spec's "Search Implementation" (scores 0–1, threshold 0.3 by
+//! default, best first).
+//!
+//! The stored vectors are loaded once into one contiguous, pre-normalised array, so a query is
+//! a single pass of dot products (100,000 commands: 150 MB of floats, a few milliseconds on two
+//! threads).
+
+use crate::kernels::{self, Isa};
+use crate::{DIM, Embedder, Error, Vector, from_blob};
+use rusqlite::Connection;
+
+/// The seed spec's permissive default: better to show an irrelevant result than hide a
+/// relevant one.
+pub const DEFAULT_THRESHOLD: f32 = 0.3;
+
+/// Below this many vectors one thread is faster than starting another.
+const PARALLEL_FROM: usize = 16_384;
+
+fn isa() -> Isa {
+    Isa::detected()
+}
+
+/// Stored embeddings of the commands a search may return.
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    ids: Vec<String>,
+    /// `ids.len() × DIM`, each row of unit length (or all zeros).
+    vectors: Vec<f32>,
+    /// Rows whose BLOB was not 1536 bytes (skipped).
+    pub invalid: usize,
+}
+
+/// One result: the command's position in the index, its id and its cosine similarity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: String,
+    pub score: f32,
+}
+
+impl Index {
+    /// Reads `command_id, embedding` of every row with an embedding whose command `keep`
+    /// accepts (the commands that exist now).
+    pub fn load(conn: &Connection, keep: &dyn Fn(&str) -> bool) -> rusqlite::Result<Index> {
+        let mut st =
+            conn.prepare("SELECT command_id, embedding FROM commands WHERE embedding IS NOT NULL")?;
+        let mut rows = st.query([])?;
+        let mut index = Index::default();
+        while let Some(r) = rows.next()? {
+            let Some(id) = r.get_ref(0)?.as_str_or_null()? else {
+                continue;
+            };
+            if !keep(id) {
+                continue;
+            }
+            match from_blob(r.get_ref(1)?.as_blob()?) {
+                Some(v) => index.push(id.to_string(), &v),
+                None => index.invalid += 1,
+            }
+        }
+        Ok(index)
+    }
+
+    pub fn push(&mut self, id: String, v: &Vector) {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let inv = if norm > 0.0 { 1.0 / norm } else { 0.0 };
+        self.ids.push(id);
+        self.vectors.extend(v.iter().map(|x| x * inv));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Cosine similarity of `query` with every vector; those at or above `threshold`, best
+    /// first, at most `limit`.
+    pub fn search(&self, query: &Vector, threshold: f32, limit: usize) -> Vec<Hit> {
+        let norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm == 0.0 || self.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let q: Vec<f32> = query.iter().map(|x| x / norm).collect();
+        let mut scores = vec![0f32; self.len()];
+        let threads = if self.len() >= PARALLEL_FROM {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(4)
+        } else {
+            1
+        };
+        let per = self.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let mut parts = self.vectors.chunks(per * DIM).zip(scores.chunks_mut(per));
+            let first = parts.next();
+            for (rows, out) in parts {
+                let q = &q;
+                s.spawn(move || kernels::dot_rows(isa(), q, rows, DIM, out));
+            }
+            if let Some((rows, out)) = first {
+                kernels::dot_rows(isa(), &q, rows, DIM, out);
+            }
+        });
+        let mut hits: Vec<(usize, f32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s >= threshold)
+            .map(|(i, s)| (i, s.clamp(-1.0, 1.0)))
+            .collect();
+        let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, by_score);
+            hits.truncate(limit);
+        }
+        hits.sort_by(by_score);
+        hits.into_iter()
+            .map(|(i, score)| Hit {
+                id: self.ids[i].clone(),
+                score,
+            })
+            .collect()
+    }
+
+    /// Embeds `query` and searches.
+    pub fn query(
+        &self,
+        embedder: &Embedder,
+        query: &str,
+        threshold: f32,
+        limit: usize,
+    ) -> Result<Vec<Hit>, Error> {
+        let v = embedder.embed_one(query)?;
+        Ok(self.search(&v, threshold, limit))
+    }
+}
+
+/// The search every front end runs: `query` against the stored embeddings of `commands` (the
+/// commands that exist now; rows of others are ignored). Returns indices into `commands` with
+/// their scores, best first.
+pub fn search_commands(
+    store: &commandtree_store::Store,
+    commands: &[commandtree_core::CommandItem],
+    embedder: &Embedder,
+    query: &str,
+    threshold: f32,
+    limit: usize,
+) -> Result<Vec<(usize, f32)>, Error> {
+    let by_id: std::collections::HashMap<&str, usize> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let index = store
+        .read(|c| Index::load(c, &|id| by_id.contains_key(id)))
+        .map_err(|e| Error(e.to_string()))?;
+    Ok(index
+        .query(embedder, query, threshold, limit)?
+        .into_iter()
+        .filter_map(|h| by_id.get(h.id.as_str()).map(|&i| (i, h.score)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(i: usize) -> Vector {
+        let mut v = [0f32; DIM];
+        v[i] = 1.0;
+        v
+    }
+
+    #[test]
+    fn ranks_by_cosine_filters_by_threshold_and_limits() {
+        let mut idx = Index::default();
+        idx.push("a".into(), &unit(0));
+        let mut b = unit(0);
+        b[1] = 1.0; // cos 0.707 with e0
+        idx.push("b".into(), &b);
+        idx.push("c".into(), &unit(1));
+        let mut d = [0f32; DIM];
+        d[0] = 2.0; // not normalised: cosine still 1
+        idx.push("d".into(), &d);
+        let hits = idx.search(&unit(0), 0.3, 10);
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["a", "d", "b"]);
+        assert!((hits[2].score - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);
+        assert_eq!(idx.search(&unit(0), 0.3, 1).len(), 1);
+        assert!(idx.search(&[0f32; DIM], 0.0, 10).is_empty());
+        assert_eq!(idx.search(&unit(1), 0.0, 10)[0].id, "c");
+    }
+
+    #[test]
+    fn large_indexes_scan_in_parallel_with_the_same_result() {
+        let mut idx = Index::default();
+        for i in 0..PARALLEL_FROM + 37 {
+            let mut v = [0f32; DIM];
+            v[i % DIM] = 1.0;
+            v[(i * 7) % DIM] += (i % 13) as f32 * 0.1;
+            idx.push(format!("c{i}"), &v);
+        }
+        let q = unit(5);
+        let hits = idx.search(&q, 0.3, usize::MAX);
+        let mut brute: Vec<(String, f32)> = (0..idx.len())
+            .map(|i| {
+                let row = &idx.vectors[i * DIM..(i + 1) * DIM];
+                (idx.ids[i].clone(), row[5])
+            })
+            .filter(|(_, s)| *s >= 0.3)
+            .collect();
+        brute.sort_by(|a, b| b.1.total_cmp(&a.1));
+        assert_eq!(hits.len(), brute.len());
+        for (h, b) in hits.iter().zip(&brute) {
+            assert!((h.score - b.1).abs() < 1e-6);
+        }
+    }
+}

@@ -1,0 +1,741 @@
+//! The MCP server: tools, resources and (empty for now) prompts over the engine facade. Every
+//! engine call blocks (discovery, SQLite, processes, HTTP to the LLM), so each runs on tokio's
+//! blocking pool; each call discovers afresh, so answers always match the files on disk.
+
+use crate::policy::Policy;
+use crate::schema::*;
+use crate::text;
+use commandtree_core::{CancelToken, CommandItem, NoProgress, ProgressEvent, sources};
+use commandtree_engine::runs::{self, CaptureOptions, RunRequest, Target};
+use commandtree_engine::{
+    Engine, Error, LoadOptions, Loaded, gate, search, summaries, tags as engine_tags,
+};
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::*;
+use rmcp::service::{ElicitationMode, RequestContext};
+use rmcp::{
+    ErrorData as McpError, Peer, RoleServer, ServerHandler, tool, tool_handler, tool_router,
+};
+use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Commands returned by `list_commands` unless `all` is set.
+const LIST_LIMIT: usize = 100;
+/// Bytes of output `run_command` returns: the end of it.
+pub const OUTPUT_LIMIT: usize = 16 * 1024;
+const DEFAULT_TIMEOUT: u64 = 600;
+const MAX_TIMEOUT: u64 = 3600;
+/// The scheme and authority of command resources.
+pub const COMMAND_URI: &str = "commandtree://command/";
+
+struct Inner {
+    engine: Engine,
+    allow_warned: bool,
+    policy: Policy,
+}
+
+/// The server for one workspace.
+#[derive(Clone)]
+pub struct CommandTreeServer {
+    inner: Arc<Inner>,
+    tool_router: ToolRouter<Self>,
+}
+
+type ToolResult = Result<CallToolResult, McpError>;
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, McpError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+/// A result with structured content and its short text form.
+fn structured<T: Serialize>(value: &T, text: String, is_error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(text)];
+    let mut r = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    r.structured_content = serde_json::to_value(value).ok();
+    r
+}
+
+fn failure(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.into())])
+}
+
+/// An engine error as a tool error the agent can act on: near matches and candidates by the
+/// names it can pass back.
+fn engine_failure(e: &Error) -> CallToolResult {
+    let mut msg = e.to_string();
+    let list = |cs: &[CommandItem]| {
+        cs.iter()
+            .map(|c| format!("\n  {}:{}  ({})", c.kind, c.label, c.id))
+            .collect::<String>()
+    };
+    match e {
+        Error::NotFound { suggestions, .. } if !suggestions.is_empty() => {
+            msg.push_str("\ndid you mean:");
+            msg.push_str(&list(suggestions));
+        }
+        Error::Ambiguous { candidates, .. } => msg.push_str(&list(candidates)),
+        _ => {}
+    }
+    failure(msg)
+}
+
+/// Runs `f` on the blocking pool and turns an engine error into a tool error.
+async fn tool_call(
+    f: impl FnOnce() -> Result<CallToolResult, Error> + Send + 'static,
+) -> ToolResult {
+    Ok(blocking(f).await?.unwrap_or_else(|e| engine_failure(&e)))
+}
+
+fn warning_texts(loaded: &Loaded) -> Vec<String> {
+    loaded.warnings().map(|w| w.to_string()).collect()
+}
+
+/// What stands between a selected command and its run.
+enum Gate {
+    Refused(String),
+    Confirm(String),
+    Clear,
+}
+
+#[tool_router]
+impl CommandTreeServer {
+    pub fn new(engine: Engine, allow_warned: bool, policy: Policy) -> Self {
+        CommandTreeServer {
+            inner: Arc::new(Inner {
+                engine,
+                allow_warned,
+                policy,
+            }),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    #[tool(
+        description = "List the runnable commands of this workspace (npm scripts, make targets, shell scripts, VS Code tasks and launch configurations, just, Taskfile, Cargo, Docker Compose, ...), optionally filtered by type, tag or text. Use these instead of guessing how to build, test or run the project.",
+        output_schema = schema_for_output::<ListOutput>(),
+        annotations(title = "List commands", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_commands(&self, Parameters(p): Parameters<ListInput>) -> ToolResult {
+        if let Some(k) = &p.kind
+            && !sources::TYPES.iter().any(|t| t.kind == k)
+        {
+            let known: Vec<&str> = sources::TYPES.iter().map(|t| t.kind).collect();
+            return Ok(failure(format!(
+                "unknown type `{k}`; known types: {}",
+                known.join(", ")
+            )));
+        }
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let engine = &inner.engine;
+            let loaded = engine.load(&LoadOptions {
+                types: p.kind.clone().into_iter().collect(),
+                create_db: false,
+            })?;
+            let mut warnings = warning_texts(&loaded);
+            let tags: Vec<String> = p.tag.clone().into_iter().collect();
+            let (mut commands, unknown) =
+                engine_tags::filter(engine.root(), loaded.commands, &tags, loaded.store.as_ref());
+            warnings.extend(unknown.iter().map(|w| w.to_string()));
+            if let Some(q) = p.query.as_deref().map(str::to_lowercase) {
+                commands.retain(|c| text::matches(c, &q));
+            }
+            let tree = engine.tree(&commands, None);
+            let mut ordered: Vec<CommandItem> = commandtree_core::tree::flatten(&tree)
+                .into_iter()
+                .map(|i| commands[i].clone())
+                .collect();
+            let total = ordered.len();
+            if !p.all {
+                ordered.truncate(LIST_LIMIT);
+            }
+            let text = text::command_table(&ordered, total);
+            Ok(structured(
+                &ListOutput {
+                    commands: ordered,
+                    total,
+                    warnings,
+                },
+                text,
+                false,
+            ))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Everything known about one command: its command line, folder, parameters, tags, summary, security warning, and the steps that run with it.",
+        output_schema = schema_for_output::<ShowOutput>(),
+        annotations(title = "Show a command", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn show_command(&self, Parameters(p): Parameters<IdInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let loaded = inner.engine.load(&LoadOptions::default())?;
+            let c = loaded.resolve(&p.id)?.clone();
+            let steps: Vec<String> = gate::steps(&loaded, &c)
+                .into_iter()
+                .map(|s| s.id.clone())
+                .collect();
+            let text = text::details(&c, &steps);
+            Ok(structured(&ShowOutput { command: c, steps }, text, false))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Find commands by meaning (e.g. \"reset the dev database\"), best first, with a similarity score. Uses local embeddings of the commands' summaries (made by `ct embed`); commands changed since are embedded again first.",
+        output_schema = schema_for_output::<SearchOutput>(),
+        annotations(title = "Search commands", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn search_commands(&self, Parameters(p): Parameters<SearchInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let engine = &inner.engine;
+            let mut loaded = engine.load(&LoadOptions::default())?;
+            if !search::has_embeddings(&loaded)? {
+                return Ok(failure(search::no_embeddings_message(
+                    loaded.commands.len(),
+                )));
+            }
+            let Some(embedder) = search::local_model(engine.root())? else {
+                return Ok(failure(
+                    "the embedding model is not on this machine; run `ct embed` once to fetch it",
+                ));
+            };
+            let threshold = p
+                .threshold
+                .unwrap_or(search::DEFAULT_THRESHOLD)
+                .clamp(0.0, 1.0);
+            let found = search::search(
+                &mut loaded,
+                &embedder,
+                &p.query,
+                threshold,
+                p.limit.unwrap_or(10).max(1),
+                &CancelToken::new(),
+                &NoProgress,
+            )?;
+            let results: Vec<SearchHit> = found
+                .hits
+                .into_iter()
+                .map(|(command, score)| SearchHit { command, score })
+                .collect();
+            let text = text::search_table(&results);
+            Ok(structured(&SearchOutput { results }, text, false))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Run a command of this workspace to completion, as `ct run --no-input` would: in its folder, no input, parameters from `params` (else their defaults), `args` appended the way its tool expects. Returns the exit code, the time taken and the end of its output. A command with a security warning runs only after the user confirms; rules in the user's config may forbid some commands.",
+        output_schema = schema_for_output::<RunOutput>(),
+        annotations(title = "Run a command", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true)
+    )]
+    async fn run_command(
+        &self,
+        Parameters(p): Parameters<RunInput>,
+        ctx: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let inner = self.inner.clone();
+        let values = p.params.clone().unwrap_or_default();
+        let extra = p.args.clone().unwrap_or_default();
+        let id = p.id.clone();
+        let prepared = blocking(move || -> Result<_, Error> {
+            let loaded = inner.engine.load(&LoadOptions::default())?;
+            let sel = runs::select(
+                &loaded,
+                RunRequest {
+                    target: Target::Query(id),
+                    values,
+                    extra,
+                    debug: false,
+                },
+            )?;
+            let gate = if let Some(why) = inner.policy.refusal(&sel.item) {
+                Gate::Refused(why)
+            } else {
+                let warned: Vec<String> = gate::concerns(&loaded, &sel.item)
+                    .into_iter()
+                    .filter(|c| c.needs_confirmation())
+                    .map(|c| {
+                        if c.id == sel.item.id {
+                            c.text
+                        } else {
+                            format!("`{}` {}", c.label, c.text)
+                        }
+                    })
+                    .collect();
+                if warned.is_empty() || inner.allow_warned {
+                    Gate::Clear
+                } else {
+                    Gate::Confirm(warned.join("; "))
+                }
+            };
+            Ok((loaded, sel, gate))
+        })
+        .await?;
+        let (loaded, sel, gate) = match prepared {
+            Ok(x) => x,
+            Err(e) => return Ok(engine_failure(&e)),
+        };
+        match gate {
+            Gate::Refused(why) => return Ok(failure(why)),
+            Gate::Clear => {}
+            Gate::Confirm(warning) => {
+                if let Some(refusal) = confirm(&ctx.peer, &sel.item, &warning).await {
+                    return Ok(failure(refusal));
+                }
+            }
+        }
+        let inner = self.inner.clone();
+        let timeout = Duration::from_secs(
+            p.timeout_sec
+                .unwrap_or(DEFAULT_TIMEOUT)
+                .clamp(1, MAX_TIMEOUT),
+        );
+        let cancel = CancelToken::new();
+        let stop = cancel.clone();
+        let ct = ctx.ct.clone();
+        let watch = tokio::spawn(async move {
+            ct.cancelled().await;
+            stop.cancel();
+        });
+        let result = tool_call(move || {
+            let mut loaded = loaded;
+            let ws = inner.engine.workspace();
+            let planned = runs::plan(ws, &sel, None)?;
+            let c = runs::run_captured(
+                ws,
+                &mut loaded.store,
+                &planned,
+                &CaptureOptions {
+                    timeout: Some(timeout),
+                    max_output: OUTPUT_LIMIT,
+                },
+                &cancel,
+            )?;
+            let out = RunOutput {
+                id: sel.item.id.clone(),
+                exit_code: c.code,
+                duration_ms: c.duration.as_millis() as u64,
+                output: c.output,
+                output_omitted_bytes: c.dropped_bytes,
+                timed_out: c.timed_out,
+                run_id: c.run_id,
+            };
+            let text = text::run_report(&sel.item, &out, timeout);
+            Ok(structured(&out, text, c.code != 0))
+        })
+        .await;
+        watch.abort();
+        result
+    }
+
+    #[tool(
+        description = "Add a tag to a command (add: true) or take it off (add: false). Tags are stored in the workspace database, shared with the VS Code extension, and filter list_commands.",
+        output_schema = schema_for_output::<TagOutput>(),
+        annotations(title = "Tag a command", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn tag_command(&self, Parameters(p): Parameters<TagInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let mut loaded = inner.engine.load(&LoadOptions {
+                types: Vec::new(),
+                create_db: true,
+            })?;
+            let out = if p.add {
+                let (c, added) = engine_tags::add(&mut loaded, &p.id, std::slice::from_ref(&p.tag))?;
+                TagOutput {
+                    id: c.id,
+                    tag: p.tag.clone(),
+                    tagged: true,
+                    changed: added.first().copied().unwrap_or(false),
+                    note: None,
+                }
+            } else {
+                let (id, _) = loaded.resolve_for_removal(&p.id)?;
+                let (_, removals) =
+                    engine_tags::remove(&mut loaded, &id, std::slice::from_ref(&p.tag))?;
+                let r = removals.into_iter().next();
+                TagOutput {
+                    id,
+                    tag: p.tag.clone(),
+                    tagged: false,
+                    changed: r.as_ref().is_some_and(|r| r.removed),
+                    note: r.and_then(|r| r.from_config).map(|f| {
+                        format!(
+                            "{} assigns this tag; it comes back at the next discovery unless removed there",
+                            f.display()
+                        )
+                    }),
+                }
+            };
+            let text = text::tag_report(&out);
+            Ok(structured(&out, text, false))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Add a command to Quick Launch (starred: true), at the end, or take it out (starred: false).",
+        output_schema = schema_for_output::<StarOutput>(),
+        annotations(title = "Star a command", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn star_command(&self, Parameters(p): Parameters<StarInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let mut loaded = inner.engine.load(&LoadOptions {
+                types: Vec::new(),
+                create_db: true,
+            })?;
+            let out = if p.starred {
+                let (c, added) = engine_tags::star(&mut loaded, &p.id)?;
+                StarOutput {
+                    id: c.id,
+                    starred: true,
+                    changed: added,
+                }
+            } else {
+                let (id, _) = loaded.resolve_for_removal(&p.id)?;
+                let (_, removed) = engine_tags::unstar(&mut loaded, &id)?;
+                StarOutput {
+                    id,
+                    starred: false,
+                    changed: removed,
+                }
+            };
+            let text = format!(
+                "{} {}{}",
+                out.id,
+                if out.starred {
+                    "is in Quick Launch"
+                } else {
+                    "is not in Quick Launch"
+                },
+                if out.changed { "" } else { " (unchanged)" }
+            );
+            Ok(structured(&out, text, false))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Ask the user's configured LLM for a plain-language summary and a security review of commands that are new or changed since their last summary (or of `ids`). Reports progress per command and stops when cancelled.",
+        output_schema = schema_for_output::<SummarizeOutput>(),
+        annotations(title = "Summarize commands", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    async fn summarize_commands(
+        &self,
+        Parameters(p): Parameters<SummarizeInput>,
+        ctx: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let inner = self.inner.clone();
+        let cancel = CancelToken::new();
+        let stop = cancel.clone();
+        let ct = ctx.ct.clone();
+        let watch = tokio::spawn(async move {
+            ct.cancelled().await;
+            stop.cancel();
+        });
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressEvent>();
+        let forward = ctx.meta.get_progress_token().map(|token| {
+            let peer = ctx.peer.clone();
+            tokio::spawn(async move {
+                while let Some(ev) = rx.recv().await {
+                    let mut n = ProgressNotificationParam::new(token.clone(), ev.done as f64);
+                    n.total = ev.total.map(|t| t as f64);
+                    n.message = ev.message.map(|m| format!("{}: {m}", ev.operation));
+                    let _ = peer.notify_progress(n).await;
+                }
+            })
+        });
+        let result = tool_call(move || {
+            let ws = inner.engine.workspace();
+            let provider = match summaries::detect(ws)? {
+                commandtree_llm::provider::Detection::Found(c) => *c,
+                commandtree_llm::provider::Detection::Disabled(by) => {
+                    return Ok(failure(format!(
+                        "AI features are switched off (provider = none, set in {by})"
+                    )));
+                }
+                commandtree_llm::provider::Detection::NotFound => {
+                    return Ok(failure(commandtree_llm::provider::HOW_TO_CONFIGURE));
+                }
+            };
+            let mut loaded = inner.engine.load(&LoadOptions {
+                types: Vec::new(),
+                create_db: true,
+            })?;
+            let ids = p.ids.clone().unwrap_or_default();
+            let plan = summaries::plan(&loaded, &ids, false)?;
+            let current = plan.current;
+            let progress = move |e: ProgressEvent| {
+                let _ = tx.send(e);
+            };
+            let (report, embed_problem) = if plan.pending.is_empty() {
+                (None, None)
+            } else {
+                let (r, e) = summaries::run(
+                    ws,
+                    &mut loaded,
+                    plan,
+                    provider,
+                    &cancel,
+                    &progress,
+                    &mut |_| {},
+                )?;
+                (Some(r), e)
+            };
+            let out = match report {
+                None => SummarizeOutput {
+                    summarized: Vec::new(),
+                    failed: Vec::new(),
+                    current,
+                    not_attempted: 0,
+                    stopped: None,
+                },
+                Some(r) => SummarizeOutput {
+                    summarized: r
+                        .done
+                        .iter()
+                        .map(|(s, a)| Summarized {
+                            id: s.item.id.clone(),
+                            label: s.item.label.clone(),
+                            summary: a.summary.clone(),
+                            security_warning: a.security_warning.clone(),
+                        })
+                        .collect(),
+                    failed: r
+                        .failed
+                        .iter()
+                        .map(|(s, e)| SummaryFailure {
+                            id: s.item.id.clone(),
+                            label: s.item.label.clone(),
+                            error: e.message.clone(),
+                        })
+                        .collect(),
+                    current,
+                    not_attempted: r.not_attempted(),
+                    stopped: r.stopped.clone().or(embed_problem),
+                },
+            };
+            let text = text::summarize_report(&out);
+            let failed = !out.failed.is_empty();
+            Ok(structured(&out, text, failed))
+        })
+        .await;
+        watch.abort();
+        if let Some(f) = forward {
+            // The sender went with the finished call, so the forwarder ends after sending
+            // what is left.
+            let _ = f.await;
+        }
+        result
+    }
+}
+
+/// Asks the user (through the client) to confirm running a warned command. `None`: confirmed.
+async fn confirm(peer: &Peer<RoleServer>, c: &CommandItem, warning: &str) -> Option<String> {
+    let refused = format!(
+        "`{}` has a security warning ({warning}); it was not run",
+        c.label
+    );
+    if !peer
+        .supported_elicitation_modes()
+        .contains(&ElicitationMode::Form)
+    {
+        return Some(format!(
+            "{refused}: this client cannot ask the user to confirm (no elicitation); the user can run it with `ct run`, or start the server with `ct mcp --allow-warned`"
+        ));
+    }
+    let question = format!(
+        "`{}` ({}) has a security warning: {warning}\nRun it anyway?",
+        c.label, c.kind
+    );
+    match peer.elicit::<Confirm>(question).await {
+        Ok(Some(Confirm { run: true })) => None,
+        Ok(_) => Some(format!("{refused}: the user did not confirm")),
+        Err(e) => Some(format!("{refused}: the user did not confirm ({e})")),
+    }
+}
+
+/// `commandtree://command/<id, percent-encoded>`.
+pub fn command_uri(id: &str) -> String {
+    let mut s = String::from(COMMAND_URI);
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// The id in a command URI.
+pub fn id_of_uri(uri: &str) -> Option<String> {
+    let enc = uri.strip_prefix(COMMAND_URI)?.as_bytes();
+    let mut out = Vec::with_capacity(enc.len());
+    let mut i = 0;
+    while i < enc.len() {
+        if enc[i] == b'%' {
+            let hex = std::str::from_utf8(enc.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(enc[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for CommandTreeServer {
+    fn get_info(&self) -> ServerConfig {
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .build();
+        let mut info = InitializeResult::new(caps).with_instructions(
+            "CommandTree knows every runnable command of this workspace: npm scripts, make targets, shell scripts, VS Code tasks and launch configurations, just, Taskfile, Cargo, Docker Compose and more. Call list_commands (or search_commands) to find how to build, test, lint or start the project instead of guessing, show_command for details, and run_command to run one. Commands are named by id, `type:label` (e.g. npm:test) or a unique label.",
+        );
+        info.server_info = Implementation::new("commandtree", env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        // The session-based revisions: this server keeps one stdio session and asks the
+        // client through server-to-client requests (elicitation).
+        Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let inner = self.inner.clone();
+        let loaded = blocking(move || inner.engine.load(&LoadOptions::default())).await?;
+        let loaded = loaded.map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let resources = loaded
+            .commands
+            .iter()
+            .map(|c| {
+                let mut r = Resource::new(command_uri(&c.id), format!("{}:{}", c.kind, c.label))
+                    .with_mime_type("text/markdown");
+                if let Some(d) = c.summary.as_ref().or(c.description.as_ref()) {
+                    r = r.with_description(d.clone());
+                }
+                r
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(format!("{COMMAND_URI}{{id}}"), "command")
+                .with_description(
+                    "A command's definition (the part of its file that defines it) and its summary; {id} is the command id, percent-encoded",
+                )
+                .with_mime_type("text/markdown"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = request.uri.clone();
+        let Some(id) = id_of_uri(&uri) else {
+            return Err(McpError::resource_not_found(
+                format!("{uri}: not a command resource ({COMMAND_URI}<id>)"),
+                None,
+            ));
+        };
+        let inner = self.inner.clone();
+        let found = blocking(move || -> Result<String, Error> {
+            let loaded = inner.engine.load(&LoadOptions::default())?;
+            let c = loaded.resolve(&id)?;
+            Ok(text::resource(c))
+        })
+        .await?;
+        match found {
+            Ok(md) => Ok(
+                ReadResourceResult::new(vec![ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type: Some("text/markdown".into()),
+                    text: md,
+                    meta: None,
+                }])
+                .into(),
+            ),
+            Err(e) => Err(McpError::resource_not_found(e.to_string(), None)),
+        }
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        Err(McpError::invalid_params(
+            format!(
+                "no prompt named `{}`; this workspace defines none",
+                request.name
+            ),
+            None,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_uris_round_trip_any_id() {
+        for id in [
+            "npm:/w/package.json:build",
+            "shell:/w/a b/ü%.sh:x?y#z",
+            "make:/w/Makefile:a/b",
+        ] {
+            let uri = command_uri(id);
+            assert!(
+                !uri[COMMAND_URI.len()..].contains(['/', ' ', '?', '#', ':']),
+                "{uri}"
+            );
+            assert_eq!(id_of_uri(&uri).as_deref(), Some(id));
+        }
+        assert_eq!(id_of_uri("commandtree://skill/x"), None);
+        assert_eq!(id_of_uri("commandtree://command/%zz"), None);
+    }
+}

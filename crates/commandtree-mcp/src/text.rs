@@ -1,0 +1,257 @@
+//! The short text forms of the tools' results (for clients and models that read `content`
+//! rather than `structuredContent`), and command resources.
+
+use crate::schema::{RunOutput, SearchHit, SummarizeOutput, TagOutput};
+use commandtree_core::CommandItem;
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Whether `c` mentions `q` (lowercase) in its label, id, command line, description or summary.
+pub fn matches(c: &CommandItem, q: &str) -> bool {
+    [
+        Some(&c.label),
+        Some(&c.id),
+        Some(&c.command),
+        c.description.as_ref(),
+        c.summary.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|s| s.to_lowercase().contains(q))
+}
+
+fn cut(s: &str, n: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        let mut t: String = one_line.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn name(c: &CommandItem) -> String {
+    format!("{}:{}", c.kind, c.label)
+}
+
+/// One line per command: `type:label`, what it does, a mark when it is warned.
+pub fn command_table(commands: &[CommandItem], total: usize) -> String {
+    if commands.is_empty() {
+        return "No commands match.".into();
+    }
+    let width = commands
+        .iter()
+        .map(|c| name(c).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    let mut s = String::new();
+    for c in commands {
+        let about = c
+            .summary
+            .as_deref()
+            .or(c.description.as_deref())
+            .unwrap_or(&c.command);
+        let warn = if c.security_warning.is_some() {
+            "  [security warning]"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "{:<width$}  {}{warn}", name(c), cut(about, 80));
+    }
+    if total > commands.len() {
+        let _ = writeln!(
+            s,
+            "… {} more; narrow with type, tag or query, or pass all: true",
+            total - commands.len()
+        );
+    }
+    s
+}
+
+pub fn details(c: &CommandItem, steps: &[String]) -> String {
+    let mut s = format!("{} ({})\nid: {}\n", c.label, c.kind, c.id);
+    let _ = writeln!(s, "command: {}", c.command);
+    let _ = writeln!(s, "folder: {}", c.cwd);
+    match c.line {
+        Some(l) => {
+            let _ = writeln!(s, "defined in: {}:{l}", c.file_path);
+        }
+        None => {
+            let _ = writeln!(s, "defined in: {}", c.file_path);
+        }
+    }
+    if let Some(d) = &c.description {
+        let _ = writeln!(s, "description: {d}");
+    }
+    if let Some(d) = &c.summary {
+        let _ = writeln!(s, "summary: {d}");
+    }
+    if let Some(w) = &c.security_warning {
+        let _ = writeln!(s, "security warning: {w}");
+    }
+    if !c.tags.is_empty() {
+        let _ = writeln!(s, "tags: {}", c.tags.join(", "));
+    }
+    for p in &c.params {
+        let _ = write!(s, "param {}", p.name);
+        if let Some(d) = &p.default {
+            let _ = write!(s, " (default: {d})");
+        }
+        if !p.options.is_empty() {
+            let _ = write!(s, " [{}]", p.options.join("|"));
+        }
+        if let Some(d) = &p.description {
+            let _ = write!(s, ": {d}");
+        }
+        s.push('\n');
+    }
+    for st in steps {
+        let _ = writeln!(s, "runs first: {st}");
+    }
+    s
+}
+
+pub fn search_table(hits: &[SearchHit]) -> String {
+    if hits.is_empty() {
+        return "No command is similar enough.".into();
+    }
+    let mut s = String::new();
+    for h in hits {
+        let c = &h.command;
+        let about = c.summary.as_deref().unwrap_or(&c.command);
+        let _ = writeln!(
+            s,
+            "{:>3.0}%  {}  {}",
+            h.score * 100.0,
+            name(c),
+            cut(about, 80)
+        );
+    }
+    s
+}
+
+fn duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+pub fn run_report(c: &CommandItem, r: &RunOutput, timeout: Duration) -> String {
+    let mut s = if r.timed_out {
+        format!(
+            "`{}` was stopped after the {} s timeout (exit {})\n",
+            c.label,
+            timeout.as_secs(),
+            r.exit_code
+        )
+    } else {
+        format!(
+            "`{}` exited with {} after {}\n",
+            c.label,
+            r.exit_code,
+            duration(r.duration_ms)
+        )
+    };
+    if r.output_omitted_bytes > 0 {
+        let _ = writeln!(
+            s,
+            "[the first {} bytes of output are left out; the last {} follow]",
+            r.output_omitted_bytes,
+            r.output.len()
+        );
+    }
+    if r.output.is_empty() {
+        s.push_str("(no output)\n");
+    } else {
+        s.push_str(&r.output);
+    }
+    s
+}
+
+pub fn tag_report(t: &TagOutput) -> String {
+    let mut s = format!(
+        "{} {} `{}`{}",
+        t.id,
+        if t.tagged {
+            "is tagged"
+        } else {
+            "is not tagged"
+        },
+        t.tag,
+        if t.changed { "" } else { " (unchanged)" }
+    );
+    if let Some(n) = &t.note {
+        let _ = write!(s, "\nnote: {n}");
+    }
+    s
+}
+
+pub fn summarize_report(o: &SummarizeOutput) -> String {
+    let mut s = String::new();
+    for d in &o.summarized {
+        let _ = writeln!(s, "{}: {}", d.label, d.summary);
+        if let Some(w) = &d.security_warning {
+            let _ = writeln!(s, "  security warning: {w}");
+        }
+    }
+    for f in &o.failed {
+        let _ = writeln!(s, "{}: failed: {}", f.label, f.error);
+    }
+    let _ = write!(
+        s,
+        "{} summarized, {} failed, {} not attempted, {} already current",
+        o.summarized.len(),
+        o.failed.len(),
+        o.not_attempted,
+        o.current
+    );
+    if let Some(why) = &o.stopped {
+        let _ = write!(s, "\nstopped: {why}");
+    }
+    s
+}
+
+/// A command resource: what is known about it, then the text that defines it.
+pub fn resource(c: &CommandItem) -> String {
+    let mut s = format!("# {} ({})\n\n", c.label, c.kind);
+    let _ = writeln!(s, "- id: `{}`", c.id);
+    let _ = writeln!(s, "- command: `{}`", c.command);
+    let _ = writeln!(s, "- folder: `{}`", c.cwd);
+    if let Some(d) = &c.description {
+        let _ = writeln!(s, "- description: {d}");
+    }
+    if let Some(d) = &c.summary {
+        let _ = writeln!(s, "- summary: {d}");
+    }
+    if let Some(w) = &c.security_warning {
+        let _ = writeln!(s, "- security warning: {w}");
+    }
+    let where_ = match c.line {
+        Some(l) => format!("{}:{l}", c.file_path),
+        None => c.file_path.clone(),
+    };
+    match commandtree_core::fs::read_file(std::path::Path::new(&c.file_path)) {
+        Ok(content) => {
+            let t = commandtree_core::excerpt::command_text(c, &content);
+            let fence = if t.text.contains("```") {
+                "~~~~"
+            } else {
+                "```"
+            };
+            let _ = write!(
+                s,
+                "\nDefinition ({where_}{}):\n\n{fence}\n{}\n{fence}\n",
+                if t.whole_file { ", whole file" } else { "" },
+                t.text.trim_end()
+            );
+        }
+        Err(e) => {
+            let _ = write!(s, "\nDefinition: {where_} cannot be read ({e})\n");
+        }
+    }
+    s
+}

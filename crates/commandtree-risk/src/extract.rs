@@ -1,0 +1,463 @@
+//! The shell code inside a command's own text, by type: a make rule's recipe, a just recipe's
+//! body, an npm script's value, a VS Code task's command and arguments, a workflow's `run:`
+//! steps. Each fragment keeps the line it starts on, so findings point into the given text.
+
+/// Shell code and the 1-based line (in the text given) where it starts.
+pub struct Fragment {
+    pub code: String,
+    pub line: u32,
+}
+
+/// What a type's text holds.
+pub enum Language {
+    Shell,
+    PowerShell,
+    Python,
+}
+
+pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
+    let shell = |f: Fragment| (Language::Shell, f);
+    match kind {
+        "shell" | "bash" | "sh" | "zsh" | "dash" | "ksh" => vec![shell(whole(text))],
+        "powershell" => vec![(Language::PowerShell, whole(text))],
+        "python" => vec![(Language::Python, whole(text))],
+        "make" => vec![shell(make(text))],
+        "just" => just(text).into_iter().map(shell).collect(),
+        "npm" | "composer" | "deno" | "vscode" | "launch" | "turbo" | "nx" => {
+            json(kind, text).into_iter().map(shell).collect()
+        }
+        "workflow" | "taskfile" | "docker" => yaml(text).into_iter().map(shell).collect(),
+        "mise" | "cargo" | "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
+        "markdown" => markdown(text).into_iter().map(shell).collect(),
+        "procfile" => vec![shell(procfile(text))],
+        // Unknown or other tools' files: the text as shell. Only command positions count, so
+        // prose and other languages rarely match.
+        _ => vec![shell(whole(text))],
+    }
+}
+
+fn whole(text: &str) -> Fragment {
+    Fragment {
+        code: text.to_string(),
+        line: 1,
+    }
+}
+
+/// Recipe lines with make's own syntax turned into the shell's: `$$` is `$`, `$(VAR)` and
+/// `${VAR}` are variables, `$(shell x)` runs `x`, the `@`/`-`/`+` prefixes go. Other lines
+/// become empty, so line numbers stay.
+fn make(text: &str) -> Fragment {
+    let mut out = String::new();
+    let mut in_recipe_continuation = false;
+    for line in text.lines() {
+        let recipe = line.starts_with('\t') || in_recipe_continuation;
+        if recipe {
+            let body = line.trim_start_matches('\t');
+            let body = if in_recipe_continuation {
+                body
+            } else {
+                body.trim_start_matches(['@', '-', '+', ' '])
+            };
+            out.push_str(&make_vars(body));
+            in_recipe_continuation = line.ends_with('\\');
+        } else {
+            in_recipe_continuation = false;
+        }
+        out.push('\n');
+    }
+    Fragment { code: out, line: 1 }
+}
+
+fn make_vars(s: &str) -> String {
+    let b: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == '$' && i + 1 < b.len() {
+            match b[i + 1] {
+                '$' => {
+                    out.push('$');
+                    i += 2;
+                    continue;
+                }
+                '(' | '{' => {
+                    let close = if b[i + 1] == '(' { ')' } else { '}' };
+                    let mut depth = 0;
+                    let mut j = i + 1;
+                    while j < b.len() {
+                        if b[j] == b[i + 1] {
+                            depth += 1;
+                        } else if b[j] == close {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        j += 1;
+                    }
+                    let inner: String = b[i + 2..j.min(b.len())].iter().collect();
+                    if let Some(cmd) = inner.strip_prefix("shell ") {
+                        out.push_str(&format!("$({})", make_vars(cmd)));
+                    } else if inner
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+                    {
+                        let name: String = inner
+                            .chars()
+                            .map(|c| if c == '.' || c == '-' { '_' } else { c })
+                            .collect();
+                        out.push_str(&format!("${{{name}}}"));
+                    } else {
+                        // A make function (`$(wildcard …)`, `$(patsubst …)`): a value.
+                        out.push_str("${MAKE_FUNCTION}");
+                    }
+                    i = j + 1;
+                    continue;
+                }
+                c if c.is_ascii_alphanumeric() || c == '@' || c == '<' || c == '^' => {
+                    out.push_str("${MAKE_AUTO}");
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The recipe body (indented lines), with `{{x}}` as variables; a recipe with a shebang line
+/// for another language is left out.
+fn just(text: &str) -> Vec<Fragment> {
+    let mut out = String::new();
+    let mut other_language = false;
+    let mut first_body = true;
+    for line in text.lines() {
+        let indented = line.starts_with(' ') || line.starts_with('\t');
+        if indented && !line.trim().is_empty() {
+            let body = line.trim_start();
+            if first_body {
+                first_body = false;
+                if let Some(sb) = body.strip_prefix("#!") {
+                    other_language = !["sh", "bash", "zsh", "dash", "ksh"]
+                        .iter()
+                        .any(|s| sb.split(['/', ' ']).any(|w| w == *s));
+                }
+            }
+            if !other_language {
+                let body = body.trim_start_matches(['@', '-']);
+                out.push_str(&just_vars(body));
+            }
+        }
+        out.push('\n');
+    }
+    vec![Fragment { code: out, line: 1 }]
+}
+
+fn just_vars(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(j) => {
+                let inner = after[..j].trim();
+                let name: String = inner
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                out.push_str(&format!("${{{name}}}"));
+                rest = &after[j + 2..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The line of `text` where `needle` (a value's first line, as written in the file) starts.
+fn line_of(text: &str, needle: &str) -> u32 {
+    let first: String = needle
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(40)
+        .collect();
+    if first.trim().is_empty() {
+        return 1;
+    }
+    // The file writes the value JSON- or YAML-escaped; try the raw form, then the JSON form.
+    let json = serde_json::to_string(&first).unwrap_or_default();
+    let json = json.trim_matches('"');
+    for n in [first.as_str(), json] {
+        if let Some(pos) = text.find(n) {
+            return text[..pos].matches('\n').count() as u32 + 1;
+        }
+    }
+    1
+}
+
+fn json(kind: &str, text: &str) -> Vec<Fragment> {
+    use serde_json::Value;
+    let value = commandtree_core::text::parse_jsonc(text)
+        // A task cut out of its array keeps the comma after it.
+        .or_else(|_| commandtree_core::text::parse_jsonc(text.trim().trim_end_matches(',')))
+        .or_else(|_| {
+            // The npm excerpt is `"name": "body"` lines: an object without its braces.
+            let body = text
+                .trim()
+                .trim_end_matches(',')
+                .replace("\"\n\"", "\",\n\"");
+            commandtree_core::text::parse_jsonc(&format!("{{{body}}}"))
+        })
+        .unwrap_or(Value::Null);
+    let mut codes: Vec<String> = Vec::new();
+    fn strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    match kind {
+        "vscode" | "launch" => {
+            // A task: its command with its arguments, per platform too.
+            fn task(v: &Value, out: &mut Vec<String>) {
+                let Some(o) = v.as_object() else { return };
+                let mut line = String::new();
+                if let Some(c) = o.get("command").and_then(Value::as_str) {
+                    line.push_str(c);
+                }
+                if let Some(args) = o.get("args").and_then(Value::as_array) {
+                    for a in args {
+                        let s = match a {
+                            Value::String(s) => s.clone(),
+                            Value::Object(q) => q
+                                .get("value")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            _ => continue,
+                        };
+                        line.push(' ');
+                        line.push_str(&s);
+                    }
+                }
+                if !line.trim().is_empty() {
+                    out.push(line);
+                }
+                for p in ["windows", "linux", "osx"] {
+                    if let Some(sub) = o.get(p) {
+                        task(sub, out);
+                    }
+                }
+            }
+            match &value {
+                Value::Object(o) if o.contains_key("tasks") => {
+                    for t in o["tasks"].as_array().into_iter().flatten() {
+                        task(t, &mut codes);
+                    }
+                }
+                v => task(v, &mut codes),
+            }
+        }
+        _ => strings(&value, &mut codes),
+    }
+    if value.is_null() {
+        return vec![whole(text)];
+    }
+    codes
+        .into_iter()
+        .map(|c| Fragment {
+            line: line_of(text, &c),
+            code: if matches!(kind, "vscode" | "launch") {
+                vscode_vars(&c)
+            } else {
+                c
+            },
+        })
+        .collect()
+}
+
+/// VS Code's `${…}` variables as the shell would see them after VS Code resolved them.
+fn vscode_vars(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(j) = after.find('}') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let inner = &after[..j];
+        let replaced = match inner {
+            "userHome" | "env:HOME" | "env:USERPROFILE" => "~".to_string(),
+            "workspaceFolder" | "workspaceRoot" | "fileDirname" | "cwd" => ".".to_string(),
+            v => match v.strip_prefix("env:") {
+                Some(name) => format!("${{{name}}}"),
+                None => "VSCODE_VALUE".to_string(),
+            },
+        };
+        out.push_str(&replaced);
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Keys whose values are shell code in workflow, Taskfile and Compose files.
+const CODE_KEYS: &[&str] = &[
+    "run",
+    "cmd",
+    "cmds",
+    "command",
+    "commands",
+    "entrypoint",
+    "script",
+    "shell",
+    "sh",
+    "exec",
+];
+
+fn yaml(text: &str) -> Vec<Fragment> {
+    use serde_json::Value;
+    // An excerpt is an indented piece of a larger file: take its common indentation off.
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let dedented: String = text
+        .lines()
+        .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let Ok(value) = commandtree_core::text::parse_yaml(&dedented) else {
+        return vec![whole(text)];
+    };
+    let mut codes = Vec::new();
+    fn walk(v: &Value, code: bool, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if code => out.push(s.clone()),
+            Value::Array(a) => {
+                if code && a.iter().all(Value::is_string) && !a.is_empty() {
+                    // Compose's exec form `["sh", "-c", "…"]`, or a list of commands (Taskfile).
+                    let items: Vec<&str> = a.iter().filter_map(Value::as_str).collect();
+                    if items.len() > 1
+                        && matches!(items[0], "sh" | "bash" | "/bin/sh" | "/bin/bash")
+                    {
+                        out.push(
+                            items
+                                .iter()
+                                .map(|s| commandtree_core::text::sh_word(s))
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        );
+                        return;
+                    }
+                }
+                a.iter().for_each(|x| walk(x, code, out))
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    walk(x, code || CODE_KEYS.contains(&k.as_str()), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(&value, false, &mut codes);
+    codes
+        .into_iter()
+        .map(|c| Fragment {
+            line: line_of(text, &c),
+            code: c,
+        })
+        .collect()
+}
+
+fn toml_strings(text: &str) -> Vec<Fragment> {
+    let Ok(t) = commandtree_core::text::parse_toml(text) else {
+        return vec![whole(text)];
+    };
+    let mut codes = Vec::new();
+    fn walk(v: &toml::Value, code: bool, out: &mut Vec<String>) {
+        match v {
+            toml::Value::String(s) if code => out.push(s.clone()),
+            toml::Value::Array(a) => a.iter().for_each(|x| walk(x, code, out)),
+            toml::Value::Table(t) => {
+                for (k, x) in t {
+                    walk(x, code || CODE_KEYS.contains(&k.as_str()), out)
+                }
+            }
+            _ => {}
+        }
+    }
+    for (k, v) in &t {
+        // Cargo aliases and mise's short form are strings at the top of the excerpt.
+        walk(v, CODE_KEYS.contains(&k.as_str()) || v.is_str(), &mut codes);
+    }
+    codes
+        .into_iter()
+        .map(|c| Fragment {
+            line: line_of(text, &c),
+            code: c,
+        })
+        .collect()
+}
+
+/// Fenced code blocks meant for a shell (`sh`, `bash`, `console`, no language).
+fn markdown(text: &str) -> Vec<Fragment> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, u32)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            match current.take() {
+                Some((code, start)) => out.push(Fragment { code, line: start }),
+                None => {
+                    let lang = t.trim_start_matches(['`', '~']).trim().to_ascii_lowercase();
+                    let lang = lang.split([' ', '{', ',']).next().unwrap_or("");
+                    if matches!(
+                        lang,
+                        "" | "sh" | "bash" | "shell" | "zsh" | "console" | "shellsession"
+                    ) {
+                        current = Some((String::new(), i as u32 + 2));
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some((code, _)) = current.as_mut() {
+            // A console transcript's prompt is not part of the command.
+            let l = line.strip_prefix("$ ").unwrap_or(line);
+            code.push_str(l);
+            code.push('\n');
+        }
+    }
+    out
+}
+
+fn procfile(text: &str) -> Fragment {
+    let code = text
+        .lines()
+        .map(|l| match l.split_once(':') {
+            Some((name, cmd)) if !name.contains(' ') && !l.trim_start().starts_with('#') => cmd,
+            _ => "",
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Fragment { code, line: 1 }
+}

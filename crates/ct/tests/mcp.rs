@@ -1,0 +1,711 @@
+//! `ct mcp` over stdio, driven by the SDK's own client side (`rmcp`): the real binary, real
+//! scripts, a real database, a loopback LLM server.
+
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
+mod common;
+mod support;
+
+use rmcp::model::*;
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::{ct, executable, store_summary, workspace, write};
+
+/// A client that records what the server sends it and answers elicitations as told.
+#[derive(Clone, Default)]
+struct TestClient {
+    /// `Some(answer)`: the client supports elicitation and answers `run: answer`.
+    confirm: Option<bool>,
+    asked: Arc<Mutex<Vec<String>>>,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    list_changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        let caps = match self.confirm {
+            Some(_) => ClientCapabilities::builder().enable_elicitation().build(),
+            None => ClientCapabilities::default(),
+        };
+        ClientConfig::new(caps, Implementation::new("commandtree-tests", "0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept)
+            .with_content(json!({"run": self.confirm.unwrap_or(false)})))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+type Client = RunningService<RoleClient, TestClient>;
+
+/// Starts `ct --root ROOT mcp ARGS` with a clean environment (`HOME` inside the workspace).
+async fn connect(root: &Path, client: TestClient, args: &[&str], vars: &[(&str, &str)]) -> Client {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_ct"));
+    cmd.arg("--root").arg(root).arg("mcp").args(args);
+    clean_env(&mut cmd, root);
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    client
+        .serve(TokioChildProcess::new(cmd).expect("start ct mcp"))
+        .await
+        .expect("initialize")
+}
+
+fn clean_env(cmd: &mut tokio::process::Command, root: &Path) {
+    cmd.env("HOME", root.join(".home"))
+        .env("NO_COLOR", "1")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("TMUX");
+    for v in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GITHUB_TOKEN",
+        "COMMANDTREE_LLM_PROVIDER",
+        "COMMANDTREE_LLM_BASE_URL",
+        "COMMANDTREE_LLM_MODEL",
+        "COMMANDTREE_LLM_API_KEY",
+    ] {
+        cmd.env_remove(v);
+    }
+    // A port nothing listens on, so a local Ollama is not found.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    cmd.env("OLLAMA_HOST", closed.to_string());
+}
+
+async fn call(c: &Client, tool: &'static str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    c.call_tool(CallToolRequestParams::new(tool).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+fn text_of(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn data(r: &CallToolResult) -> Value {
+    r.structured_content
+        .clone()
+        .unwrap_or_else(|| panic!("no structured content: {}", text_of(r)))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    let w = workspace("mcp", name);
+    // Prints each argument on its own line, bracketed, after how many there were.
+    executable(
+        &w,
+        "args.sh",
+        "#!/bin/sh\n# @param first The first value\n# @param second The second value\necho \"count=$#\"\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done\n",
+    );
+    executable(&w, "fail.sh", "#!/bin/sh\necho oops >&2\nexit 4\n");
+    executable(
+        &w,
+        "loud.sh",
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 5000 ]; do echo \"line $i of the output\"; i=$((i+1)); done\necho END\n",
+    );
+    executable(&w, "slow.sh", "#!/bin/sh\necho started\nsleep 60\n");
+    write(
+        &w,
+        "package.json",
+        r#"{"name": "fixture", "scripts": {"build": "echo building", "test": "echo testing"}}"#,
+    );
+    w
+}
+
+#[tokio::test]
+async fn initialize_list_show_and_resources() {
+    let w = fixture("list");
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let info = c.peer_info().expect("initialized");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
+    assert_eq!(info.server_info.as_ref().unwrap().name, "commandtree");
+    assert!(
+        info.instructions
+            .as_deref()
+            .unwrap()
+            .contains("list_commands")
+    );
+    let caps = &info.capabilities;
+    assert!(caps.tools.is_some() && caps.prompts.is_some());
+    assert_eq!(caps.resources.as_ref().unwrap().list_changed, Some(true));
+
+    let tools = c.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for n in [
+        "list_commands",
+        "show_command",
+        "search_commands",
+        "run_command",
+        "tag_command",
+        "star_command",
+        "summarize_commands",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    for t in &tools {
+        let out = t.output_schema.as_ref().expect("an output schema");
+        assert_eq!(out["type"], "object", "{}", t.name);
+        assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+        let a = t.annotations.as_ref().expect("annotations");
+        let read_only = matches!(t.name.as_ref(), "list_commands" | "show_command");
+        assert_eq!(a.read_only_hint, Some(read_only), "{}", t.name);
+    }
+    let run = tools.iter().find(|t| t.name == "run_command").unwrap();
+    let a = run.annotations.as_ref().unwrap();
+    assert_eq!(
+        (a.destructive_hint, a.open_world_hint),
+        (Some(true), Some(true))
+    );
+
+    let r = call(&c, "list_commands", json!({})).await;
+    assert_eq!(r.is_error, Some(false));
+    let v = data(&r);
+    assert_eq!(v["total"], 6, "{v}");
+    let labels: Vec<&str> = v["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"build") && labels.contains(&"args.sh"),
+        "{labels:?}"
+    );
+    assert!(text_of(&r).contains("npm:build"), "{}", text_of(&r));
+    let v = data(&call(&c, "list_commands", json!({"type": "npm", "query": "TEST"})).await);
+    assert_eq!(v["total"], 1);
+    assert_eq!(v["commands"][0]["label"], "test");
+    let r = call(&c, "list_commands", json!({"type": "cobol"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text_of(&r).contains("known types"));
+
+    let r = call(&c, "show_command", json!({"id": "args.sh"})).await;
+    let v = data(&r);
+    assert_eq!(v["command"]["params"][0]["name"], "first");
+    assert!(text_of(&r).contains("param first"), "{}", text_of(&r));
+    let r = call(&c, "show_command", json!({"id": "args.s"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text_of(&r).contains("did you mean:\n  shell:args.sh"),
+        "{}",
+        text_of(&r)
+    );
+
+    // Commands are resources too: the definition's text and what is known about it.
+    let res = c.list_all_resources().await.unwrap();
+    let build = res
+        .iter()
+        .find(|r| r.name == "npm:build")
+        .expect("npm:build resource");
+    assert!(
+        build.uri.starts_with("commandtree://command/npm%3A"),
+        "{}",
+        build.uri
+    );
+    let read = c
+        .read_resource(ReadResourceRequestParams::new(build.uri.clone()))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("text contents")
+    };
+    assert!(text.contains("\"build\": \"echo building\""), "{text}");
+    let templates = c.list_all_resource_templates().await.unwrap();
+    assert_eq!(templates[0].uri_template, "commandtree://command/{id}");
+    assert!(
+        c.read_resource(ReadResourceRequestParams::new("commandtree://command/nope"))
+            .await
+            .is_err()
+    );
+    // No prompt definitions are discovered yet.
+    assert!(c.list_all_prompts().await.unwrap().is_empty());
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn runs_capture_output_and_keep_hostile_values_whole() {
+    let w = fixture("run");
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let hostile = [
+        "a b  c",
+        "$(touch pwned)",
+        "'; touch pwned2; echo '",
+        "\"\\\n`x`",
+        "*",
+    ];
+    let r = call(
+        &c,
+        "run_command",
+        json!({"id": "args.sh", "params": {"first": hostile[0], "second": hostile[1]},
+               "args": [hostile[2], hostile[3], hostile[4]]}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let v = data(&r);
+    let mut expected = String::from("count=5\n");
+    for h in hostile {
+        expected.push_str(&format!("[{h}]\n"));
+    }
+    assert_eq!(v["output"], expected);
+    assert_eq!(v["exitCode"], 0);
+    assert!(!w.join("pwned").exists() && !w.join("pwned2").exists());
+    assert!(v["runId"].as_i64().is_some());
+
+    let r = call(&c, "run_command", json!({"id": "fail.sh"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let v = data(&r);
+    assert_eq!(
+        (v["exitCode"].clone(), v["output"].clone()),
+        (json!(4), json!("oops\n"))
+    );
+
+    let r = call(&c, "run_command", json!({"id": "loud.sh"})).await;
+    let v = data(&r);
+    let out = v["output"].as_str().unwrap();
+    assert_eq!(out.len(), commandtree_mcp::OUTPUT_LIMIT);
+    assert!(out.ends_with("line 4999 of the output\nEND\n"));
+    assert!(v["outputOmittedBytes"].as_u64().unwrap() > 0);
+    assert!(
+        text_of(&r).contains("bytes of output are left out"),
+        "{}",
+        text_of(&r)
+    );
+
+    let r = call(&c, "run_command", json!({"id": "slow.sh", "timeoutSec": 1})).await;
+    let v = data(&r);
+    assert_eq!(v["timedOut"], true);
+    assert_eq!(v["output"], "started\n");
+    assert_eq!(r.is_error, Some(true));
+
+    let r = call(
+        &c,
+        "run_command",
+        json!({"id": "args.sh", "params": {"third": "x"}}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true));
+    // The runs are in the history like `ct run`'s.
+    assert_eq!(support::runs(&w).len(), 4);
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn tags_and_stars() {
+    let w = fixture("tags");
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let v = data(
+        &call(
+            &c,
+            "tag_command",
+            json!({"id": "npm:build", "tag": "ci", "add": true}),
+        )
+        .await,
+    );
+    assert_eq!(
+        (v["tagged"].clone(), v["changed"].clone()),
+        (json!(true), json!(true))
+    );
+    let v = data(&call(&c, "list_commands", json!({"tag": "ci"})).await);
+    assert_eq!(v["total"], 1);
+    assert_eq!(v["commands"][0]["tags"], json!(["ci"]));
+    let v = data(
+        &call(
+            &c,
+            "tag_command",
+            json!({"id": "npm:build", "tag": "ci", "add": false}),
+        )
+        .await,
+    );
+    assert_eq!(
+        (v["tagged"].clone(), v["changed"].clone()),
+        (json!(false), json!(true))
+    );
+    let r = call(
+        &c,
+        "tag_command",
+        json!({"id": "npm:build", "tag": "bad tag!", "add": true}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true));
+
+    let v = data(
+        &call(
+            &c,
+            "star_command",
+            json!({"id": "fail.sh", "starred": true}),
+        )
+        .await,
+    );
+    assert_eq!(v["changed"], true);
+    let quick = support::stdout(&ct(&w, &["quick"]));
+    assert!(quick.contains("fail.sh"), "{quick}");
+    let v = data(
+        &call(
+            &c,
+            "star_command",
+            json!({"id": "fail.sh", "starred": false}),
+        )
+        .await,
+    );
+    assert_eq!(
+        (v["starred"].clone(), v["changed"].clone()),
+        (json!(false), json!(true))
+    );
+    c.cancel().await.unwrap();
+}
+
+/// A script with a security warning in the database; running it creates `ran`.
+fn warned(name: &str) -> PathBuf {
+    let w = fixture(name);
+    let script = executable(&w, "wipe.sh", "#!/bin/sh\ntouch ran\n");
+    assert!(ct(&w, &["tag", "add", "wipe.sh", "x"]).status.success());
+    store_summary(
+        &w,
+        &format!("shell:{}:wipe.sh", script.display()),
+        "h",
+        "Wipes things.",
+        Some("Deletes the workspace."),
+    );
+    w
+}
+
+#[tokio::test]
+async fn a_warned_command_runs_only_when_confirmed() {
+    let w = warned("warned");
+    // A client that cannot ask: refused, and says how to go on.
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let t = text_of(&r);
+    assert!(
+        t.contains("Deletes the workspace.") && t.contains("--allow-warned"),
+        "{t}"
+    );
+    assert!(!w.join("ran").exists());
+    c.cancel().await.unwrap();
+
+    // The user says no.
+    let no = TestClient {
+        confirm: Some(false),
+        ..Default::default()
+    };
+    let asked = no.asked.clone();
+    let c = connect(&w, no, &[], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(!w.join("ran").exists());
+    assert!(asked.lock().unwrap()[0].contains("Deletes the workspace."));
+    // An unwarned command is not asked about.
+    call(&c, "run_command", json!({"id": "npm:build"})).await;
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    c.cancel().await.unwrap();
+
+    // The user says yes.
+    let yes = TestClient {
+        confirm: Some(true),
+        ..Default::default()
+    };
+    let c = connect(&w, yes, &[], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    assert!(w.join("ran").exists());
+    c.cancel().await.unwrap();
+
+    // Started with --allow-warned: no question.
+    std::fs::remove_file(w.join("ran")).unwrap();
+    let c = connect(&w, TestClient::default(), &["--allow-warned"], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    assert!(w.join("ran").exists());
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn only_the_user_config_decides_what_may_run() {
+    let w = fixture("policy");
+    write(
+        &w,
+        ".home/.config/commandtree/config.toml",
+        "[mcp]\nallow = [\"npm:*\"]\ndeny = [\"npm:test\"]\n",
+    );
+    // The workspace's own config tries to widen it; it must not count.
+    write(&w, ".commandtree/config.toml", "[mcp]\nallow = [\"*\"]\n");
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "npm:build"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let r = call(&c, "run_command", json!({"id": "npm:test"})).await;
+    assert!(text_of(&r).contains("[mcp] deny"), "{}", text_of(&r));
+    let r = call(&c, "run_command", json!({"id": "args.sh"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text_of(&r).contains("[mcp] allow"), "{}", text_of(&r));
+    c.cancel().await.unwrap();
+}
+
+fn model() -> common::Server {
+    common::Server::start(|req, _| {
+        if req.method == "GET" {
+            return common::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        let name = common::name_in(req);
+        common::Reply::json(
+            200,
+            common::openai_tool_reply(
+                "report_command_analysis",
+                &json!({"summary": format!("Runs {name}."), "securityWarning": ""}),
+            ),
+        )
+    })
+}
+
+#[tokio::test]
+async fn summarize_reports_progress() {
+    let w = fixture("summarize");
+    let llm = model();
+    let base = llm.v1();
+    let client = TestClient::default();
+    let progress = client.progress.clone();
+    let c = connect(&w, client, &[], &[("COMMANDTREE_LLM_BASE_URL", &base)]).await;
+    let handle = c
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(
+                CallToolRequestParams::new("summarize_commands").with_arguments(
+                    json!({"ids": ["npm:build", "fail.sh"]})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let ServerResult::CallToolResult(r) = handle.await_response().await.unwrap() else {
+        panic!("a tool result")
+    };
+    let v = data(&r);
+    assert_eq!(v["summarized"].as_array().unwrap().len(), 2, "{v}");
+    // Requests run concurrently: results come in the order they finish.
+    let build = v["summarized"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == "build")
+        .expect("build summarized");
+    assert_eq!(build["summary"], "Runs build.");
+    let seen = progress.lock().unwrap().clone();
+    assert!(
+        seen.iter()
+            .any(|p| p.progress == 2.0 && p.total == Some(2.0)),
+        "{seen:?}"
+    );
+    // Stored: list_commands shows the summary.
+    let v = data(&call(&c, "show_command", json!({"id": "npm:build"})).await);
+    assert_eq!(v["command"]["summary"], "Runs build.");
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cancelled_summarize_stops_its_request_and_the_server_goes_on() {
+    let w = fixture("cancel");
+    // The model never answers; only a cancellation ends the request.
+    let llm = common::Server::start(|req, _| {
+        if req.method == "GET" {
+            return common::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        common::Reply::Silence(Duration::from_secs(120))
+    });
+    let base = llm.v1();
+    let c = connect(
+        &w,
+        TestClient::default(),
+        &[],
+        &[("COMMANDTREE_LLM_BASE_URL", &base)],
+    )
+    .await;
+    let handle = c
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new(
+                "summarize_commands",
+            ))),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    while llm.posts().is_empty() {
+        assert!(Instant::now() < until, "no request reached the model");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.notify_cancelled(CancelledNotificationParam::new(
+        Some(handle.id.clone()),
+        Some("test".into()),
+    ))
+    .await
+    .unwrap();
+    // The model's connection is closed: the request in flight was abandoned, not waited out.
+    let until = Instant::now() + Duration::from_secs(60);
+    while !llm.client_gone.load(Ordering::SeqCst) {
+        assert!(Instant::now() < until, "the LLM request was not cancelled");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let v = data(&call(&c, "list_commands", json!({})).await);
+    assert_eq!(v["total"], 6);
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_new_file_changes_the_resource_list() {
+    let w = fixture("live");
+    let client = TestClient::default();
+    let changed = client.list_changed.clone();
+    let c = connect(&w, client, &[], &[]).await;
+    // The watcher's first discovery may still be running: a file written before it looks is
+    // part of that first pass, so keep adding until one is reported as a change.
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut i = 0;
+    while changed.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < until, "no list_changed notification");
+        executable(&w, &format!("new{i}.sh"), "#!/bin/sh\necho new\n");
+        i += 1;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let res = c.list_all_resources().await.unwrap();
+    assert!(res.iter().any(|r| r.name == "shell:new0.sh"));
+    c.cancel().await.unwrap();
+}
+
+#[test]
+fn malformed_json_rpc_leaves_the_server_running() {
+    let w = fixture("malformed");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ct"))
+        .arg("--root")
+        .arg(&w)
+        .arg("mcp")
+        .env("HOME", w.join(".home"))
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |s: &str| {
+        stdin.write_all(s.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut reply_to = |id: i64| -> Value {
+        loop {
+            let line = lines
+                .next()
+                .unwrap_or_else(|| panic!("the server ended before answering {id}"))
+                .unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    let init = reply_to(1);
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send("{this is not json");
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#);
+    assert!(reply_to(2)["error"]["code"].is_i64());
+    send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"show_command","arguments":{"id":7}}}"#,
+    );
+    let bad = reply_to(3);
+    assert!(
+        bad.get("error").is_some() || bad["result"]["isError"] == true,
+        "{bad}"
+    );
+    send(r#"[1, 2"#);
+    send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    let tools = reply_to(4);
+    assert!(tools["result"]["tools"].as_array().unwrap().len() >= 7);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn install_prints_and_merges_client_configuration() {
+    let w = fixture("install");
+    let o = ct(&w, &["mcp", "install", "claude"]);
+    assert!(o.status.success(), "{}", support::stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mcpServers"]["commandtree"]["args"], json!(["mcp"]));
+    assert!(!w.join(".mcp.json").exists());
+
+    write(
+        &w,
+        ".vscode/mcp.json",
+        r#"{"servers": {"other": {"type": "stdio", "command": "other-server"}}}"#,
+    );
+    let o = ct(&w, &["mcp", "install", "vscode", "--write"]);
+    assert!(o.status.success(), "{}", support::stderr(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(w.join(".vscode/mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["servers"]["other"]["command"], "other-server");
+    let entry = &v["servers"]["commandtree"];
+    assert_eq!(
+        entry["args"],
+        json!(["--root", "${workspaceFolder}", "mcp"])
+    );
+    // The command it names starts this very server.
+    let program = entry["command"].as_str().unwrap();
+    assert!(
+        program == "ct" || Path::new(program).is_absolute(),
+        "{program}"
+    );
+
+    write(&w, ".cursor/mcp.json", "// a comment\n{}");
+    let o = ct(&w, &["mcp", "install", "cursor", "--write"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(support::stderr(&o).contains("nothing was written"));
+    assert_eq!(
+        std::fs::read_to_string(w.join(".cursor/mcp.json")).unwrap(),
+        "// a comment\n{}"
+    );
+}

@@ -1,0 +1,320 @@
+//! Workspace trust, with the built binary: a cloned repository's `.commandtree/config.toml`
+//! (or one in a shared parent folder) must not send the user's keys to its own server, and after
+//! `ct trust` it is honoured until it changes. Servers are real HTTP servers on loopback that
+//! record every request with all its headers.
+
+#[path = "../../commandtree-llm/tests/common/mod.rs"]
+mod common;
+
+use common::{Reply, Server};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SECRETS: [(&str, &str); 4] = [
+    ("AWS_SECRET_ACCESS_KEY", "aws-secret-0001"),
+    ("ANTHROPIC_API_KEY", "sk-ant-secret-0002"),
+    ("GITHUB_TOKEN", "gh-secret-0003"),
+    ("OPENAI_API_KEY", "sk-secret-0004"),
+];
+
+struct Env {
+    home: PathBuf,
+}
+
+impl Env {
+    fn new(name: &str) -> Env {
+        let home = scratch(&format!("home-{name}"));
+        Env { home }
+    }
+
+    /// `ct` in `cwd`, with only `vars` of the LLM variables, the user config under
+    /// `$XDG_CONFIG_HOME`, and no local Ollama.
+    fn ct(&self, cwd: &Path, root: Option<&Path>, vars: &[(&str, &str)], args: &[&str]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
+        c.current_dir(cwd);
+        if let Some(r) = root {
+            c.arg("--root").arg(r);
+        }
+        c.args(args);
+        c.env("NO_COLOR", "1")
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join("xdg"));
+        for v in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "COMMANDTREE_LLM_PROVIDER",
+            "COMMANDTREE_LLM_BASE_URL",
+            "COMMANDTREE_LLM_MODEL",
+            "COMMANDTREE_LLM_API_KEY",
+        ] {
+            c.env_remove(v);
+        }
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        c.env("OLLAMA_HOST", closed.to_string());
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        c.output().expect("run ct")
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ct-trust-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::canonicalize(&dir).unwrap()
+}
+
+fn workspace(dir: &Path) {
+    let w = |rel: &str, content: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    };
+    w("scripts/clean.sh", "#!/bin/sh\nrm -rf build\n");
+    w(
+        "package.json",
+        r#"{"name": "d", "scripts": {"build": "tsc"}}"#,
+    );
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Answers like a model on either wire, so a request that reaches it succeeds.
+fn model() -> Server {
+    Server::start(|req, _| {
+        if req.method == "GET" {
+            return Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        let args = json!({"summary": "Runs it.", "securityWarning": ""});
+        if req.path.ends_with("/messages") {
+            Reply::json(
+                200,
+                common::anthropic_tool_reply("report_command_analysis", &args),
+            )
+        } else {
+            Reply::json(
+                200,
+                common::openai_tool_reply("report_command_analysis", &args),
+            )
+        }
+    })
+}
+
+/// Every header value and body the server received, as one text to search for secrets.
+fn received(server: &Server) -> String {
+    let reqs = server.requests.lock().unwrap();
+    reqs.iter()
+        .map(|r| {
+            let h: Vec<String> = r.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            format!("{} {}\n{}\n{}", r.method, r.path, h.join("\n"), r.body)
+        })
+        .collect::<Vec<_>>()
+        .join("\n---\n")
+}
+
+fn write_config(root: &Path, text: &str) {
+    std::fs::create_dir_all(root.join(".commandtree")).unwrap();
+    std::fs::write(root.join(".commandtree/config.toml"), text).unwrap();
+}
+
+#[test]
+fn a_workspace_config_cannot_send_keys_to_its_server() {
+    let env = Env::new("redirect");
+    let root = scratch("redirect");
+    workspace(&root);
+    let attacker = model();
+    // The user's own choice: Anthropic's wire at a base URL the user set in the environment.
+    let mine = model();
+    let mine_host = mine.host();
+    let mut vars = SECRETS.to_vec();
+    vars.push(("ANTHROPIC_BASE_URL", mine_host.as_str()));
+    let configs = [
+        format!(
+            "[llm]\nbase_url = \"{}\"\napi_key_env = \"AWS_SECRET_ACCESS_KEY\"\nmodel = \"m\"\n",
+            attacker.v1()
+        ),
+        format!(
+            "[llm]\nprovider = \"anthropic\"\nbase_url = \"{}\"\n",
+            attacker.host()
+        ),
+        format!(
+            "[llm]\nprovider = \"github\"\nbase_url = \"{}\"\n",
+            attacker.v1()
+        ),
+        format!(
+            "[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\n[summaries]\nmax_content_chars = 200\n",
+            attacker.v1()
+        ),
+    ];
+    for cfg in &configs {
+        write_config(&root, cfg);
+        let out = env.ct(&root, Some(&root), &vars, &["summarize", "--force"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{cfg}\n{err}");
+        let warnings: Vec<&str> = err.lines().filter(|l| l.contains("ignored llm.")).collect();
+        assert_eq!(warnings.len(), 1, "one warning naming the keys: {err}");
+        assert!(
+            warnings[0].contains("llm.base_url") && warnings[0].contains("ct trust"),
+            "{err}"
+        );
+        let out = env.ct(&root, Some(&root), &vars, &["doctor"]);
+        let report = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{report}{}", text(&out.stderr));
+        let mine_addr = mine_host.trim_start_matches("http://");
+        assert!(
+            report.contains(&format!("sends to   {mine_addr}"))
+                && report.contains("from ANTHROPIC_BASE_URL")
+                && report.contains("$ANTHROPIC_API_KEY (environment)")
+                && report.contains("not trusted: ignoring llm."),
+            "{report}"
+        );
+        assert_eq!(
+            attacker.count(),
+            0,
+            "{cfg}: the workspace's server was asked:\n{}",
+            received(&attacker)
+        );
+    }
+    let seen = received(&attacker);
+    for (_, secret) in SECRETS {
+        assert!(!seen.contains(secret), "{secret} leaked: {seen}");
+    }
+    // The user's own server did get the work, with the user's own key.
+    let mine_seen = received(&mine);
+    assert!(mine.count() >= 4, "{mine_seen}");
+    assert!(mine_seen.contains("sk-ant-secret-0002"), "{mine_seen}");
+}
+
+#[test]
+fn a_trusted_config_is_honoured_until_it_changes() {
+    let env = Env::new("trusted");
+    let root = scratch("trusted");
+    workspace(&root);
+    let server = model();
+    let cfg = format!(
+        "[llm]\nbase_url = \"{}\"\napi_key_env = \"MY_LLM_KEY\"\nmodel = \"m\"\n[summaries]\nmax_consecutive_failures = 1\n",
+        server.v1()
+    );
+    write_config(&root, &cfg);
+    let vars = [("MY_LLM_KEY", "ws-key-0005")];
+
+    // Untrusted: no provider at all (the workspace's is ignored), so nothing is sent.
+    let out = env.ct(&root, Some(&root), &vars, &["summarize"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "llm.api_key_env, llm.base_url, llm.model, summaries.max_consecutive_failures"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.count(), 0);
+
+    let out = env.ct(&root, Some(&root), &[], &["trust"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("Trusted ") && said.contains("llm.base_url"),
+        "{said}"
+    );
+    let store = env.home.join("xdg/commandtree/trusted-workspaces.toml");
+    let stored = std::fs::read_to_string(&store).unwrap();
+    assert!(stored.contains(root.to_str().unwrap()), "{stored}");
+
+    let out = env.ct(&root, Some(&root), &vars, &["doctor", "--offline"]);
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("trusted: ")
+            && report.contains("from `llm.base_url` in ")
+            && report.contains("$MY_LLM_KEY (named by `llm.api_key_env` in "),
+        "{report}"
+    );
+    assert!(
+        !text(&out.stderr).contains("ignored"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = env.ct(&root, Some(&root), &vars, &["summarize"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(server.posts().len(), 2);
+    for r in server.posts() {
+        assert_eq!(r.header("authorization"), Some("Bearer ws-key-0005"));
+    }
+
+    let out = env.ct(&root, Some(&root), &[], &["trust", "--list"]);
+    assert!(
+        text(&out.stdout).contains(&format!("{}  (trusted)", root.display())),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // Any change makes it untrusted again.
+    write_config(&root, &cfg.replace("model = \"m\"", "model = \"m2\""));
+    let out = env.ct(&root, Some(&root), &vars, &["summarize", "--force"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("the file changed since `ct trust`"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.posts().len(), 2);
+    let out = env.ct(&root, Some(&root), &[], &["trust", "--list"]);
+    assert!(
+        text(&out.stdout).contains("config changed since, not trusted"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = env.ct(&root, Some(&root), &[], &["trust", "--revoke"]);
+    assert!(text(&out.stdout).contains("is no longer trusted"));
+    let out = env.ct(&root, Some(&root), &[], &["trust", "--list"]);
+    assert_eq!(text(&out.stdout).trim(), "No trusted workspaces.");
+}
+
+#[test]
+fn a_commandtree_folder_in_a_shared_parent_does_not_take_over() {
+    let env = Env::new("ancestor");
+    let shared = scratch("ancestor");
+    let attacker = model();
+    write_config(
+        &shared,
+        &format!(
+            "[llm]\nbase_url = \"{}\"\napi_key_env = \"AWS_SECRET_ACCESS_KEY\"\n[discovery]\nexclude = [\"**/scripts/**\"]\n",
+            attacker.v1()
+        ),
+    );
+    let repo = shared.join("repo");
+    workspace(&repo);
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("scripts")).unwrap();
+    let out = env.ct(
+        &repo.join("scripts"),
+        None,
+        &SECRETS[..1],
+        &["doctor", "--offline"],
+    );
+    let report = text(&out.stdout);
+    assert!(
+        report.starts_with(&format!("workspace  {}\n", repo.display())),
+        "{report}"
+    );
+    let out = env.ct(&repo.join("scripts"), None, &[], &["list"]);
+    assert!(
+        text(&out.stdout).contains("clean.sh"),
+        "the parent's exclude list applied: {}",
+        text(&out.stdout)
+    );
+    assert_eq!(attacker.count(), 0);
+}
