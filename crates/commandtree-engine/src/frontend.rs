@@ -13,9 +13,10 @@ use std::path::Path;
 
 impl Loaded {
     /// A loaded state for `commands` found elsewhere (a watcher's `Ready`), with the workspace
-    /// database when there is one (never created here).
+    /// database when there is one, opened read-only as a listing opens it (never created,
+    /// migrated or converted here; the first write reopens it for writing).
     pub fn from_commands(root: &Path, commands: Vec<CommandItem>) -> Loaded {
-        let store = Store::open(&commandtree_store::db_path(root), false)
+        let store = Store::open_read_only(&commandtree_store::db_path(root))
             .ok()
             .flatten();
         Loaded {
@@ -50,6 +51,18 @@ impl Loaded {
         }
         Ok(())
     }
+}
+
+/// Sets the security warnings of `items` as [`crate::load`] does: static findings (cached in
+/// `store` when it has them, analysed now otherwise) combined with the model's warning already
+/// on each item. Commands from a watcher's events carry only the model's; this adds the rest.
+/// A read-only store is never written.
+pub fn annotate_findings(store: Option<&mut Store>, items: &mut [CommandItem]) {
+    if items.is_empty() {
+        return;
+    }
+    let found = commandtree_store::findings::scan(store, items);
+    commandtree_store::findings::annotate(items, &found);
 }
 
 /// Records what a plan would ask, answering with defaults, so a front end can ask everything
@@ -216,6 +229,57 @@ mod tests {
         assert!(!p.whole_file);
         assert_eq!(p.first_line, 6);
         assert_eq!(p.text, "test: build\n\t./app --test");
+    }
+
+    #[test]
+    fn watched_commands_get_the_static_findings_a_load_gives() {
+        let (_d, ws) = ws_with(&[
+            ("wipe.sh", "#!/bin/sh\nrm -rf /\n"),
+            ("hello.sh", "#!/bin/sh\necho hello\n"),
+        ]);
+        let loaded = crate::load(
+            &ws,
+            &crate::LoadOptions::default(),
+            &crate::CancelToken::new(),
+            &crate::NoProgress,
+        )
+        .unwrap();
+        let mut watched = ws.discover(&commandtree_core::Options::default()).commands;
+        assert!(watched.iter().all(|c| c.security_warning.is_none()));
+        annotate_findings(None, &mut watched);
+        let warning = |cs: &[CommandItem], label: &str| {
+            cs.iter()
+                .find(|c| c.label == label)
+                .unwrap()
+                .security_warning
+                .clone()
+        };
+        assert!(warning(&watched, "wipe.sh").is_some());
+        assert_eq!(
+            warning(&watched, "wipe.sh"),
+            warning(&loaded.commands, "wipe.sh")
+        );
+        assert_eq!(warning(&watched, "hello.sh"), None);
+    }
+
+    #[test]
+    fn a_loaded_state_from_commands_reads_without_writing() {
+        let (_d, ws) = ws_with(&[("a.sh", "echo a\n")]);
+        let commands = ws.discover(&commandtree_core::Options::default()).commands;
+        let id = commands[0].id.clone();
+        let mut first = Loaded::from_commands(&ws.root, commands.clone());
+        first.writable_or_create().unwrap().star(&id).unwrap();
+        drop(first);
+        let db = commandtree_store::db_path(&ws.root);
+        let before = std::fs::metadata(&db).unwrap().modified().unwrap();
+        let mut loaded = Loaded::from_commands(&ws.root, commands);
+        assert!(loaded.store.as_ref().unwrap().is_read_only());
+        loaded.refresh_tags(&[id.as_str()]).unwrap();
+        assert_eq!(loaded.commands[0].tags, ["quick"]);
+        assert_eq!(std::fs::metadata(&db).unwrap().modified().unwrap(), before);
+        // The first write reopens it for writing.
+        loaded.writable_or_create().unwrap().unstar(&id).unwrap();
+        assert!(!loaded.store.as_ref().unwrap().is_read_only());
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! goes back to the loop as an [`Effect`]. Slow work goes to threads that answer with a
 //! [`Msg`]; nothing here waits on them.
 
-use crate::rows::{self, Folding, Row, RowKind, Section};
+use crate::rows::{self, Folding, Place, Row, RowId, RowKind, Section};
 use crate::worker::{self, Msg};
+use commandtree_core::classify::listed_by_default;
 use commandtree_core::tree::Category;
 use commandtree_core::{CommandItem, ParamDef, SortOrder};
 use commandtree_engine::frontend::{self, Preview};
@@ -20,7 +21,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Rect;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -223,6 +224,10 @@ pub struct App {
     pub progress: Option<String>,
     pub busy: Option<commandtree_core::CancelToken>,
     pub warnings: usize,
+    /// The commands are discovery's, not the snapshot from the last session.
+    pub fresh: bool,
+    /// How many commands are not listed by default (`classify::listed_by_default`).
+    not_listed: usize,
     pub details: Option<Details>,
     /// Where the list was drawn, for the mouse.
     pub list_area: Rect,
@@ -231,7 +236,10 @@ pub struct App {
     pub tx: Sender<Msg>,
     pub watcher: Option<commandtree_engine::Watcher>,
     haystacks: Vec<Utf32String>,
-    visible: Option<HashSet<usize>>,
+    /// Commands passing the filters, by index; `None`: all.
+    visible: Option<Vec<bool>>,
+    /// The commands the text filter matched, and that filter.
+    matched: Option<(String, Vec<usize>)>,
     matcher: Matcher,
     /// The filter's parsed pattern, for highlighting the rows on screen.
     pattern: Option<(String, Pattern)>,
@@ -246,6 +254,8 @@ impl App {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| engine.root().display().to_string());
         let order = engine.workspace().settings.sort_order;
+        let warnings = engine.settings_warnings().len();
+        let show_aux = engine.workspace().settings.show_all;
         App {
             engine,
             name,
@@ -263,7 +273,7 @@ impl App {
             filter: String::new(),
             filtering: false,
             tag_filter: None,
-            show_aux: false,
+            show_aux,
             search: None,
             popup: None,
             runs_pane: false,
@@ -273,7 +283,9 @@ impl App {
             message: None,
             progress: Some("discovering commands…".into()),
             busy: None,
-            warnings: 0,
+            warnings,
+            fresh: false,
+            not_listed: 0,
             details: None,
             list_area: Rect::default(),
             last_click: None,
@@ -282,6 +294,7 @@ impl App {
             watcher: None,
             haystacks: Vec::new(),
             visible: None,
+            matched: None,
             matcher: Matcher::new(Config::DEFAULT),
             pattern: None,
             last_tick: Instant::now(),
@@ -301,13 +314,10 @@ impl App {
         self.commands().get(idx)
     }
 
-    /// Auxiliary (private) commands hidden now.
+    /// Commands `ct list` leaves out without `--all` (auxiliary, or hidden by their tool),
+    /// hidden now.
     pub fn hidden_aux(&self) -> usize {
-        if self.show_aux {
-            0
-        } else {
-            self.commands().iter().filter(|c| c.private).count()
-        }
+        if self.show_aux { 0 } else { self.not_listed }
     }
 
     pub fn running(&self) -> usize {
@@ -320,19 +330,46 @@ impl App {
 
     // ---- loading and live changes -------------------------------------------------------
 
-    /// The first load finished.
+    /// A load finished (the first, or a refresh): these are the commands now. What was
+    /// selected stays selected.
     pub fn loaded(&mut self, loaded: Loaded) {
-        self.warnings = loaded.warnings().count();
+        let first = self.loaded.is_none();
+        let keep = self.selected_id();
+        self.warnings = self.engine.settings_warnings().len() + loaded.warnings().count();
         self.loaded = Some(loaded);
+        self.fresh = true;
         self.progress = None;
-        self.commands_changed(true);
+        self.commands_replaced(keep);
         self.refresh_history();
-        if let Some(i) = self.rows.iter().position(|r| r.command().is_some()) {
+        if first && let Some(i) = self.rows.iter().position(|r| r.command().is_some()) {
             self.sel = i;
         }
     }
 
+    /// The snapshot saved when the workspace was last open: shown until discovery answers.
+    pub fn cached(&mut self, commands: Vec<CommandItem>) {
+        if self.loaded.is_some() {
+            return;
+        }
+        self.loaded(Loaded::from_commands(self.engine.root(), commands));
+        self.fresh = false;
+        self.progress = Some("discovering commands…".into());
+    }
+
+    /// Whether the commands are discovery's (not the saved snapshot); runs and writes wait for
+    /// it, so nothing acts on a command that may be gone.
+    fn ready(&mut self) -> bool {
+        if !self.fresh {
+            self.say(
+                "still discovering: the tree shown is from the last session",
+                Level::Info,
+            );
+        }
+        self.fresh
+    }
+
     pub fn watch_event(&mut self, e: WatchEvent) {
+        let keep = self.selected_id();
         let Some(loaded) = self.loaded.as_mut() else {
             return;
         };
@@ -340,109 +377,186 @@ impl App {
             WatchEvent::Ready { commands, .. } => {
                 if commands != loaded.commands {
                     loaded.commands = commands;
-                    self.commands_changed(true);
+                    self.commands_replaced(keep);
                 }
             }
             WatchEvent::Changed { delta, .. } => {
                 let gone: HashSet<&str> = delta.removed.iter().map(String::as_str).collect();
                 loaded.commands.retain(|c| !gone.contains(c.id.as_str()));
+                let at: HashMap<String, usize> = loaded
+                    .commands
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (c.id.clone(), i))
+                    .collect();
                 for u in delta.updated {
-                    match loaded.commands.iter_mut().find(|c| c.id == u.id) {
-                        Some(c) => *c = u,
+                    match at.get(&u.id) {
+                        Some(&i) => loaded.commands[i] = u,
                         None => loaded.commands.push(u),
                     }
                 }
                 loaded.commands.extend(delta.added);
-                // The store may have been created by another process since.
+                // The store may have been created by another process since; read it as a
+                // listing does (only a write of ours opens it for writing).
                 if loaded.store.is_none() {
-                    loaded.store = commandtree_store::Store::open(&self.engine.db_path(), false)
+                    loaded.store = commandtree_store::Store::open_read_only(&self.engine.db_path())
                         .ok()
                         .flatten();
                 }
-                self.commands_changed(true);
+                self.commands_replaced(keep);
             }
             WatchEvent::Warning(_) => self.warnings += 1,
         }
     }
 
-    /// Rebuilds what depends on the commands, keeping the selection where it was.
-    pub fn commands_changed(&mut self, structure: bool) {
-        if structure {
-            let commands = self.commands().to_vec();
-            self.tree = self.engine.tree(&commands, Some(self.order));
-            self.haystacks = commands
-                .iter()
-                .map(|c| {
-                    let mut h = c.label.clone();
-                    h.push(' ');
-                    h.push_str(&c.command);
-                    if let Some(d) = &c.description {
-                        h.push(' ');
-                        h.push_str(d);
-                    }
-                    Utf32String::from(h)
-                })
-                .collect();
-            self.quick = match self.loaded.as_ref().map(tags::quick) {
-                Some(Ok(q)) => q
-                    .iter()
-                    .filter_map(|c| commands.iter().position(|x| x.id == c.id))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            if let Some((q, hits)) = self.search.take() {
-                let _ = hits;
-                self.search = Some((q, Vec::new()));
-            }
+    /// What the selected row is, to find it again after a rebuild.
+    pub fn selected_id(&self) -> Option<RowId> {
+        let row = self.selected_row()?;
+        if row.command().is_some_and(|i| i >= self.commands().len()) {
+            return None;
         }
-        self.details = None;
-        self.refilter(false);
+        Some(RowId::of(row, self.commands()))
     }
 
-    /// Applies the text, tag and auxiliary filters and rebuilds the rows.
-    fn refilter(&mut self, select_first: bool) {
+    /// Rebuilds what depends on the commands (their tags, summaries or order changed; the same
+    /// commands at the same indexes), keeping the selection.
+    pub fn commands_changed(&mut self, structure: bool) {
+        let keep = self.selected_id();
+        if structure {
+            self.rebuild_tree();
+        }
+        self.details = None;
+        self.refilter_keeping(keep);
+    }
+
+    /// As `commands_changed`, after the list of commands itself was replaced: `keep` was taken
+    /// before, while the rows still matched the commands.
+    fn commands_replaced(&mut self, keep: Option<RowId>) {
+        self.rebuild_tree();
+        self.details = None;
+        self.refilter_keeping(keep);
+    }
+
+    fn rebuild_tree(&mut self) {
         let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
-        let any = !self.filter.is_empty() || self.tag_filter.is_some() || !self.show_aux;
-        self.visible = if any {
-            let pattern = (!self.filter.is_empty())
-                .then(|| Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart));
-            let mut v = HashSet::new();
-            for (i, c) in commands.iter().enumerate() {
-                if !self.show_aux && c.private && self.filter.is_empty() {
-                    continue;
+        self.tree = self.engine.tree(commands, Some(self.order));
+        self.haystacks = commands
+            .iter()
+            .map(|c| {
+                let mut h = c.label.clone();
+                h.push(' ');
+                h.push_str(&c.command);
+                if let Some(d) = &c.description {
+                    h.push(' ');
+                    h.push_str(d);
                 }
-                if let Some(t) = &self.tag_filter
-                    && !c.tags.contains(t)
-                {
-                    continue;
-                }
-                if let Some(p) = &pattern
-                    && p.score(self.haystacks[i].slice(..), &mut self.matcher)
-                        .is_none()
-                {
-                    continue;
-                }
-                v.insert(i);
+                Utf32String::from(h)
+            })
+            .collect();
+        self.not_listed = commands.iter().filter(|c| !listed_by_default(c)).count();
+        self.matched = None;
+        self.quick = match self.loaded.as_ref().map(tags::quick) {
+            Some(Ok(q)) => {
+                let at: HashMap<&str, usize> = commands
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (c.id.as_str(), i))
+                    .collect();
+                q.iter()
+                    .filter_map(|c| at.get(c.id.as_str()).copied())
+                    .collect()
             }
-            Some(v)
-        } else {
-            None
+            _ => Vec::new(),
         };
-        let key = self.selected_row().map(|r| r.key.clone());
-        self.rebuild_rows();
+        if let Some((q, _)) = self.search.take() {
+            self.search = Some((q, Vec::new()));
+        }
+    }
+
+    /// Applies the text, tag and auxiliary filters and rebuilds the rows. While typing
+    /// (`select_first`) the first match is selected; otherwise the selection stays.
+    fn refilter(&mut self, select_first: bool) {
         if select_first {
+            self.apply_filters();
+            self.rebuild_rows();
             if let Some(i) = self
                 .rows
                 .iter()
-                .position(|r| matches!(r.kind, RowKind::Command { .. }) && !r.key.starts_with("q:"))
+                .position(|r| r.place() == Some(Place::Tree))
                 .or_else(|| self.rows.iter().position(|r| r.command().is_some()))
             {
                 self.sel = i;
             }
-        } else if let Some(k) = key {
-            self.select_key(&k);
+            self.clamp();
+        } else {
+            let keep = self.selected_id();
+            self.refilter_keeping(keep);
+        }
+    }
+
+    fn refilter_keeping(&mut self, keep: Option<RowId>) {
+        self.apply_filters();
+        self.rebuild_rows();
+        if let Some(k) = keep {
+            self.select_id(&k);
         }
         self.clamp();
+    }
+
+    /// Which commands pass the filters. Commands `ct list` leaves out without `--all` stay out
+    /// unless `a` shows them. The text filter is matched against every command once; a filter
+    /// that only grew (one more letter typed) is matched against the previous matches alone.
+    fn apply_filters(&mut self) {
+        let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
+        let text = !self.filter.is_empty();
+        if !text && self.tag_filter.is_none() && (self.show_aux || self.not_listed == 0) {
+            self.visible = None;
+            self.matched = None;
+            return;
+        }
+        let mut visible = self.visible.take().unwrap_or_default();
+        visible.clear();
+        visible.resize(commands.len(), false);
+        let passes = |c: &CommandItem| {
+            (self.show_aux || listed_by_default(c))
+                && self.tag_filter.as_ref().is_none_or(|t| c.tags.contains(t))
+        };
+        if text {
+            if self.pattern.as_ref().is_none_or(|(f, _)| *f != self.filter) {
+                let p = Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart);
+                self.pattern = Some((self.filter.clone(), p));
+            }
+            let Some((_, pattern)) = &self.pattern else {
+                return;
+            };
+            let narrower = self
+                .matched
+                .take()
+                .filter(|(before, _)| narrows(before, &self.filter));
+            let mut matched = Vec::new();
+            let mut try_one = |i: usize| {
+                if pattern
+                    .score(self.haystacks[i].slice(..), &mut self.matcher)
+                    .is_some()
+                {
+                    matched.push(i);
+                }
+            };
+            match narrower {
+                Some((_, before)) => before.into_iter().for_each(&mut try_one),
+                None => (0..commands.len()).for_each(&mut try_one),
+            }
+            for &i in &matched {
+                visible[i] = passes(&commands[i]);
+            }
+            self.matched = Some((self.filter.clone(), matched));
+        } else {
+            self.matched = None;
+            for (i, c) in commands.iter().enumerate() {
+                visible[i] = passes(c);
+            }
+        }
+        self.visible = Some(visible);
     }
 
     fn rebuild_rows(&mut self) {
@@ -454,7 +568,7 @@ impl App {
             quick: &self.quick,
             history_len: self.history.len(),
             folding: &self.folding,
-            visible: self.visible.as_ref(),
+            visible: self.visible.as_deref(),
             force_open: text_filter,
             search: self
                 .search
@@ -463,9 +577,14 @@ impl App {
         });
     }
 
-    fn select_key(&mut self, key: &str) {
-        if let Some(i) = self.rows.iter().position(|r| r.key == key) {
-            self.sel = i;
+    fn select_id(&mut self, id: &RowId) -> bool {
+        let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
+        match self.rows.iter().position(|r| id.is(r, commands)) {
+            Some(i) => {
+                self.sel = i;
+                true
+            }
+            None => false,
         }
     }
 
@@ -589,6 +708,7 @@ impl App {
 
     pub fn message(&mut self, m: Msg) {
         match m {
+            Msg::Cached(c) => self.cached(c),
             Msg::Loaded(Ok(l)) => self.loaded(*l),
             Msg::Loaded(Err(e)) => {
                 self.progress = None;
@@ -855,24 +975,28 @@ impl App {
         None
     }
 
+    /// Rebuilds the rows after a fold or unfold: the selection stays, or, when it is inside
+    /// something now closed, goes to the nearest enclosing row still shown.
     fn rebuild_keep(&mut self) {
-        let key = self.selected_row().map(|r| r.key.clone());
-        self.rebuild_rows();
-        if let Some(k) = key {
-            if self.rows.iter().any(|r| r.key == k) {
-                self.select_key(&k);
-            } else {
-                // Inside something now closed: the nearest enclosing row still shown.
-                let mut best = 0;
-                for (i, r) in self.rows.iter().enumerate() {
-                    if k.starts_with(&r.key) || (r.key.starts_with("c:") && k.starts_with("x:")) {
-                        best = i;
-                    }
+        let keep = self.selected_id();
+        let mut enclosing = Vec::new();
+        if let Some(row) = self.selected_row() {
+            let mut depth = row.depth;
+            for r in self.rows[..self.sel].iter().rev() {
+                if r.depth < depth {
+                    enclosing.push(r.key.clone());
+                    depth = r.depth;
                 }
-                self.sel = best;
             }
         }
-        self.clamp();
+        self.rebuild_rows();
+        let found = keep.is_some_and(|k| self.select_id(&k))
+            || enclosing
+                .into_iter()
+                .any(|k| self.select_id(&RowId::Group(k)));
+        if !found {
+            self.clamp();
+        }
     }
 
     pub fn move_by(&mut self, d: isize) {
@@ -998,6 +1122,9 @@ impl App {
 
     /// A run's way: choose the command, confirm its warnings, ask its values, then start it.
     pub fn start(&mut self, p: Pending) -> Option<Effect> {
+        if !self.ready() {
+            return None;
+        }
         let loaded = self.loaded.as_ref()?;
         let sel = match runs::select(
             loaded,
@@ -1168,6 +1295,9 @@ impl App {
         let Some(c) = self.selected_command().cloned() else {
             return;
         };
+        if !self.ready() {
+            return;
+        }
         let Some(loaded) = self.loaded.as_mut() else {
             return;
         };
@@ -1193,6 +1323,9 @@ impl App {
         let Some(c) = self.selected_command().cloned() else {
             return;
         };
+        if !self.ready() {
+            return;
+        }
         let Some(pos) = self
             .quick
             .iter()
@@ -1205,7 +1338,6 @@ impl App {
             return;
         };
         let to = (pos as isize + d).clamp(0, self.quick.len() as isize - 1) as usize;
-        let key = self.selected_row().map(|r| r.key.clone());
         let Some(loaded) = self.loaded.as_mut() else {
             return;
         };
@@ -1213,9 +1345,6 @@ impl App {
             self.say(e.to_string(), Level::Error);
         }
         self.commands_changed(true);
-        if let Some(k) = key {
-            self.select_key(&k);
-        }
     }
 
     fn pick_tag_filter(&mut self) {
@@ -1248,6 +1377,9 @@ impl App {
             self.say("cancelled", Level::Info);
             return;
         }
+        if !self.ready() {
+            return;
+        }
         let Some(l) = self.loaded.as_ref() else {
             return;
         };
@@ -1258,7 +1390,9 @@ impl App {
                 self.visible
                     .iter()
                     .flatten()
-                    .map(|&i| l.commands[i].id.clone())
+                    .enumerate()
+                    .filter(|(_, shown)| **shown)
+                    .map(|(i, _)| l.commands[i].id.clone())
                     .collect()
             }
             Some(c) => vec![c.id.clone()],
@@ -1278,8 +1412,8 @@ impl App {
 
     fn refresh(&mut self) {
         self.progress = Some("discovering commands…".into());
-        self.watcher = None;
-        worker::load(self.engine.root().to_path_buf(), self.tx.clone());
+        let watch = self.watcher.take().is_some();
+        worker::load(self.engine.root().to_path_buf(), self.tx.clone(), watch);
     }
 
     // ---- popups -------------------------------------------------------------------------------
@@ -1431,7 +1565,7 @@ impl App {
         match purpose {
             InputFor::Search => {
                 let q = value.trim().to_string();
-                if q.is_empty() {
+                if q.is_empty() || !self.ready() {
                     return None;
                 }
                 let l = self.loaded.as_ref()?;
@@ -1449,7 +1583,7 @@ impl App {
             }
             InputFor::AddTag(id) => {
                 let tag = value.trim().to_string();
-                if tag.is_empty() {
+                if tag.is_empty() || !self.ready() {
                     return None;
                 }
                 let loaded = self.loaded.as_mut()?;
@@ -1493,6 +1627,9 @@ impl App {
                 self.refilter(true);
             }
             PickFor::RemoveTag(id) => {
+                if !self.ready() {
+                    return;
+                }
                 let Some(loaded) = self.loaded.as_mut() else {
                     return;
                 };
@@ -1567,6 +1704,15 @@ impl App {
     }
 }
 
+/// Whether everything matching `after` also matches `before`, so a search for `after` can
+/// look only at `before`'s matches: `after` is `before` with more typed at the end, and
+/// neither uses the pattern syntax (`!` negates, `^ $ '` anchor or quote, `\\` escapes) that
+/// can make a longer pattern match something a shorter one did not.
+fn narrows(before: &str, after: &str) -> bool {
+    let plain = |s: &str| !s.contains(['!', '^', '$', '\'', '\\']);
+    after.starts_with(before) && plain(before) && plain(after)
+}
+
 pub fn order_name(o: SortOrder) -> &'static str {
     match o {
         SortOrder::Folder => "folder",
@@ -1577,7 +1723,7 @@ pub fn order_name(o: SortOrder) -> &'static str {
 
 /// Whether the section row is Quick Launch (for the status of `J`/`K`).
 pub fn is_quick(r: &Row) -> bool {
-    r.key.starts_with("q:")
+    r.place() == Some(Place::Quick)
         || matches!(
             r.kind,
             RowKind::Section {

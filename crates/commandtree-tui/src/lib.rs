@@ -8,6 +8,7 @@
 //! draws it.
 
 pub mod app;
+mod cache;
 pub mod rows;
 pub mod view;
 pub mod worker;
@@ -75,10 +76,7 @@ pub fn run(engine: Engine, bench: Bench) -> anyhow::Result<i32> {
         restore();
         default_hook(info);
     }));
-    let term_signal = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
-        signal_hook::flag::register(sig, term_signal.clone())?;
-    }
+    let signals = Signals::register()?;
     let mut out = std::io::stdout();
     setup(&mut out)?;
     let _guard = Guard;
@@ -86,22 +84,69 @@ pub fn run(engine: Engine, bench: Bench) -> anyhow::Result<i32> {
     terminal.clear()?;
     let (tx, rx) = mpsc::channel();
     let mut app = App::new(engine, tx.clone());
-    worker::load(app.engine.root().to_path_buf(), tx);
-    event_loop(&mut terminal, &mut app, &rx, &term_signal, &bench, started)
+    let watch = std::env::var_os("COMMANDTREE_TUI_NO_WATCH").is_none();
+    worker::load(app.engine.root().to_path_buf(), tx, watch);
+    event_loop(&mut terminal, &mut app, &rx, &signals, &bench, started)
 }
+
+/// SIGTERM and SIGHUP (the terminal closed) end the UI; the loop looks at these flags.
+struct Signals {
+    term: Arc<AtomicBool>,
+    hup: Arc<AtomicBool>,
+}
+
+impl Signals {
+    fn register() -> std::io::Result<Signals> {
+        let s = Signals {
+            term: Arc::new(AtomicBool::new(false)),
+            hup: Arc::new(AtomicBool::new(false)),
+        };
+        signal_hook::flag::register(signal_hook::consts::SIGTERM, s.term.clone())?;
+        signal_hook::flag::register(signal_hook::consts::SIGHUP, s.hup.clone())?;
+        Ok(s)
+    }
+    /// The exit code for a signal received (128 + its number), if one was.
+    fn exit_code(&self) -> Option<i32> {
+        if self.hup.load(Ordering::Relaxed) {
+            Some(129)
+        } else if self.term.load(Ordering::Relaxed) {
+            Some(143)
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether the terminal is still there. A closed terminal does not always send SIGHUP (a
+/// process outside the terminal's session gets none), and reading a hung-up terminal returns
+/// end of file at once, every time, which the event reader takes for "no event yet" and polls
+/// again: a loop that spins. Asking the terminal its size fails once it is gone.
+fn terminal_alive() -> bool {
+    ratatui::crossterm::terminal::size().is_ok()
+}
+
+/// How often the loop asks whether the terminal is still there.
+const LIVENESS_EVERY: Duration = Duration::from_millis(250);
 
 fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     app: &mut App,
     rx: &Receiver<Msg>,
-    term_signal: &AtomicBool,
+    signals: &Signals,
     bench: &Bench,
     started: Instant,
 ) -> anyhow::Result<i32> {
     let mut dirty = true;
+    let mut checked = Instant::now();
     loop {
-        if term_signal.load(Ordering::Relaxed) {
-            return Ok(143);
+        if let Some(code) = signals.exit_code() {
+            return Ok(code);
+        }
+        if checked.elapsed() >= LIVENESS_EVERY {
+            if !terminal_alive() {
+                return Ok(129);
+            }
+            checked = Instant::now();
         }
         while let Ok(m) = rx.try_recv() {
             app.message(m);
@@ -146,7 +191,7 @@ fn event_loop(
             None => {}
             Some(Effect::Quit) => return Ok(0),
             Some(Effect::Foreground(planned)) => {
-                foreground(terminal, app, &planned)?;
+                foreground(terminal, app, &planned, signals)?;
             }
             Some(Effect::Edit(file, line)) => edit(terminal, app, &file, line)?,
             Some(Effect::Copy(text)) => {
@@ -174,6 +219,7 @@ fn foreground(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     app: &mut App,
     planned: &commandtree_engine::runs::Planned,
+    signals: &Signals,
 ) -> anyhow::Result<()> {
     let ws = app.engine.workspace();
     let Some(loaded) = app.loaded.as_mut() else {
@@ -195,7 +241,7 @@ fn foreground(
         };
         let _ = writeln!(o, "{text}");
         let _ = o.flush();
-        wait_key();
+        wait_key(signals);
         r
     })?;
     match result {
@@ -213,8 +259,9 @@ fn foreground(
     Ok(())
 }
 
-/// One key, in raw mode, without echo.
-fn wait_key() {
+/// One key, in raw mode, without echo; also returns when the terminal goes away or a signal
+/// ends the UI (never a blocking read that could outlive the terminal).
+fn wait_key(signals: &Signals) {
     if enable_raw_mode().is_err() {
         return;
     }
@@ -222,10 +269,16 @@ fn wait_key() {
     while event::poll(Duration::ZERO).unwrap_or(false) {
         let _ = event::read();
     }
-    loop {
-        match event::read() {
-            Ok(Event::Key(KeyEvent { kind, .. })) if kind != event::KeyEventKind::Release => break,
-            Ok(_) => continue,
+    while signals.exit_code().is_none() && terminal_alive() {
+        match event::poll(LIVENESS_EVERY) {
+            Ok(false) => continue,
+            Ok(true) => match event::read() {
+                Ok(Event::Key(KeyEvent { kind, .. })) if kind != event::KeyEventKind::Release => {
+                    break;
+                }
+                Ok(_) => continue,
+                Err(_) => break,
+            },
             Err(_) => break,
         }
     }

@@ -3,7 +3,8 @@
 //! palette); with `NO_COLOR` only bold, dim and reverse remain.
 
 use crate::app::{App, Level, Popup};
-use crate::rows::{RowKind, Section};
+use crate::rows::{Place, RowKind, Section};
+use commandtree_core::classify::listed_by_default;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -171,7 +172,8 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
             ));
             spans.push(Span::styled(format!(" ({count})"), t.dim()));
         }
-        RowKind::Command { idx, score } => {
+        RowKind::Command { idx, score, place } => {
+            let in_quick = *place == Place::Quick;
             let idx = *idx;
             let positions = app.match_positions(idx);
             let c = &app.commands()[idx];
@@ -183,7 +185,11 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
             {
                 spans.push(Span::styled("⚠ ", t.warn()));
             }
-            let base = if c.private { t.dim() } else { Style::new() };
+            let base = if listed_by_default(c) {
+                Style::new()
+            } else {
+                t.dim()
+            };
             if positions.is_empty() {
                 spans.push(Span::styled(c.label.clone(), base));
             } else {
@@ -202,7 +208,7 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
                     t.fg(Color::Green).add_modifier(Modifier::BOLD),
                 ));
             }
-            if row.key.starts_with("q:") || score.is_some() {
+            if in_quick || score.is_some() {
                 spans.push(Span::styled(format!("  {}", c.kind), t.dim()));
             }
             let tags: Vec<&str> = c
@@ -211,9 +217,7 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
                 .map(String::as_str)
                 .filter(|t| *t != commandtree_store::QUICK_TAG)
                 .collect();
-            if c.tags.iter().any(|x| x == commandtree_store::QUICK_TAG)
-                && !row.key.starts_with("q:")
-            {
+            if c.tags.iter().any(|x| x == commandtree_store::QUICK_TAG) && !in_quick {
                 spans.push(Span::styled(" ★", t.warn()));
             }
             if !tags.is_empty() {
@@ -435,8 +439,11 @@ fn draw_status(f: &mut Frame<'_>, app: &App, t: &Theme, area: Rect) {
     let sep = || Span::styled(" │ ", t.dim());
     if app.loaded.is_some() {
         spans.push(sep());
-        spans.push(Span::raw(format!("{} commands", app.commands().len())));
         let aux = app.hidden_aux();
+        spans.push(Span::raw(format!(
+            "{} commands",
+            app.commands().len() - aux
+        )));
         if aux > 0 {
             spans.push(Span::styled(
                 format!(" ({aux} auxiliary hidden: a)"),

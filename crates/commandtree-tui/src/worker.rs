@@ -3,12 +3,16 @@
 //! [`Msg`], so the UI thread never waits.
 
 use crate::app::Level;
+use crate::cache;
 use commandtree_core::{CancelToken, CommandItem, ProgressEvent, Workspace};
+use commandtree_engine::frontend;
 use commandtree_engine::{LoadOptions, Loaded, WatchEvent, WatchOptions, Watcher};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 
 pub enum Msg {
+    /// The tree saved when this workspace was last open, to show while discovery runs.
+    Cached(Vec<CommandItem>),
     Loaded(Result<Box<Loaded>, String>),
     Watcher(Watcher),
     Watch(WatchEvent),
@@ -25,40 +29,86 @@ fn ws(root: &std::path::Path) -> Workspace {
     Workspace::open(Some(root), root)
 }
 
-/// Loads (discovery plus the database), then keeps watching: the watcher's events follow.
-/// Watching starts after the first load so the two never compete for the first frame.
-pub fn load(root: PathBuf, tx: Sender<Msg>) {
+/// Loads the workspace: first the saved snapshot (when there is one) for an immediate tree,
+/// then one discovery with the database. With `watch`, that discovery is the watcher's own
+/// first pass (one walk of the tree, not two), and its changes follow as [`Msg::Watch`].
+/// Every command gets its static findings, as a load gives them. The database is only read.
+pub fn load(root: PathBuf, tx: Sender<Msg>, watch: bool) {
     std::thread::spawn(move || {
-        let w = ws(&root);
+        if let Some(commands) = cache::read(&root) {
+            let _ = tx.send(Msg::Cached(commands));
+        }
+        if watch {
+            let mut sink = Sink {
+                root: root.clone(),
+                store: None,
+                tx: tx.clone(),
+                ready: false,
+            };
+            match Watcher::start(ws(&root), WatchOptions::default(), move |e| sink.event(e)) {
+                Ok(watcher) => {
+                    let _ = tx.send(Msg::Watcher(watcher));
+                    return;
+                }
+                Err(e) => {
+                    let _ = tx.send(Msg::Done(format!("live updates are off: {e}"), Level::Warn));
+                }
+            }
+        }
         let r = commandtree_engine::load(
-            &w,
+            &ws(&root),
             &LoadOptions::default(),
             &CancelToken::new(),
             &commandtree_core::NoProgress,
         );
-        let ok = r.is_ok();
-        if tx
-            .send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())))
-            .is_err()
-            || !ok
-        {
-            return;
-        }
-        if std::env::var_os("COMMANDTREE_TUI_NO_WATCH").is_some() {
-            return;
-        }
-        let sink = tx.clone();
-        match Watcher::start(w, WatchOptions::default(), move |e| {
-            let _ = sink.send(Msg::Watch(e));
-        }) {
-            Ok(watcher) => {
-                let _ = tx.send(Msg::Watcher(watcher));
-            }
-            Err(e) => {
-                let _ = tx.send(Msg::Done(format!("live updates are off: {e}"), Level::Warn));
-            }
+        let snapshot = r.as_ref().ok().map(|l| l.commands.clone());
+        let _ = tx.send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())));
+        if let Some(commands) = snapshot {
+            let _ = cache::write(&root, &commands);
         }
     });
+}
+
+/// Turns a watcher's events into messages: its `Ready` is the load, later commands get their
+/// findings as they come.
+struct Sink {
+    root: PathBuf,
+    /// The database, read-only, opened once there is one.
+    store: Option<commandtree_store::Store>,
+    tx: Sender<Msg>,
+    ready: bool,
+}
+
+impl Sink {
+    fn event(&mut self, mut e: WatchEvent) {
+        if self.store.is_none() {
+            self.store =
+                commandtree_store::Store::open_read_only(&commandtree_store::db_path(&self.root))
+                    .ok()
+                    .flatten();
+        }
+        match &mut e {
+            WatchEvent::Ready { commands, .. } if !self.ready => {
+                self.ready = true;
+                let mut commands = std::mem::take(commands);
+                frontend::annotate_findings(self.store.as_mut(), &mut commands);
+                let loaded = Loaded::from_commands(&self.root, commands);
+                let snapshot = loaded.commands.clone();
+                let _ = self.tx.send(Msg::Loaded(Ok(Box::new(loaded))));
+                let _ = cache::write(&self.root, &snapshot);
+                return;
+            }
+            WatchEvent::Ready { commands, .. } => {
+                frontend::annotate_findings(self.store.as_mut(), commands)
+            }
+            WatchEvent::Changed { delta, .. } => {
+                frontend::annotate_findings(self.store.as_mut(), &mut delta.added);
+                frontend::annotate_findings(self.store.as_mut(), &mut delta.updated);
+            }
+            WatchEvent::Warning(_) => {}
+        }
+        let _ = self.tx.send(Msg::Watch(e));
+    }
 }
 
 fn progress_line(e: &ProgressEvent) -> String {
@@ -204,9 +254,10 @@ pub fn search(
 pub fn stop(root: PathBuf, run_id: i64, tx: Sender<Msg>) {
     std::thread::spawn(move || {
         let w = ws(&root);
-        let mut store = commandtree_store::Store::open(&commandtree_store::db_path(&root), false)
-            .ok()
-            .flatten();
+        let mut store =
+            commandtree_store::Store::open_read_only(&commandtree_store::db_path(&root))
+                .ok()
+                .flatten();
         let r = commandtree_engine::runs::stop(&w, &mut store, run_id)
             .map(|r| r.status)
             .map_err(|e| e.to_string());

@@ -6,6 +6,7 @@
 
 use commandtree_engine::{Engine, LoadOptions};
 use commandtree_tui::app::App;
+use commandtree_tui::rows::Place;
 use commandtree_tui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -51,6 +52,12 @@ fn app(name: &str) -> (Scratch, App) {
         &root,
         "scripts/clean.sh",
         "#!/bin/sh\n# Removes build output.\nrm -rf build dist\n",
+    );
+    // A nested example: `ct list` leaves it out without --all, and so does the tree.
+    write(
+        &root,
+        "examples/demo/bootstrap.sh",
+        "#!/bin/sh\n# Sets up the example.\necho example\n",
     );
     let engine = Engine::open(Some(&root), &root).unwrap();
     let mut first = engine.load(&LoadOptions::default()).unwrap();
@@ -105,7 +112,7 @@ fn select(app: &mut App, label: &str) {
         .iter()
         .position(|r| {
             r.command()
-                .is_some_and(|i| app.commands()[i].label == label && r.key.starts_with("x:"))
+                .is_some_and(|i| app.commands()[i].label == label && r.place() == Some(Place::Tree))
         })
         .unwrap_or_else(|| panic!("no row for {label}"));
     app.sel = i;
@@ -191,14 +198,19 @@ fn keys_move_fold_and_sort() {
     key(&mut app, KeyCode::Char('h'));
     let shown = render(&mut app, 110, 20);
     assert!(shown.contains("▸ scripts/ (2)"), "{shown}");
-    key(&mut app, KeyCode::Char('a'));
-    assert_eq!(app.hidden_aux(), 0);
+    // The nested example is left out, as `ct list` leaves it out; `a` shows it.
     key(&mut app, KeyCode::Char('C'));
     let shown = render(&mut app, 110, 20);
+    assert!(shown.contains("▸ Shell Scripts (2)"), "{shown}");
+    assert!(shown.contains("(1 auxiliary hidden: a)"), "{shown}");
+    key(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.hidden_aux(), 0);
+    let shown = render(&mut app, 110, 20);
     assert!(
-        shown.contains("▸ Make Targets (4)"),
+        shown.contains("▸ Shell Scripts (3)"),
         "auxiliary shown now:\n{shown}"
     );
+    assert!(!shown.contains("hidden"), "{shown}");
     key(&mut app, KeyCode::Char('E'));
     key(&mut app, KeyCode::Char('g'));
     assert!(render(&mut app, 110, 20).contains("sorted by name"));
@@ -208,7 +220,7 @@ fn keys_move_fold_and_sort() {
 fn live_changes_keep_the_selection() {
     let (_s, mut app) = app("live");
     select(&mut app, "greet.sh");
-    let before = app.rows[app.sel].key.clone();
+    let before = app.selected_id();
     let mut added = app
         .commands()
         .iter()
@@ -241,10 +253,8 @@ fn live_changes_keep_the_selection() {
         },
         elapsed: std::time::Duration::ZERO,
     });
-    assert_eq!(
-        app.rows[app.sel].key, before,
-        "the selection stays on greet.sh"
-    );
+    assert_eq!(app.selected_id(), before, "the selection stays on greet.sh");
+    assert_eq!(app.selected_command().unwrap().label, "greet.sh");
     let shown = render(&mut app, 110, 26);
     assert!(shown.contains("format"), "{shown}");
     assert!(!shown.contains("clean.sh"), "{shown}");

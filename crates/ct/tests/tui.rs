@@ -8,13 +8,40 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
+use std::time::{Duration, Instant};
 use support::*;
 
+/// A tmux server of the test's own (its own socket), holding one session `t`. Dropping it
+/// (also when an assertion panics) ends the server and every process started under it, so no
+/// `ct` outlives its test.
 struct Tmux {
     socket: String,
 }
 
 impl Tmux {
+    /// A server with one session running `command` in `cwd`, `cols` by `rows`.
+    fn start(name: &str, cwd: &Path, size: (u16, u16), command: &[&str]) -> Tmux {
+        let t = Tmux {
+            socket: format!("ct-tui-{name}-{}", std::process::id()),
+        };
+        let (cols, rows) = (size.0.to_string(), size.1.to_string());
+        let mut args = vec![
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            "-c",
+            cwd.to_str().unwrap(),
+        ];
+        args.extend_from_slice(command);
+        let started = t.cmd(&args);
+        assert!(started.status.success(), "{}", stderr(&started));
+        t
+    }
     fn cmd(&self, args: &[&str]) -> std::process::Output {
         Command::new("tmux")
             .arg("-L")
@@ -54,19 +81,115 @@ impl Tmux {
         }
         panic!("the screen never showed {shown:?} without {gone:?}; it shows:\n{last}");
     }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
+    /// The process tmux started for the pane.
+    fn pane_pid(&self) -> Option<u32> {
+        let o = self.cmd(&["list-panes", "-t", "t", "-F", "#{pane_pid}"]);
+        String::from_utf8_lossy(&o.stdout).trim().parse().ok()
+    }
+    /// Every process below the pane (children, their children...).
+    fn processes(&self) -> Vec<u32> {
+        self.pane_pid()
+            .map(|p| {
+                let mut all = vec![p];
+                all.extend(descendants(p));
+                all
+            })
+            .unwrap_or_default()
+    }
+    /// Closes the terminal as closing a terminal window does: the server goes, and with it the
+    /// pane's pseudo-terminal.
+    fn hang_up(&self) {
         let _ = self.cmd(&["kill-server"]);
     }
 }
 
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        // Found before the server goes: a process that survives the hangup (one that left the
+        // terminal's session, say) is no longer below anything tmux knows.
+        let left = self.processes();
+        self.hang_up();
+        for pid in left {
+            if !eventually_within(Duration::from_secs(5), || !alive(pid)) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie has exited; only its parent has not collected it yet.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| stat_field(&s, 0) != Some("Z"))
+}
+
+/// Field `n` after the command name of a `/proc/PID/stat` line (0: state, 1: parent pid).
+fn stat_field(stat: &str, n: usize) -> Option<&str> {
+    stat.rsplit_once(')')?.1.split_whitespace().nth(n)
+}
+
+fn descendants(root: u32) -> Vec<u32> {
+    let mut parent_of = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(e.path().join("stat"))
+            && let Some(ppid) = stat_field(&stat, 1).and_then(|p| p.parse::<u32>().ok())
+        {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for &(c, pp) in &parent_of {
+            if pp == p && !out.contains(&c) {
+                out.push(c);
+                frontier.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// The `ct` processes among `pids`.
+fn ct_processes(pids: &[u32]) -> Vec<u32> {
+    let ct = std::fs::canonicalize(env!("CARGO_BIN_EXE_ct")).unwrap();
+    pids.iter()
+        .copied()
+        .filter(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == ct))
+        .collect()
+}
+
+fn eventually_within(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
+}
+
+/// Whether tmux is here; under CI it must be (scripts/test.sh installs it).
 fn tmux_available() -> bool {
-    Command::new("tmux")
+    let here = Command::new("tmux")
         .arg("-V")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    if !here {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "tmux is required for the terminal UI tests under CI (scripts/test.sh installs it)"
+        );
+        eprintln!("skipped: tmux is not installed (scripts/test.sh installs it)");
+    }
+    here
 }
 
 fn fixture(w: &Path) {
@@ -90,42 +213,27 @@ fn fixture(w: &Path) {
 #[test]
 fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     if !tmux_available() {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "tmux is required for the terminal UI test under CI (scripts/test.sh installs it)"
-        );
-        eprintln!("skipped: tmux is not installed (scripts/test.sh installs it)");
         return;
     }
     let w = workspace("tui", "e2e");
     fixture(&w);
-    let t = Tmux {
-        socket: format!("ct-tui-test-{}", std::process::id()),
-    };
     let home = w.join(".home");
     let ct = env!("CARGO_BIN_EXE_ct");
-    let started = t.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "120",
-        "-y",
-        "36",
-        "-c",
-        w.to_str().unwrap(),
-        "env",
-        "-i",
-        &format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-        &format!("HOME={}", home.display()),
-        "TERM=xterm-256color",
-        "NO_COLOR=1",
-        "PS1=$ ",
-        "sh",
-    ]);
-    assert!(started.status.success(), "{}", stderr(&started));
+    let t = Tmux::start(
+        "e2e",
+        &w,
+        (120, 36),
+        &[
+            "env",
+            "-i",
+            &format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+            &format!("HOME={}", home.display()),
+            "TERM=xterm-256color",
+            "NO_COLOR=1",
+            "PS1=$ ",
+            "sh",
+        ],
+    );
     t.keys(&["stty -g > before.stty; clear", "Enter"]);
     t.keys(&[
         &format!("{ct}; echo \"ct-exit=$?\"; stty -g > after.stty"),
@@ -194,5 +302,44 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     t.wait_for("terminal-restored");
     let runs = runs(&w);
     assert_eq!(runs[0]["exitCode"], 3, "{runs:?}");
+    let _ = std::fs::remove_dir_all(&w);
+}
+
+/// Closing the terminal ends `ct`: through SIGHUP when `ct` is in the terminal's session, and
+/// through the terminal's end (reads fail) when it is not, where no signal comes at all.
+#[test]
+fn ct_exits_when_its_terminal_goes_away() {
+    if !tmux_available() {
+        return;
+    }
+    let w = workspace("tui", "hangup");
+    fixture(&w);
+    let home = w.join(".home");
+    let ct = env!("CARGO_BIN_EXE_ct");
+    let path = format!("PATH={}", std::env::var("PATH").unwrap_or_default());
+    let home = format!("HOME={}", home.display());
+    // `setsid -w`: ct in a session of its own, the terminal still its input and output.
+    for (name, wrapper) in [("sighup", &[][..]), ("eof", &["setsid", "-w"][..])] {
+        let mut command = vec![
+            "env",
+            "-i",
+            &path,
+            &home,
+            "TERM=xterm-256color",
+            "NO_COLOR=1",
+        ];
+        command.extend_from_slice(wrapper);
+        command.extend_from_slice(&[ct, "--root", w.to_str().unwrap(), "tui"]);
+        let t = Tmux::start(name, &w, (100, 30), &command);
+        t.wait_for("Make Targets (2)");
+        let found = ct_processes(&t.processes());
+        assert_eq!(found.len(), 1, "{name}: ct processes {found:?}");
+        t.hang_up();
+        assert!(
+            eventually(|| !alive(found[0])),
+            "{name}: ct {} still runs after its terminal closed",
+            found[0]
+        );
+    }
     let _ = std::fs::remove_dir_all(&w);
 }
