@@ -77,6 +77,7 @@ pub fn run(engine: Engine, bench: Bench) -> anyhow::Result<i32> {
         default_hook(info);
     }));
     let signals = Signals::register()?;
+    watchdog(signals.clone());
     let mut out = std::io::stdout();
     setup(&mut out)?;
     let _guard = Guard;
@@ -89,7 +90,9 @@ pub fn run(engine: Engine, bench: Bench) -> anyhow::Result<i32> {
     event_loop(&mut terminal, &mut app, &rx, &signals, &bench, started)
 }
 
-/// SIGTERM and SIGHUP (the terminal closed) end the UI; the loop looks at these flags.
+/// SIGTERM and SIGHUP (the terminal closed) end the UI; the loop and the watchdog look at
+/// these flags.
+#[derive(Clone)]
 struct Signals {
     term: Arc<AtomicBool>,
     hup: Arc<AtomicBool>,
@@ -117,16 +120,47 @@ impl Signals {
     }
 }
 
-/// Whether the terminal is still there. A closed terminal does not always send SIGHUP (a
-/// process outside the terminal's session gets none), and reading a hung-up terminal returns
-/// end of file at once, every time, which the event reader takes for "no event yet" and polls
-/// again: a loop that spins. Asking the terminal its size fails once it is gone.
+/// Whether the terminal is still there: asking its size fails once it has hung up.
+/// (`window_size`, not `size`: `size` falls back to running `tput`, which answers 80×24 with
+/// no terminal at all.)
 fn terminal_alive() -> bool {
-    ratatui::crossterm::terminal::size().is_ok()
+    ratatui::crossterm::terminal::window_size().is_ok()
 }
 
-/// How often the loop asks whether the terminal is still there.
-const LIVENESS_EVERY: Duration = Duration::from_millis(250);
+/// How often the watchdog looks at the signals and the terminal.
+const LIVENESS_EVERY: Duration = Duration::from_millis(100);
+/// How long SIGTERM waits for the loop to restore the terminal and return by itself.
+const TERM_GRACE: Duration = Duration::from_secs(1);
+
+/// Ends the process once its terminal is gone, from a thread of its own. The event loop cannot
+/// be relied on to notice: reading a hung-up terminal returns end of file at once, every time,
+/// and crossterm's reader loops on that inside `poll` without ever returning (a core at 100%,
+/// forever). A closed terminal does not always send SIGHUP either (a process outside the
+/// terminal's session gets none), so the terminal itself is asked too. With the terminal gone
+/// there is nothing to restore. SIGTERM leaves the loop a moment to restore the terminal and
+/// return; after that this thread restores it and exits.
+fn watchdog(signals: Signals) {
+    let spawned = std::thread::Builder::new()
+        .name("commandtree-tui-watchdog".into())
+        .spawn(move || {
+            let mut term_since: Option<Instant> = None;
+            loop {
+                std::thread::sleep(LIVENESS_EVERY);
+                if signals.hup.load(Ordering::Relaxed) || !terminal_alive() {
+                    std::process::exit(129);
+                }
+                if signals.term.load(Ordering::Relaxed) {
+                    let since = *term_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= TERM_GRACE {
+                        restore();
+                        std::process::exit(143);
+                    }
+                }
+            }
+        });
+    // Without the thread the UI still works; only a vanished terminal goes unnoticed.
+    drop(spawned);
+}
 
 fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
@@ -137,16 +171,9 @@ fn event_loop(
     started: Instant,
 ) -> anyhow::Result<i32> {
     let mut dirty = true;
-    let mut checked = Instant::now();
     loop {
         if let Some(code) = signals.exit_code() {
             return Ok(code);
-        }
-        if checked.elapsed() >= LIVENESS_EVERY {
-            if !terminal_alive() {
-                return Ok(129);
-            }
-            checked = Instant::now();
         }
         while let Ok(m) = rx.try_recv() {
             app.message(m);

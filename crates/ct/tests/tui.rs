@@ -16,6 +16,33 @@ use support::*;
 /// `ct` outlives its test.
 struct Tmux {
     socket: String,
+    /// Every process seen under the pane so far (the pane's own first), so the guard can end
+    /// them even after the server is gone.
+    seen: std::cell::RefCell<Vec<Proc>>,
+}
+
+/// A process, with its start time so a reused pid is never taken for it.
+#[derive(Clone, Copy, PartialEq)]
+struct Proc {
+    pid: u32,
+    started: u64,
+}
+
+impl Proc {
+    fn of(pid: u32) -> Option<Proc> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        Some(Proc {
+            pid,
+            started: stat_field(&stat, 19)?.parse().ok()?,
+        })
+    }
+    /// Still running (a zombie has exited; only its parent has not collected it yet).
+    fn alive(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).is_ok_and(|s| {
+            stat_field(&s, 0) != Some("Z")
+                && stat_field(&s, 19).and_then(|t| t.parse().ok()) == Some(self.started)
+        })
+    }
 }
 
 impl Tmux {
@@ -23,6 +50,7 @@ impl Tmux {
     fn start(name: &str, cwd: &Path, size: (u16, u16), command: &[&str]) -> Tmux {
         let t = Tmux {
             socket: format!("ct-tui-{name}-{}", std::process::id()),
+            seen: Default::default(),
         };
         let (cols, rows) = (size.0.to_string(), size.1.to_string());
         let mut args = vec![
@@ -40,6 +68,7 @@ impl Tmux {
         args.extend_from_slice(command);
         let started = t.cmd(&args);
         assert!(started.status.success(), "{}", stderr(&started));
+        t.processes();
         t
     }
     fn cmd(&self, args: &[&str]) -> std::process::Output {
@@ -86,15 +115,24 @@ impl Tmux {
         let o = self.cmd(&["list-panes", "-t", "t", "-F", "#{pane_pid}"]);
         String::from_utf8_lossy(&o.stdout).trim().parse().ok()
     }
-    /// Every process below the pane (children, their children...).
-    fn processes(&self) -> Vec<u32> {
-        self.pane_pid()
-            .map(|p| {
-                let mut all = vec![p];
-                all.extend(descendants(p));
-                all
-            })
-            .unwrap_or_default()
+    /// The pane's process and every process below it (children, their children...); all
+    /// are remembered for the guard.
+    fn processes(&self) -> Vec<Proc> {
+        let mut seen = self.seen.borrow_mut();
+        if let Some(p) = self.pane_pid().and_then(Proc::of)
+            && !seen.contains(&p)
+        {
+            seen.push(p);
+        }
+        let roots: Vec<Proc> = seen.iter().copied().filter(Proc::alive).collect();
+        for r in roots {
+            for d in descendants(r.pid).into_iter().filter_map(Proc::of) {
+                if !seen.contains(&d) {
+                    seen.push(d);
+                }
+            }
+        }
+        seen.iter().copied().filter(Proc::alive).collect()
     }
     /// Closes the terminal as closing a terminal window does: the server goes, and with it the
     /// pane's pseudo-terminal.
@@ -105,27 +143,23 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        // Found before the server goes: a process that survives the hangup (one that left the
-        // terminal's session, say) is no longer below anything tmux knows.
+        // Looked for before the server goes (and from what was seen before, should the test
+        // have closed it already): a process that survives the hangup is no longer below
+        // anything tmux knows.
         let left = self.processes();
         self.hang_up();
-        for pid in left {
-            if !eventually_within(Duration::from_secs(5), || !alive(pid)) {
+        for p in left {
+            if !eventually_within(Duration::from_secs(5), || !p.alive()) && p.alive() {
                 let _ = Command::new("kill")
-                    .args(["-KILL", &pid.to_string()])
+                    .args(["-KILL", &p.pid.to_string()])
                     .status();
             }
         }
     }
 }
 
-fn alive(pid: u32) -> bool {
-    // A zombie has exited; only its parent has not collected it yet.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| stat_field(&s, 0) != Some("Z"))
-}
-
-/// Field `n` after the command name of a `/proc/PID/stat` line (0: state, 1: parent pid).
+/// Field `n` after the command name of a `/proc/PID/stat` line (0: state, 1: parent pid,
+/// 19: start time).
 fn stat_field(stat: &str, n: usize) -> Option<&str> {
     stat.rsplit_once(')')?.1.split_whitespace().nth(n)
 }
@@ -155,12 +189,13 @@ fn descendants(root: u32) -> Vec<u32> {
     out
 }
 
-/// The `ct` processes among `pids`.
-fn ct_processes(pids: &[u32]) -> Vec<u32> {
+/// The `ct` processes among `procs`.
+fn ct_processes(procs: &[Proc]) -> Vec<Proc> {
     let ct = std::fs::canonicalize(env!("CARGO_BIN_EXE_ct")).unwrap();
-    pids.iter()
+    procs
+        .iter()
         .copied()
-        .filter(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == ct))
+        .filter(|p| std::fs::read_link(format!("/proc/{}/exe", p.pid)).is_ok_and(|e| e == ct))
         .collect()
 }
 
@@ -333,12 +368,12 @@ fn ct_exits_when_its_terminal_goes_away() {
         let t = Tmux::start(name, &w, (100, 30), &command);
         t.wait_for("Make Targets (2)");
         let found = ct_processes(&t.processes());
-        assert_eq!(found.len(), 1, "{name}: ct processes {found:?}");
+        assert_eq!(found.len(), 1, "{name}: one ct process");
         t.hang_up();
         assert!(
-            eventually(|| !alive(found[0])),
+            eventually(|| !found[0].alive()),
             "{name}: ct {} still runs after its terminal closed",
-            found[0]
+            found[0].pid
         );
     }
     let _ = std::fs::remove_dir_all(&w);
