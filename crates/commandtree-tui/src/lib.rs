@@ -34,7 +34,9 @@ use worker::Msg;
 /// Measurement hooks for `bench/tui.sh` (hidden options of `ct tui`).
 #[derive(Debug, Clone, Default)]
 pub struct Bench {
-    /// Quit once the first frame showing the commands is drawn; print the time to it.
+    /// Print the time to the first frame showing commands (`first-frame-ms`: the last
+    /// session's snapshot when there is one) and to the first showing discovery's
+    /// (`fresh-frame-ms`), then quit.
     pub first_frame: bool,
     /// After the first full frame, press this many keys (down, then filter letters) and
     /// print the mean and worst time from key to drawn frame.
@@ -171,6 +173,7 @@ fn event_loop(
     started: Instant,
 ) -> anyhow::Result<i32> {
     let mut dirty = true;
+    let mut first_drawn = false;
     loop {
         if let Some(code) = signals.exit_code() {
             return Ok(code);
@@ -183,9 +186,17 @@ fn event_loop(
         if dirty {
             terminal.draw(|f| view::draw(f, app))?;
             dirty = false;
-            if app.loaded.is_some() && (bench.first_frame || bench.keys > 0) {
+            let measuring = bench.first_frame || bench.keys > 0;
+            if measuring && app.loaded.is_some() && !first_drawn {
+                first_drawn = true;
                 eprintln!(
                     "first-frame-ms {:.3}",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            if measuring && app.fresh {
+                eprintln!(
+                    "fresh-frame-ms {:.3}",
                     started.elapsed().as_secs_f64() * 1e3
                 );
                 if bench.keys > 0 {

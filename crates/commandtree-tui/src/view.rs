@@ -468,16 +468,24 @@ fn draw_status(f: &mut Frame<'_>, app: &App, t: &Theme, area: Rect) {
         spans.push(sep());
         spans.push(Span::styled(format!("● {running} running"), t.accent()));
     }
+    if matches!(
+        app.engine.workspace().settings.trust,
+        commandtree_core::trust::Status::Untrusted { .. }
+    ) {
+        // As the CLI: the workspace configuration's LLM, key and program settings are ignored.
+        spans.push(sep());
+        spans.push(Span::styled("config not trusted: ct trust", t.warn()));
+    }
     if app.warnings > 0 {
         spans.push(sep());
-        spans.push(Span::styled(format!("{} warnings", app.warnings), t.warn()));
+        let s = if app.warnings == 1 { "" } else { "s" };
+        spans.push(Span::styled(
+            format!("{} warning{s}", app.warnings),
+            t.warn(),
+        ));
     }
-    if let Some(p) = &app.progress
-        && app.loaded.is_some()
-    {
-        spans.push(sep());
-        spans.push(Span::styled(p.clone(), t.accent()));
-    } else if let Some((m, level)) = &app.message {
+    // A message answers the last key, so it comes before the progress of background work.
+    if let Some((m, level)) = &app.message {
         spans.push(sep());
         let st = match level {
             Level::Info => Style::new(),
@@ -485,6 +493,11 @@ fn draw_status(f: &mut Frame<'_>, app: &App, t: &Theme, area: Rect) {
             Level::Error => t.error(),
         };
         spans.push(Span::styled(m.clone(), st));
+    } else if let Some(p) = &app.progress
+        && app.loaded.is_some()
+    {
+        spans.push(sep());
+        spans.push(Span::styled(p.clone(), t.accent()));
     }
     spans.push(sep());
     spans.push(Span::styled("F1 help", t.dim()));

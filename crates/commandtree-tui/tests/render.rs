@@ -260,3 +260,68 @@ fn live_changes_keep_the_selection() {
     assert!(!shown.contains("clean.sh"), "{shown}");
     assert!(shown.contains("greet.sh ★ [deploy]"), "{shown}");
 }
+
+#[test]
+fn an_untrusted_workspace_configuration_is_said_and_the_database_only_read() {
+    let (s, _) = app("trust-base");
+    let root = s.0.join("demo");
+    write(
+        &root,
+        ".commandtree/config.toml",
+        "[llm]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+    );
+    let db = root.join(".commandtree/commandtree.sqlite3");
+    let before = std::fs::read(&db).unwrap();
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let mut app = App::new(engine, tx);
+    app.color = false;
+    let commands = app
+        .engine
+        .workspace()
+        .discover(&Default::default())
+        .commands;
+    app.loaded(commandtree_engine::Loaded::from_commands(&root, commands));
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("config not trusted: ct trust"), "{shown}");
+    assert!(shown.contains("1 warning │"), "{shown}");
+    // Quick Launch comes from the database, which was read, not written.
+    assert!(shown.contains("Quick Launch (1)"), "{shown}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+#[test]
+fn the_last_sessions_tree_shows_at_once_and_nothing_acts_on_it_until_discovery() {
+    let (s, _) = app("snapshot-base");
+    let root = s.0.join("demo");
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let mut app = App::new(engine, tx);
+    app.color = false;
+    let mut saved = app
+        .engine
+        .workspace()
+        .discover(&Default::default())
+        .commands;
+    saved.retain(|c| c.label != "lint");
+    app.cached(saved);
+    select(&mut app, "build");
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("discovering commands…"), "{shown}");
+    key(&mut app, KeyCode::Char('s'));
+    let shown = render(&mut app, 110, 26);
+    assert!(
+        shown.contains("Quick Launch (1)"),
+        "not starred yet:\n{shown}"
+    );
+    assert!(shown.contains("still discovering"), "{shown}");
+    // Discovery answers: its tree replaces the saved one, the selection stays.
+    let loaded = app.engine.load(&LoadOptions::default()).unwrap();
+    app.message(commandtree_tui::worker::Msg::Loaded(Ok(Box::new(loaded))));
+    assert_eq!(app.selected_command().unwrap().label, "build");
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("lint"), "{shown}");
+    assert!(!shown.contains("discovering commands…"), "{shown}");
+    key(&mut app, KeyCode::Char('s'));
+    assert!(render(&mut app, 110, 26).contains("Quick Launch (2)"));
+}
