@@ -234,7 +234,7 @@ pub fn build(i: &Inputs<'_>) -> Vec<Row> {
             open: o,
         });
         if o {
-            nodes(&cat.children, &key, 1, i, &shown, &open, &counts, &mut rows);
+            nodes(&cat.children, &key, 1, &shown, &open, &counts, &mut rows);
         }
     }
     if rows.len() == tree_start {
@@ -307,7 +307,6 @@ fn nodes(
     list: &[Node],
     parent: &str,
     depth: u16,
-    i: &Inputs<'_>,
     shown: &dyn Fn(usize) -> bool,
     open: &dyn Fn(&str) -> bool,
     counts: &HashMap<*const Node, usize>,
@@ -346,7 +345,7 @@ fn nodes(
                     open: o,
                 });
                 if o {
-                    nodes(children, &key, depth + 1, i, shown, open, counts, rows);
+                    nodes(children, &key, depth + 1, shown, open, counts, rows);
                 }
             }
         }
