@@ -4,11 +4,12 @@
 //! command's own definition for a preview, and its tags read again after a write.
 
 use crate::runs::{self, Selected};
-use crate::{Loaded, Result};
+use crate::{Error, Loaded, Result};
 use commandtree_core::excerpt;
-use commandtree_core::{CommandItem, ParamDef, Workspace};
+use commandtree_core::{CancelToken, CommandItem, Options, ParamDef, Warning, Workspace};
 use commandtree_exec::params::Prompter;
 use commandtree_store::Store;
+use commandtree_store::{AttachOptions, WorkspaceDb};
 use std::path::Path;
 
 impl Loaded {
@@ -51,6 +52,45 @@ impl Loaded {
         }
         Ok(())
     }
+}
+
+/// As [`crate::load`] of every type, handing the commands to `early` as soon as discovery and
+/// the database have them, before the static findings are added (the slow part on a big tree):
+/// a front end can draw them while the rest comes. Their `security_warning` is only the
+/// model's then, so nothing should run from them until this returns.
+pub fn load_early(
+    ws: &Workspace,
+    cancel: &CancelToken,
+    early: impl FnOnce(&[CommandItem]),
+) -> Result<Loaded> {
+    let d = ws.discover(&Options {
+        types: Vec::new(),
+        threads: 0,
+    });
+    if cancel.is_cancelled() {
+        return Err(Error::Cancelled);
+    }
+    let mut commands = d.commands;
+    let attached = ws.attach_db(
+        &mut commands,
+        AttachOptions {
+            create: false,
+            complete: true,
+        },
+    );
+    early(&commands);
+    let mut store = attached.store;
+    annotate_findings(store.as_mut(), &mut commands);
+    Ok(Loaded {
+        root: ws.root.clone(),
+        commands,
+        store,
+        discovery_warnings: d.warnings,
+        db_warnings: attached.warnings,
+        recreated: attached
+            .recreated
+            .map(|r| Warning::new(&r.path, None, r.message())),
+    })
 }
 
 /// Sets the security warnings of `items` as [`crate::load`] does: static findings (cached in
@@ -260,6 +300,28 @@ mod tests {
             warning(&loaded.commands, "wipe.sh")
         );
         assert_eq!(warning(&watched, "hello.sh"), None);
+    }
+
+    #[test]
+    fn an_early_load_hands_over_the_commands_before_their_findings_and_ends_as_a_load() {
+        let (_d, ws) = ws_with(&[
+            ("wipe.sh", "#!/bin/sh\nrm -rf /\n"),
+            ("hello.sh", "#!/bin/sh\necho hello\n"),
+        ]);
+        let mut early = Vec::new();
+        let staged = load_early(&ws, &CancelToken::new(), |c| early = c.to_vec()).unwrap();
+        let whole = crate::load(
+            &ws,
+            &crate::LoadOptions::default(),
+            &CancelToken::new(),
+            &crate::NoProgress,
+        )
+        .unwrap();
+        assert_eq!(staged.commands, whole.commands);
+        let labels = |cs: &[CommandItem]| cs.iter().map(|c| c.label.clone()).collect::<Vec<_>>();
+        assert_eq!(labels(&early), labels(&whole.commands));
+        assert!(early.iter().all(|c| c.security_warning.is_none()));
+        assert!(staged.commands.iter().any(|c| c.security_warning.is_some()));
     }
 
     #[test]

@@ -223,7 +223,11 @@ pub struct App {
     pub message: Option<(String, Level)>,
     pub progress: Option<String>,
     pub busy: Option<commandtree_core::CancelToken>,
+    /// How many different warnings (settings, discovery, database) there are.
     pub warnings: usize,
+    /// Those warnings: the watcher repeats the load's when it starts, and says a lasting
+    /// problem again on each change.
+    seen_warnings: HashSet<String>,
     /// The commands are discovery's, not the snapshot from the last session.
     pub fresh: bool,
     /// How many commands are not listed by default (`classify::listed_by_default`).
@@ -254,7 +258,11 @@ impl App {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| engine.root().display().to_string());
         let order = engine.workspace().settings.sort_order;
-        let warnings = engine.settings_warnings().len();
+        let seen_warnings: HashSet<String> = engine
+            .settings_warnings()
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
         let show_aux = engine.workspace().settings.show_all;
         App {
             engine,
@@ -283,7 +291,8 @@ impl App {
             message: None,
             progress: Some("discovering commands…".into()),
             busy: None,
-            warnings,
+            warnings: seen_warnings.len(),
+            seen_warnings,
             fresh: false,
             not_listed: 0,
             details: None,
@@ -335,11 +344,29 @@ impl App {
     pub fn loaded(&mut self, loaded: Loaded) {
         let first = self.loaded.is_none();
         let keep = self.selected_id();
-        self.warnings = self.engine.settings_warnings().len() + loaded.warnings().count();
+        let same = self
+            .loaded
+            .as_ref()
+            .is_some_and(|l| same_tree(&l.commands, &loaded.commands));
+        for w in loaded.warnings() {
+            self.seen_warnings.insert(w.to_string());
+        }
+        self.warnings = self.seen_warnings.len();
         self.loaded = Some(loaded);
         self.fresh = true;
         self.progress = None;
-        self.commands_replaced(keep);
+        if same {
+            // Only notes changed (the findings of an early load, tags): the tree, the filter
+            // text and the indexes all hold.
+            self.rebuild_quick();
+            self.details = None;
+            self.refilter_keeping(keep);
+        } else {
+            self.commands_replaced(keep);
+        }
+        // Ready before the first `/`, so typing the first letter only matches. (Not for a
+        // provisional tree: its first frame should not wait.)
+        self.ensure_haystacks();
         self.refresh_history();
         if first && let Some(i) = self.rows.iter().position(|r| r.command().is_some()) {
             self.sel = i;
@@ -348,12 +375,22 @@ impl App {
 
     /// The snapshot saved when the workspace was last open: shown until discovery answers.
     pub fn cached(&mut self, commands: Vec<CommandItem>) {
+        self.provisional(commands, "discovering commands…");
+    }
+
+    /// Discovery's commands before their static findings: shown while those are looked for.
+    pub fn early(&mut self, commands: Vec<CommandItem>) {
+        self.provisional(commands, "looking for risky commands…");
+    }
+
+    fn provisional(&mut self, commands: Vec<CommandItem>, doing: &str) {
         if self.loaded.is_some() {
             return;
         }
         self.loaded(Loaded::from_commands(self.engine.root(), commands));
+        self.haystacks.clear();
         self.fresh = false;
-        self.progress = Some("discovering commands…".into());
+        self.progress = Some(doing.into());
     }
 
     /// Whether the commands are discovery's (not the saved snapshot); runs and writes wait for
@@ -361,7 +398,7 @@ impl App {
     fn ready(&mut self) -> bool {
         if !self.fresh {
             self.say(
-                "still discovering: the tree shown is from the last session",
+                "one moment: the tree shown is not checked yet (discovery is running)",
                 Level::Info,
             );
         }
@@ -405,7 +442,10 @@ impl App {
                 }
                 self.commands_replaced(keep);
             }
-            WatchEvent::Warning(_) => self.warnings += 1,
+            WatchEvent::Warning(w) => {
+                self.seen_warnings.insert(w.to_string());
+                self.warnings = self.seen_warnings.len();
+            }
         }
     }
 
@@ -440,6 +480,22 @@ impl App {
     fn rebuild_tree(&mut self) {
         let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
         self.tree = self.engine.tree(commands, Some(self.order));
+        // Made again when the filter next needs them.
+        self.haystacks.clear();
+        self.not_listed = commands.iter().filter(|c| !listed_by_default(c)).count();
+        self.matched = None;
+        self.rebuild_quick();
+        if let Some((q, _)) = self.search.take() {
+            self.search = Some((q, Vec::new()));
+        }
+    }
+
+    /// What the text filter looks at, per command: label, command line, description.
+    fn ensure_haystacks(&mut self) {
+        let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
+        if self.haystacks.len() == commands.len() {
+            return;
+        }
         self.haystacks = commands
             .iter()
             .map(|c| {
@@ -453,8 +509,10 @@ impl App {
                 Utf32String::from(h)
             })
             .collect();
-        self.not_listed = commands.iter().filter(|c| !listed_by_default(c)).count();
-        self.matched = None;
+    }
+
+    fn rebuild_quick(&mut self) {
+        let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
         self.quick = match self.loaded.as_ref().map(tags::quick) {
             Some(Ok(q)) => {
                 let at: HashMap<&str, usize> = commands
@@ -468,9 +526,6 @@ impl App {
             }
             _ => Vec::new(),
         };
-        if let Some((q, _)) = self.search.take() {
-            self.search = Some((q, Vec::new()));
-        }
     }
 
     /// Applies the text, tag and auxiliary filters and rebuilds the rows. While typing
@@ -507,8 +562,11 @@ impl App {
     /// unless `a` shows them. The text filter is matched against every command once; a filter
     /// that only grew (one more letter typed) is matched against the previous matches alone.
     fn apply_filters(&mut self) {
-        let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
         let text = !self.filter.is_empty();
+        if text {
+            self.ensure_haystacks();
+        }
+        let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
         if !text && self.tag_filter.is_none() && (self.show_aux || self.not_listed == 0) {
             self.visible = None;
             self.matched = None;
@@ -596,7 +654,11 @@ impl App {
 
     /// Character positions of the filter's match in `idx`'s label, for highlighting.
     pub fn match_positions(&mut self, idx: usize) -> Vec<u32> {
-        if self.filter.is_empty() || idx >= self.haystacks.len() {
+        if self.filter.is_empty() {
+            return Vec::new();
+        }
+        self.ensure_haystacks();
+        if idx >= self.haystacks.len() {
             return Vec::new();
         }
         if self.pattern.as_ref().is_none_or(|(f, _)| *f != self.filter) {
@@ -709,6 +771,7 @@ impl App {
     pub fn message(&mut self, m: Msg) {
         match m {
             Msg::Cached(c) => self.cached(c),
+            Msg::Early(c) => self.early(c),
             Msg::Loaded(Ok(l)) => self.loaded(*l),
             Msg::Loaded(Err(e)) => {
                 self.progress = None;
@@ -1702,6 +1765,25 @@ impl App {
         }
         self.refresh_history();
     }
+}
+
+/// Whether `new` draws the same tree as `old`, command for command at the same indexes (only
+/// what the database or the findings add may differ).
+fn same_tree(old: &[CommandItem], new: &[CommandItem]) -> bool {
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(a, b)| {
+            a.id == b.id
+                && a.label == b.label
+                && a.kind == b.kind
+                && a.category == b.category
+                && a.command == b.command
+                && a.cwd == b.cwd
+                && a.file_path == b.file_path
+                && a.description == b.description
+                && a.auxiliary == b.auxiliary
+                && a.hidden == b.hidden
+                && a.private == b.private
+        })
 }
 
 /// Whether everything matching `after` also matches `before`, so a search for `after` can

@@ -206,9 +206,9 @@ fn event_loop(
             }
         }
         // Input first: a key is handled as soon as it comes. Background messages are looked at
-        // between polls: often while loading (the first frame waits on it) or while work is
-        // under way, rarely when idle.
-        let wait = if app.loaded.is_none() {
+        // between polls: often until discovery's tree is in (a frame waits on it) or while
+        // work is under way, rarely when idle.
+        let wait = if !app.fresh && app.load_error.is_none() {
             Duration::from_millis(2)
         } else if app.busy.is_some() || app.running() > 0 {
             Duration::from_millis(16)

@@ -6,13 +6,17 @@ use crate::app::Level;
 use crate::cache;
 use commandtree_core::{CancelToken, CommandItem, ProgressEvent, Workspace};
 use commandtree_engine::frontend;
-use commandtree_engine::{LoadOptions, Loaded, WatchEvent, WatchOptions, Watcher};
+use commandtree_engine::{Loaded, WatchEvent, WatchOptions, Watcher};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 
 pub enum Msg {
     /// The tree saved when this workspace was last open, to show while discovery runs.
     Cached(Vec<CommandItem>),
+    /// Discovery's commands with the database's notes, before their static findings: to show
+    /// while those are looked for.
+    Early(Vec<CommandItem>),
     Loaded(Result<Box<Loaded>, String>),
     Watcher(Watcher),
     Watch(WatchEvent),
@@ -29,54 +33,76 @@ fn ws(root: &std::path::Path) -> Workspace {
     Workspace::open(Some(root), root)
 }
 
-/// Loads the workspace: first the saved snapshot (when there is one) for an immediate tree,
-/// then one discovery with the database. With `watch`, that discovery is the watcher's own
-/// first pass (one walk of the tree, not two), and its changes follow as [`Msg::Watch`].
-/// Every command gets its static findings, as a load gives them. The database is only read.
+/// Loads the workspace: the saved snapshot first (when there is one) for an immediate tree,
+/// then discovery with the database (shown as soon as it is there), then the static findings
+/// (the commands are final: [`Msg::Loaded`]). Then, with `watch`, the watcher: its changes
+/// follow as [`Msg::Watch`], each command with its findings. The database is only read.
 pub fn load(root: PathBuf, tx: Sender<Msg>, watch: bool) {
     std::thread::spawn(move || {
-        if let Some(commands) = cache::read(&root) {
-            let _ = tx.send(Msg::Cached(commands));
-        }
-        if watch {
-            let mut sink = Sink {
-                root: root.clone(),
-                store: None,
-                tx: tx.clone(),
-                ready: false,
-            };
-            match Watcher::start(ws(&root), WatchOptions::default(), move |e| sink.event(e)) {
-                Ok(watcher) => {
-                    let _ = tx.send(Msg::Watcher(watcher));
-                    return;
-                }
-                Err(e) => {
-                    let _ = tx.send(Msg::Done(format!("live updates are off: {e}"), Level::Warn));
-                }
+        let shown = match cache::read(&root) {
+            Some(commands) => tx.send(Msg::Cached(commands)).is_ok(),
+            None => false,
+        };
+        let w = ws(&root);
+        // The model's warnings (before the findings are added), to tell later whether a
+        // command the watcher reports is the one loaded.
+        let mut model: HashMap<String, Option<String>> = HashMap::new();
+        let r = frontend::load_early(&w, &CancelToken::new(), |commands| {
+            model = commands
+                .iter()
+                .map(|c| (c.id.clone(), c.security_warning.clone()))
+                .collect();
+            if !shown {
+                let _ = tx.send(Msg::Early(commands.to_vec()));
             }
-        }
-        let r = commandtree_engine::load(
-            &ws(&root),
-            &LoadOptions::default(),
-            &CancelToken::new(),
-            &commandtree_core::NoProgress,
-        );
+        });
         let snapshot = r.as_ref().ok().map(|l| l.commands.clone());
-        let _ = tx.send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())));
-        if let Some(commands) = snapshot {
-            let _ = cache::write(&root, &commands);
+        if tx
+            .send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())))
+            .is_err()
+        {
+            return;
+        }
+        let Some(commands) = snapshot else {
+            return;
+        };
+        let _ = cache::write(&root, &commands);
+        if !watch {
+            return;
+        }
+        let mut sink = Sink {
+            root: root.clone(),
+            store: None,
+            tx: tx.clone(),
+            loaded: commands
+                .into_iter()
+                .map(|c| {
+                    let m = model.remove(&c.id).flatten();
+                    (c.id.clone(), (c, m))
+                })
+                .collect(),
+        };
+        match Watcher::start(w, WatchOptions::default(), move |e| sink.event(e)) {
+            Ok(watcher) => {
+                let _ = tx.send(Msg::Watcher(watcher));
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::Done(format!("live updates are off: {e}"), Level::Warn));
+            }
         }
     });
 }
 
-/// Turns a watcher's events into messages: its `Ready` is the load, later commands get their
-/// findings as they come.
+/// Gives the watcher's commands their static findings, as a load gives them.
 struct Sink {
     root: PathBuf,
     /// The database, read-only, opened once there is one.
     store: Option<commandtree_store::Store>,
     tx: Sender<Msg>,
-    ready: bool,
+    /// The commands of the load (with findings) and the model's warning of each, until the
+    /// watcher's first pass: what it finds unchanged keeps its findings, so its 15,000
+    /// commands are not analysed a second time right after the load.
+    loaded: HashMap<String, (CommandItem, Option<String>)>,
 }
 
 impl Sink {
@@ -88,18 +114,33 @@ impl Sink {
                     .flatten();
         }
         match &mut e {
-            WatchEvent::Ready { commands, .. } if !self.ready => {
-                self.ready = true;
-                let mut commands = std::mem::take(commands);
-                frontend::annotate_findings(self.store.as_mut(), &mut commands);
-                let loaded = Loaded::from_commands(&self.root, commands);
-                let snapshot = loaded.commands.clone();
-                let _ = self.tx.send(Msg::Loaded(Ok(Box::new(loaded))));
-                let _ = cache::write(&self.root, &snapshot);
-                return;
-            }
             WatchEvent::Ready { commands, .. } => {
-                frontend::annotate_findings(self.store.as_mut(), commands)
+                let loaded = std::mem::take(&mut self.loaded);
+                let mut fresh = Vec::new();
+                for c in commands.iter_mut() {
+                    match loaded.get(&c.id) {
+                        Some((l, model))
+                            if *model == c.security_warning
+                                && CommandItem {
+                                    security_warning: None,
+                                    ..l.clone()
+                                } == CommandItem {
+                                    security_warning: None,
+                                    ..c.clone()
+                                } =>
+                        {
+                            c.security_warning = l.security_warning.clone();
+                        }
+                        _ => fresh.push(std::mem::take(c)),
+                    }
+                }
+                frontend::annotate_findings(self.store.as_mut(), &mut fresh);
+                let mut fresh = fresh.into_iter();
+                for c in commands.iter_mut().filter(|c| c.id.is_empty()) {
+                    if let Some(f) = fresh.next() {
+                        *c = f;
+                    }
+                }
             }
             WatchEvent::Changed { delta, .. } => {
                 frontend::annotate_findings(self.store.as_mut(), &mut delta.added);

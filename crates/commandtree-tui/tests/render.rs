@@ -314,7 +314,7 @@ fn the_last_sessions_tree_shows_at_once_and_nothing_acts_on_it_until_discovery()
         shown.contains("Quick Launch (1)"),
         "not starred yet:\n{shown}"
     );
-    assert!(shown.contains("still discovering"), "{shown}");
+    assert!(shown.contains("not checked yet"), "{shown}");
     // Discovery answers: its tree replaces the saved one, the selection stays.
     let loaded = app.engine.load(&LoadOptions::default()).unwrap();
     app.message(commandtree_tui::worker::Msg::Loaded(Ok(Box::new(loaded))));
