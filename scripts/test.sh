@@ -11,6 +11,8 @@ command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
 command -v fish >/dev/null 2>&1 || need_apt+=(fish)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
+# The terminal UI's end-to-end test types into a real terminal through tmux.
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 if ((${#need_apt[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

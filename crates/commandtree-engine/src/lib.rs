@@ -11,6 +11,7 @@
 pub mod db;
 pub mod debug;
 mod error;
+pub mod frontend;
 pub mod gate;
 mod load;
 pub mod runs;

@@ -3,6 +3,7 @@
 
 mod ai;
 mod commands;
+mod completions;
 mod db;
 mod doctor;
 mod llm_skills;
@@ -92,6 +93,12 @@ enum Command {
     Search(search::SearchArgs),
     /// Make or update the embeddings `ct search` uses (all-MiniLM-L6-v2, on this machine).
     Embed(search::EmbedArgs),
+    /// The terminal UI (what `ct` alone opens on a terminal): Quick Launch, the tree, details,
+    /// runs. F1 lists the keys.
+    Tui(TuiArgs),
+    /// Print a shell completion script: `source <(ct completions bash)`, also zsh and fish.
+    /// Command names complete from the workspace you are in.
+    Completions(completions::CompletionsArgs),
     /// Let this workspace's .commandtree/config.toml choose the LLM, its key and programs.
     Trust(trust::TrustArgs),
     /// Keep discovering: one line per change (commands added, updated, removed; new tags and
@@ -149,10 +156,21 @@ struct ListArgs {
 #[derive(Args)]
 struct ShowArgs {
     /// A command id, a unique label, or type:label (e.g. npm:build).
+    #[arg(add = completions::command_names())]
     command: String,
     /// Print the CommandItem as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args, Default)]
+struct TuiArgs {
+    /// Quit after the first frame that shows the commands, printing the time to it (bench/tui.sh).
+    #[arg(long, hide = true)]
+    bench_first_frame: bool,
+    /// After the first frame, press N keys and print the time from key to frame (bench/tui.sh).
+    #[arg(long, hide = true, value_name = "N", default_value_t = 0)]
+    bench_keys: usize,
 }
 
 fn type_names() -> clap::builder::PossibleValuesParser {
@@ -162,7 +180,13 @@ fn type_names() -> clap::builder::PossibleValuesParser {
 /// A failure that has already been explained to the user; carries the exit code.
 struct Exit(u8);
 
+/// When `ct` started: `bench/tui.sh` times the first frame from here.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 fn main() -> ExitCode {
+    STARTED.get_or_init(std::time::Instant::now);
+    // `COMPLETE=bash ct -- ct run b`: the shell asking for completions (see `ct completions`).
+    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -200,7 +224,12 @@ fn run(cli: Cli) -> Result<()> {
     if !cli.quiet {
         output::warnings(engine.settings_warnings());
     }
-    match cli.command.unwrap_or(Command::List(ListArgs::default())) {
+    let command = match cli.command {
+        Some(c) => c,
+        None if interactive_terminal() => Command::Tui(TuiArgs::default()),
+        None => Command::List(ListArgs::default()),
+    };
+    match command {
         Command::List(args) => list(ws, args, cli.quiet),
         Command::Show(args) => show(ws, args, cli.quiet),
         Command::Tag(args) => tags::tag(ws, args, cli.quiet),
@@ -219,6 +248,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Doctor(args) => doctor::doctor(ws.workspace(), args),
         Command::Search(args) => search::search(ws, args, cli.quiet),
         Command::Embed(args) => search::embed(ws, args, cli.quiet),
+        Command::Tui(args) => tui(engine, args),
+        Command::Completions(args) => completions::print(args),
         Command::Trust(args) => trust::trust(ws.workspace(), args),
         Command::Watch(args) => watch::watch(
             commandtree_core::Workspace::open(cli.root.as_deref(), &cwd),
@@ -234,6 +265,29 @@ fn run(cli: Cli) -> Result<()> {
         Command::Prompt(args) => ai::prompt(ws, args, cli.quiet),
         Command::Agent(args) => ai::agent(ws, args, cli.quiet),
         Command::Export(args) => ai::export(ws, args, cli.quiet),
+    }
+}
+
+/// `ct` alone opens the UI only when a person is there to use it: stdin and stdout on a
+/// terminal. Piped or redirected, it prints the tree as before.
+fn interactive_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
+fn tui(engine: Engine, args: TuiArgs) -> Result<()> {
+    let code = commandtree_tui::run(
+        engine,
+        commandtree_tui::Bench {
+            first_frame: args.bench_first_frame,
+            keys: args.bench_keys,
+            started: STARTED.get().copied(),
+        },
+    )?;
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Exit(u8::try_from(code).unwrap_or(1)).into())
     }
 }
 

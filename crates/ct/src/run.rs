@@ -43,6 +43,7 @@ const DEBUG_EXAMPLES: &str = "Examples:
 pub struct RunArgs {
     /// The command: its id, a unique label, or type:label (e.g. npm:build). On a terminal,
     /// leaving it out lets you pick one.
+    #[arg(add = crate::completions::command_names())]
     pub command: Option<String>,
     /// A parameter value, NAME=VALUE (repeatable). For VS Code tasks the names are input ids.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]

@@ -1,0 +1,327 @@
+//! The main states drawn into ratatui's `TestBackend` and compared with the snapshot files in
+//! `tests/snapshots/` (`cargo insta review` after an intended change). The workspace is real:
+//! files in a scratch folder, discovered and loaded through the engine, with a real SQLite
+//! database for Quick Launch. Paths are shown relative to the root, so the snapshots do not
+//! depend on where the scratch folder is.
+
+use commandtree_engine::{Engine, LoadOptions};
+use commandtree_tui::app::App;
+use commandtree_tui::rows::Place;
+use commandtree_tui::view;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::path::PathBuf;
+
+struct Scratch(PathBuf);
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn write(root: &std::path::Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A workspace named `demo` with scripts, npm scripts and make targets; `greet.sh` starred.
+fn app(name: &str) -> (Scratch, App) {
+    let base = std::env::temp_dir().join(format!("ct-tui-render-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let root = base.join("demo");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.canonicalize().unwrap();
+    write(
+        &root,
+        "package.json",
+        r#"{"name":"demo","scripts":{"build":"tsc -p .","lint":"eslint .","test":"vitest run"}}"#,
+    );
+    write(
+        &root,
+        "Makefile",
+        "all: build\n\n# Compile the app.\nbuild:\n\tcc -o app main.c\n\ntest: build\n\t./app --test\n\n_helper:\n\techo hidden\n",
+    );
+    write(
+        &root,
+        "scripts/greet.sh",
+        "#!/bin/sh\n# Greets someone.\n# @param name Who to greet (default: world)\n# @param mood How (options: calm, loud)\necho \"hello $1 ($2)\"\n",
+    );
+    write(
+        &root,
+        "scripts/clean.sh",
+        "#!/bin/sh\n# Removes build output.\nrm -rf build dist\n",
+    );
+    // A nested example: `ct list` leaves it out without --all, and so does the tree.
+    write(
+        &root,
+        "examples/demo/bootstrap.sh",
+        "#!/bin/sh\n# Sets up the example.\necho example\n",
+    );
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    let mut first = engine.load(&LoadOptions::default()).unwrap();
+    first.writable_or_create().unwrap();
+    commandtree_engine::tags::star(&mut first, "greet.sh").unwrap();
+    drop(first);
+    // Reload so the star comes from the database, as on a real start.
+    let mut loaded = engine.load(&LoadOptions::default()).unwrap();
+    // A security warning as a summary would bring it (the LLM is not part of this test).
+    for c in &mut loaded.commands {
+        if c.label == "clean.sh" {
+            c.summary = Some("Deletes the build and dist folders.".into());
+            c.security_warning = Some("Deletes files recursively (rm -rf).".into());
+        }
+    }
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let mut app = App::new(engine, tx);
+    app.color = false;
+    app.loaded(loaded);
+    (Scratch(base), app)
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    let _ = app.key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+fn text(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn render(app: &mut App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| view::draw(f, app)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let mut line = String::new();
+        for x in 0..buf.area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn select(app: &mut App, label: &str) {
+    let i = app
+        .rows
+        .iter()
+        .position(|r| {
+            r.command()
+                .is_some_and(|i| app.commands()[i].label == label && r.place() == Some(Place::Tree))
+        })
+        .unwrap_or_else(|| panic!("no row for {label}"));
+    app.sel = i;
+}
+
+#[test]
+fn tree() {
+    let (_s, mut app) = app("tree");
+    insta::assert_snapshot!(render(&mut app, 110, 26));
+}
+
+#[test]
+fn filtered() {
+    let (_s, mut app) = app("filtered");
+    key(&mut app, KeyCode::Char('/'));
+    text(&mut app, "bld");
+    let shown = render(&mut app, 110, 26);
+    assert!(!shown.contains("lint"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn details_with_a_warning_and_its_confirmation() {
+    let (_s, mut app) = app("warning");
+    select(&mut app, "clean.sh");
+    insta::assert_snapshot!("details_with_a_warning", render(&mut app, 110, 26));
+    key(&mut app, KeyCode::Enter);
+    insta::assert_snapshot!("confirmation", render(&mut app, 110, 26));
+}
+
+#[test]
+fn parameter_form() {
+    let (_s, mut app) = app("form");
+    select(&mut app, "greet.sh");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Right);
+    insta::assert_snapshot!(render(&mut app, 110, 26));
+}
+
+#[test]
+fn search_results() {
+    let (_s, mut app) = app("search");
+    // What the search thread answers (the embedding model is exercised by ct's search tests).
+    let ids: Vec<(String, f32)> = ["clean.sh", "build"]
+        .iter()
+        .zip([0.71f32, 0.42])
+        .map(|(l, s)| {
+            let c = app.commands().iter().find(|c| c.label == *l).unwrap();
+            (c.id.clone(), s)
+        })
+        .collect();
+    app.message(commandtree_tui::worker::Msg::Found(
+        "remove build output".into(),
+        ids,
+    ));
+    insta::assert_snapshot!(render(&mut app, 110, 26));
+}
+
+#[test]
+fn runs_pane_and_help() {
+    let (_s, mut app) = app("runs");
+    key(&mut app, KeyCode::Char('r'));
+    insta::assert_snapshot!("runs_pane", render(&mut app, 110, 26));
+    key(&mut app, KeyCode::F(1));
+    insta::assert_snapshot!("help", render(&mut app, 110, 36));
+}
+
+#[test]
+fn narrow_terminal_folds_the_details_pane() {
+    let (_s, mut app) = app("narrow");
+    let shown = render(&mut app, 80, 24);
+    assert!(!shown.contains("Details"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn keys_move_fold_and_sort() {
+    let (_s, mut app) = app("keys");
+    select(&mut app, "greet.sh");
+    key(&mut app, KeyCode::Char('h'));
+    // h on a command goes to its parent; h again closes it.
+    key(&mut app, KeyCode::Char('h'));
+    let shown = render(&mut app, 110, 20);
+    assert!(shown.contains("▸ scripts/ (2)"), "{shown}");
+    // The nested example is left out, as `ct list` leaves it out; `a` shows it.
+    key(&mut app, KeyCode::Char('C'));
+    let shown = render(&mut app, 110, 20);
+    assert!(shown.contains("▸ Shell Scripts (2)"), "{shown}");
+    assert!(shown.contains("(1 auxiliary hidden: a)"), "{shown}");
+    key(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.hidden_aux(), 0);
+    let shown = render(&mut app, 110, 20);
+    assert!(
+        shown.contains("▸ Shell Scripts (3)"),
+        "auxiliary shown now:\n{shown}"
+    );
+    assert!(!shown.contains("hidden"), "{shown}");
+    key(&mut app, KeyCode::Char('E'));
+    key(&mut app, KeyCode::Char('g'));
+    assert!(render(&mut app, 110, 20).contains("sorted by name"));
+}
+
+#[test]
+fn live_changes_keep_the_selection() {
+    let (_s, mut app) = app("live");
+    select(&mut app, "greet.sh");
+    let before = app.selected_id();
+    let mut added = app
+        .commands()
+        .iter()
+        .find(|c| c.label == "lint")
+        .unwrap()
+        .clone();
+    added.id = added.id.replace(":lint", ":format");
+    added.label = "format".into();
+    let removed = app
+        .commands()
+        .iter()
+        .find(|c| c.label == "clean.sh")
+        .unwrap()
+        .id
+        .clone();
+    let mut updated = app
+        .commands()
+        .iter()
+        .find(|c| c.label == "greet.sh")
+        .unwrap()
+        .clone();
+    updated.tags.push("deploy".into());
+    app.watch_event(commandtree_engine::WatchEvent::Changed {
+        delta: commandtree_core::Delta {
+            added: vec![added],
+            updated: vec![updated],
+            removed: vec![removed],
+            warnings: Vec::new(),
+            full_pass: false,
+        },
+        elapsed: std::time::Duration::ZERO,
+    });
+    assert_eq!(app.selected_id(), before, "the selection stays on greet.sh");
+    assert_eq!(app.selected_command().unwrap().label, "greet.sh");
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("format"), "{shown}");
+    assert!(!shown.contains("clean.sh"), "{shown}");
+    assert!(shown.contains("greet.sh ★ [deploy]"), "{shown}");
+}
+
+#[test]
+fn an_untrusted_workspace_configuration_is_said_and_the_database_only_read() {
+    let (s, _) = app("trust-base");
+    let root = s.0.join("demo");
+    write(
+        &root,
+        ".commandtree/config.toml",
+        "[llm]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+    );
+    let db = root.join(".commandtree/commandtree.sqlite3");
+    let before = std::fs::read(&db).unwrap();
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let mut app = App::new(engine, tx);
+    app.color = false;
+    let commands = app
+        .engine
+        .workspace()
+        .discover(&Default::default())
+        .commands;
+    app.loaded(commandtree_engine::Loaded::from_commands(&root, commands));
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("config not trusted: ct trust"), "{shown}");
+    assert!(shown.contains("1 warning │"), "{shown}");
+    // Quick Launch comes from the database, which was read, not written.
+    assert!(shown.contains("Quick Launch (1)"), "{shown}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+#[test]
+fn the_last_sessions_tree_shows_at_once_and_nothing_acts_on_it_until_discovery() {
+    let (s, _) = app("snapshot-base");
+    let root = s.0.join("demo");
+    let engine = Engine::open(Some(&root), &root).unwrap();
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let mut app = App::new(engine, tx);
+    app.color = false;
+    let mut saved = app
+        .engine
+        .workspace()
+        .discover(&Default::default())
+        .commands;
+    saved.retain(|c| c.label != "lint");
+    app.cached(saved);
+    select(&mut app, "build");
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("discovering commands…"), "{shown}");
+    key(&mut app, KeyCode::Char('s'));
+    let shown = render(&mut app, 110, 26);
+    assert!(
+        shown.contains("Quick Launch (1)"),
+        "not starred yet:\n{shown}"
+    );
+    assert!(shown.contains("not checked yet"), "{shown}");
+    // Discovery answers: its tree replaces the saved one, the selection stays.
+    let loaded = app.engine.load(&LoadOptions::default()).unwrap();
+    app.message(commandtree_tui::worker::Msg::Loaded(Ok(Box::new(loaded))));
+    assert_eq!(app.selected_command().unwrap().label, "build");
+    let shown = render(&mut app, 110, 26);
+    assert!(shown.contains("lint"), "{shown}");
+    assert!(!shown.contains("discovering commands…"), "{shown}");
+    key(&mut app, KeyCode::Char('s'));
+    assert!(render(&mut app, 110, 26).contains("Quick Launch (2)"));
+}
