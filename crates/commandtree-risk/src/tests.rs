@@ -448,6 +448,8 @@ fn placeholders_and_negations_are_no_warning() {
         "Unknown",
         "The security warning is currently unavailable",
         "TBD",
+        "use-security-warning",
+        "security_warning_text",
     ] {
         assert_eq!(normalise_warning(w), None, "{w:?}");
     }
@@ -458,6 +460,7 @@ fn placeholders_and_negations_are_no_warning() {
         "Not safe: deletes the home folder",
         "Not available offline: downloads and runs an installer",
         "Unknown binary is executed as root",
+        "rm-rf-everything",
         "Writes credentials to ~/.aws",
         "Runs a script downloaded from the internet with root rights.",
     ] {

@@ -239,6 +239,16 @@ pub fn normalise_warning(text: &str) -> Option<String> {
     if words.is_empty() || words.iter().all(|w| STATUS_WORDS.contains(w)) {
         return None;
     }
+    // One identifier naming the field ("use-security-warning", "security_warning_text"): a
+    // model writing out the schema, not a sentence about the command.
+    let identifier = !cleaned.contains(char::is_whitespace) && cleaned.contains(['-', '_']);
+    if identifier
+        && words
+            .iter()
+            .any(|w| matches!(*w, "security" | "warning" | "warnings" | "risk" | "summary"))
+    {
+        return None;
+    }
     let has_effect = EFFECTS.iter().any(|e| l.contains(e));
     let negated = matches!(words[0], "no" | "not" | "none" | "nothing" | "without")
         || l.starts_with("there are no")
