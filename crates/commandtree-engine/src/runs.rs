@@ -334,7 +334,8 @@ pub fn start_detached(ws: &Workspace, store: &mut Option<Store>, p: &Planned) ->
         supervisor::write_wrapper(&ws.root, &p.runnable, &files, &p.item.label, false)?;
         let pid = process::spawn_detached(
             Path::new("sh"),
-            &[files.script.to_string_lossy().into_owned()],
+            // The path's own bytes: a workspace folder need not be UTF-8.
+            &[files.script.as_os_str()],
             Some(&log),
         )
         .map_err(|e| Error::failed(e.to_string()))?;

@@ -94,10 +94,22 @@ pub fn create_private(path: &Path) -> Result<File> {
         .map_err(|e| Error::failed(format!("{}: {e}", path.display())))
 }
 
+/// A path as one shell word, byte for byte: a folder whose name is not UTF-8 is still the folder
+/// the run goes to (its bytes rebuilt by `printf`), not a lossy look-alike that does not exist.
+fn sh_path(p: &Path) -> String {
+    match p.to_str() {
+        Some(s) => sh_quote(s),
+        #[cfg(unix)]
+        None => commandtree_exec::quote::sh_path_bytes(p),
+        #[cfg(not(unix))]
+        None => sh_quote(&p.to_string_lossy()),
+    }
+}
+
 /// The wrapper for `r`: records its pid, runs the script with the run's environment and folder,
 /// records the exit code, and in a window waits for Enter so the output stays readable.
 pub fn wrapper_text(r: &Runnable, files: &RunFiles, label: &str, attached: bool) -> String {
-    let q = |p: &Path| sh_quote(&p.to_string_lossy());
+    let q = sh_path;
     let mut s = String::from("# CommandTree run wrapper (removes itself when it starts)\n");
     s.push_str("rm -f -- \"$0\"\n");
     // The wrapper's own redirections never write through an existing file or link.

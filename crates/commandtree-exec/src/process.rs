@@ -198,7 +198,11 @@ mod unix {
 
     /// Starts `program args` in a new session, detached from this terminal, with stdout and
     /// stderr appended to `log` (or discarded).
-    pub fn spawn_detached(program: &Path, args: &[String], log: Option<&Path>) -> io::Result<u32> {
+    pub fn spawn_detached(
+        program: &Path,
+        args: &[impl AsRef<std::ffi::OsStr>],
+        log: Option<&Path>,
+    ) -> io::Result<u32> {
         let mut cmd = Command::new(program);
         cmd.args(args).stdin(Stdio::null());
         match log {
@@ -291,7 +295,11 @@ mod other {
         Ok(exit_code(child.wait()?).0)
     }
 
-    pub fn spawn_detached(program: &Path, args: &[String], log: Option<&Path>) -> io::Result<u32> {
+    pub fn spawn_detached(
+        program: &Path,
+        args: &[impl AsRef<std::ffi::OsStr>],
+        log: Option<&Path>,
+    ) -> io::Result<u32> {
         let mut cmd = Command::new(program);
         cmd.args(args).stdin(Stdio::null());
         if let Some(path) = log {

@@ -65,6 +65,21 @@ fn a_workspace_under_a_folder_that_is_not_utf8_runs_its_commands() {
         std::fs::read_to_string(root.join("ran.txt")).unwrap(),
         "ran\n"
     );
+
+    // Detached: the supervisor's wrapper goes to the same folder, byte for byte.
+    std::fs::remove_file(root.join("made.txt")).unwrap();
+    let o = ct(&root, &["run", "--detach", "make:hello"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = run_id(&o);
+    assert!(
+        eventually(|| run_row(&root, id)["exitCode"] == 0),
+        "{:#?}",
+        run_row(&root, id)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("made.txt")).unwrap(),
+        "made\n"
+    );
 }
 
 #[test]
