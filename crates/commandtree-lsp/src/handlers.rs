@@ -44,6 +44,9 @@ pub const METHODS: &[(&str, Kind)] = &[
     ("commandtree/runs", Kind::Serial),
     ("commandtree/summarize", Kind::Parallel),
     ("commandtree/search", Kind::Parallel),
+    ("commandtree/commandSkills", Kind::Serial),
+    ("commandtree/proposeSkill", Kind::Parallel),
+    ("commandtree/applySkill", Kind::Serial),
 ];
 
 pub fn kind(method: &str) -> Option<Kind> {
@@ -72,6 +75,9 @@ pub fn handle(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult {
         "commandtree/runs" => run_history(ctx, parse(params)?),
         "commandtree/summarize" => summarize(ctx, parse(params)?),
         "commandtree/search" => search_commands(ctx, parse(params)?),
+        "commandtree/commandSkills" => crate::skills::list(ctx),
+        "commandtree/proposeSkill" => crate::skills::propose(ctx, parse(params)?),
+        "commandtree/applySkill" => crate::skills::apply(ctx, parse(params)?),
         _ => Err(RpcError::new(
             METHOD_NOT_FOUND,
             format!("unknown method `{method}`"),
@@ -80,7 +86,7 @@ pub fn handle(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult {
 }
 
 /// Params as `T`; absent params are an empty object, so a missing required field is named.
-fn parse<T: DeserializeOwned>(params: Value) -> RpcResult<T> {
+pub(crate) fn parse<T: DeserializeOwned>(params: Value) -> RpcResult<T> {
     let v = if params.is_null() { json!({}) } else { params };
     serde_json::from_value(v).map_err(|e| RpcError::params(format!("invalid params: {e}")))
 }
@@ -91,7 +97,7 @@ fn to_value(v: impl serde::Serialize) -> RpcResult {
 
 /// Refuses an id whose file part is an absolute path outside the root; names and
 /// `type:label` pass (they can only match commands discovered under the root).
-fn check_query(root: &Path, query: &str) -> RpcResult<()> {
+pub(crate) fn check_query(root: &Path, query: &str) -> RpcResult<()> {
     if let Some((_, rest)) = query.split_once(':')
         && rest.starts_with('/')
         && !inside(root, Path::new(rest))
@@ -104,7 +110,10 @@ fn check_query(root: &Path, query: &str) -> RpcResult<()> {
     Ok(())
 }
 
-fn load(ctx: &Ctx<'_>, create_db: bool) -> RpcResult<(commandtree_engine::Engine, Loaded)> {
+pub(crate) fn load(
+    ctx: &Ctx<'_>,
+    create_db: bool,
+) -> RpcResult<(commandtree_engine::Engine, Loaded)> {
     let engine = ctx.shared.engine()?;
     let loaded = engine
         .load_with(
@@ -164,7 +173,7 @@ fn check_root(shared: &Shared, given: &str) -> RpcResult<()> {
     }
 }
 
-fn warning_json(w: &commandtree_core::Warning) -> Value {
+pub(crate) fn warning_json(w: &commandtree_core::Warning) -> Value {
     serde_json::to_value(w).unwrap_or(Value::Null)
 }
 
@@ -527,14 +536,14 @@ fn run_history(ctx: &Ctx<'_>, p: RunsParams) -> RpcResult {
 
 /// `$/progress` for one request with a client's work-done token; `end` is sent on drop, so it
 /// goes out however the request ends.
-struct WorkDone {
+pub(crate) struct WorkDone {
     shared: Arc<Shared>,
     token: Option<Value>,
     end: std::sync::Mutex<Option<String>>,
 }
 
 impl WorkDone {
-    fn begin(ctx: &Ctx<'_>, token: Option<Value>, title: &str) -> WorkDone {
+    pub(crate) fn begin(ctx: &Ctx<'_>, token: Option<Value>, title: &str) -> WorkDone {
         if let Some(t) = &token {
             ctx.shared.bind_token(t, ctx.id);
             ctx.shared.notify(
@@ -570,7 +579,7 @@ impl WorkDone {
             .notify("$/progress", json!({"token": t, "value": value}));
     }
 
-    fn finish(&self, message: String) {
+    pub(crate) fn finish(&self, message: String) {
         *lock(&self.end) = Some(message);
     }
 }

@@ -10,6 +10,7 @@ mod error;
 mod handlers;
 mod parent;
 mod server;
+mod skills;
 pub mod transport;
 mod watch;
 

@@ -24,6 +24,9 @@ pub struct CommandSkill {
     /// Display text (front matter `name`).
     pub name: String,
     pub icon: String,
+    /// Front matter `description`, shown beside the name where a front end lists skills.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// The markdown body.
     pub instructions: String,
     pub path: PathBuf,
@@ -74,6 +77,7 @@ pub fn parse(
     };
     let name = get("name").ok_or((Some(1), "the front matter has no `name`".to_string()))?;
     let icon = get("icon").unwrap_or_else(|| DEFAULT_ICON.to_string());
+    let description = get("description");
     let instructions = lines[end + 1..].join("\n").trim().to_string();
     if instructions.is_empty() {
         return Err((
@@ -85,6 +89,7 @@ pub fn parse(
         id,
         name,
         icon,
+        description,
         instructions,
         path: path.to_path_buf(),
     })
@@ -381,9 +386,15 @@ mod tests {
         assert_eq!(s.id, "clean-up");
         assert_eq!(s.name, "Clean Up Script");
         assert_eq!(s.icon, "sparkle");
+        assert_eq!(s.description, None);
         assert!(s.instructions.starts_with("- Remove superfluous"));
-        let s = parse(Path::new("/w/x.md"), "---\nname: X\n---\nDo it.").unwrap();
+        let s = parse(
+            Path::new("/w/x.md"),
+            "---\nname: X\ndescription: Tidies it\n---\nDo it.",
+        )
+        .unwrap();
         assert_eq!(s.icon, "wand");
+        assert_eq!(s.description.as_deref(), Some("Tidies it"));
         for (text, want) in [
             ("Do it.", "no front matter"),
             ("---\nicon: x\n---\nDo it.", "no `name`"),

@@ -75,6 +75,8 @@ pub enum InputFor {
 pub enum PickFor {
     TagFilter,
     RemoveTag(String),
+    /// A command skill for this command id; the file ids of the skills, in the items' order.
+    Skill(String, Vec<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -102,6 +104,13 @@ pub enum Popup {
         items: Vec<String>,
         sel: usize,
         purpose: PickFor,
+    },
+    /// A command skill's proposed change as a unified diff; `y` writes it, `n` or Esc does not.
+    Diff {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+        proposal: Box<commandtree_skills::command_skill::Proposal>,
     },
     Quit,
 }
@@ -792,6 +801,11 @@ impl App {
                 self.say(text, level);
                 self.refresh_notes();
             }
+            Msg::Proposed(skill, r) => {
+                self.busy = None;
+                self.progress = None;
+                self.proposed(skill, r);
+            }
             Msg::Found(query, hits) => {
                 self.busy = None;
                 self.progress = None;
@@ -1029,6 +1043,7 @@ impl App {
                 return Some(Effect::Copy(line));
             }
             KeyCode::Char('S') => self.summarize(),
+            KeyCode::Char('m') => self.pick_skill(),
             KeyCode::Char('i') if self.selected_command().is_some() => {
                 self.popup = Some(Popup::Details);
             }
@@ -1501,6 +1516,37 @@ impl App {
                 KeyCode::Char('y') | KeyCode::Char('q') | KeyCode::Enter => Some(Effect::Quit),
                 _ => None,
             },
+            Popup::Diff {
+                title,
+                lines,
+                mut scroll,
+                proposal,
+            } => {
+                let last = lines.len().saturating_sub(1);
+                match k.code {
+                    KeyCode::Char('y') | KeyCode::Char('Y') => {
+                        self.apply_proposal(&proposal);
+                        return None;
+                    }
+                    KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {
+                        let rel = self.rel(&proposal.path.to_string_lossy());
+                        self.say(format!("not applied; {rel} is unchanged"), Level::Info);
+                        return None;
+                    }
+                    KeyCode::Down | KeyCode::Char('j') => scroll = (scroll + 1).min(last),
+                    KeyCode::Up | KeyCode::Char('k') => scroll = scroll.saturating_sub(1),
+                    KeyCode::PageDown | KeyCode::Char(' ') => scroll = (scroll + 10).min(last),
+                    KeyCode::PageUp => scroll = scroll.saturating_sub(10),
+                    _ => {}
+                }
+                self.popup = Some(Popup::Diff {
+                    title,
+                    lines,
+                    scroll,
+                    proposal,
+                });
+                None
+            }
             Popup::Confirm { title, lines, run } => match k.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => self.start(run),
                 KeyCode::Char('n') | KeyCode::Esc => {
@@ -1608,7 +1654,7 @@ impl App {
                     }
                     KeyCode::Enter => {
                         let item = items.get(sel).cloned().unwrap_or_default();
-                        self.picked(item, purpose);
+                        self.picked(sel, item, purpose);
                         return None;
                     }
                     _ => {}
@@ -1682,8 +1728,109 @@ impl App {
         }
     }
 
-    fn picked(&mut self, item: String, purpose: PickFor) {
+    // ---- command skills ------------------------------------------------------------------------
+
+    /// `m`: the workspace's command skills for the selected command; pressed again while the
+    /// model is answering, it cancels.
+    fn pick_skill(&mut self) {
+        if let Some(t) = self.busy.take() {
+            t.cancel();
+            self.say("cancelled", Level::Info);
+            return;
+        }
+        let Some(c) = self.selected_command() else {
+            return;
+        };
+        let id = c.id.clone();
+        let label = c.label.clone();
+        let (skills, warnings) = commandtree_skills::command_skill::discover(self.engine.root());
+        if skills.is_empty() {
+            let dir = commandtree_skills::command_skill::dir(self.engine.root());
+            let why = warnings
+                .first()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            self.say(
+                format!(
+                    "no command skills: add markdown files to {}{why}",
+                    self.rel(&dir.to_string_lossy())
+                ),
+                Level::Info,
+            );
+            return;
+        }
+        self.popup = Some(Popup::Pick {
+            title: format!("Skill for {}", clean(&label)),
+            items: skills.iter().map(|s| clean(&s.name)).collect(),
+            sel: 0,
+            purpose: PickFor::Skill(id, skills.into_iter().map(|s| s.id).collect()),
+        });
+    }
+
+    fn propose_skill(&mut self, command: &str, skill: String) {
+        if !self.ready() {
+            return;
+        }
+        let Some(item) = self.commands().iter().find(|c| c.id == command).cloned() else {
+            return;
+        };
+        let token = commandtree_core::CancelToken::new();
+        self.busy = Some(token.clone());
+        self.progress = Some(format!(
+            "asking the model to apply {skill} to {}… (m cancels)",
+            item.label
+        ));
+        worker::propose_skill(
+            self.engine.root().to_path_buf(),
+            item,
+            skill,
+            token,
+            self.tx.clone(),
+        );
+    }
+
+    /// A proposal arrived: its diff to confirm, or why there is none.
+    pub fn proposed(
+        &mut self,
+        skill: String,
+        r: Result<commandtree_skills::command_skill::Proposal, String>,
+    ) {
+        match r {
+            Err(e) if e == "cancelled" => self.say("cancelled", Level::Info),
+            Err(e) => self.say(format!("{skill}: {e}"), Level::Error),
+            Ok(p) if !p.changed() => {
+                let rel = self.rel(&p.path.to_string_lossy());
+                self.say(format!("{skill} proposed no changes to {rel}"), Level::Info);
+            }
+            Ok(p) => {
+                let rel = self.rel(&p.path.to_string_lossy());
+                let lines = p.diff(self.engine.root()).lines().map(clean).collect();
+                self.popup = Some(Popup::Diff {
+                    title: format!("{skill} → {rel}"),
+                    lines,
+                    scroll: 0,
+                    proposal: Box::new(p),
+                });
+            }
+        }
+    }
+
+    fn apply_proposal(&mut self, p: &commandtree_skills::command_skill::Proposal) {
+        let rel = self.rel(&p.path.to_string_lossy());
+        match commandtree_skills::command_skill::apply(p) {
+            Ok(()) => self.say(format!("applied to {rel}"), Level::Info),
+            Err(e) => self.say(e.to_string(), Level::Error),
+        }
+    }
+
+    fn picked(&mut self, sel: usize, item: String, purpose: PickFor) {
         match purpose {
+            // By position: two skills may share a display name.
+            PickFor::Skill(command, ids) => {
+                if let Some(skill) = ids.get(sel) {
+                    self.propose_skill(&command, skill.clone());
+                }
+            }
             PickFor::TagFilter => {
                 self.say(format!("tag {item} — Esc clears"), Level::Info);
                 self.tag_filter = Some(item);

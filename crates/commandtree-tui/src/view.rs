@@ -546,6 +546,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("e", "open the file at its line ($VISUAL, $EDITOR)"),
     ("y", "copy the command line (OSC 52)"),
     ("S", "summarize the selection (or the filtered ones)"),
+    ("m", "command skill: diff, then y applies"),
     ("i", "details (narrow terminals)"),
     ("F5 / R", "discover again"),
     ("mouse", "click selects, double-click runs, wheel scrolls"),
@@ -642,6 +643,40 @@ fn draw_popup(f: &mut Frame<'_>, app: &mut App, t: &Theme, p: &Popup, area: Rect
             ));
             let h = l.len() as u16 + 2;
             (format!(" Run {label} "), l, 72, h)
+        }
+        Popup::Diff {
+            title,
+            lines,
+            scroll,
+            ..
+        } => {
+            let h = area.height.saturating_sub(2).max(8);
+            let room = usize::from(h.saturating_sub(4));
+            let mut l: Vec<Line> = lines
+                .iter()
+                .skip(*scroll)
+                .take(room)
+                .map(|x| {
+                    let style = if x.starts_with("+++") || x.starts_with("---") {
+                        t.bold()
+                    } else if x.starts_with('+') {
+                        t.fg(Color::Green)
+                    } else if x.starts_with('-') {
+                        t.error()
+                    } else if x.starts_with("@@") {
+                        t.accent()
+                    } else {
+                        Style::new()
+                    };
+                    Line::styled(x.clone(), style)
+                })
+                .collect();
+            l.push(Line::raw(""));
+            l.push(Line::styled(
+                "y applies · n or Esc does not · ↑↓ PgUp PgDn scroll",
+                t.bold(),
+            ));
+            (format!(" {title} "), l, area.width.saturating_sub(4), h)
         }
         Popup::Input { title, value, .. } => (
             format!(" {title} "),

@@ -8,6 +8,7 @@ use commandtree_engine::{Engine, LoadOptions};
 use commandtree_tui::app::App;
 use commandtree_tui::rows::Place;
 use commandtree_tui::view;
+use commandtree_tui::worker::Msg;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -28,6 +29,12 @@ fn write(root: &std::path::Path, rel: &str, text: &str) {
 
 /// A workspace named `demo` with scripts, npm scripts and make targets; `greet.sh` starred.
 fn app(name: &str) -> (Scratch, App) {
+    let (scratch, app, _) = app_rx(name);
+    (scratch, app)
+}
+
+/// [`app`], with the receiving end of the background threads' messages.
+fn app_rx(name: &str) -> (Scratch, App, std::sync::mpsc::Receiver<Msg>) {
     let base = std::env::temp_dir().join(format!("ct-tui-render-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let root = base.join("demo");
@@ -73,11 +80,11 @@ fn app(name: &str) -> (Scratch, App) {
             c.security_warning = Some("Deletes files recursively (rm -rf).".into());
         }
     }
-    let (tx, _rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::channel();
     let mut app = App::new(engine, tx);
     app.color = false;
     app.loaded(loaded);
-    (Scratch(base), app)
+    (Scratch(base), app, rx)
 }
 
 fn key(app: &mut App, code: KeyCode) {
@@ -324,4 +331,118 @@ fn the_last_sessions_tree_shows_at_once_and_nothing_acts_on_it_until_discovery()
     assert!(!shown.contains("discovering commands…"), "{shown}");
     key(&mut app, KeyCode::Char('s'));
     assert!(render(&mut app, 110, 26).contains("Quick Launch (2)"));
+}
+
+const SKILL: &str =
+    "---\nname: Clean Up Script\nicon: sparkle\n---\n\n- Remove superfluous comments\n";
+
+/// The proposal a model would send for `clean.sh` (the request itself is `ct skill apply`'s and
+/// the editor server's, tested against a loopback model there).
+fn proposal(root: &std::path::Path, before: &str) -> commandtree_skills::command_skill::Proposal {
+    commandtree_skills::command_skill::Proposal {
+        path: root.join("scripts/clean.sh"),
+        before: before.to_string(),
+        after: "#!/bin/sh\nrm -rf build dist\n".to_string(),
+    }
+}
+
+#[test]
+fn a_command_skill_shows_its_diff_and_writes_only_after_y() {
+    let (scratch, mut app) = app("skill-diff");
+    let root = scratch.0.join("demo").canonicalize().unwrap();
+    write(&root, ".commandtree/skills/clean-up.md", SKILL);
+    let script = root.join("scripts/clean.sh");
+    let before = std::fs::read_to_string(&script).unwrap();
+
+    select(&mut app, "clean.sh");
+    key(&mut app, KeyCode::Char('m'));
+    let shown = render(&mut app, 100, 30);
+    assert!(
+        shown.contains("Skill for clean.sh") && shown.contains("Clean Up Script"),
+        "{shown}"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert!(app.popup.is_none());
+
+    app.message(Msg::Proposed(
+        "Clean Up Script".into(),
+        Ok(proposal(&root, &before)),
+    ));
+    let shown = render(&mut app, 100, 30);
+    for want in [
+        "Clean Up Script → scripts/clean.sh",
+        "--- a/scripts/clean.sh",
+        "-# Removes build output.",
+        "y applies · n or Esc does not",
+    ] {
+        assert!(shown.contains(want), "{want}: {shown}");
+    }
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), before);
+    assert!(app.message.as_ref().unwrap().0.contains("not applied"));
+
+    // The file changed while the diff was shown: y writes nothing and says why.
+    app.message(Msg::Proposed(
+        "Clean Up Script".into(),
+        Ok(proposal(&root, "#!/bin/sh\nold\n")),
+    ));
+    key(&mut app, KeyCode::Char('y'));
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), before);
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("nothing was written"),
+        "{:?}",
+        app.message
+    );
+
+    app.message(Msg::Proposed(
+        "Clean Up Script".into(),
+        Ok(proposal(&root, &before)),
+    ));
+    key(&mut app, KeyCode::Char('y'));
+    assert_eq!(
+        std::fs::read_to_string(&script).unwrap(),
+        "#!/bin/sh\nrm -rf build dist\n"
+    );
+    assert_eq!(
+        app.message.as_ref().unwrap().0,
+        "applied to scripts/clean.sh"
+    );
+}
+
+#[test]
+fn a_command_skill_needs_trust_and_says_when_there_are_none() {
+    let (scratch, mut app, rx) = app_rx("skill-trust");
+    let root = scratch.0.join("demo").canonicalize().unwrap();
+    select(&mut app, "clean.sh");
+    key(&mut app, KeyCode::Char('m'));
+    assert!(app.popup.is_none());
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("no command skills"),
+        "{:?}",
+        app.message
+    );
+
+    write(&root, ".commandtree/skills/clean-up.md", SKILL);
+    key(&mut app, KeyCode::Char('m'));
+    key(&mut app, KeyCode::Enter);
+    assert!(app.busy.is_some());
+    // The worker thread answers; this scratch workspace was never trusted, so nothing is sent.
+    let msg = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("an answer");
+    app.message(msg);
+    assert!(app.busy.is_none());
+    let said = &app.message.as_ref().unwrap().0;
+    assert!(
+        said.starts_with("Clean Up Script: ") && said.contains("ct trust"),
+        "{said}"
+    );
 }

@@ -1079,3 +1079,184 @@ fn the_server_accepts_client_arguments_and_ends_with_its_editor() {
     editor.wait().unwrap();
     assert_eq!(s.wait_exit(), Some(1));
 }
+
+/// A workspace with the `clean-up` command skill and one malformed skill file.
+fn skills_fixture(name: &str) -> PathBuf {
+    let w = fixture(name);
+    write(
+        &w,
+        ".commandtree/skills/clean-up.md",
+        "---\nname: Clean Up Script\nicon: sparkle\ndescription: Removes noise\n---\n\n- Remove superfluous comments\n",
+    );
+    write(&w, ".commandtree/skills/broken.md", "no front matter\n");
+    w
+}
+
+const CLEANED: &str = "#!/bin/sh\necho \"hello $1\"\n# cleaned\n";
+
+#[test]
+fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_same_text() {
+    let w = skills_fixture("command-skills");
+    let hello = w.join("scripts/hello.sh");
+    let before = std::fs::read_to_string(&hello).unwrap();
+    let server = llm::Server::start(|req, _| {
+        if req.method == "GET" {
+            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        llm::Reply::json(
+            200,
+            llm::openai_text_reply(&format!("Here it is:\n```sh\n{CLEANED}```\n")),
+        )
+    });
+    let base = server.v1();
+    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    let init = s.initialize(&w, json!({}), false);
+    let methods = &init["capabilities"]["experimental"]["commandtree"]["methods"];
+    for m in [
+        "commandtree/commandSkills",
+        "commandtree/proposeSkill",
+        "commandtree/applySkill",
+    ] {
+        assert!(methods.as_array().unwrap().contains(&json!(m)), "{m}");
+    }
+
+    let listed = s.ok("commandtree/commandSkills", json!({}));
+    assert_eq!(
+        listed["skills"],
+        json!([{"id": "clean-up", "name": "Clean Up Script", "icon": "sparkle", "description": "Removes noise"}])
+    );
+    let warned = listed["warnings"][0].to_string();
+    assert!(warned.contains("broken.md"), "{listed}");
+
+    // The proposal comes back; the file is untouched.
+    let p = s.ok(
+        "commandtree/proposeSkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "workDoneToken": "sk-1"}),
+    );
+    assert_eq!(p["file"], json!(hello));
+    assert_eq!(p["original"], before.as_str());
+    assert_eq!(p["proposed"], CLEANED);
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
+    let end = s.notification("$/progress", |p| {
+        p["token"] == "sk-1" && p["value"]["kind"] == "end"
+    });
+    assert!(
+        end["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("proposed changes to scripts/hello.sh"),
+        "{end}"
+    );
+    // The model got the skill's instructions and the file.
+    let sent = server.posts()[0].json().to_string();
+    assert!(
+        sent.contains("Remove superfluous comments") && sent.contains("hello $1"),
+        "{sent}"
+    );
+    // By display name too; an unknown skill is a params error naming the ones there are.
+    s.ok(
+        "commandtree/proposeSkill",
+        json!({"skill": "Clean Up Script", "id": "hello.sh"}),
+    );
+    let (code, e) = s.err(
+        "commandtree/proposeSkill",
+        json!({"skill": "tidy", "id": "hello.sh"}),
+    );
+    assert_eq!(code, -32602);
+    assert!(e["message"].as_str().unwrap().contains("clean-up"), "{e}");
+    let (code, _) = s.err(
+        "commandtree/proposeSkill",
+        json!({"skill": "clean-up", "id": "no-such-command"}),
+    );
+    assert_eq!(code, -32002);
+
+    // The file changed after the proposal: nothing is written.
+    write(&w, "scripts/hello.sh", "#!/bin/sh\necho edited\n");
+    let (code, e) = s.err(
+        "commandtree/applySkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": CLEANED}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("changed meanwhile"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&hello).unwrap(),
+        "#!/bin/sh\necho edited\n"
+    );
+
+    write(&w, "scripts/hello.sh", &before);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hello, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let a = s.ok(
+        "commandtree/applySkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": CLEANED}),
+    );
+    assert_eq!(a, json!({"file": hello, "written": true}));
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), CLEANED);
+    assert_eq!(
+        std::fs::metadata(&hello).unwrap().permissions().mode() & 0o777,
+        0o755,
+        "replaced by rename with the permissions kept"
+    );
+    // No temporary file is left beside it.
+    let left: Vec<_> = std::fs::read_dir(w.join("scripts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
+    let w = skills_fixture("command-skills-trust");
+    let hello = w.join("scripts/hello.sh");
+    let before = std::fs::read_to_string(&hello).unwrap();
+    let server = llm::Server::start(|req, _| {
+        if req.method == "GET" {
+            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        llm::Reply::Silence(Duration::from_secs(300))
+    });
+    let base = server.v1();
+    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    s.initialize(&w, json!({"trusted": false}), false);
+
+    // Listing reads files only; proposing (sends to the LLM) and applying (writes) are refused.
+    assert_eq!(
+        s.ok("commandtree/commandSkills", json!({}))["skills"][0]["id"],
+        "clean-up"
+    );
+    let (code, _) = s.err(
+        "commandtree/proposeSkill",
+        json!({"skill": "clean-up", "id": "hello.sh"}),
+    );
+    assert_eq!(code, -32003);
+    let (code, _) = s.err(
+        "commandtree/applySkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": "x\n"}),
+    );
+    assert_eq!(code, -32003);
+    assert_eq!(server.posts().len(), 0, "nothing was sent");
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
+
+    s.notify("commandtree/setTrusted", json!({"trusted": true}));
+    let id = s.send_request(
+        "commandtree/proposeSkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "workDoneToken": "sk-2"}),
+    );
+    assert!(support::eventually(|| !server.posts().is_empty()));
+    // Other requests are answered while the model is busy.
+    s.ok("commandtree/commandSkills", json!({}));
+    s.notify("window/workDoneProgress/cancel", json!({"token": "sk-2"}));
+    let r = s.response(id);
+    assert_eq!(r["error"]["code"], -32800, "{r}");
+    s.notification("$/progress", |p| {
+        p["token"] == "sk-2" && p["value"]["kind"] == "end"
+    });
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
+    assert_eq!(s.finish(), Some(0));
+}

@@ -9,6 +9,7 @@ import { Model } from './model';
 import { CommandItem, isCommandItem } from './protocol';
 import { Runner, errorText } from './runner';
 import { Server } from './server';
+import { SkillDocuments } from './skills';
 
 export function itemOf(arg: unknown): CommandItem | undefined {
   if (typeof arg !== 'object' || arg === null) {
@@ -31,10 +32,19 @@ export interface Deps {
   /** Starts the server again when it is stopped (refresh after a crash or a fixed serverPath). */
   restart: () => Promise<void>;
   platform?: NodeJS.Platform;
+  /** The diff editor's in-memory documents; the extension registers their provider. */
+  skillDocuments?: SkillDocuments;
 }
 
+export const APPLY = 'Apply';
+export const DISCARD = 'Discard';
+
 export class Handlers {
-  constructor(private readonly d: Deps) {}
+  readonly skillDocuments: SkillDocuments;
+
+  constructor(private readonly d: Deps) {
+    this.skillDocuments = d.skillDocuments ?? new SkillDocuments();
+  }
 
   private async updated(): Promise<void> {
     await this.d.model.refreshTree();
@@ -315,6 +325,88 @@ export class Handlers {
     return picked.item;
   }
 
+  /**
+   * A command skill on one command: pick the skill (a second argument names one and skips the
+   * pick), let the server ask the model, show the proposed file against the original in a diff
+   * editor, and write it only after "Apply". The server refuses the write if the file changed
+   * while the diff was open.
+   */
+  async applySkill(arg: unknown, skillArg?: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const server = item && this.need();
+    if (!item || !server) {
+      return;
+    }
+    let skills;
+    try {
+      skills = await server.commandSkills();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: ${errorText(e)}`);
+      return;
+    }
+    if (skills.length === 0) {
+      void vscode.window.showInformationMessage(
+        'CommandTree: no command skills yet. Add a markdown file to .commandtree/skills/ with front matter `name` (and `icon`) and the instructions as its body.',
+      );
+      return;
+    }
+    let skill = typeof skillArg === 'string' ? skills.find((s) => s.id === skillArg || s.name === skillArg) : undefined;
+    if (!skill) {
+      const picked = await vscode.window.showQuickPick(
+        skills.map((s) => ({ label: `$(${s.icon}) ${s.name}`, description: s.description, skill: s })),
+        { placeHolder: `Apply a skill to "${item.label}"`, matchOnDescription: true },
+      );
+      if (!picked) {
+        return;
+      }
+      skill = picked.skill;
+    }
+    const chosen = skill;
+    const proposal = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `CommandTree: ${chosen.name} on ${item.label}`, cancellable: true },
+      async (progress, token) => {
+        try {
+          return await server.proposeSkill(chosen.id, item.id, token, (p) => {
+            progress.report({ message: p.message });
+          });
+        } catch (e) {
+          if (!token.isCancellationRequested) {
+            void vscode.window.showErrorMessage(`CommandTree: ${chosen.name} failed: ${errorText(e)}`);
+          }
+          return undefined;
+        }
+      },
+    );
+    if (!proposal) {
+      return;
+    }
+    const rel = path.relative(this.d.workspaceRoot, proposal.file);
+    if (proposal.original === proposal.proposed) {
+      void vscode.window.showInformationMessage(`CommandTree: ${chosen.name} proposed no changes to ${rel}`);
+      return;
+    }
+    const pair = this.skillDocuments.open(proposal.file, proposal.original, proposal.proposed);
+    try {
+      await vscode.commands.executeCommand('vscode.diff', pair.left, pair.right, `${path.basename(proposal.file)} ↔ ${chosen.name}`, {
+        preview: true,
+      });
+      const answer = await vscode.window.showInformationMessage(`Apply "${chosen.name}" to ${rel}?`, APPLY, DISCARD);
+      if (answer !== APPLY) {
+        return;
+      }
+      try {
+        await server.applySkill(chosen.id, item.id, proposal.original, proposal.proposed);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`CommandTree: ${rel} was not changed: ${errorText(e)}`);
+        return;
+      }
+      void vscode.window.showInformationMessage(`CommandTree: applied ${chosen.name} to ${rel}`);
+    } finally {
+      await closeDiff(pair.right);
+      pair.release();
+    }
+  }
+
   /** Every contributed command id and its handler. */
   table(): [string, (...args: unknown[]) => Promise<unknown>][] {
     return [
@@ -335,6 +427,18 @@ export class Handlers {
       ['commandtree.makeExecutable', (a) => this.makeExecutable(a)],
       ['commandtree.generateSummaries', (a) => this.generateSummaries(a)],
       ['commandtree.semanticSearch', (a) => this.semanticSearch(a)],
+      ['commandtree.applySkill', (a, s) => this.applySkill(a, s)],
     ];
+  }
+}
+
+/** Closes the diff editors showing `right` (the decision is made; the texts go away). */
+async function closeDiff(right: vscode.Uri): Promise<void> {
+  const shown = right.toString();
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === shown);
+  if (tabs.length > 0) {
+    await vscode.window.tabGroups.close(tabs);
   }
 }

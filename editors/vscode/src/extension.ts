@@ -21,6 +21,7 @@ import { Model, Settings, explicitValue } from './model';
 import { readTasksChanged } from './protocol';
 import { Runner, errorText } from './runner';
 import { Rpc, RpcServer, Server, SortOrder } from './server';
+import { SKILL_SCHEME } from './skills';
 import { AllTreeProvider, QuickTreeProvider, RowDecorations } from './tree';
 
 const INSTALL = 'How to Install';
@@ -227,6 +228,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     quickView,
     model,
     vscode.window.registerFileDecorationProvider(new RowDecorations()),
+    handlers.skillDocuments,
+    vscode.workspace.registerTextDocumentContentProvider(SKILL_SCHEME, handlers.skillDocuments),
     ...handlers.table().map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void client?.sendNotification('commandtree/setTrusted', { trusted: true });

@@ -51,6 +51,22 @@ export interface Plan {
   staleSummary?: boolean;
 }
 
+/** A command skill (`.commandtree/skills/*.md`) as `commandtree/commandSkills` lists it. */
+export interface CommandSkill {
+  id: string;
+  name: string;
+  /** A ThemeIcon id. */
+  icon: string;
+  description?: string;
+}
+
+/** `commandtree/proposeSkill`: the file and the model's whole new version of it. */
+export interface SkillProposal {
+  file: string;
+  original: string;
+  proposed: string;
+}
+
 export interface SearchHit {
   item: CommandItem;
   score: number;
@@ -266,4 +282,31 @@ export function readTasksChanged(v: unknown): TasksChanged {
     updated: items('updated'),
     removed: Array.isArray(v.removed) ? v.removed.filter((r): r is string => typeof r === 'string') : undefined,
   };
+}
+
+/** `commandtree/commandSkills`: `{skills}` or a bare list; an entry without a name is skipped. */
+export function readSkills(v: unknown): CommandSkill[] {
+  return listIn(v, 'skills')
+    .filter(isObject)
+    .map((s) => {
+      const name = typeof s.name === 'string' ? s.name : undefined;
+      const id = typeof s.id === 'string' ? s.id : name;
+      if (name === undefined || id === undefined) {
+        return undefined;
+      }
+      const skill: CommandSkill = { id, name, icon: typeof s.icon === 'string' && s.icon !== '' ? s.icon : 'wand' };
+      if (typeof s.description === 'string' && s.description !== '') {
+        skill.description = s.description;
+      }
+      return skill;
+    })
+    .filter((s): s is CommandSkill => s !== undefined);
+}
+
+/** `commandtree/proposeSkill`; anything without the three strings is a protocol error. */
+export function readProposal(v: unknown): SkillProposal {
+  if (isObject(v) && typeof v.file === 'string' && typeof v.original === 'string' && typeof v.proposed === 'string') {
+    return { file: v.file, original: v.original, proposed: v.proposed };
+  }
+  throw new Error('the server sent no proposal (file, original, proposed)');
 }

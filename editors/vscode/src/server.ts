@@ -4,14 +4,18 @@
 import type * as vscode from 'vscode';
 import {
   CommandItem,
+  CommandSkill,
   Plan,
   RunMode,
   SearchHit,
+  SkillProposal,
   TreeCategory,
   readPlan,
+  readProposal,
   readQuick,
   readSearch,
   readShown,
+  readSkills,
   readTasks,
   readTree,
   readWarnings,
@@ -46,6 +50,16 @@ export interface Server {
   ): Promise<unknown>;
   search(query: string, limit: number): Promise<SearchHit[]>;
   show(id: string): Promise<CommandItem | undefined>;
+  commandSkills(): Promise<CommandSkill[]>;
+  /** The model's version of command `id`'s file under `skill`; the server writes nothing. */
+  proposeSkill(
+    skill: string,
+    id: string,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<SkillProposal>;
+  /** Writes `proposed` if the file still holds `original` (else the server answers −32004). */
+  applySkill(skill: string, id: string, original: string, proposed: string): Promise<void>;
 }
 
 /** The JSON-RPC side a `Server` needs: what `LanguageClient` offers, narrowed. */
@@ -131,5 +145,26 @@ export class RpcServer implements Server {
 
   async show(id: string): Promise<CommandItem | undefined> {
     return readShown(await this.rpc.sendRequest<unknown>('commandtree/show', { id }));
+  }
+
+  async commandSkills(): Promise<CommandSkill[]> {
+    return readSkills(await this.rpc.sendRequest<unknown>('commandtree/commandSkills', {}));
+  }
+
+  async proposeSkill(
+    skill: string,
+    id: string,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<SkillProposal> {
+    const answer = await this.rpc.withProgress(
+      (workDoneToken) => this.rpc.sendRequest<unknown>('commandtree/proposeSkill', { skill, id, workDoneToken }, token),
+      progress,
+    );
+    return readProposal(answer);
+  }
+
+  async applySkill(skill: string, id: string, original: string, proposed: string): Promise<void> {
+    await this.rpc.sendRequest<unknown>('commandtree/applySkill', { skill, id, original, proposed });
   }
 }

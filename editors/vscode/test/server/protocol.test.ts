@@ -117,6 +117,23 @@ describe('RpcServer against ct lsp', function () {
     await assert.rejects(server.plan(hello.id, 'debug', undefined));
   });
 
+  it('lists command skills and applies a reviewed proposal only onto the text it was made from', async () => {
+    fs.mkdirSync(path.join(root, '.commandtree', 'skills'), { recursive: true });
+    fs.writeFileSync(
+      path.join(root, '.commandtree', 'skills', 'clean-up.md'),
+      '---\nname: Clean Up Script\nicon: sparkle\n---\n\n- Remove superfluous comments\n',
+    );
+    assert.deepStrictEqual(await server.commandSkills(), [{ id: 'clean-up', name: 'Clean Up Script', icon: 'sparkle' }]);
+    const { tasks } = await server.discoverTasks(undefined);
+    const hello = byLabel(tasks, 'hello.sh');
+    const original = fs.readFileSync(hello.filePath, 'utf8');
+    const proposed = `${original}# cleaned\n`;
+    await assert.rejects(server.applySkill('clean-up', hello.id, 'not what is on disk\n', proposed), /changed meanwhile/);
+    assert.strictEqual(fs.readFileSync(hello.filePath, 'utf8'), original);
+    await server.applySkill('clean-up', hello.id, original, proposed);
+    assert.strictEqual(fs.readFileSync(hello.filePath, 'utf8'), proposed);
+  });
+
   it('sends tasksChanged after a file is added', async () => {
     await server.watchFiles();
     fs.writeFileSync(path.join(root, 'scripts', 'late.sh'), '#!/bin/sh\necho late\n', { mode: 0o755 });

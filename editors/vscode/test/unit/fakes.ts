@@ -4,7 +4,7 @@
 
 import type * as vscode from 'vscode';
 import { Model, Settings } from '../../src/model';
-import { CommandItem, Plan, RunMode, SearchHit, TreeCategory } from '../../src/protocol';
+import { CommandItem, CommandSkill, Plan, RunMode, SearchHit, SkillProposal, TreeCategory } from '../../src/protocol';
 import { Discovery, Server, SortOrder, SummarizeProgress } from '../../src/server';
 
 export function item(over: Partial<CommandItem> & { label: string }): CommandItem {
@@ -29,6 +29,11 @@ export class FakeServer implements Server {
   quickIds: string[] = [];
   plans = new Map<string, Plan>();
   hits: SearchHit[] = [];
+  skills: CommandSkill[] = [];
+  /** What proposeSkill answers (per command id); a missing entry is the server's −32002. */
+  proposals = new Map<string, SkillProposal>();
+  /** The file contents applySkill writes to, keyed by path, as the server would see them. */
+  files = new Map<string, string>();
   /** Resolves pending discoveries; lets a test hold discovery open to see callers share it. */
   gate: Promise<void> = Promise.resolve();
 
@@ -99,6 +104,37 @@ export class FakeServer implements Server {
   search(query: string, limit: number): Promise<SearchHit[]> {
     this.record('search', query, limit);
     return Promise.resolve(this.hits);
+  }
+  commandSkills(): Promise<CommandSkill[]> {
+    this.record('commandSkills');
+    return Promise.resolve(this.skills);
+  }
+  proposeSkill(
+    skill: string,
+    id: string,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<SkillProposal> {
+    this.record('proposeSkill', skill, id);
+    if (token.isCancellationRequested) {
+      return Promise.reject(new Error('cancelled'));
+    }
+    const p = this.proposals.get(id);
+    if (!p) {
+      return Promise.reject(new Error(`command not found: ${id}`));
+    }
+    progress({ message: 'asking the model' });
+    return Promise.resolve(p);
+  }
+  /** As the server: writes only onto the text the proposal was made from. */
+  applySkill(skill: string, id: string, original: string, proposed: string): Promise<void> {
+    this.record('applySkill', skill, id, original, proposed);
+    const file = this.tasks.find((t) => t.id === id)?.filePath ?? '';
+    if (this.files.get(file) !== original) {
+      return Promise.reject(new Error(`${file} changed meanwhile; nothing was written`));
+    }
+    this.files.set(file, proposed);
+    return Promise.resolve();
   }
   show(id: string): Promise<CommandItem | undefined> {
     this.record('show', id);

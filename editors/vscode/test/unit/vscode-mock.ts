@@ -140,6 +140,18 @@ export class CancellationTokenSource {
   }
 }
 
+export class TabInputTextDiff {
+  constructor(
+    public readonly original: Uri,
+    public readonly modified: Uri,
+  ) {}
+}
+
+export interface FakeTab {
+  input: unknown;
+  label: string;
+}
+
 export interface FakeTerminal {
   name: string;
   options: Record<string, unknown>;
@@ -165,7 +177,15 @@ export const recorded = {
   tasks: [] as { name: string }[],
   executedTasks: [] as { name: string }[],
   activeTerminal: undefined as FakeTerminal | undefined,
+  /** Open editor tabs (diff editors opened through `vscode.diff`), and the ones closed. */
+  tabs: [] as FakeTab[],
+  closedTabs: [] as FakeTab[],
+  /** The next withProgress runs with its token already cancelled (the user pressed Cancel). */
+  cancelProgress: false,
   reset(): void {
+    this.tabs = [];
+    this.closedTabs = [];
+    this.cancelProgress = false;
     this.terminals = [];
     this.messages = [];
     this.executed = [];
@@ -213,7 +233,8 @@ export const window = {
   },
   showInformationMessage(text: string, ...options: unknown[]): Promise<unknown> {
     recorded.messages.push({ level: 'info', text, options });
-    return Promise.resolve(undefined);
+    // Only a message with buttons waits for the user's choice.
+    return Promise.resolve(options.length > 0 ? nextAnswer() : undefined);
   },
   showErrorMessage(text: string, ...options: unknown[]): Promise<unknown> {
     recorded.messages.push({ level: 'error', text, options });
@@ -274,13 +295,31 @@ export const window = {
     _options: unknown,
     task: (progress: { report(v: unknown): void }, token: CancellationTokenSource['token']) => Promise<R>,
   ): Promise<R> {
-    return task({ report: () => undefined }, new CancellationTokenSource().token);
+    const source = new CancellationTokenSource();
+    if (recorded.cancelProgress) {
+      recorded.cancelProgress = false;
+      source.cancel();
+    }
+    return task({ report: () => undefined }, source.token);
+  },
+  tabGroups: {
+    get all(): { tabs: FakeTab[] }[] {
+      return [{ tabs: recorded.tabs }];
+    },
+    close(tabs: FakeTab[]): Promise<boolean> {
+      recorded.closedTabs.push(...tabs);
+      recorded.tabs = recorded.tabs.filter((t) => !tabs.includes(t));
+      return Promise.resolve(true);
+    },
   },
 };
 
 export const commands = {
   executeCommand(command: string, ...args: unknown[]): Promise<unknown> {
     recorded.executed.push({ command, args });
+    if (command === 'vscode.diff' && args[0] instanceof Uri && args[1] instanceof Uri) {
+      recorded.tabs.push({ input: new TabInputTextDiff(args[0], args[1]), label: String(args[2]) });
+    }
     return Promise.resolve(undefined);
   },
   registerCommand(): { dispose(): void } {
@@ -299,6 +338,9 @@ export const env = {
 
 export const workspace = {
   workspaceFolders: [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }],
+  registerTextDocumentContentProvider(): { dispose(): void } {
+    return { dispose: () => undefined };
+  },
 };
 
 export const debug = {
