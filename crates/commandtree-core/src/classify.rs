@@ -377,6 +377,45 @@ pub fn visible(commands: Vec<CommandItem>, show_all: bool) -> (Vec<CommandItem>,
     (kept, hidden)
 }
 
+/// Splits discovery warnings into those about the project's own files and the number about
+/// auxiliary ones (test data, vendored code, templates, examples): a listing that hides a
+/// fixture's commands hides the complaints about its deliberately broken files too, unless
+/// `show_all`. Judged by the file's path and `.gitattributes`, as commands are.
+pub fn visible_warnings(
+    root: &Path,
+    fs: &dyn Fs,
+    warnings: &[crate::Warning],
+    show_all: bool,
+) -> (Vec<crate::Warning>, usize) {
+    if show_all {
+        return (warnings.to_vec(), 0);
+    }
+    let mut c = Classifier::new(root, fs);
+    let mut hidden = 0;
+    let mut kept = Vec::new();
+    for w in warnings {
+        let file = if w.file.is_absolute() {
+            w.file.clone()
+        } else {
+            root.join(&w.file)
+        };
+        let (vendored, generated) = c.linguist_attrs(&file);
+        let own = vendored == Some(false) || generated == Some(false);
+        let aux = vendored == Some(true)
+            || generated == Some(true)
+            || (!own
+                && file
+                    .strip_prefix(root)
+                    .is_ok_and(|rel| path_reason(rel, "").0.is_some()));
+        if aux {
+            hidden += 1;
+        } else {
+            kept.push(w.clone());
+        }
+    }
+    (kept, hidden)
+}
+
 /// The default excludes that are decided per folder rather than by name.
 const SMART_DEFAULTS: &[&str] = &["**/env/**", "**/bin/**"];
 

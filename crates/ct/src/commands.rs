@@ -13,6 +13,19 @@ pub fn load(
     quiet: bool,
     create: bool,
 ) -> anyhow::Result<Loaded> {
+    let all = engine.workspace().settings.show_all;
+    load_listing(engine, types, quiet, create, all)
+}
+
+/// [`load`] for a listing: warnings about auxiliary files (test data, vendored code, ...) are
+/// counted in one line instead of printed, unless `show_all`, as their commands are.
+pub fn load_listing(
+    engine: &Engine,
+    types: Vec<String>,
+    quiet: bool,
+    create: bool,
+    show_all: bool,
+) -> anyhow::Result<Loaded> {
     let loaded = engine
         .load(&LoadOptions {
             types,
@@ -20,7 +33,19 @@ pub fn load(
         })
         .map_err(fail)?;
     if !quiet {
-        output::warnings(&loaded.discovery_warnings);
+        let (own, hidden) = commandtree_core::classify::visible_warnings(
+            engine.root(),
+            &commandtree_core::fs::RealFs,
+            &loaded.discovery_warnings,
+            show_all,
+        );
+        output::warnings(&own);
+        if hidden > 0 {
+            eprintln!(
+                "note: {hidden} warning{} about test data, vendored or example files not shown (`ct list --all` shows them)",
+                if hidden == 1 { "" } else { "s" }
+            );
+        }
     }
     if let Some(r) = &loaded.recreated {
         output::warnings(std::slice::from_ref(r));

@@ -292,7 +292,8 @@ fn tui(engine: Engine, args: TuiArgs) -> Result<()> {
 }
 
 fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
-    let loaded = crate::commands::load(engine, args.types, quiet, false)?;
+    let show_all = args.all || engine.workspace().settings.show_all;
+    let loaded = crate::commands::load_listing(engine, args.types, quiet, false, show_all)?;
     let (commands, unknown) = commandtree_engine::tags::filter(
         engine.root(),
         loaded.commands,
@@ -302,10 +303,7 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
     output::warnings(&unknown);
     let mut commands = commands;
     commands.retain(|c| c.in_groups(&args.groups));
-    let (commands, hidden) = commandtree_core::classify::visible(
-        commands,
-        args.all || engine.workspace().settings.show_all,
-    );
+    let (commands, hidden) = commandtree_core::classify::visible(commands, show_all);
     let order: Option<SortOrder> = args
         .sort
         .as_deref()

@@ -532,3 +532,31 @@ fn group_filter_lists_just_groups_and_vscode_task_groups() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// Test fixtures are often broken on purpose: their warnings are hidden with their commands and
+/// counted in one line, while a broken file of the project's own is still reported.
+#[test]
+fn warnings_about_test_data_are_counted_not_printed_unless_all() {
+    let w = workspace("aux-warnings");
+    write(&w, "package.json", "{\"scripts\": {\"build\": ");
+    write(&w, "testdata/broken/package.json", "{\"scripts\": ");
+    write(&w, "Makefile", "all:\n\techo all\n");
+
+    let o = ct(&w, &["list"]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("{}", w.join("package.json").display())),
+        "{err}"
+    );
+    assert!(!err.contains("testdata"), "{err}");
+    assert!(
+        err.contains("1 warning about test data, vendored or example files not shown"),
+        "{err}"
+    );
+
+    let o = ct(&w, &["list", "--all"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("testdata/broken/package.json"), "{err}");
+    assert!(!err.contains("not shown"), "{err}");
+}
