@@ -733,12 +733,13 @@ impl App {
                 for (k, v) in &p.runnable.env {
                     shown.push_str(&format!("{k}={} ", commandtree_exec::quote::sh_quote(v)));
                 }
-                // Paths inside the workspace read relative to it, as everywhere in the pane.
-                shown.push_str(
-                    &p.runnable
-                        .script
-                        .replace(&format!("{}/", root.display()), "./"),
-                );
+                // Paths inside the workspace read relative to the folder the line `cd`s into,
+                // so the line shown is one that works as typed from the root.
+                shown.push_str(&relative_to_run_folder(
+                    &p.runnable.script,
+                    root,
+                    &p.runnable.cwd,
+                ));
                 (shown, p.dry_run_text())
             }
             None => {
@@ -747,7 +748,7 @@ impl App {
                     format!(
                         "cd {} && {}",
                         rel(cwd),
-                        c.command.replace(&format!("{}/", root.display()), "./")
+                        relative_to_run_folder(&c.command, root, std::path::Path::new(cwd))
                     ),
                     format!(
                         "cd -- {} && {}",
@@ -1960,4 +1961,59 @@ pub fn is_quick(r: &Row) -> bool {
                 ..
             }
         )
+}
+
+/// `script` with absolute paths inside the workspace written relative to `cwd`, the folder the
+/// shown line changes into first: `/w/a/b/x.sh` under `cd a/b` is `./x.sh`, `/w/x.sh` is
+/// `../../x.sh`. Paths outside the workspace stay absolute.
+pub fn relative_to_run_folder(
+    script: &str,
+    root: &std::path::Path,
+    cwd: &std::path::Path,
+) -> String {
+    let Ok(inside) = cwd.strip_prefix(root) else {
+        return script.to_string();
+    };
+    let depth = inside.components().count();
+    let mut out = script.to_string();
+    if depth > 0 {
+        out = out.replace(&format!("{}/", cwd.display()), "./");
+    }
+    let up = if depth == 0 {
+        "./".to_string()
+    } else {
+        "../".repeat(depth)
+    };
+    out.replace(&format!("{}/", root.display()), &up)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_to_run_folder;
+    use std::path::Path;
+
+    #[test]
+    fn shown_paths_work_after_the_shown_cd() {
+        let root = Path::new("/w");
+        assert_eq!(
+            relative_to_run_folder("bash \"/w/a/b/x.sh\"", root, Path::new("/w/a/b")),
+            "bash \"./x.sh\""
+        );
+        assert_eq!(
+            relative_to_run_folder("sh /w/x.sh /w/a/b/y", root, Path::new("/w/a/b")),
+            "sh ../../x.sh ./y"
+        );
+        assert_eq!(
+            relative_to_run_folder("make -f /w/Makefile", root, Path::new("/w")),
+            "make -f ./Makefile"
+        );
+        assert_eq!(
+            relative_to_run_folder("cat /etc/x /w/ab/c", root, Path::new("/w/a")),
+            "cat /etc/x ../ab/c"
+        );
+        assert_eq!(
+            relative_to_run_folder("ls /w/x", root, Path::new("/elsewhere")),
+            "ls /w/x"
+        );
+    }
 }
