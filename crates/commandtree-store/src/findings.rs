@@ -35,14 +35,18 @@ pub struct Scanned {
 
 /// The text a command is analysed from and its scan hash.
 pub fn subject_text(item: &CommandItem, file: Option<&str>) -> (String, String) {
-    let text = match file {
+    let text = subject(item, file);
+    let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &text);
+    (text, hash)
+}
+
+fn subject(item: &CommandItem, file: Option<&str>) -> String {
+    match file {
         Some(content) => commandtree_core::excerpt::command_text(item, content)
             .text
             .into_owned(),
         None => item.command.clone(),
-    };
-    let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &text);
-    (text, hash)
+    }
 }
 
 /// The findings for `text` (from `subject_text`) of a command of `kind`: commands without a
@@ -145,8 +149,12 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
         });
         groups[g].push(i);
     }
+    // The hash only finds stored rows and keys written ones: with neither (no database, or a
+    // read-only one without findings) it is not worth its hashing of every text.
+    let hashing = !stored.is_empty() || store.as_deref().is_some_and(|s| !s.is_read_only());
     let ctx = Ctx {
         items,
+        hashing,
         groups: &groups,
         stored: &stored,
         by_hash: &by_hash,
@@ -208,6 +216,7 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
 struct Ctx<'a> {
     items: &'a [CommandItem],
     groups: &'a [Vec<usize>],
+    hashing: bool,
     stored: &'a HashMap<String, Scanned>,
     by_hash: &'a HashMap<&'a str, &'a [Finding]>,
     /// Findings by (type analysed as, text): equal texts (the same script in many packages,
@@ -239,7 +248,11 @@ impl Ctx<'_> {
     }
 
     fn one(&self, item: &CommandItem, file: Option<&str>) -> Outcome {
-        let (text, hash) = subject_text(item, file);
+        let (text, hash) = if self.hashing {
+            subject_text(item, file)
+        } else {
+            (subject(item, file), String::new())
+        };
         if let Some(s) = self.stored.get(&item.id)
             && s.hash == hash
         {
