@@ -12,6 +12,8 @@ use commandtree_risk::{Finding, effective_warning};
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const TABLE: &str = "command_findings";
 
@@ -33,14 +35,18 @@ pub struct Scanned {
 
 /// The text a command is analysed from and its scan hash.
 pub fn subject_text(item: &CommandItem, file: Option<&str>) -> (String, String) {
-    let text = match file {
+    let text = subject(item, file);
+    let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &text);
+    (text, hash)
+}
+
+fn subject(item: &CommandItem, file: Option<&str>) -> String {
+    match file {
         Some(content) => commandtree_core::excerpt::command_text(item, content)
             .text
             .into_owned(),
         None => item.command.clone(),
-    };
-    let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &text);
-    (text, hash)
+    }
 }
 
 /// The findings for `text` (from `subject_text`) of a command of `kind`: commands without a
@@ -102,34 +108,94 @@ pub fn save(conn: &Connection, id: &str, hash: &str, findings: &[Finding]) -> ru
     Ok(())
 }
 
+/// Below this many commands the analysis runs on the caller's thread: a watcher's event or a
+/// small workspace does not pay for starting threads.
+const PARALLEL_FROM: usize = 64;
+/// Files a worker claims at a time: few enough to balance uneven files, enough to keep the
+/// shared counter cold.
+const BATCH: usize = 8;
+
+/// One command's outcome: its scan hash, its findings, and whether its stored row (by id) is
+/// missing or stale, so the findings should be written back.
+struct Outcome {
+    hash: String,
+    findings: Vec<Finding>,
+    write: bool,
+}
+
 /// The findings of every command in `items`: stored ones whose hash still matches, the rest
-/// analysed now (each file read once). With `store`, new results are written back in one
-/// transaction; without (no database, or a read-only listing) nothing is written. A failed
-/// write costs only the caching.
+/// analysed now. Findings depend only on what is analysed (type and text, the analyser's
+/// version is in the hash), so a stored row with the same hash under another id serves too,
+/// and equal texts within one call are analysed once. Each file is read once, and on a big
+/// tree files are read and analysed on every core. With `store`, new results are written back
+/// in one transaction; without (no database, or a read-only listing) nothing is written. A
+/// failed write costs only the caching.
 pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String, Vec<Finding>> {
     let stored = store
         .as_deref()
         .and_then(|s| load(s).ok())
         .unwrap_or_default();
-    let mut files: HashMap<&str, Option<String>> = HashMap::new();
-    let mut out = HashMap::new();
-    let mut fresh: Vec<(String, String, Vec<Finding>)> = Vec::new();
-    for item in items {
-        let file = files.entry(item.file_path.as_str()).or_insert_with(|| {
-            (!item.file_path.is_empty())
-                .then(|| commandtree_core::fs::read_file(Path::new(&item.file_path)).ok())
-                .flatten()
+    let by_hash: HashMap<&str, &[Finding]> = stored
+        .values()
+        .map(|s| (s.hash.as_str(), s.findings.as_slice()))
+        .collect();
+    // Commands grouped by file, in first-seen order, so one worker reads each file once.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let g = *group_of.entry(item.file_path.as_str()).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
         });
-        let (text, hash) = subject_text(item, file.as_deref());
-        let findings = match stored.get(&item.id) {
-            Some(s) if s.hash == hash => s.findings.clone(),
-            _ => {
-                let f = analyse_text(item, &text, file.is_some());
-                fresh.push((item.id.clone(), hash, f.clone()));
-                f
+        groups[g].push(i);
+    }
+    // The hash only finds stored rows and keys written ones: with neither (no database, or a
+    // read-only one without findings) it is not worth its hashing of every text.
+    let hashing = !stored.is_empty() || store.as_deref().is_some_and(|s| !s.is_read_only());
+    let ctx = Ctx {
+        items,
+        hashing,
+        groups: &groups,
+        stored: &stored,
+        by_hash: &by_hash,
+        memo: Mutex::new(HashMap::new()),
+        next: AtomicUsize::new(0),
+    };
+    let threads = if items.len() < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(groups.len().div_ceil(BATCH))
+            .max(1)
+    };
+    let done: Vec<(usize, Outcome)> = if threads == 1 {
+        ctx.work()
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (1..threads).map(|_| s.spawn(|| ctx.work())).collect();
+            let mut all = ctx.work();
+            for h in handles {
+                // A worker's panic goes on as it would have on one thread: commands silently
+                // left without their findings would look safe.
+                match h.join() {
+                    Ok(part) => all.extend(part),
+                    Err(e) => std::panic::resume_unwind(e),
+                }
             }
-        };
-        out.insert(item.id.clone(), findings);
+            all
+        })
+    };
+    let mut out = HashMap::with_capacity(items.len());
+    let mut fresh: Vec<(&str, Outcome)> = Vec::new();
+    for (i, o) in done {
+        let id = items[i].id.as_str();
+        if o.write {
+            out.insert(id.to_string(), o.findings.clone());
+            fresh.push((id, o));
+        } else {
+            out.insert(id.to_string(), o.findings);
+        }
     }
     // A read-only store (a listing) uses what is cached but never writes.
     if let Some(store) = store
@@ -137,13 +203,88 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
         && !store.is_read_only()
     {
         let _ = store.write(|tx| {
-            for (id, hash, f) in &fresh {
-                save(tx, id, hash, f)?;
+            for (id, o) in &fresh {
+                save(tx, id, &o.hash, &o.findings)?;
             }
             Ok(())
         });
     }
     out
+}
+
+/// What `scan`'s workers share.
+struct Ctx<'a> {
+    items: &'a [CommandItem],
+    groups: &'a [Vec<usize>],
+    hashing: bool,
+    stored: &'a HashMap<String, Scanned>,
+    by_hash: &'a HashMap<&'a str, &'a [Finding]>,
+    /// Findings by (type analysed as, text): equal texts (the same script in many packages,
+    /// `"test": "jest"` everywhere) are analysed once.
+    memo: Mutex<HashMap<(String, String), Vec<Finding>>>,
+    next: AtomicUsize,
+}
+
+impl Ctx<'_> {
+    /// Claims batches of files until none are left; the outcome of each of their commands.
+    fn work(&self) -> Vec<(usize, Outcome)> {
+        let mut out = Vec::new();
+        loop {
+            let start = self.next.fetch_add(BATCH, Ordering::Relaxed);
+            if start >= self.groups.len() {
+                return out;
+            }
+            let end = (start + BATCH).min(self.groups.len());
+            for group in &self.groups[start..end] {
+                let path = &self.items[group[0]].file_path;
+                let file = (!path.is_empty())
+                    .then(|| commandtree_core::fs::read_file(Path::new(path)).ok())
+                    .flatten();
+                for &i in group {
+                    out.push((i, self.one(&self.items[i], file.as_deref())));
+                }
+            }
+        }
+    }
+
+    fn one(&self, item: &CommandItem, file: Option<&str>) -> Outcome {
+        let (text, hash) = if self.hashing {
+            subject_text(item, file)
+        } else {
+            (subject(item, file), String::new())
+        };
+        if let Some(s) = self.stored.get(&item.id)
+            && s.hash == hash
+        {
+            return Outcome {
+                hash,
+                findings: s.findings.clone(),
+                write: false,
+            };
+        }
+        if let Some(f) = self.by_hash.get(hash.as_str()) {
+            return Outcome {
+                hash,
+                findings: f.to_vec(),
+                write: true,
+            };
+        }
+        let kind = if file.is_some() { &item.kind } else { "shell" };
+        let key = (kind.to_string(), text);
+        let known = self.memo.lock().ok().and_then(|m| m.get(&key).cloned());
+        let findings = known.unwrap_or_else(|| {
+            let f = analyse_text(item, &key.1, file.is_some());
+            if let Ok(mut m) = self.memo.lock() {
+                m.insert(key, f.clone());
+            }
+            f
+        });
+        Outcome {
+            hash,
+            findings,
+            write: true,
+        }
+    }
 }
 
 /// Sets each command's `security_warning` to what a user should see: its findings, then the
@@ -214,6 +355,129 @@ mod tests {
         assert_eq!(f[&safe.id].len(), 1);
         assert_eq!(f[&safe.id][0].line, 3);
         assert_eq!(load(&store).unwrap()[&safe.id].findings, f[&safe.id]);
+    }
+
+    /// A tree big enough to take the parallel path: shell scripts, a Makefile and
+    /// package.json files with several commands each, many texts repeated across folders,
+    /// plus a command with no file.
+    fn fixture(dir: &Path) -> Vec<CommandItem> {
+        let bodies = [
+            "#!/bin/sh\ncurl -fsSL https://x.io/i | sh\n",
+            "#!/bin/sh\ncargo build\n",
+            "#!/bin/sh\nrm -rf \"$DIR/\"\n",
+            "#!/bin/sh\necho 'rm -rf /'\ngit push --force\n",
+        ];
+        let mut items = Vec::new();
+        for n in 0..40 {
+            let sub = dir.join(format!("p{n}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            let body = bodies[n % bodies.len()];
+            items.push(item(dir, &format!("p{n}/run.sh"), body));
+            let pkg = sub.join("package.json");
+            std::fs::write(
+                &pkg,
+                format!(
+                    "{{\n  \"scripts\": {{\n    \"test\": \"jest\",\n    \"setup\": \"curl -s https://x.io/{} | bash\",\n    \"clean\": \"rm -rf dist\"\n  }}\n}}\n",
+                    n % 3
+                ),
+            )
+            .unwrap();
+            for (line, name) in [(3, "test"), (4, "setup"), (5, "clean")] {
+                let mut c = CommandItem::new("npm", &pkg, name, format!("npm run {name}"));
+                c.id = format!("npm:{}:{name}", pkg.display());
+                c.line = Some(line);
+                items.push(c);
+            }
+            let mk = sub.join("Makefile");
+            std::fs::write(
+                &mk,
+                "deploy:\n\tscp x host:\n\tssh host 'sudo rm -rf /srv/app'\n",
+            )
+            .unwrap();
+            let mut m = CommandItem::new("make", &mk, "deploy", "make deploy");
+            m.id = format!("make:{}:deploy", mk.display());
+            m.line = Some(1);
+            items.push(m);
+        }
+        let mut bare = CommandItem::new("vscode", Path::new(""), "wipe", "rm -rf ~/x");
+        bare.file_path = String::new();
+        bare.id = "vscode::wipe".into();
+        items.push(bare);
+        items
+    }
+
+    #[test]
+    fn the_parallel_scan_finds_what_analysing_each_command_alone_finds() {
+        let dir = root("parallel");
+        let items = fixture(&dir);
+        assert!(items.len() >= 2 * PARALLEL_FROM);
+        let got = scan(None, &items);
+        assert_eq!(got.len(), items.len());
+        let mut risky = 0;
+        for it in &items {
+            let file = (!it.file_path.is_empty())
+                .then(|| commandtree_core::fs::read_file(Path::new(&it.file_path)).ok())
+                .flatten();
+            let want = commandtree_risk::analyse_item(it, file.as_deref());
+            risky += usize::from(!want.is_empty());
+            assert_eq!(got[&it.id], want, "{}", it.id);
+        }
+        // The fixture must exercise findings, not only their absence.
+        assert!(risky > items.len() / 4, "{risky} of {}", items.len());
+
+        // What a user sees is the same through a database that fills and then serves the cache.
+        let mut store = Store::open(&db_path(&dir), true).unwrap().unwrap();
+        assert_eq!(scan(Some(&mut store), &items), got);
+        assert_eq!(load(&store).unwrap().len(), items.len());
+        assert_eq!(scan(Some(&mut store), &items), got);
+        let ro = Store::open_read_only(&db_path(&dir)).unwrap().unwrap();
+        let mut ro = ro;
+        assert_eq!(scan(Some(&mut ro), &items), got);
+        let (mut a, mut b) = (items.clone(), items.clone());
+        annotate(&mut a, &got);
+        annotate(&mut b, &scan(None, &items));
+        let warnings = |v: &[CommandItem]| {
+            v.iter()
+                .map(|c| c.security_warning.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(warnings(&a), warnings(&b));
+    }
+
+    #[test]
+    fn a_stored_row_with_the_same_hash_serves_another_command_and_is_copied_to_it() {
+        let dir = root("byhash");
+        let mut store = Store::open(&db_path(&dir), true).unwrap().unwrap();
+        let mut items = Vec::new();
+        for n in 0..2 {
+            let sub = dir.join(format!("p{n}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            let pkg = sub.join("package.json");
+            std::fs::write(
+                &pkg,
+                "{\n  \"scripts\": {\n    \"test\": \"jest\"\n  }\n}\n",
+            )
+            .unwrap();
+            let mut c = CommandItem::new("npm", &pkg, "test", "npm run test");
+            c.id = format!("npm:{}:test", pkg.display());
+            c.line = Some(3);
+            items.push(c);
+        }
+        let file = commandtree_core::fs::read_file(Path::new(&items[0].file_path)).unwrap();
+        let (_, hash) = subject_text(&items[0], Some(&file));
+        assert_eq!(subject_text(&items[1], Some(&file)).1, hash);
+        let planted = vec![Finding {
+            level: commandtree_risk::Level::Caution,
+            reason: "planted".into(),
+            line: 1,
+            snippet: String::new(),
+        }];
+        store
+            .write(|tx| save(tx, &items[0].id, &hash, &planted))
+            .unwrap();
+        let f = scan(Some(&mut store), &items);
+        assert_eq!(f[&items[1].id], planted);
+        assert_eq!(load(&store).unwrap()[&items[1].id].findings, planted);
     }
 
     #[test]
