@@ -23,8 +23,9 @@ pub struct PromptArgs {
     /// Precede the prompt with this agent's instructions and the skills table.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
-    /// Send the prompt to the configured LLM and print the reply.
-    #[arg(long)]
+    /// Send the rendered prompt to the configured LLM (the `task` skill, without the context of
+    /// `ct context`) and print the reply.
+    #[arg(long, conflicts_with = "json")]
     send: bool,
     /// Print {command, agent, prompt} as JSON.
     #[arg(long)]
@@ -102,15 +103,15 @@ pub fn print_text(out: &mut impl Write, text: &str) -> std::io::Result<()> {
 }
 
 pub fn prompt(engine: &Engine, args: PromptArgs, quiet: bool) -> Result<()> {
-    if args.send {
-        bail!(
-            "`ct prompt --send` is not available yet; pipe the printed prompt to your agent instead"
-        );
-    }
     let defs = definitions(engine, quiet);
     let text = defs
         .render_command(&args.command, &args.args, args.agent.as_deref())
         .map_err(anyhow::Error::msg)?;
+    if args.send {
+        // The rendered prompt is the whole request (with --agent, the agent's instructions and
+        // skills are in it): `ct context` is not sent in front of it.
+        return crate::llm_skills::send_prompt(engine, text);
+    }
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         output::json(

@@ -323,6 +323,15 @@ pub fn task(engine: &Engine, args: TaskArgs) -> Result<()> {
     run_invocation(engine, &inv, context)
 }
 
+/// `ct prompt --send`: a rendered prompt command through the `task` skill, alone.
+pub fn send_prompt(engine: &Engine, prompt: String) -> Result<()> {
+    let inv = invocation::Invocation {
+        skill: "task".into(),
+        args: vec!["--prompt".to_string(), prompt],
+    };
+    run_invocation(engine, &inv, Vec::new())
+}
+
 fn run_invocation(
     engine: &Engine,
     inv: &invocation::Invocation,

@@ -862,3 +862,36 @@ fn ctrl_c_at_a_confirmation_is_no_and_exits_130() {
     assert!(seen.lock().unwrap().contains("cancelled"));
     assert!(!root.join("x.txt").exists());
 }
+
+#[test]
+fn prompt_send_sends_the_rendered_prompt_command_alone() {
+    let wire = Wire::OpenAi;
+    let root = workspace("prompt-send");
+    write(
+        &root,
+        ".github/commands/greet.command.md",
+        "---\ndescription: Greets someone\n---\nSay hello to $1.\n",
+    );
+    ok(&ct(
+        &root,
+        None,
+        &["context", "add", "--type", "user", "earlier turn"],
+    ));
+    let server = echo_model(wire);
+    let out = ok(&ct(
+        &root,
+        Some((&server, wire)),
+        &["prompt", "greet", "Ada", "--send"],
+    ));
+    assert!(out.starts_with("reply(0): Say hello to Ada."), "{out}");
+    let posts = server.posts();
+    assert_eq!(posts.len(), 1);
+    let sent = turns(&posts[0]);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].0, "user");
+    assert!(sent[0].1.starts_with("Say hello to Ada."), "{sent:?}");
+
+    // Printing and sending are separate: --json describes the prompt, it cannot be sent.
+    let o = ct(&root, None, &["prompt", "greet", "Ada", "--send", "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+}
