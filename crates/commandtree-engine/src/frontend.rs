@@ -4,12 +4,11 @@
 //! command's own definition for a preview, and its tags read again after a write.
 
 use crate::runs::{self, Selected};
-use crate::{Error, Loaded, Result};
+use crate::{Loaded, Result};
 use commandtree_core::excerpt;
-use commandtree_core::{CancelToken, CommandItem, Options, ParamDef, Warning, Workspace};
+use commandtree_core::{CancelToken, CommandItem, ParamDef, Workspace};
 use commandtree_exec::params::Prompter;
 use commandtree_store::Store;
-use commandtree_store::{AttachOptions, WorkspaceDb};
 use std::path::Path;
 
 impl Loaded {
@@ -63,34 +62,7 @@ pub fn load_early(
     cancel: &CancelToken,
     early: impl FnOnce(&[CommandItem]),
 ) -> Result<Loaded> {
-    let d = ws.discover(&Options {
-        types: Vec::new(),
-        threads: 0,
-    });
-    if cancel.is_cancelled() {
-        return Err(Error::Cancelled);
-    }
-    let mut commands = d.commands;
-    let attached = ws.attach_db(
-        &mut commands,
-        AttachOptions {
-            create: false,
-            complete: true,
-        },
-    );
-    early(&commands);
-    let mut store = attached.store;
-    annotate_findings(store.as_mut(), &mut commands);
-    Ok(Loaded {
-        root: ws.root.clone(),
-        commands,
-        store,
-        discovery_warnings: d.warnings,
-        db_warnings: attached.warnings,
-        recreated: attached
-            .recreated
-            .map(|r| Warning::new(&r.path, None, r.message())),
-    })
+    crate::load::load_then(ws, &crate::LoadOptions::default(), cancel, early)
 }
 
 /// Sets the security warnings of `items` as [`crate::load`] does: static findings (cached in

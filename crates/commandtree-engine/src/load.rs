@@ -40,12 +40,23 @@ pub fn load(
     cancel: &CancelToken,
     progress: &dyn Progress,
 ) -> Result<Loaded> {
+    let _ = progress;
+    load_then(ws, opts, cancel, |_| {})
+}
+
+/// [`load`], calling `early` with the commands as soon as discovery and the database have
+/// answered, before the static findings are added (a front end can draw them meanwhile).
+pub(crate) fn load_then(
+    ws: &Workspace,
+    opts: &LoadOptions,
+    cancel: &CancelToken,
+    early: impl FnOnce(&[CommandItem]),
+) -> Result<Loaded> {
     let complete = opts.types.is_empty();
     let d = ws.discover(&Options {
         types: opts.types.clone(),
         threads: 0,
     });
-    let _ = progress;
     if cancel.is_cancelled() {
         return Err(Error::Cancelled);
     }
@@ -57,6 +68,7 @@ pub fn load(
             complete,
         },
     );
+    early(&commands);
     let mut store = attached.store;
     // Static findings show wherever a warning shows, with or without an LLM.
     let findings = commandtree_store::findings::scan(store.as_mut(), &commands);
