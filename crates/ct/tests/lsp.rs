@@ -59,29 +59,6 @@ fn read_frames(r: impl Read, tx: mpsc::Sender<Value>) {
     }
 }
 
-fn llm_free(c: &mut Command) {
-    for v in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "GITHUB_TOKEN",
-        "COMMANDTREE_LLM_PROVIDER",
-        "COMMANDTREE_LLM_BASE_URL",
-        "COMMANDTREE_LLM_MODEL",
-        "COMMANDTREE_LLM_API_KEY",
-        "COMMANDTREE_KEY",
-    ] {
-        c.env_remove(v);
-    }
-    // A port nothing listens on, so a local Ollama on this machine is not found.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    c.env("OLLAMA_HOST", closed.to_string());
-}
-
 impl Lsp {
     /// `ct lsp` started in `root` (no `--root`: the client's `initialize` names the root).
     fn start(root: &Path, vars: &[(&str, &str)]) -> Lsp {
@@ -101,7 +78,7 @@ impl Lsp {
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("TMUX")
             .env_remove("TERMINAL");
-        llm_free(&mut c);
+        support::no_llm(&mut c);
         for (k, v) in vars {
             c.env(k, v);
         }

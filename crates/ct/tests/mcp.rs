@@ -82,25 +82,10 @@ fn clean_env(cmd: &mut tokio::process::Command, root: &Path) {
         .env("NO_COLOR", "1")
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("TMUX");
-    for v in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "GITHUB_TOKEN",
-        "COMMANDTREE_LLM_PROVIDER",
-        "COMMANDTREE_LLM_BASE_URL",
-        "COMMANDTREE_LLM_MODEL",
-        "COMMANDTREE_LLM_API_KEY",
-    ] {
+    for v in support::LLM_VARS {
         cmd.env_remove(v);
     }
-    // A port nothing listens on, so a local Ollama is not found.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    cmd.env("OLLAMA_HOST", closed.to_string());
+    cmd.env("OLLAMA_HOST", support::closed_port());
 }
 
 async fn call(c: &Client, tool: &'static str, args: Value) -> CallToolResult {

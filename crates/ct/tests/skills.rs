@@ -3,6 +3,7 @@
 
 #[path = "../../commandtree-llm/tests/common/mod.rs"]
 mod common;
+mod support;
 
 use common::{Reply, Request, Server};
 use serde_json::{Value, json};
@@ -38,25 +39,7 @@ fn command(root: &Path, llm: Option<(&Server, Wire)>, args: &[&str]) -> Command 
     c.env("NO_COLOR", "1")
         .env("HOME", root.join(".home"))
         .env_remove("XDG_CONFIG_HOME");
-    for v in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "GITHUB_TOKEN",
-        "COMMANDTREE_LLM_PROVIDER",
-        "COMMANDTREE_LLM_BASE_URL",
-        "COMMANDTREE_LLM_MODEL",
-        "COMMANDTREE_LLM_API_KEY",
-    ] {
-        c.env_remove(v);
-    }
-    // A port nothing listens on, so a local Ollama on this machine is not found.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    c.env("OLLAMA_HOST", closed.to_string());
+    support::no_llm(&mut c);
     match llm {
         Some((s, Wire::OpenAi)) => {
             c.env("COMMANDTREE_LLM_BASE_URL", s.v1())

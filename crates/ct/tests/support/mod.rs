@@ -30,6 +30,36 @@ pub const SCRUBBED: &[&str] = &[
     "AWS_SECRET_ACCESS_KEY",
 ];
 
+/// The LLM providers, their keys and base URLs: a test's `ct` never sends to the developer's own.
+pub const LLM_VARS: &[&str] = &[
+    "COMMANDTREE_KEY",
+    "COMMANDTREE_LLM_PROVIDER",
+    "COMMANDTREE_LLM_BASE_URL",
+    "COMMANDTREE_LLM_MODEL",
+    "COMMANDTREE_LLM_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "GITHUB_TOKEN",
+];
+
+/// A loopback address nothing listens on, for `OLLAMA_HOST`: a local Ollama is never found.
+pub fn closed_port() -> String {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .to_string()
+}
+
+/// Removes [`LLM_VARS`] from `c` and points `OLLAMA_HOST` at [`closed_port`].
+pub fn no_llm(c: &mut Command) {
+    for v in LLM_VARS {
+        c.env_remove(v);
+    }
+    c.env("OLLAMA_HOST", closed_port());
+}
+
 /// The built `ct` (with `--root ROOT` when given), not yet run: `HOME` is `home`, stdin is
 /// closed, no colour, none of [`SCRUBBED`], and `OLLAMA_HOST` a loopback port nothing listens
 /// on, so a local Ollama is never found. Callers add arguments and variables.
@@ -44,10 +74,7 @@ pub fn command(root: Option<&Path>, home: &Path) -> Command {
     for v in SCRUBBED {
         c.env_remove(v);
     }
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port");
-    c.env("OLLAMA_HOST", closed.to_string());
+    c.env("OLLAMA_HOST", closed_port());
     c
 }
 
