@@ -149,6 +149,16 @@ mod tests {
     use super::*;
     use crate::runs::{RunRequest, Target};
 
+    fn load_all(ws: &Workspace) -> Loaded {
+        crate::load(
+            ws,
+            &crate::LoadOptions::default(),
+            &crate::CancelToken::new(),
+            &crate::NoProgress,
+        )
+        .unwrap()
+    }
+
     fn ws_with(files: &[(&str, &str)]) -> (tempfile_dir::Dir, Workspace) {
         let d = tempfile_dir::Dir::new();
         for (p, text) in files {
@@ -193,13 +203,7 @@ mod tests {
             "greet.sh",
             "#!/bin/sh\n# @param name Who (default: world)\n# @param mood How (options: calm, loud)\necho hi\n",
         )]);
-        let loaded = crate::load(
-            &ws,
-            &crate::LoadOptions::default(),
-            &crate::CancelToken::new(),
-            &crate::NoProgress,
-        )
-        .unwrap();
+        let loaded = load_all(&ws);
         let mut values = commandtree_exec::params::Values::new();
         let sel = runs::select(
             &loaded,
@@ -229,13 +233,7 @@ mod tests {
             "Makefile",
             "all: build\n\nbuild:\n\tcc -o app main.c\n\ntest: build\n\t./app --test\n",
         )]);
-        let loaded = crate::load(
-            &ws,
-            &crate::LoadOptions::default(),
-            &crate::CancelToken::new(),
-            &crate::NoProgress,
-        )
-        .unwrap();
+        let loaded = load_all(&ws);
         let test = loaded.resolve("make:test").unwrap();
         let p = preview(test).unwrap();
         assert!(!p.whole_file);
@@ -249,13 +247,7 @@ mod tests {
             ("wipe.sh", "#!/bin/sh\nrm -rf /\n"),
             ("hello.sh", "#!/bin/sh\necho hello\n"),
         ]);
-        let loaded = crate::load(
-            &ws,
-            &crate::LoadOptions::default(),
-            &crate::CancelToken::new(),
-            &crate::NoProgress,
-        )
-        .unwrap();
+        let loaded = load_all(&ws);
         let mut watched = ws.discover(&commandtree_core::Options::default()).commands;
         assert!(watched.iter().all(|c| c.security_warning.is_none()));
         annotate_findings(None, &mut watched);
