@@ -307,15 +307,7 @@ impl<'a> Classifier<'a> {
     /// Whether the command is auxiliary, and why (`None` = the project's own).
     pub fn reason(&mut self, item: &CommandItem) -> Option<Reason> {
         let file = PathBuf::from(&item.file_path);
-        let (vendored, generated) = self.linguist_attrs(&file);
-        if vendored == Some(true) || generated == Some(true) {
-            return Some(Reason::Vendored);
-        }
-        if vendored == Some(false) || generated == Some(false) {
-            return None;
-        }
-        let rel = file.strip_prefix(&self.root).unwrap_or(&file);
-        match path_reason(rel, &item.kind) {
+        match self.attrs_then_path(&file, &item.kind) {
             (Some(r), _) => Some(r),
             (None, true) => {
                 let fs = self.fs;
@@ -327,6 +319,20 @@ impl<'a> Classifier<'a> {
             }
             (None, false) => None,
         }
+    }
+
+    /// What `.gitattributes` (first, both ways) and then the path conventions say about `file`:
+    /// `(reason, whether its template tokens still decide)`, as [`path_reason`].
+    fn attrs_then_path(&mut self, file: &Path, kind: &str) -> (Option<Reason>, bool) {
+        let (vendored, generated) = self.linguist_attrs(file);
+        if vendored == Some(true) || generated == Some(true) {
+            return (Some(Reason::Vendored), false);
+        }
+        if vendored == Some(false) || generated == Some(false) {
+            return (None, false);
+        }
+        let rel = file.strip_prefix(&self.root).unwrap_or(file);
+        path_reason(rel, kind)
     }
 
     pub fn is_auxiliary(&mut self, item: &CommandItem) -> bool {
@@ -399,15 +405,8 @@ pub fn visible_warnings(
         } else {
             root.join(&w.file)
         };
-        let (vendored, generated) = c.linguist_attrs(&file);
-        let own = vendored == Some(false) || generated == Some(false);
-        let aux = vendored == Some(true)
-            || generated == Some(true)
-            || (!own
-                && file
-                    .strip_prefix(root)
-                    .is_ok_and(|rel| path_reason(rel, "").0.is_some()));
-        if aux {
+        // A file outside the workspace (the user's own config) is never the workspace's test data.
+        if file.starts_with(root) && c.attrs_then_path(&file, "").0.is_some() {
             hidden += 1;
         } else {
             kept.push(w.clone());
