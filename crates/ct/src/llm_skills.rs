@@ -22,7 +22,8 @@ const SKILL_EXAMPLES: &str = "Examples:
   ct skill run task --prompt \"Summarize this text\" --model gpt-4o \\
       --modelOptions '{\"temperature\":0.7,\"max_tokens\":256}'
   ct skill run file --action write --path ./test.json --content \"hello world\"
-  ct skill apply clean-up deploy.sh                diff from the model, written after you answer y";
+  ct skill apply clean-up deploy.sh                diff from the model, written after you answer y
+  ct skill load rest-api-design                    a definition skill's content (SKILL.md, *.skill.md)";
 
 #[derive(Args)]
 #[command(after_help = SKILL_EXAMPLES)]
