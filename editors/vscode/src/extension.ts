@@ -283,6 +283,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         modelOptions: () => vscode.workspace.getConfiguration('commandtree').get<Record<string, unknown>>('agent.modelOptions'),
       }),
     );
+    // VS Code refuses a participant its manifest does not declare, so this line means @agent is in the chat.
+    output.appendLine(`[${new Date().toISOString()}] chat participant @agent registered (commandtree.agent)`);
   }
   await vscode.commands.executeCommand('setContext', 'commandtree.hasFilter', false);
   // Activation returns at once; discovery fills the views when it is done (upstream §8.3).
