@@ -47,6 +47,12 @@ pub const METHODS: &[(&str, Kind)] = &[
     ("commandtree/commandSkills", Kind::Serial),
     ("commandtree/proposeSkill", Kind::Parallel),
     ("commandtree/applySkill", Kind::Serial),
+    ("commandtree/runSkill", Kind::Parallel),
+    ("commandtree/playbooks", Kind::Serial),
+    ("commandtree/runPlaybook", Kind::Parallel),
+    ("commandtree/context", Kind::Serial),
+    ("commandtree/addContext", Kind::Serial),
+    ("commandtree/clearContext", Kind::Serial),
 ];
 
 pub fn kind(method: &str) -> Option<Kind> {
@@ -78,6 +84,12 @@ pub fn handle(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult {
         "commandtree/commandSkills" => crate::skills::list(ctx),
         "commandtree/proposeSkill" => crate::skills::propose(ctx, parse(params)?),
         "commandtree/applySkill" => crate::skills::apply(ctx, parse(params)?),
+        "commandtree/runSkill" => crate::skill_runs::run_skill(ctx, parse(params)?),
+        "commandtree/playbooks" => crate::skill_runs::list_playbooks(ctx),
+        "commandtree/runPlaybook" => crate::skill_runs::run_playbook(ctx, parse(params)?),
+        "commandtree/context" => crate::skill_runs::context(ctx, parse(params)?),
+        "commandtree/addContext" => crate::skill_runs::add_context(ctx, parse(params)?),
+        "commandtree/clearContext" => crate::skill_runs::clear_context(ctx, parse(params)?),
         _ => Err(RpcError::new(
             METHOD_NOT_FOUND,
             format!("unknown method `{method}`"),
@@ -577,6 +589,20 @@ impl WorkDone {
         }
         self.shared
             .notify("$/progress", json!({"token": t, "value": value}));
+    }
+
+    /// A report with a message, a percentage and `step` (what a playbook is at).
+    pub(crate) fn report_step(&self, message: String, percentage: usize, step: Value) {
+        let Some(t) = &self.token else {
+            return;
+        };
+        self.shared.notify(
+            "$/progress",
+            json!({"token": t, "value": {
+                "kind": "report", "cancellable": true, "message": message,
+                "percentage": percentage.min(100), "step": step,
+            }}),
+        );
     }
 
     pub(crate) fn finish(&self, message: String) {

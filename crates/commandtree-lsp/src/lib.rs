@@ -6,14 +6,17 @@
 //! Threads, not async: `lsp-server` for the message types, framing read here so a malformed
 //! message never ends the connection (see [`transport`]).
 
+mod editor_lm;
 mod error;
 mod handlers;
 mod parent;
 mod server;
+mod skill_runs;
 mod skills;
 pub mod transport;
 mod watch;
 
+pub use editor_lm::LANGUAGE_MODEL_REQUEST;
 pub use error::{
     COMMAND_NOT_FOUND, DISCOVERY_FAILED, FAILED, INVALID_PARAMS, NOT_TRUSTED, REQUEST_CANCELLED,
     RpcError, WORKSPACE_NOT_FOUND,

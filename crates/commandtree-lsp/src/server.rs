@@ -4,8 +4,10 @@
 //!
 //! Threads: the reader and the writer each have one; the main loop reads messages and never
 //! blocks on engine work; requests run one at a time, in order, on a worker thread, except the
-//! slow ones (`summarize`, `search`), which get a thread each so cancellation and other requests
-//! are served meanwhile.
+//! slow ones (`summarize`, `search`, skills and playbooks), which get a thread each so
+//! cancellation and other requests are served meanwhile. A handler that asks the client
+//! something ([`Shared::request_client`]) waits on its own thread; the main loop hands the
+//! client's response to it.
 
 use crate::error::*;
 use crate::handlers::{self, Kind};
@@ -17,7 +19,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -92,6 +94,27 @@ pub struct Shared {
     tokens: Mutex<HashMap<String, RequestId>>,
     pub(crate) watcher: Mutex<Option<Watcher>>,
     parallel: Mutex<Vec<JoinHandle<()>>>,
+    /// The client answers `commandtree/languageModelRequest` (its `initialize` said so).
+    pub language_models: bool,
+    /// Requests this server sent the client, by id: where the answer goes.
+    asked: Mutex<HashMap<RequestId, Sender<ClientAnswer>>>,
+    next_ask: AtomicU64,
+}
+
+/// What a handler waiting on the client gets.
+enum ClientAnswer {
+    Response(Response),
+    /// The handler's own request was cancelled meanwhile.
+    Cancelled,
+}
+
+/// Why a request to the client brought no result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientError {
+    /// The request this one serves was cancelled; `$/cancelRequest` went to the client.
+    Cancelled,
+    /// The client answered with an error (code, message), or went away.
+    Failed(i32, String),
 }
 
 /// A lock that a panicking handler left poisoned still holds consistent data here (maps and
@@ -154,6 +177,58 @@ impl Shared {
     /// Ties a client's work-done token to request `id`, for `window/workDoneProgress/cancel`.
     pub fn bind_token(&self, token: &Value, id: &RequestId) {
         lock(&self.tokens).insert(token.to_string(), id.clone());
+    }
+
+    /// Sends the client request `method` and waits for its answer. When `cancel` fires first,
+    /// the client gets `$/cancelRequest` for it and this returns at once; a late answer is
+    /// dropped.
+    pub fn request_client(
+        &self,
+        method: &str,
+        params: Value,
+        cancel: &CancelToken,
+    ) -> Result<Value, ClientError> {
+        if cancel.is_cancelled() {
+            return Err(ClientError::Cancelled);
+        }
+        let n = self.next_ask.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = RequestId::from(format!("commandtree-{n}"));
+        let (tx, rx) = mpsc::channel();
+        lock(&self.asked).insert(id.clone(), tx.clone());
+        let _hook = cancel.on_cancel(move || {
+            let _ = tx.send(ClientAnswer::Cancelled);
+        });
+        let _ = self
+            .out
+            .send(Outgoing::Message(Message::Request(Request::new(
+                id.clone(),
+                method.to_string(),
+                params,
+            ))));
+        let answer = rx.recv();
+        lock(&self.asked).remove(&id);
+        match answer {
+            Ok(ClientAnswer::Response(r)) => r
+                .response_result
+                .map_err(|e| ClientError::Failed(e.code, e.message)),
+            Ok(ClientAnswer::Cancelled) => {
+                self.notify("$/cancelRequest", json!({"id": id}));
+                Err(ClientError::Cancelled)
+            }
+            // The sender lives in `asked` until here, so this is not reached; answered as a
+            // connection that went away.
+            Err(_) => Err(ClientError::Failed(
+                INTERNAL_ERROR,
+                "the editor went away".into(),
+            )),
+        }
+    }
+
+    /// Hands a client's response to the handler waiting for it; others are dropped.
+    fn deliver(&self, r: Response) {
+        if let Some(tx) = lock(&self.asked).get(&r.id) {
+            let _ = tx.send(ClientAnswer::Response(r));
+        }
     }
 
     fn cancel(&self, id: &RequestId) {
@@ -232,8 +307,11 @@ impl Server {
                     }
                     self.on_notification(n);
                 }
-                // The server sends no requests, so there is nothing to match a response to.
-                Incoming::Message(Message::Response(_)) => {}
+                Incoming::Message(Message::Response(r)) => {
+                    if let Some(shared) = &self.shared {
+                        shared.deliver(r);
+                    }
+                }
                 Incoming::Invalid(v) => {
                     let _ = self.out.send(Outgoing::Raw(v));
                 }
@@ -419,6 +497,10 @@ impl Server {
             .pointer("/capabilities/experimental/commandtree/tasksChangedDelta")
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        let language_models = params
+            .pointer("/capabilities/experimental/commandtree/languageModels")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         let shared = Arc::new(Shared {
             root: root.clone(),
             excludes: Mutex::new(excludes),
@@ -429,6 +511,9 @@ impl Server {
             tokens: Mutex::new(HashMap::new()),
             watcher: Mutex::new(None),
             parallel: Mutex::new(Vec::new()),
+            language_models,
+            asked: Mutex::new(HashMap::new()),
+            next_ask: AtomicU64::new(0),
         });
         self.shared = Some(shared);
         let methods: Vec<&str> = handlers::METHODS.iter().map(|(m, _)| *m).collect();
@@ -438,6 +523,7 @@ impl Server {
                     "commandtree": {
                         "version": 1,
                         "tasksChangedDelta": delta,
+                        "languageModels": language_models,
                         "methods": methods,
                     }
                 }

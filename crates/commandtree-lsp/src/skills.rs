@@ -3,12 +3,11 @@
 //! never writes on `proposeSkill`; `applySkill` writes only what the editor showed, and only if
 //! the file on disk is still the text the proposal was made from.
 
+use crate::editor_lm::{EditorSkillApi, Source};
 use crate::error::*;
 use crate::handlers::{Ctx, WorkDone, check_query, load, warning_json};
-use commandtree_engine::summaries;
-use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
 use commandtree_skills::builtin::file::{confine, write_atomic};
-use commandtree_skills::{LlmSkillApi, RequestOptions, command_skill};
+use commandtree_skills::{LlmSkillApi, RequestOptions, SkillApi, command_skill};
 use lsp_types::MessageType;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -86,28 +85,28 @@ pub fn propose(ctx: &Ctx<'_>, p: ProposeParams) -> RpcResult {
     let skill = command_skill::find(&ctx.shared.root, &p.skill).map_err(skill_error)?;
     let (engine, loaded) = load(ctx, false)?;
     let item = loaded.resolve(&p.id)?.clone();
-    let provider = match summaries::detect(engine.workspace())? {
-        Detection::Found(c) => *c,
-        Detection::Disabled(by) => {
-            return Err(RpcError::new(
-                FAILED,
-                format!("AI features are switched off (provider = none, set in {by})"),
-            ));
-        }
-        Detection::NotFound => return Err(RpcError::new(FAILED, HOW_TO_CONFIGURE)),
+    // Fails here, before anything is sent, when no model can answer.
+    let api = match crate::editor_lm::source(ctx.shared, engine.workspace())? {
+        Source::Editor => Box::new(EditorSkillApi::new(
+            ctx.shared.clone(),
+            ctx.cancel.clone(),
+            Vec::new(),
+        )) as Box<dyn SkillApi>,
+        Source::Provider(c) => Box::new(LlmSkillApi::new(
+            commandtree_llm::Client::new(*c),
+            ctx.cancel.clone(),
+        )),
     };
-    let api = LlmSkillApi::new(commandtree_llm::Client::new(provider), ctx.cancel.clone());
     let options = RequestOptions {
         model: p.model,
         ..Default::default()
     };
-    let proposal = command_skill::propose(engine.root(), &skill, &item, &api, &options).map_err(
-        |e| match e {
+    let proposal = command_skill::propose(engine.root(), &skill, &item, api.as_ref(), &options)
+        .map_err(|e| match e {
             // A cancel closes the connection, which the client may report as a failure.
             _ if ctx.cancel.is_cancelled() => RpcError::cancelled(),
             e => skill_error(e),
-        },
-    )?;
+        })?;
     let rel = relative(engine.root(), &proposal.path);
     work.finish(if proposal.changed() {
         format!("{} proposed changes to {rel}", skill.name)

@@ -161,11 +161,29 @@ impl Lsp {
         (e["code"].as_i64().unwrap(), e)
     }
 
+    /// A request from the server (it has an id and a method).
+    fn server_request(&mut self, method: &str) -> Value {
+        self.wait_for(method, |v| v["method"] == method && v.get("id").is_some())
+    }
+
+    fn answer(&mut self, id: &Value, result: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
     fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
         self.wait_for(method, |v| v["method"] == method && pred(&v["params"]))["params"].clone()
     }
 
     fn initialize(&mut self, root: &Path, options: Value, delta: bool) -> Value {
+        self.initialize_with(
+            root,
+            options,
+            json!({"commandtree": {"tasksChangedDelta": delta}}),
+        )
+    }
+
+    /// `initialize` with these `capabilities.experimental`.
+    fn initialize_with(&mut self, root: &Path, options: Value, experimental: Value) -> Value {
         let uri = format!("file://{}", root.display());
         let r = self.ok(
             "initialize",
@@ -176,7 +194,7 @@ impl Lsp {
                 "initializationOptions": options,
                 "capabilities": {
                     "window": {"workDoneProgress": true},
-                    "experimental": {"commandtree": {"tasksChangedDelta": delta}},
+                    "experimental": experimental,
                 },
             }),
         );
@@ -1235,5 +1253,264 @@ fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
         p["token"] == "sk-2" && p["value"]["kind"] == "end"
     });
     assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
+    assert_eq!(s.finish(), Some(0));
+}
+
+const LM_REQUEST: &str = "commandtree/languageModelRequest";
+
+/// Two `task` steps: the second quotes the first's reply.
+const TWO_STEPS: &str = "---\nname: notes\ndescription: Draft and shorten\ninputs:\n  - name: version\n    default: \"1.0\"\n---\n\n```step id=draft\n@task --prompt \"Write notes for {{inputs.version}}\" --modelOptions '{\"temperature\":0.2}'\n```\n\n```step id=short\n@task --prompt \"Shorten: {{steps.draft}}\"\n```\n";
+
+/// A workspace with the two-step playbook, started with no provider anywhere, initialized by
+/// a client that answers language model requests (this test, standing in for the editor: a
+/// real VS Code with a signed-in Copilot cannot run here).
+fn editor_models(name: &str) -> (PathBuf, Lsp) {
+    let w = fixture(name);
+    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    let mut s = Lsp::start(&w, &[]);
+    let init = s.initialize_with(
+        &w,
+        json!({}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    assert_eq!(
+        init["capabilities"]["experimental"]["commandtree"]["languageModels"],
+        true
+    );
+    let methods = &init["capabilities"]["experimental"]["commandtree"]["methods"];
+    for m in [
+        "commandtree/runSkill",
+        "commandtree/playbooks",
+        "commandtree/runPlaybook",
+        "commandtree/context",
+        "commandtree/addContext",
+        "commandtree/clearContext",
+    ] {
+        assert!(methods.as_array().unwrap().contains(&json!(m)), "{m}");
+    }
+    (w, s)
+}
+
+#[test]
+fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_context() {
+    let (_w, mut s) = editor_models("editor-playbook");
+    let listed = s.ok("commandtree/playbooks", json!({}));
+    assert_eq!(listed["playbooks"][0]["name"], "notes", "{listed}");
+    assert_eq!(listed["playbooks"][0]["steps"], json!(["draft", "short"]));
+    assert_eq!(
+        listed["playbooks"][0]["inputs"],
+        json!([{"name": "version", "default": "1.0"}])
+    );
+
+    // The stored context goes first, with its types as roles.
+    s.ok(
+        "commandtree/addContext",
+        json!({"type": "agent", "content": "Be brief."}),
+    );
+    let ctx = s.ok("commandtree/context", json!({}));
+    assert_eq!(ctx["messages"][0]["type"], "agent", "{ctx}");
+
+    let id = s.send_request(
+        "commandtree/runPlaybook",
+        json!({"name": "notes", "inputs": {"version": "2.0"}, "workDoneToken": "pb-1"}),
+    );
+    let first = s.server_request(LM_REQUEST);
+    assert_eq!(
+        first["params"]["messages"],
+        json!([
+            {"role": "agent", "content": "Be brief."},
+            {"role": "user", "content": "Write notes for 2.0"},
+        ]),
+        "{first}"
+    );
+    assert_eq!(
+        first["params"]["options"]["modelOptions"],
+        json!({"temperature": 0.2})
+    );
+    let started = s.notification("$/progress", |p| {
+        p["token"] == "pb-1" && p["value"]["step"]["id"] == "draft"
+    });
+    assert_eq!(started["value"]["step"]["index"], 1, "{started}");
+    assert_eq!(started["value"]["step"]["total"], 2);
+    // Other requests are answered while the editor holds the model request.
+    s.ok("commandtree/quick", json!({}));
+    s.answer(
+        &first["id"],
+        json!({"text": "NOTES v2", "model": "copilot-gpt-4o"}),
+    );
+
+    let second = s.server_request(LM_REQUEST);
+    assert_ne!(second["id"], first["id"]);
+    assert_eq!(
+        second["params"]["messages"],
+        json!([
+            {"role": "agent", "content": "Be brief."},
+            {"role": "assistant", "content": "NOTES v2"},
+            {"role": "user", "content": "Shorten: NOTES v2"},
+        ]),
+        "{second}"
+    );
+    assert_eq!(second["params"]["options"], json!({}));
+    s.answer(
+        &second["id"],
+        json!({"text": "v2", "model": "copilot-gpt-4o"}),
+    );
+    let r = s.response(id);
+    assert_eq!(
+        r["result"]["steps"],
+        json!([{"id": "draft", "reply": "NOTES v2"}, {"id": "short", "reply": "v2"}]),
+        "{r}"
+    );
+    let finished = s.notification("$/progress", |p| {
+        p["token"] == "pb-1" && p["value"]["step"]["reply"] == "v2"
+    });
+    assert_eq!(finished["value"]["percentage"], 100, "{finished}");
+    s.notification("$/progress", |p| {
+        p["token"] == "pb-1" && p["value"]["kind"] == "end"
+    });
+
+    // One skill, by invocation: the options an editor honours go along; an error from the
+    // editor fails the skill with its message.
+    let id = s.send_request(
+        "commandtree/runSkill",
+        json!({"invocation": "@task --prompt \"Summarize this text\" --model gpt-4o --justification \"to summarize\" --modelOptions '{\"max_tokens\":256}'", "context": false}),
+    );
+    let req = s.server_request(LM_REQUEST);
+    assert_eq!(
+        req["params"],
+        json!({
+            "messages": [{"role": "user", "content": "Summarize this text"}],
+            "options": {"model": "gpt-4o", "modelOptions": {"max_tokens": 256}, "justification": "to summarize"},
+        })
+    );
+    let no_model =
+        "No language model available: sign in to GitHub Copilot or configure a provider for ct";
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32603, "message": no_model}}),
+    );
+    let r = s.response(id);
+    assert_eq!(r["error"]["code"], -32004, "{r}");
+    assert_eq!(r["error"]["message"], no_model);
+
+    // By name and params, with the stored context.
+    let id = s.send_request(
+        "commandtree/runSkill",
+        json!({"skill": "task", "params": {"prompt": "hi", "modelOptions": {"temperature": 0.7}}}),
+    );
+    let req = s.server_request(LM_REQUEST);
+    assert_eq!(req["params"]["messages"][0]["role"], "agent");
+    assert_eq!(
+        req["params"]["options"]["modelOptions"],
+        json!({"temperature": 0.7})
+    );
+    s.answer(&req["id"], json!({"text": "hello", "model": "m"}));
+    assert_eq!(s.response(id)["result"]["reply"], "hello");
+
+    let (code, e) = s.err(
+        "commandtree/runSkill",
+        json!({"skill": "task", "params": {}}),
+    );
+    assert_eq!(code, -32602);
+    assert!(e["message"].as_str().unwrap().contains("prompt"), "{e}");
+    assert_eq!(s.ok("commandtree/clearContext", json!({}))["removed"], 1);
+    assert_eq!(
+        s.ok("commandtree/context", json!({}))["messages"],
+        json!([])
+    );
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn cancelling_a_playbook_cancels_the_editor_request_it_waits_on() {
+    let (_w, mut s) = editor_models("editor-cancel");
+    let id = s.send_request(
+        "commandtree/runPlaybook",
+        json!({"name": "notes", "workDoneToken": "pb-2"}),
+    );
+    // The editor holds the model request; the user stops the playbook.
+    let held = s.server_request(LM_REQUEST);
+    s.notify("$/cancelRequest", json!({"id": id}));
+    let cancel = s.notification("$/cancelRequest", |p| p["id"] == held["id"]);
+    assert_eq!(cancel["id"], held["id"]);
+    let r = s.response(id);
+    assert_eq!(r["error"]["code"], -32800, "{r}");
+    assert_eq!(
+        r["error"]["data"],
+        json!({"step": 1, "id": "draft", "line": 9})
+    );
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`draft` was cancelled"),
+        "{r}"
+    );
+    // A late answer to the cancelled request is dropped, and the server goes on.
+    s.answer(&held["id"], json!({"text": "late", "model": "m"}));
+
+    // The progress "Cancel" button of a playbook does the same.
+    let id = s.send_request(
+        "commandtree/runPlaybook",
+        json!({"name": "notes", "workDoneToken": "pb-3"}),
+    );
+    let held = s.server_request(LM_REQUEST);
+    s.notify("window/workDoneProgress/cancel", json!({"token": "pb-3"}));
+    s.notification("$/cancelRequest", |p| p["id"] == held["id"]);
+    assert_eq!(s.response(id)["error"]["code"], -32800);
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
+    let w = fixture("editor-none");
+    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    let (code, e) = s.err(
+        "commandtree/runSkill",
+        json!({"invocation": "@task --prompt hi"}),
+    );
+    assert_eq!(code, -32004);
+    let m = e["message"].as_str().unwrap();
+    assert!(m.starts_with("No LLM provider is configured."), "{e}");
+    assert!(m.contains("GitHub Copilot"), "{e}");
+    let (code, e) = s.err("commandtree/runPlaybook", json!({"name": "notes"}));
+    assert_eq!(code, -32004);
+    assert_eq!(e["data"]["id"], "draft", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("No LLM provider is configured."),
+        "{e}"
+    );
+    assert_eq!(s.finish(), Some(0));
+
+    // `provider = none` switches AI off even where the editor has models.
+    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_PROVIDER", "none")]);
+    s.initialize_with(
+        &w,
+        json!({}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    let (code, e) = s.err(
+        "commandtree/runSkill",
+        json!({"invocation": "@task --prompt hi"}),
+    );
+    assert_eq!(code, -32004);
+    assert!(
+        e["message"].as_str().unwrap().contains("switched off"),
+        "{e}"
+    );
+    // Untrusted: refused before anything is asked.
+    let mut s2 = Lsp::start(&w, &[]);
+    s2.initialize_with(
+        &w,
+        json!({"trusted": false}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    let (code, _) = s2.err("commandtree/runPlaybook", json!({"name": "notes"}));
+    assert_eq!(code, -32003);
+    assert_eq!(s2.finish(), Some(0));
     assert_eq!(s.finish(), Some(0));
 }

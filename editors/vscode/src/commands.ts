@@ -78,7 +78,10 @@ export class Handlers {
 
   async run(arg: unknown): Promise<void> {
     const item = itemOf(arg);
-    if (item) {
+    if (item?.type === 'playbook') {
+      // Through the server, so the steps' model requests can be answered by this editor.
+      await this.runPlaybook(item);
+    } else if (item) {
       await this.d.runner.run(item, 'newTerminal');
     }
   }
@@ -407,6 +410,112 @@ export class Handlers {
     }
   }
 
+  /**
+   * "Run Playbook": a playbook (picked, or the tree's playbook row), its inputs asked for (the
+   * defaults filled in), then run by the server with each step in the progress notification;
+   * Cancel stops it and the model request in flight. The replies open as a markdown document.
+   */
+  async runPlaybook(arg?: unknown): Promise<void> {
+    const server = this.need();
+    if (!server) {
+      return;
+    }
+    let playbooks;
+    try {
+      playbooks = await server.playbooks();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: ${errorText(e)}`);
+      return;
+    }
+    const item = itemOf(arg);
+    let playbook = item
+      ? playbooks.find((p) => p.file === item.filePath || p.name === item.label)
+      : typeof arg === 'string'
+        ? playbooks.find((p) => p.name === arg)
+        : undefined;
+    if (!playbook) {
+      if (playbooks.length === 0) {
+        void vscode.window.showInformationMessage(
+          'CommandTree: no playbooks yet. Add a *.playbook.md file to .commandtree/playbooks/ with one ```step block per skill invocation.',
+        );
+        return;
+      }
+      const picked = await vscode.window.showQuickPick(
+        playbooks.map((p) => ({ label: p.name, description: p.description, detail: p.steps.join(' → '), playbook: p })),
+        { placeHolder: 'Run a playbook', matchOnDescription: true },
+      );
+      if (!picked) {
+        return;
+      }
+      playbook = picked.playbook;
+    }
+    const inputs: Record<string, string> = {};
+    for (const input of playbook.inputs) {
+      const value = await vscode.window.showInputBox({
+        title: `${playbook.name}: ${input.name}`,
+        prompt: input.description ?? `Value of ${input.name}`,
+        value: input.default ?? '',
+      });
+      if (value === undefined) {
+        return;
+      }
+      inputs[input.name] = value;
+    }
+    const chosen = playbook;
+    const steps = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `CommandTree: ${chosen.name}`, cancellable: true },
+      async (progress, token) => {
+        try {
+          return await server.runPlaybook(chosen.name, inputs, token, (p) => { progress.report({ message: p.message }); });
+        } catch (e) {
+          if (!token.isCancellationRequested) {
+            void vscode.window.showErrorMessage(`CommandTree: ${chosen.name}: ${errorText(e)}`);
+          }
+          return undefined;
+        }
+      },
+    );
+    if (steps) {
+      await showText(`# ${chosen.name}\n\n${steps.map((s) => `## ${s.id}\n\n${s.reply}\n`).join('\n')}`);
+    }
+  }
+
+  /** "Run Skill": an invocation (`@task --prompt "..."`) run by the server; the reply opens. */
+  async runSkill(invocationArg?: unknown): Promise<void> {
+    const server = this.need();
+    if (!server) {
+      return;
+    }
+    const invocation =
+      typeof invocationArg === 'string'
+        ? invocationArg
+        : await vscode.window.showInputBox({
+            title: 'Run a skill',
+            prompt: 'A skill invocation: @task, @file, @run or @search with its flags',
+            placeHolder: '@task --prompt "Summarize this text"',
+            value: '@task --prompt ""',
+          });
+    if (invocation === undefined || invocation.trim() === '') {
+      return;
+    }
+    const reply = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `CommandTree: ${invocation.trim().split(/\s/)[0]}`, cancellable: true },
+      async (progress, token) => {
+        try {
+          return await server.runSkill(invocation, token, (p) => { progress.report({ message: p.message }); });
+        } catch (e) {
+          if (!token.isCancellationRequested) {
+            void vscode.window.showErrorMessage(`CommandTree: ${errorText(e)}`);
+          }
+          return undefined;
+        }
+      },
+    );
+    if (reply !== undefined) {
+      await showText(reply);
+    }
+  }
+
   /** Every contributed command id and its handler. */
   table(): [string, (...args: unknown[]) => Promise<unknown>][] {
     return [
@@ -428,8 +537,16 @@ export class Handlers {
       ['commandtree.generateSummaries', (a) => this.generateSummaries(a)],
       ['commandtree.semanticSearch', (a) => this.semanticSearch(a)],
       ['commandtree.applySkill', (a, s) => this.applySkill(a, s)],
+      ['commandtree.runPlaybook', (a) => this.runPlaybook(a)],
+      ['commandtree.runSkill', (a) => this.runSkill(a)],
     ];
   }
+}
+
+/** A reply in an untitled markdown editor (the user saves it or not). */
+async function showText(content: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ content, language: 'markdown' });
+  await vscode.window.showTextDocument(doc, { preview: true });
 }
 
 /** Closes the diff editors showing `right` (the decision is made; the texts go away). */

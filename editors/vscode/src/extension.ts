@@ -10,17 +10,20 @@ import {
   ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
+  ResponseError,
   ServerOptions,
   State,
   StaticFeature,
   WorkDoneProgress,
 } from 'vscode-languageclient/node';
 import { Handlers } from './commands';
+import { ModelChoice, answerLanguageModelRequest, hasLanguageModels } from './lm';
 import { checkServer, locateServer } from './locate';
 import { Model, Settings, explicitValue } from './model';
+import { registerParticipant } from './participant';
 import { readTasksChanged } from './protocol';
 import { Runner, errorText } from './runner';
-import { Rpc, RpcServer, Server, SortOrder } from './server';
+import { Rpc, RpcServer, Server, SortOrder, StepProgress } from './server';
 import { SKILL_SCHEME } from './skills';
 import { AllTreeProvider, QuickTreeProvider, RowDecorations } from './tree';
 
@@ -41,10 +44,21 @@ function userServerPath(): string | undefined {
   return vscode.workspace.getConfiguration('commandtree').inspect<string>('serverPath')?.globalValue;
 }
 
-/** Asks for `tasksChanged` as deltas (docs/lsp-protocol.md, `initialize`). */
+/** The server→client request for the editor's language models (docs/lsp-protocol.md). */
+const LANGUAGE_MODEL_REQUEST = 'commandtree/languageModelRequest';
+const REQUEST_CANCELLED = -32800;
+const INTERNAL_ERROR = -32603;
+
+/**
+ * Asks for `tasksChanged` as deltas and offers to answer language model requests when this
+ * VS Code has `vscode.lm` (docs/lsp-protocol.md, `initialize`).
+ */
 const deltaFeature: StaticFeature = {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    capabilities.experimental = { ...(capabilities.experimental as object | undefined), commandtree: { tasksChangedDelta: true } };
+    capabilities.experimental = {
+      ...(capabilities.experimental as object | undefined),
+      commandtree: { tasksChangedDelta: true, languageModels: hasLanguageModels() },
+    };
   },
   initialize(): void {
     // Nothing to set up: the capability is all this feature does.
@@ -63,7 +77,13 @@ function rpcOf(c: LanguageClient): Rpc {
       const token = `commandtree-${Date.now()}-${Math.random().toString(36).slice(2)}`;
       const sub = c.onProgress(WorkDoneProgress.type, token, (v) => {
         if (v.kind !== 'end') {
-          onProgress({ message: v.message, percentage: v.percentage });
+          // A playbook's reports carry `step` beyond LSP's fields.
+          const step = (v as { step?: unknown }).step;
+          onProgress({
+            message: v.message,
+            percentage: v.percentage,
+            ...(typeof step === 'object' && step !== null ? { step: step as StepProgress } : {}),
+          });
         }
       });
       try {
@@ -86,6 +106,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let server: Server | undefined;
   const model = new Model(undefined, settings());
   const runner = new Runner(() => server);
+  const models = new ModelChoice();
 
   let restarts = 0;
   const start = async (): Promise<void> => {
@@ -174,6 +195,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void vscode.window.showErrorMessage(`CommandTree: ${found.path} lsp did not start: ${errorText(e)}`, INSTALL);
       return;
     }
+    c.onRequest(LANGUAGE_MODEL_REQUEST, async (params: unknown, token: vscode.CancellationToken) => {
+      try {
+        return await answerLanguageModelRequest(params, token, models);
+      } catch (e) {
+        // Returned, not thrown: a thrown error's message would be wrapped in the client's words.
+        return new ResponseError(token.isCancellationRequested ? REQUEST_CANCELLED : INTERNAL_ERROR, errorText(e));
+      }
+    });
     c.onNotification('commandtree/tasksChanged', (p: unknown) => {
       void model.applyChange(readTasksChanged(p)).catch((e: unknown) => {
         output.appendLine(`tree: ${errorText(e)}`);
@@ -246,6 +275,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
+  if (hasLanguageModels()) {
+    context.subscriptions.push(
+      registerParticipant({
+        server: () => server,
+        models,
+        modelOptions: () => vscode.workspace.getConfiguration('commandtree').get<Record<string, unknown>>('agent.modelOptions'),
+      }),
+    );
+    // VS Code refuses a participant its manifest does not declare, so this line means @agent is in the chat.
+    output.appendLine(`[${new Date().toISOString()}] chat participant @agent registered (commandtree.agent)`);
+  }
   await vscode.commands.executeCommand('setContext', 'commandtree.hasFilter', false);
   // Activation returns at once; discovery fills the views when it is done (upstream §8.3).
   void start();

@@ -310,3 +310,111 @@ export function readProposal(v: unknown): SkillProposal {
   }
   throw new Error('the server sent no proposal (file, original, proposed)');
 }
+
+/** A playbook (`.commandtree/playbooks/*.playbook.md`) as `commandtree/playbooks` lists it. */
+export interface PlaybookInfo {
+  name: string;
+  description?: string;
+  file: string;
+  steps: string[];
+  inputs: { name: string; description?: string; default?: string }[];
+}
+
+/** A SkillApi role on the wire (`commandtree/languageModelRequest`, `commandtree/context`). */
+export type WireRole = 'agent' | 'assistant' | 'user';
+
+export interface WireMessage {
+  role: WireRole;
+  content: string;
+}
+
+function isRole(v: unknown): v is WireRole {
+  return v === 'agent' || v === 'assistant' || v === 'user';
+}
+
+/** `commandtree/playbooks`; an entry without a name is skipped. */
+export function readPlaybooks(v: unknown): PlaybookInfo[] {
+  return listIn(v, 'playbooks')
+    .filter(isObject)
+    .map((p) => {
+      if (typeof p.name !== 'string') {
+        return undefined;
+      }
+      const info: PlaybookInfo = {
+        name: p.name,
+        file: typeof p.file === 'string' ? p.file : '',
+        steps: Array.isArray(p.steps) ? p.steps.filter((s): s is string => typeof s === 'string') : [],
+        inputs: (Array.isArray(p.inputs) ? p.inputs : []).filter(isObject).flatMap((i) =>
+          typeof i.name === 'string'
+            ? [
+                {
+                  name: i.name,
+                  ...(typeof i.description === 'string' ? { description: i.description } : {}),
+                  ...(typeof i.default === 'string' ? { default: i.default } : {}),
+                },
+              ]
+            : [],
+        ),
+      };
+      if (typeof p.description === 'string' && p.description !== '') {
+        info.description = p.description;
+      }
+      return info;
+    })
+    .filter((p): p is PlaybookInfo => p !== undefined);
+}
+
+/** `commandtree/context`: the stored messages as wire messages (their `type` is the role). */
+export function readContext(v: unknown): WireMessage[] {
+  return listIn(v, 'messages')
+    .filter(isObject)
+    .flatMap((m) => {
+      const role = m.type ?? m.role;
+      return isRole(role) && typeof m.content === 'string' ? [{ role, content: m.content }] : [];
+    });
+}
+
+/** `commandtree/runSkill`: the reply. */
+export function readSkillReply(v: unknown): string {
+  if (isObject(v) && typeof v.reply === 'string') {
+    return v.reply;
+  }
+  throw new Error('the server sent no reply');
+}
+
+/** `commandtree/runPlaybook`: each step's id and reply, in order. */
+export function readPlaybookRun(v: unknown): { id: string; reply: string }[] {
+  return listIn(v, 'steps')
+    .filter(isObject)
+    .flatMap((s) => (typeof s.id === 'string' && typeof s.reply === 'string' ? [{ id: s.id, reply: s.reply }] : []));
+}
+
+/** The params of `commandtree/languageModelRequest`; a malformed request is an error. */
+export interface LanguageModelRequest {
+  messages: WireMessage[];
+  options: { model?: string; modelOptions?: Record<string, unknown>; justification?: string };
+}
+
+export function readLanguageModelRequest(v: unknown): LanguageModelRequest {
+  if (!isObject(v) || !Array.isArray(v.messages)) {
+    throw new Error('commandtree/languageModelRequest: `messages` is missing');
+  }
+  const messages = v.messages.map((m, i): WireMessage => {
+    if (isObject(m) && isRole(m.role) && typeof m.content === 'string') {
+      return { role: m.role, content: m.content };
+    }
+    throw new Error(`commandtree/languageModelRequest: message ${i} is not {role: agent|assistant|user, content}`);
+  });
+  const o = isObject(v.options) ? v.options : {};
+  const options: LanguageModelRequest['options'] = {};
+  if (typeof o.model === 'string' && o.model !== '') {
+    options.model = o.model;
+  }
+  if (isObject(o.modelOptions)) {
+    options.modelOptions = o.modelOptions;
+  }
+  if (typeof o.justification === 'string' && o.justification !== '') {
+    options.justification = o.justification;
+  }
+  return { messages, options };
+}

@@ -6,10 +6,16 @@ import {
   CommandItem,
   CommandSkill,
   Plan,
+  PlaybookInfo,
   RunMode,
   SearchHit,
   SkillProposal,
   TreeCategory,
+  WireMessage,
+  readContext,
+  readPlaybookRun,
+  readPlaybooks,
+  readSkillReply,
   readPlan,
   readProposal,
   readQuick,
@@ -31,6 +37,16 @@ export interface Discovery {
 export interface SummarizeProgress {
   message?: string;
   percentage?: number;
+  /** A playbook's step: sent when it starts (with `skill`) and when it is done (with `reply`). */
+  step?: StepProgress;
+}
+
+export interface StepProgress {
+  index: number;
+  total: number;
+  id: string;
+  skill?: string;
+  reply?: string;
 }
 
 export interface Server {
@@ -60,6 +76,18 @@ export interface Server {
   ): Promise<SkillProposal>;
   /** Writes `proposed` if the file still holds `original` (else the server answers −32004). */
   applySkill(skill: string, id: string, original: string, proposed: string): Promise<void>;
+  /** Runs `@skill --flag value ...`; its model requests come back as `languageModelRequest`. */
+  runSkill(invocation: string, token: vscode.CancellationToken, progress: (p: SummarizeProgress) => void): Promise<string>;
+  playbooks(): Promise<PlaybookInfo[]>;
+  /** Runs a playbook; cancelling `token` stops it and the model request in flight. */
+  runPlaybook(
+    name: string,
+    inputs: Record<string, string>,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<{ id: string; reply: string }[]>;
+  /** The active context messages (the `default` conversation), oldest first. */
+  context(): Promise<WireMessage[]>;
 }
 
 /** The JSON-RPC side a `Server` needs: what `LanguageClient` offers, narrowed. */
@@ -166,5 +194,38 @@ export class RpcServer implements Server {
 
   async applySkill(skill: string, id: string, original: string, proposed: string): Promise<void> {
     await this.rpc.sendRequest<unknown>('commandtree/applySkill', { skill, id, original, proposed });
+  }
+
+  async runSkill(
+    invocation: string,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<string> {
+    const answer = await this.rpc.withProgress(
+      (workDoneToken) => this.rpc.sendRequest<unknown>('commandtree/runSkill', { invocation, workDoneToken }, token),
+      progress,
+    );
+    return readSkillReply(answer);
+  }
+
+  async playbooks(): Promise<PlaybookInfo[]> {
+    return readPlaybooks(await this.rpc.sendRequest<unknown>('commandtree/playbooks', {}));
+  }
+
+  async runPlaybook(
+    name: string,
+    inputs: Record<string, string>,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<{ id: string; reply: string }[]> {
+    const answer = await this.rpc.withProgress(
+      (workDoneToken) => this.rpc.sendRequest<unknown>('commandtree/runPlaybook', { name, inputs, workDoneToken }, token),
+      progress,
+    );
+    return readPlaybookRun(answer);
+  }
+
+  async context(): Promise<WireMessage[]> {
+    return readContext(await this.rpc.sendRequest<unknown>('commandtree/context', {}));
   }
 }

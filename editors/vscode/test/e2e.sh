@@ -2,7 +2,8 @@
 # End-to-end test of the extension in a real VS Code: code-server 4.100.3 (VS Code 1.100.3, the
 # newest that runs on Node 20) from the npm registry, headless Chromium from Debian, the packaged
 # .vsix with its bundled `ct`, a copy of test/fixtures/workspace, and test/e2e/drive.js clicking
-# through it with playwright-core. Writes test/e2e-output.txt and test/e2e-screenshot.png.
+# through it with playwright-core (including a check that the @agent chat participant registers;
+# no Copilot is needed for that). Writes test/e2e-output.txt and test/e2e-screenshot.png.
 #
 #   bash editors/vscode/test/e2e.sh
 #
@@ -118,7 +119,7 @@ done
 
 step "drive the workbench"
 status=0
-node "$here/test/e2e/drive.js" "http://127.0.0.1:$port/" "$ws" "$ct" "$screenshot" || status=$?
+E2E_USER_DATA="$work/ud" node "$here/test/e2e/drive.js" "http://127.0.0.1:$port/" "$ws" "$ct" "$screenshot" || status=$?
 if ((status != 0)); then
   echo "--- code-server log (last 60 lines)"
   tail -n 60 "$work/code-server.log"

@@ -138,6 +138,31 @@ async function inline(page, row, title) {
     }
     ok(`killed ct lsp (pid ${pids[0]}); restarted as pid ${after}, the views say so and still list the commands`);
 
+    // 6. The @agent chat participant is registered (VS Code accepted it; no Copilot needed).
+    const logs = process.env.E2E_USER_DATA ? path.join(process.env.E2E_USER_DATA, 'logs') : undefined;
+    const registered = () => {
+      const found = [];
+      const walk = (dir) => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+          const p = path.join(dir, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (/CommandTree\.log$/.test(e.name) && fs.readFileSync(p, 'utf8').includes('chat participant @agent registered')) found.push(p);
+        }
+      };
+      if (logs && fs.existsSync(logs)) walk(logs);
+      return found;
+    };
+    if (!logs) {
+      throw new Error('set E2E_USER_DATA to the user data folder of code-server');
+    }
+    for (let i = 0; i < 100 && registered().length === 0; i += 1) {
+      await page.waitForTimeout(100);
+    }
+    if (registered().length === 0) {
+      throw new Error(`no "chat participant @agent registered" in the CommandTree output under ${logs}`);
+    }
+    ok('the @agent chat participant is registered');
+
     await page.mouse.move(700, 450);
     await page.screenshot({ path: screenshot });
     ok(`screenshot ${screenshot}`);

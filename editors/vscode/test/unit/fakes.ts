@@ -4,7 +4,17 @@
 
 import type * as vscode from 'vscode';
 import { Model, Settings } from '../../src/model';
-import { CommandItem, CommandSkill, Plan, RunMode, SearchHit, SkillProposal, TreeCategory } from '../../src/protocol';
+import {
+  CommandItem,
+  CommandSkill,
+  Plan,
+  PlaybookInfo,
+  RunMode,
+  SearchHit,
+  SkillProposal,
+  TreeCategory,
+  WireMessage,
+} from '../../src/protocol';
 import { Discovery, Server, SortOrder, SummarizeProgress } from '../../src/server';
 
 export function item(over: Partial<CommandItem> & { label: string }): CommandItem {
@@ -34,6 +44,13 @@ export class FakeServer implements Server {
   proposals = new Map<string, SkillProposal>();
   /** The file contents applySkill writes to, keyed by path, as the server would see them. */
   files = new Map<string, string>();
+  playbookList: PlaybookInfo[] = [];
+  /** The replies of a playbook's steps, in order, reported as the server reports them. */
+  stepReplies: string[] = [];
+  skillReply = '';
+  contextMessages: WireMessage[] = [];
+  /** A playbook or skill run waits for this (or for its token's cancellation). */
+  runGate: Promise<void> = Promise.resolve();
   /** Resolves pending discoveries; lets a test hold discovery open to see callers share it. */
   gate: Promise<void> = Promise.resolve();
 
@@ -135,6 +152,57 @@ export class FakeServer implements Server {
     }
     this.files.set(file, proposed);
     return Promise.resolve();
+  }
+  private async gated(token: vscode.CancellationToken): Promise<void> {
+    await Promise.race([
+      this.runGate,
+      new Promise<void>((resolve) => {
+        if (token.isCancellationRequested) {
+          resolve();
+        }
+        token.onCancellationRequested(() => { resolve(); });
+      }),
+    ]);
+    if (token.isCancellationRequested) {
+      throw new Error('cancelled');
+    }
+  }
+  async runSkill(
+    invocation: string,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<string> {
+    this.record('runSkill', invocation, token);
+    progress({ message: invocation });
+    await this.gated(token);
+    return this.skillReply;
+  }
+  playbooks(): Promise<PlaybookInfo[]> {
+    this.record('playbooks');
+    return Promise.resolve(this.playbookList);
+  }
+  async runPlaybook(
+    name: string,
+    inputs: Record<string, string>,
+    token: vscode.CancellationToken,
+    progress: (p: SummarizeProgress) => void,
+  ): Promise<{ id: string; reply: string }[]> {
+    this.record('runPlaybook', name, inputs, token);
+    const steps = this.playbookList.find((p) => p.name === name)?.steps ?? [];
+    const total = steps.length;
+    const out: { id: string; reply: string }[] = [];
+    for (const [i, id] of steps.entries()) {
+      progress({ message: `[${i + 1}/${total}] ${id}`, step: { index: i + 1, total, id, skill: 'task' } });
+      await this.gated(token);
+      const reply = this.stepReplies[i] ?? '';
+      progress({ step: { index: i + 1, total, id, reply } });
+      out.push({ id, reply });
+    }
+    return out;
+  }
+  context(): Promise<WireMessage[]> {
+    this.record('context');
+    return Promise.resolve(this.contextMessages);
   }
   show(id: string): Promise<CommandItem | undefined> {
     this.record('show', id);

@@ -177,6 +177,11 @@ export const recorded = {
   tasks: [] as { name: string }[],
   executedTasks: [] as { name: string }[],
   activeTerminal: undefined as FakeTerminal | undefined,
+  /** The language models `lm.selectChatModels` offers (none by default, as without Copilot). */
+  models: [] as FakeChatModel[],
+  /** Untitled documents opened with their content. */
+  documents: [] as { content: string; language: string }[],
+  participants: [] as { id: string; handler: unknown; iconPath?: unknown }[],
   /** Open editor tabs (diff editors opened through `vscode.diff`), and the ones closed. */
   tabs: [] as FakeTab[],
   closedTabs: [] as FakeTab[],
@@ -198,6 +203,9 @@ export const recorded = {
     this.tasks = [];
     this.executedTasks = [];
     this.activeTerminal = undefined;
+    this.models = [];
+    this.documents = [];
+    this.participants = [];
   },
 };
 
@@ -302,6 +310,9 @@ export const window = {
     }
     return task({ report: () => undefined }, source.token);
   },
+  showTextDocument(doc: unknown): Promise<unknown> {
+    return Promise.resolve(doc);
+  },
   tabGroups: {
     get all(): { tabs: FakeTab[] }[] {
       return [{ tabs: recorded.tabs }];
@@ -338,6 +349,10 @@ export const env = {
 
 export const workspace = {
   workspaceFolders: [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }],
+  openTextDocument(options: { content: string; language: string }): Promise<unknown> {
+    recorded.documents.push({ content: options.content, language: options.language });
+    return Promise.resolve(options);
+  },
   registerTextDocumentContentProvider(): { dispose(): void } {
     return { dispose: () => undefined };
   },
@@ -357,5 +372,85 @@ export const tasks = {
   executeTask(task: { name: string }): Promise<void> {
     recorded.executedTasks.push(task);
     return Promise.resolve();
+  },
+};
+
+// `vscode.lm` and `vscode.chat`: faked, because no Copilot (or any) language model can exist
+// outside a signed-in VS Code; the fake models record what they were sent.
+
+export enum LanguageModelChatMessageRole {
+  User = 1,
+  Assistant = 2,
+}
+
+export class LanguageModelChatMessage {
+  static User(content: string): LanguageModelChatMessage {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.User, content);
+  }
+  static Assistant(content: string): LanguageModelChatMessage {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.Assistant, content);
+  }
+  constructor(
+    public role: LanguageModelChatMessageRole,
+    public content: string,
+  ) {}
+}
+
+type Token = CancellationTokenSource['token'];
+
+/** A model whose reply is `pieces`, streamed one by one; `hold` keeps it from finishing. */
+export class FakeChatModel {
+  sent: { messages: LanguageModelChatMessage[]; options: Record<string, unknown>; token: Token }[] = [];
+  /** Resolves when the model has received a request (for tests that cancel mid-reply). */
+  received: Promise<void>;
+  private gotIt: () => void = () => undefined;
+  hold: Promise<void> = Promise.resolve();
+  constructor(
+    public readonly id: string,
+    public readonly family: string,
+    public readonly vendor: string,
+    public pieces: string[],
+  ) {
+    this.received = new Promise((r) => (this.gotIt = r));
+  }
+  get name(): string {
+    return this.id;
+  }
+  sendRequest(messages: LanguageModelChatMessage[], options: Record<string, unknown>, token: Token): Promise<{ text: AsyncIterable<string> }> {
+    this.sent.push({ messages, options, token });
+    this.gotIt();
+    const pieces = this.pieces;
+    const hold = (): Promise<void> => this.hold;
+    async function* text(): AsyncIterable<string> {
+      for (const p of pieces) {
+        await hold();
+        if (token.isCancellationRequested) {
+          return;
+        }
+        yield p;
+      }
+    }
+    return Promise.resolve({ text: text() });
+  }
+}
+
+export const lm = {
+  selectChatModels(selector: { id?: string; family?: string; vendor?: string } = {}): Promise<FakeChatModel[]> {
+    return Promise.resolve(
+      recorded.models.filter(
+        (m) =>
+          (selector.id === undefined || m.id === selector.id) &&
+          (selector.family === undefined || m.family === selector.family) &&
+          (selector.vendor === undefined || m.vendor === selector.vendor),
+      ),
+    );
+  },
+};
+
+export const chat = {
+  createChatParticipant(id: string, handler: unknown): { iconPath?: unknown; dispose(): void } {
+    const p = { id, handler, iconPath: undefined as unknown, dispose: () => undefined };
+    recorded.participants.push(p);
+    return p;
   },
 };

@@ -1,0 +1,287 @@
+//! Which model answers a skill run by this server, and the SkillApi over the editor's language
+//! models (`commandtree/languageModelRequest`, a request from the server to the client).
+//!
+//! The rule: when the client said in `initialize` that it answers language model requests and
+//! nothing names a provider (no `llm.provider`, `llm.base_url` or `llm.api_key_env` in the
+//! configuration, no `COMMANDTREE_LLM_PROVIDER`, `COMMANDTREE_LLM_BASE_URL` or
+//! `COMMANDTREE_LLM_API_KEY`), the editor answers; otherwise the configured (or detected)
+//! provider does. `provider = "none"` names a provider, so it still switches AI off.
+
+use crate::error::*;
+use crate::server::{ClientError, Shared};
+use commandtree_core::{CancelToken, Workspace};
+use commandtree_engine::summaries;
+use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE, ProviderConfig};
+use commandtree_skills::{
+    Error, LlmSkillApi, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
+};
+use serde_json::{Value, json};
+use std::cell::OnceCell;
+use std::sync::Arc;
+
+/// The server→client request.
+pub const LANGUAGE_MODEL_REQUEST: &str = "commandtree/languageModelRequest";
+
+/// Said when neither the editor nor a provider can answer.
+pub fn how_to_configure() -> String {
+    format!(
+        "{HOW_TO_CONFIGURE} In VS Code, the editor's language models (GitHub Copilot) answer when no provider is named."
+    )
+}
+
+/// Who answers a skill's requests.
+pub enum Source {
+    Editor,
+    Provider(Box<ProviderConfig>),
+}
+
+/// Whether the configuration (`llm.KEY`) or the environment names a provider.
+pub fn names_provider(
+    config: &dyn Fn(&str) -> Option<String>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    ["provider", "base_url", "api_key_env"]
+        .iter()
+        .any(|k| config(k).is_some_and(|v| !v.trim().is_empty()))
+        || [
+            "COMMANDTREE_LLM_PROVIDER",
+            "COMMANDTREE_LLM_BASE_URL",
+            "COMMANDTREE_LLM_API_KEY",
+        ]
+        .iter()
+        .any(|k| env(k).is_some())
+}
+
+/// The source for `ws` under the rule above.
+pub fn source(shared: &Shared, ws: &Workspace) -> RpcResult<Source> {
+    let config = |k: &str| {
+        ws.settings
+            .config
+            .get("llm")
+            .and_then(|t| t.as_table())
+            .and_then(|t| t.get(k))
+            .and_then(|v| v.as_str())
+            .map(String::from)
+    };
+    if shared.language_models && !names_provider(&config, &commandtree_llm::provider::process_env) {
+        return Ok(Source::Editor);
+    }
+    match summaries::detect(ws)? {
+        Detection::Found(c) => Ok(Source::Provider(c)),
+        Detection::Disabled(by) => Err(RpcError::new(
+            FAILED,
+            format!("AI features are switched off (provider = none, set in {by})"),
+        )),
+        Detection::NotFound => Err(RpcError::new(FAILED, how_to_configure())),
+    }
+}
+
+/// The params of `commandtree/languageModelRequest`: the messages with the SkillApi's roles
+/// (`agent`, `assistant`, `user`: the editor maps them to what its API has) and the options
+/// an editor can honour (tools are not sent yet).
+pub fn request_params(messages: &[SkillMessage], options: &RequestOptions) -> Value {
+    let mut o = json!({});
+    if let Some(m) = &options.model {
+        o["model"] = json!(m);
+    }
+    if !options.model_options.is_empty() {
+        o["modelOptions"] = Value::Object(options.model_options.clone());
+    }
+    if let Some(j) = &options.justification {
+        o["justification"] = json!(j);
+    }
+    json!({"messages": messages, "options": o})
+}
+
+/// The SkillApi over the client's language models.
+pub struct EditorSkillApi {
+    shared: Arc<Shared>,
+    cancel: CancelToken,
+    context: Vec<SkillMessage>,
+}
+
+impl EditorSkillApi {
+    pub fn new(shared: Arc<Shared>, cancel: CancelToken, context: Vec<SkillMessage>) -> Self {
+        EditorSkillApi {
+            shared,
+            cancel,
+            context,
+        }
+    }
+}
+
+impl SkillApi for EditorSkillApi {
+    fn active_context(&self) -> Result<Vec<SkillMessage>> {
+        Ok(self.context.clone())
+    }
+
+    fn send_request(
+        &self,
+        messages: Vec<SkillMessage>,
+        options: &RequestOptions,
+    ) -> Result<SkillResponse> {
+        options.validate()?;
+        let params = request_params(&messages, options);
+        match self
+            .shared
+            .request_client(LANGUAGE_MODEL_REQUEST, params, &self.cancel)
+        {
+            Ok(v) => {
+                let text = v.get("text").and_then(Value::as_str).ok_or_else(|| {
+                    Error::failed(format!(
+                        "the editor's answer to {LANGUAGE_MODEL_REQUEST} has no `text`"
+                    ))
+                })?;
+                Ok(SkillResponse {
+                    response: text.to_string(),
+                    model: v
+                        .get("model")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                })
+            }
+            Err(ClientError::Cancelled) => Err(Error::Cancelled),
+            Err(ClientError::Failed(REQUEST_CANCELLED, _)) => Err(Error::Cancelled),
+            Err(ClientError::Failed(_, m)) => Err(Error::Failed(m)),
+        }
+    }
+}
+
+/// Chooses the source at the first request, so a run of skills that never ask a model (`file`,
+/// `run`) needs neither the editor nor a provider.
+pub struct LazyApi<'a> {
+    shared: &'a Arc<Shared>,
+    ws: &'a Workspace,
+    cancel: CancelToken,
+    context: Vec<SkillMessage>,
+    chosen: OnceCell<std::result::Result<Box<dyn SkillApi>, String>>,
+}
+
+impl<'a> LazyApi<'a> {
+    pub fn new(
+        shared: &'a Arc<Shared>,
+        ws: &'a Workspace,
+        cancel: CancelToken,
+        context: Vec<SkillMessage>,
+    ) -> Self {
+        LazyApi {
+            shared,
+            ws,
+            cancel,
+            context,
+            chosen: OnceCell::new(),
+        }
+    }
+
+    fn api(&self) -> Result<&dyn SkillApi> {
+        let chosen = self
+            .chosen
+            .get_or_init(|| match source(self.shared, self.ws) {
+                Ok(Source::Editor) => Ok(Box::new(EditorSkillApi::new(
+                    self.shared.clone(),
+                    self.cancel.clone(),
+                    self.context.clone(),
+                ))),
+                Ok(Source::Provider(c)) => Ok(Box::new(
+                    LlmSkillApi::new(commandtree_llm::Client::new(*c), self.cancel.clone())
+                        .with_context(self.context.clone()),
+                )),
+                Err(e) => Err(e.message),
+            });
+        match chosen {
+            Ok(api) => Ok(api.as_ref()),
+            Err(m) => Err(Error::failed(m.clone())),
+        }
+    }
+}
+
+impl SkillApi for LazyApi<'_> {
+    fn active_context(&self) -> Result<Vec<SkillMessage>> {
+        Ok(self.context.clone())
+    }
+
+    fn send_request(
+        &self,
+        messages: Vec<SkillMessage>,
+        options: &RequestOptions,
+    ) -> Result<SkillResponse> {
+        self.api()?.send_request(messages, options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use commandtree_skills::SkillRole;
+    use commandtree_skills::api::stored_context;
+    use commandtree_store::{ContextType, Store};
+
+    #[test]
+    fn stored_types_reach_the_editor_as_the_same_roles_in_order() {
+        let dir = std::env::temp_dir().join(format!("ct-lsp-roles-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("commandtree.sqlite3");
+        let _ = std::fs::remove_file(&db);
+        let mut store = Store::open(&db, true).unwrap().unwrap();
+        for (t, text) in [
+            (ContextType::Agent, "be brief"),
+            (ContextType::User, "hi"),
+            (ContextType::Assistant, "hello"),
+        ] {
+            store.add_context("default", t, text).unwrap();
+        }
+        let mut messages = stored_context(Some(&store), "default").unwrap();
+        messages.push(SkillMessage::new(SkillRole::User, "go"));
+        let mut options = RequestOptions {
+            model: Some("gpt-4o".into()),
+            justification: Some("a playbook step".into()),
+            ..Default::default()
+        };
+        options
+            .model_options
+            .insert("temperature".into(), json!(0.2));
+        let p = request_params(&messages, &options);
+        assert_eq!(
+            p["messages"],
+            json!([
+                {"role": "agent", "content": "be brief"},
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "hello"},
+                {"role": "user", "content": "go"},
+            ])
+        );
+        assert_eq!(
+            p["options"],
+            json!({"model": "gpt-4o", "modelOptions": {"temperature": 0.2}, "justification": "a playbook step"})
+        );
+        assert_eq!(
+            request_params(&[], &RequestOptions::default())["options"],
+            json!({})
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_named_provider_or_its_variables_keep_the_editor_out() {
+        let none = |_: &str| None;
+        assert!(!names_provider(&none, &none));
+        let blank = |_: &str| Some("  ".to_string());
+        assert!(!names_provider(&blank, &none));
+        for key in ["provider", "base_url", "api_key_env"] {
+            let cfg = move |k: &str| (k == key).then(|| "x".to_string());
+            assert!(names_provider(&cfg, &none), "{key}");
+        }
+        for var in [
+            "COMMANDTREE_LLM_PROVIDER",
+            "COMMANDTREE_LLM_BASE_URL",
+            "COMMANDTREE_LLM_API_KEY",
+        ] {
+            let env = move |k: &str| (k == var).then(|| "x".to_string());
+            assert!(names_provider(&none, &env), "{var}");
+        }
+        // A key the environment merely has is found by detection, not named.
+        let env = |k: &str| (k == "OPENAI_API_KEY").then(|| "sk".to_string());
+        assert!(!names_provider(&none, &env));
+    }
+}
