@@ -14,6 +14,7 @@ use crate::settings::Settings;
 use globset::{GlobBuilder, GlobMatcher};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Folder names that hold vendored code at any depth (Linguist `vendor.yml`).
 const VENDOR_DIRS: &[&str] = &[
@@ -246,13 +247,19 @@ fn parse_gitattributes(text: &str) -> Vec<AttrRule> {
     rules
 }
 
+/// The `.gitattributes` rules that apply below one folder: each folder's own rules (with the
+/// folder they are relative to), from the root down, only folders that have some.
+type AttrChain = Arc<Vec<(PathBuf, Arc<Vec<AttrRule>>)>>;
+
 /// Classifies commands of one workspace. Reads `.gitattributes` files (root and nested) and,
-/// for files under template folders, the file itself, each at most once.
+/// for files under template folders, the file itself, each at most once. Shared by the walk's
+/// threads: a command is classified on the thread that parsed its file.
 pub struct Classifier<'a> {
     root: PathBuf,
     fs: &'a dyn Fs,
-    attrs: HashMap<PathBuf, Vec<AttrRule>>,
-    templated: HashMap<PathBuf, bool>,
+    /// Per folder, since most folders have no `.gitattributes` and share their parent's chain.
+    chains: Mutex<HashMap<PathBuf, AttrChain>>,
+    templated: Mutex<HashMap<PathBuf, bool>>,
 }
 
 impl<'a> Classifier<'a> {
@@ -260,34 +267,52 @@ impl<'a> Classifier<'a> {
         Classifier {
             root: root.to_path_buf(),
             fs,
-            attrs: HashMap::new(),
-            templated: HashMap::new(),
+            chains: Mutex::new(HashMap::new()),
+            templated: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The rules that apply to files in `dir` (a folder at or below the root).
+    fn chain(&self, dir: &Path) -> AttrChain {
+        if let Some(c) = lock(&self.chains).get(dir) {
+            return c.clone();
+        }
+        let inherited = match dir.parent() {
+            Some(parent)
+                if dir != self.root && crate::fs::strip_root(parent, &self.root).is_some() =>
+            {
+                self.chain(parent)
+            }
+            _ => Arc::new(Vec::new()),
+        };
+        let own = self
+            .fs
+            .read(&dir.join(".gitattributes"))
+            .map(|t| parse_gitattributes(&t))
+            .unwrap_or_default();
+        let chain = if own.is_empty() {
+            inherited
+        } else {
+            let mut v = inherited.as_ref().clone();
+            v.push((dir.to_path_buf(), Arc::new(own)));
+            Arc::new(v)
+        };
+        lock(&self.chains).insert(dir.to_path_buf(), chain.clone());
+        chain
     }
 
     /// `(vendored, generated)` from every `.gitattributes` between the root and the file; a
     /// deeper file and a later line win.
-    fn linguist_attrs(&mut self, file: &Path) -> (Option<bool>, Option<bool>) {
+    fn linguist_attrs(&self, file: &Path) -> (Option<bool>, Option<bool>) {
         let (mut vendored, mut generated) = (None, None);
-        let Ok(rel) = file.strip_prefix(&self.root) else {
+        let Some(parent) = file
+            .parent()
+            .filter(|p| crate::fs::strip_root(p, &self.root).is_some())
+        else {
             return (None, None);
         };
-        let mut dir = self.root.clone();
-        let mut dirs = vec![dir.clone()];
-        if let Some(parent) = rel.parent() {
-            for c in parent.components() {
-                dir.push(c);
-                dirs.push(dir.clone());
-            }
-        }
-        for d in dirs {
-            let fs = self.fs;
-            let rules = self.attrs.entry(d.clone()).or_insert_with(|| {
-                fs.read(&d.join(".gitattributes"))
-                    .map(|t| parse_gitattributes(&t))
-                    .unwrap_or_default()
-            });
-            let Ok(sub) = file.strip_prefix(&d) else {
+        for (dir, rules) in self.chain(parent).iter() {
+            let Some(sub) = crate::fs::strip_root(file, dir) else {
                 continue;
             };
             for r in rules.iter() {
@@ -305,16 +330,29 @@ impl<'a> Classifier<'a> {
     }
 
     /// Whether the command is auxiliary, and why (`None` = the project's own).
-    pub fn reason(&mut self, item: &CommandItem) -> Option<Reason> {
-        let file = PathBuf::from(&item.file_path);
-        match self.attrs_then_path(&file, &item.kind) {
+    pub fn reason(&self, item: &CommandItem) -> Option<Reason> {
+        self.reason_with_text(item, None)
+    }
+
+    /// [`Classifier::reason`], given the text of the command's file when the caller has it
+    /// (the walk), so a file under a template folder is not read again.
+    pub fn reason_with_text(&self, item: &CommandItem, text: Option<&str>) -> Option<Reason> {
+        let file = Path::new(&item.file_path);
+        match self.attrs_then_path(file, &item.kind) {
             (Some(r), _) => Some(r),
             (None, true) => {
-                let fs = self.fs;
-                let templated = *self
-                    .templated
-                    .entry(file.clone())
-                    .or_insert_with(|| fs.read(&file).is_some_and(|t| has_template_tokens(&t)));
+                let templated = match text {
+                    Some(t) => has_template_tokens(t),
+                    None => {
+                        if let Some(&t) = lock(&self.templated).get(file) {
+                            t
+                        } else {
+                            let t = self.fs.read(file).is_some_and(|t| has_template_tokens(&t));
+                            lock(&self.templated).insert(file.to_path_buf(), t);
+                            t
+                        }
+                    }
+                };
                 templated.then_some(Reason::Template)
             }
             (None, false) => None,
@@ -323,7 +361,7 @@ impl<'a> Classifier<'a> {
 
     /// What `.gitattributes` (first, both ways) and then the path conventions say about `file`:
     /// `(reason, whether its template tokens still decide)`, as [`path_reason`].
-    fn attrs_then_path(&mut self, file: &Path, kind: &str) -> (Option<Reason>, bool) {
+    fn attrs_then_path(&self, file: &Path, kind: &str) -> (Option<Reason>, bool) {
         let (vendored, generated) = self.linguist_attrs(file);
         if vendored == Some(true) || generated == Some(true) {
             return (Some(Reason::Vendored), false);
@@ -331,13 +369,18 @@ impl<'a> Classifier<'a> {
         if vendored == Some(false) || generated == Some(false) {
             return (None, false);
         }
-        let rel = file.strip_prefix(&self.root).unwrap_or(file);
+        let rel = crate::fs::strip_root(file, &self.root).unwrap_or(file);
         path_reason(rel, kind)
     }
 
-    pub fn is_auxiliary(&mut self, item: &CommandItem) -> bool {
+    pub fn is_auxiliary(&self, item: &CommandItem) -> bool {
         self.reason(item).is_some()
     }
+}
+
+/// A cache lock: a panic elsewhere cannot leave a cache half-written in a way that matters.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Sets `auxiliary` on every command (the discovery pass calls this once at its end), after
@@ -345,13 +388,14 @@ impl<'a> Classifier<'a> {
 /// `mise-tasks/x.sh` is `mise run x`, listed once).
 pub fn classify(root: &Path, fs: &dyn Fs, commands: &mut Vec<CommandItem>) {
     drop_scripts_listed_as_tasks(commands);
-    let mut c = Classifier::new(root, fs);
+    let c = Classifier::new(root, fs);
     for item in commands {
         item.auxiliary = c.is_auxiliary(item);
     }
 }
 
-fn drop_scripts_listed_as_tasks(commands: &mut Vec<CommandItem>) {
+/// Drops script entries for files a task runner already lists as its own tasks.
+pub(crate) fn drop_scripts_listed_as_tasks(commands: &mut Vec<CommandItem>) {
     let tasks: std::collections::HashSet<String> = commands
         .iter()
         .filter(|c| c.kind == "mise")
@@ -396,7 +440,7 @@ pub fn visible_warnings(
     if show_all {
         return (warnings.to_vec(), 0);
     }
-    let mut c = Classifier::new(root, fs);
+    let c = Classifier::new(root, fs);
     let mut hidden = 0;
     let mut kept = Vec::new();
     for w in warnings {

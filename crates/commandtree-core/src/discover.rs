@@ -3,6 +3,7 @@
 //! whose patterns match, then ordering, categorising and de-duplicating what they found.
 
 use crate::cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
+use crate::classify::Classifier;
 use crate::fs::{Dependencies, Fs, ReadError, RealFs, RecordingFs, decode};
 use crate::model::{CommandItem, Warning};
 use crate::settings::Settings;
@@ -36,8 +37,64 @@ fn glob(p: &str) -> Result<Glob, globset::Error> {
         .build()
 }
 
+/// A quick test of a path against every source glob at once that only says "no" when none
+/// can match: most files of a big tree (library modules, assets) are turned away on their name
+/// alone, without building a glob candidate and running the glob set's regexes.
+#[derive(Default)]
+struct NamePrefilter {
+    /// Some glob's last component is not understood here: everything goes to the glob set.
+    always: bool,
+    names: std::collections::HashSet<&'static str>,
+    /// `(prefix, suffix)` of a last component `prefix*suffix` (either may be empty).
+    affixes: Vec<(&'static str, &'static str)>,
+    /// Folders a `…/NAME/**` glob takes every file under.
+    dirs: Vec<&'static str>,
+}
+
+impl NamePrefilter {
+    fn add(&mut self, pattern: &'static str) {
+        let is_meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!');
+        let (head, last) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+        if last == "**" {
+            let dir = head.rsplit_once('/').map_or(head, |(_, d)| d);
+            if dir.is_empty() || dir.contains(is_meta) {
+                self.always = true;
+            } else {
+                self.dirs.push(dir);
+            }
+        } else if !last.contains(is_meta) {
+            self.names.insert(last);
+        } else if let Some((prefix, suffix)) = last.split_once('*')
+            && !prefix.contains(is_meta)
+            && !suffix.contains(is_meta)
+        {
+            self.affixes.push((prefix, suffix));
+        } else {
+            self.always = true;
+        }
+    }
+
+    fn may_match(&self, rel: &Path) -> bool {
+        if self.always {
+            return true;
+        }
+        let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+            return true;
+        };
+        self.names.contains(name)
+            || self.affixes.iter().any(|(p, s)| {
+                name.len() >= p.len() + s.len() && name.starts_with(p) && name.ends_with(s)
+            })
+            || (!self.dirs.is_empty()
+                && rel
+                    .parent()
+                    .is_some_and(|d| d.iter().any(|c| self.dirs.iter().any(|x| c == *x))))
+    }
+}
+
 /// Routes relative paths to rows of `SOURCES`.
 pub struct Matcher {
+    prefilter: NamePrefilter,
     set: GlobSet,
     /// For each glob in `set`, the index of its source row.
     owner: Vec<usize>,
@@ -51,6 +108,7 @@ impl Matcher {
         let mut b = GlobSetBuilder::new();
         let mut owner = Vec::new();
         let mut shebang_rows = Vec::new();
+        let mut prefilter = NamePrefilter::default();
         for (i, s) in SOURCES.iter().enumerate() {
             if !wanted(s.kind) {
                 continue;
@@ -58,6 +116,7 @@ impl Matcher {
             for p in s.patterns {
                 // The table is static: a bad glob is a programming error caught by the tests.
                 b.add(glob(p).expect("valid source glob"));
+                prefilter.add(p);
                 owner.push(i);
             }
             if !s.shebangs.is_empty() {
@@ -65,6 +124,7 @@ impl Matcher {
             }
         }
         Matcher {
+            prefilter,
             set: b.build().expect("valid source globs"),
             owner,
             shebang_rows,
@@ -73,6 +133,9 @@ impl Matcher {
 
     /// Source rows for a path relative to the root.
     pub fn rows_for(&self, rel: &Path) -> Vec<usize> {
+        if !self.prefilter.may_match(rel) {
+            return Vec::new();
+        }
         let mut rows: Vec<usize> = self
             .set
             .matches(rel)
@@ -350,6 +413,20 @@ pub(crate) struct Walker<'a> {
     pub settings: &'a Settings,
     pub matcher: &'a Matcher,
     pub excluder: &'a Excluder,
+    /// Classifies each command on the thread that parsed its file (a full pass); `None` leaves
+    /// that to the caller (the incremental index classifies its whole list).
+    pub classifier: Option<&'a Classifier<'a>>,
+    pub hook: Option<&'a dyn FileHook>,
+}
+
+/// Sees each parsed file's text on the walker thread that read it, with the commands it gave
+/// (ids final, classified), while the text is still in memory: whatever else needs the text
+/// (the static security analysis) need not read every file a second time.
+pub trait FileHook: Sync {
+    /// `commands` are one source's commands from the file `path`, whose text is `text`. A
+    /// command whose `file_path` is another file (a make `include`'s target) is among them too,
+    /// but `text` is not its text. The hook may fill in what it owns on them.
+    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem]);
 }
 
 impl Walker<'_> {
@@ -387,7 +464,7 @@ impl Walker<'_> {
             if e.file_name() == ".git" {
                 return false;
             }
-            let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
+            let rel = crate::fs::strip_root(e.path(), &root).unwrap_or(e.path());
             let smart_skip =
                 smart_excludes && crate::classify::smart_default_excludes_dir(e.path());
             !dirs.excludes_dir(rel) && !smart_skip
@@ -484,7 +561,7 @@ impl Walker<'_> {
     /// The outcome for one file the walk (or a watcher) met: `None` when no source takes it.
     pub fn examine(&self, path: &Path, ft: std::fs::FileType) -> Option<FileOutcome> {
         let root = self.root;
-        let rel = path.strip_prefix(root).unwrap_or(path);
+        let rel = crate::fs::strip_root(path, root).unwrap_or(path);
         if ft.is_dir() {
             return None;
         }
@@ -536,10 +613,36 @@ impl Walker<'_> {
             Ok(x) => x,
             Err(e) => return Some(FileOutcome::unreadable(path, e)),
         };
-        let fs = RecordingFs::new(&RealFs, Some(self.real_root));
+        // A one-off pass (the one that classifies) has no use for what parsers looked at.
+        let fs = if self.classifier.is_some() {
+            RecordingFs::guard(&RealFs, self.real_root)
+        } else {
+            RecordingFs::new(&RealFs, Some(self.real_root))
+        };
         let parsed = parse_file(self.root, path, &text, executable, &fs, rows);
         let deps = fs.into_dependencies(path);
-        Some(FileOutcome::new(self.root, path, parsed, Vec::new(), deps))
+        let mut outcome = FileOutcome::new(self.root, path, parsed, Vec::new(), deps);
+        if self.classifier.is_some() || self.hook.is_some() {
+            self.after_parse(path, &text, &mut outcome);
+        }
+        Some(outcome)
+    }
+
+    fn after_parse(&self, path: &Path, text: &str, outcome: &mut FileOutcome) {
+        let path_bytes = path.as_os_str().as_encoded_bytes();
+        for (_, commands) in &mut outcome.rows {
+            if let Some(classifier) = self.classifier {
+                for c in commands.iter_mut() {
+                    let own = c.file_path.as_bytes() == path_bytes;
+                    c.auxiliary = classifier
+                        .reason_with_text(c, own.then_some(text))
+                        .is_some();
+                }
+            }
+            if let Some(hook) = self.hook {
+                hook.parsed(path, text, commands);
+            }
+        }
     }
 }
 
@@ -596,23 +699,38 @@ pub fn discover_with(
     cancel: &CancelToken,
     progress: &dyn Progress,
 ) -> Result<Discovery, Cancelled> {
+    discover_hooked(root, settings, opts, cancel, progress, None)
+}
+
+/// [`discover_with`], showing each parsed file's text to `hook` on the thread that read it.
+pub fn discover_hooked(
+    root: &Path,
+    settings: &Settings,
+    opts: &Options,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+    hook: Option<&dyn FileHook>,
+) -> Result<Discovery, Cancelled> {
     let mut warnings = Vec::new();
     let settings_file = root.join(".vscode").join("settings.json");
     let (exclude_globs, _) = crate::classify::effective_excludes(settings);
     let excluder = Excluder::new(&exclude_globs, &settings_file, &mut warnings);
     let matcher = Matcher::new(&opts.types);
     let real_root = real_root(root);
+    let classifier = Classifier::new(root, &RealFs);
     let walker = Walker {
         root,
         real_root: &real_root,
         settings,
         matcher: &matcher,
         excluder: &excluder,
+        classifier: Some(&classifier),
+        hook,
     };
     let out = walker.walk_all(threads(opts), false, cancel, progress)?;
     warnings.extend(out.warnings);
     let mut d = finish(out.files, warnings);
-    crate::classify::classify(root, &RealFs, &mut d.commands);
+    crate::classify::drop_scripts_listed_as_tasks(&mut d.commands);
     Ok(d)
 }
 
@@ -663,15 +781,28 @@ pub fn discover_fs(root: &Path, fs: &crate::fs::MemFs, opts: &Options) -> Discov
 
 /// Orders results (type order, then path, then in-file order) into one listing.
 fn finish(files: Vec<FileOutcome>, mut warnings: Vec<Warning>) -> Discovery {
-    let mut rows: Vec<(usize, PathBuf, usize, Vec<CommandItem>)> = Vec::new();
+    let mut paths: Vec<PathBuf> = Vec::with_capacity(files.len());
+    let mut rows: Vec<(usize, usize, usize, Vec<CommandItem>)> = Vec::new();
+    let mut total = 0;
     for f in files {
         warnings.extend(f.warnings);
         for (row, commands) in f.rows {
-            rows.push((type_order(SOURCES[row].kind), f.path.clone(), row, commands));
+            total += commands.len();
+            rows.push((type_order(SOURCES[row].kind), paths.len(), row, commands));
         }
+        paths.push(f.path);
     }
-    rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
-    let commands = rows.into_iter().flat_map(|r| r.3).collect();
+    let order = crate::fs::PathOrder::new(&paths);
+    rows.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| order.cmp(a.1, b.1))
+            .then(a.2.cmp(&b.2))
+    });
+    // Sized once: growing by doubling would hold two copies of a big listing at its peak.
+    let mut commands = Vec::with_capacity(total);
+    for r in rows {
+        commands.extend(r.3);
+    }
     sort_warnings(&mut warnings);
     Discovery { commands, warnings }
 }
@@ -733,6 +864,36 @@ mod tests {
         assert_eq!(kinds(".claude/skills/s/SKILL.md"), vec!["skill"]);
         assert_eq!(kinds("docs/AGENTS.md"), vec!["markdown"]);
         assert_eq!(kinds("README.md"), vec!["markdown"]);
+    }
+
+    /// The name prefilter only ever answers "no" for paths the glob set rejects too: every
+    /// glob, filled in several ways, still routes with it in front.
+    #[test]
+    fn the_name_prefilter_never_hides_a_match() {
+        let m = Matcher::new(&[]);
+        let fills = [("a", "x"), ("a/b/c", "yy"), ("x", ""), ("tasks/lib", "a.b")];
+        let mut checked = 0;
+        for source in SOURCES {
+            for p in source.patterns {
+                for (deep, word) in fills {
+                    let path = p
+                        .trim_start_matches('/')
+                        .replace("**", deep)
+                        .replace('*', word);
+                    let rel = Path::new(&path);
+                    if m.set.is_match(rel) {
+                        assert!(m.prefilter.may_match(rel), "{p} as {path}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} filled-in globs matched");
+        assert!(
+            !m.prefilter.always,
+            "every source glob is understood by the prefilter"
+        );
+        assert!(!m.prefilter.may_match(Path::new("src/lib/module.py.orig")));
     }
 
     #[test]

@@ -28,38 +28,65 @@ impl<'a> CommandText<'a> {
 
 /// The part of `content` (the text of `item.file_path`) that defines `item`.
 pub fn command_text<'a>(item: &CommandItem, content: &'a str) -> CommandText<'a> {
-    // An AI definition is its whole file (one per file, front matter included).
-    if item.command_type().is_some_and(|t| t.is_ai_definition()) {
-        return CommandText::whole(content);
+    Excerpts::new(content).of(item)
+}
+
+/// [`command_text`] for several commands of one file: a JSON file (a `package.json` with fifty
+/// scripts) is parsed once, not once per command.
+pub struct Excerpts<'a> {
+    content: &'a str,
+    json: std::cell::OnceCell<Option<serde_json::Value>>,
+}
+
+impl<'a> Excerpts<'a> {
+    pub fn new(content: &'a str) -> Self {
+        Excerpts {
+            content,
+            json: std::cell::OnceCell::new(),
+        }
     }
-    if let Some(text) = keyed_json(item, content) {
-        return CommandText {
-            text: Cow::Owned(text),
-            whole_file: false,
+
+    /// The part of the file that defines `item`, as [`command_text`].
+    pub fn of(&self, item: &CommandItem) -> CommandText<'a> {
+        let content = self.content;
+        // An AI definition is its whole file (one per file, front matter included).
+        if item.command_type().is_some_and(|t| t.is_ai_definition()) {
+            return CommandText::whole(content);
+        }
+        let json = || {
+            self.json
+                .get_or_init(|| crate::text::parse_jsonc(content).ok())
+                .as_ref()
         };
-    }
-    let Some(line) = item.line.map(|l| l as usize).filter(|&l| l >= 1) else {
-        return CommandText::whole(content);
-    };
-    let Some(start) = line_start(content, line) else {
-        return CommandText::whole(content);
-    };
-    let syntax = Syntax::of(&item.file_path);
-    let end = match syntax {
-        Syntax::Json => balanced_end(content, start, Quotes::Json),
-        Syntax::Braces => balanced_end(content, start, Quotes::Groovy),
-        Syntax::Toml => toml_end(content, start),
-        Syntax::Xml => xml_end(content, start),
-        Syntax::Indent | Syntax::Ruby => indent_end(content, start, syntax == Syntax::Ruby),
-    };
-    let begin = leading_notes(content, start, syntax);
-    let text = content[begin..end].trim_end();
-    if text.trim().is_empty() {
-        return CommandText::whole(content);
-    }
-    CommandText {
-        text: Cow::Borrowed(text),
-        whole_file: false,
+        if let Some(text) = keyed_json(item, json) {
+            return CommandText {
+                text: Cow::Owned(text),
+                whole_file: false,
+            };
+        }
+        let Some(line) = item.line.map(|l| l as usize).filter(|&l| l >= 1) else {
+            return CommandText::whole(content);
+        };
+        let Some(start) = line_start(content, line) else {
+            return CommandText::whole(content);
+        };
+        let syntax = Syntax::of(&item.file_path);
+        let end = match syntax {
+            Syntax::Json => balanced_end(content, start, Quotes::Json),
+            Syntax::Braces => balanced_end(content, start, Quotes::Groovy),
+            Syntax::Toml => toml_end(content, start),
+            Syntax::Xml => xml_end(content, start),
+            Syntax::Indent | Syntax::Ruby => indent_end(content, start, syntax == Syntax::Ruby),
+        };
+        let begin = leading_notes(content, start, syntax);
+        let text = content[begin..end].trim_end();
+        if text.trim().is_empty() {
+            return CommandText::whole(content);
+        }
+        CommandText {
+            text: Cow::Borrowed(text),
+            whole_file: false,
+        }
     }
 }
 
@@ -95,7 +122,10 @@ impl Syntax {
 
 /// npm and Composer scripts and Deno tasks by key, with npm's `pre`/`post` hooks, which run
 /// with the script.
-fn keyed_json(item: &CommandItem, content: &str) -> Option<String> {
+fn keyed_json<'j>(
+    item: &CommandItem,
+    json: impl FnOnce() -> Option<&'j serde_json::Value>,
+) -> Option<String> {
     let (section, hooks) = match item.kind.as_str() {
         "npm" => ("scripts", true),
         "composer" => ("scripts", false),
@@ -103,8 +133,7 @@ fn keyed_json(item: &CommandItem, content: &str) -> Option<String> {
         _ => return None,
     };
     let name = item.id_name();
-    let value = crate::text::parse_jsonc(content).ok()?;
-    let scripts = value.get(section)?.as_object()?;
+    let scripts = json()?.get(section)?.as_object()?;
     let mut keys = vec![name.to_string()];
     if hooks {
         keys.insert(0, format!("pre{name}"));

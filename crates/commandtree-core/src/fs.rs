@@ -283,6 +283,7 @@ pub struct RecordingFs<'a> {
     root: Option<&'a Path>,
     paths: std::sync::Mutex<Vec<PathBuf>>,
     dirs: std::sync::Mutex<Vec<PathBuf>>,
+    record: bool,
 }
 
 /// What a parser looked at besides its own file.
@@ -302,10 +303,22 @@ impl<'a> RecordingFs<'a> {
             root,
             paths: Default::default(),
             dirs: Default::default(),
+            record: true,
+        }
+    }
+
+    /// The guard alone, recording nothing: a one-off discovery keeps no dependencies.
+    pub fn guard(inner: &'a dyn Fs, root: &'a Path) -> Self {
+        RecordingFs {
+            record: false,
+            ..Self::new(inner, Some(root))
         }
     }
 
     fn note(&self, path: &Path) {
+        if !self.record {
+            return;
+        }
         let mut v = self.paths.lock().unwrap_or_else(|e| e.into_inner());
         if !v.iter().any(|p| p == path) {
             v.push(path.to_path_buf());
@@ -351,12 +364,88 @@ impl Fs for RecordingFs<'_> {
         self.inner.is_executable(path)
     }
     fn list_dir(&self, path: &Path) -> Vec<PathBuf> {
-        self.dirs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(path.to_path_buf());
+        if self.record {
+            self.dirs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(path.to_path_buf());
+        }
         self.inner.list_dir(path)
     }
+}
+
+/// `path` relative to `root` (`""` for the root itself), as `Path::strip_prefix` gives it,
+/// without its component-by-component comparison when `path` spells `root` out byte for byte
+/// (every path a walk from `root` builds): it runs for every file of a big tree.
+pub fn strip_root<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let p = path.as_os_str().as_bytes();
+        let r = root.as_os_str().as_bytes();
+        if let Some(rest) = p.strip_prefix(r) {
+            let rest = match rest {
+                [] => Some(rest),
+                [b'/', tail @ ..] if r.last() != Some(&b'/') => Some(tail),
+                _ if r.last() == Some(&b'/') => Some(rest),
+                _ => None,
+            };
+            // A plain tail (no `.`, `..`, empty or trailing components) is what strip_prefix
+            // would return; anything else takes the slow path to stay exactly equal.
+            if let Some(tail) = rest.filter(|t| plain_relative(t)) {
+                return Some(Path::new(std::ffi::OsStr::from_bytes(tail)));
+            }
+        }
+    }
+    path.strip_prefix(root).ok()
+}
+
+/// Compares paths of one list as `Path`'s own order does (component by component), by their
+/// bytes when every path allows it: a big listing sorts thousands of paths.
+pub struct PathOrder<'a> {
+    paths: &'a [PathBuf],
+    bytewise: bool,
+}
+
+impl<'a> PathOrder<'a> {
+    pub fn new(paths: &'a [PathBuf]) -> Self {
+        #[cfg(unix)]
+        let bytewise = paths.iter().all(|p| {
+            let b = p.as_os_str().as_encoded_bytes();
+            plain_relative(b.strip_prefix(b"/").unwrap_or(b))
+        });
+        #[cfg(not(unix))]
+        let bytewise = false;
+        PathOrder { paths, bytewise }
+    }
+
+    /// The order of `paths[a]` and `paths[b]`.
+    pub fn cmp(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        let (pa, pb) = (&self.paths[a], &self.paths[b]);
+        if !self.bytewise {
+            return pa.cmp(pb);
+        }
+        // With no empty or `.` components and no trailing separator, comparing components is
+        // comparing bytes with the separator below every other byte.
+        let (x, y) = (
+            pa.as_os_str().as_encoded_bytes(),
+            pb.as_os_str().as_encoded_bytes(),
+        );
+        let n = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+        let rank = |c: Option<&u8>| c.map(|&c| if c == b'/' { 0 } else { u16::from(c) + 1 });
+        rank(x.get(n)).cmp(&rank(y.get(n)))
+    }
+}
+
+/// Relative, `/`-separated, with no empty, `.` or `..` component (or empty).
+#[cfg(unix)]
+pub(crate) fn plain_relative(tail: &[u8]) -> bool {
+    tail.is_empty()
+        || (tail.first() != Some(&b'/')
+            && tail.last() != Some(&b'/')
+            && tail
+                .split(|&b| b == b'/')
+                .all(|c| !c.is_empty() && c != b"." && c != b".."))
 }
 
 /// In-memory file tree for tests and fuzzing. Folders exist implicitly.
@@ -415,6 +504,72 @@ impl Fs for MemFs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PATHS: &[&str] = &[
+        "/w",
+        "/w/",
+        "/w/a",
+        "/w/a/",
+        "/w/a/b",
+        "/w/a-b",
+        "/w/a b",
+        "/w/a.b",
+        "/w/a/./b",
+        "/w//a",
+        "/w/ab",
+        "/wa",
+        "/w/../x",
+        "/w/a/..",
+        "w",
+        "w/a",
+        "./w/a",
+        "/",
+        "/x/w/a",
+        "/w/a\\b",
+        "/w/A",
+        "/w/a/b/c d/e",
+    ];
+
+    #[test]
+    fn strip_root_is_strip_prefix() {
+        for root in ["/w", "/w/", "/", "w", "./w", "/w/a"] {
+            for p in PATHS {
+                let (p, r) = (Path::new(p), Path::new(root));
+                assert_eq!(
+                    strip_root(p, r),
+                    p.strip_prefix(r).ok(),
+                    "{p:?} under {r:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn path_order_is_path_order() {
+        let all: Vec<PathBuf> = PATHS.iter().map(PathBuf::from).collect();
+        // Plain paths alone (compared bytewise) and all of them (compared as `Path` does).
+        let plain: Vec<PathBuf> = [
+            "/w/a", "/w/a-b", "/w/a/b", "/w/a b", "/w/ab", "/w/a.b", "/w/A",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        for paths in [&plain, &all] {
+            let order = PathOrder::new(paths);
+            for i in 0..paths.len() {
+                for j in 0..paths.len() {
+                    assert_eq!(
+                        order.cmp(i, j),
+                        paths[i].cmp(&paths[j]),
+                        "{:?} {:?}",
+                        paths[i],
+                        paths[j]
+                    );
+                }
+            }
+        }
+        assert!(PathOrder::new(&plain).bytewise);
+    }
 
     #[test]
     fn decode_normalises() {

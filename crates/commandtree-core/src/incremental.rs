@@ -368,6 +368,8 @@ impl Index {
             settings: &self.settings,
             matcher: &self.matcher,
             excluder: &self.excluder,
+            classifier: None,
+            hook: None,
         }
     }
 

@@ -18,7 +18,7 @@ pub mod trust;
 pub mod workspace;
 
 pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
-pub use discover::{Cancelled, Discovery, Options};
+pub use discover::{Cancelled, Discovery, FileHook, Options};
 pub use incremental::{Delta, Index};
 pub use kind::CommandType;
 pub use model::{CommandItem, ParamDef, ParamFormat, Warning};

@@ -5,6 +5,7 @@ use crate::collate;
 use crate::model::CommandItem;
 use crate::settings::SortOrder;
 use crate::sources::{TYPES, type_def, type_order};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -41,13 +42,22 @@ pub fn simplify_path(file: &Path, root: &Path) -> String {
 }
 
 /// A folder's key: its path relative to the root with `/` separators, `""` for the root.
-pub fn rel_key(dir: &Path, root: &Path) -> String {
-    let rel = dir.strip_prefix(root).unwrap_or(dir);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .filter(|c| c != "/")
-        .collect::<Vec<_>>()
-        .join("/")
+pub fn rel_key<'a>(dir: &'a Path, root: &Path) -> Cow<'a, str> {
+    let rel = crate::fs::strip_root(dir, root).unwrap_or(dir);
+    // Most keys are already what joining the components gives.
+    #[cfg(unix)]
+    if let Some(s) = rel.to_str()
+        && crate::fs::plain_relative(s.as_bytes())
+    {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .filter(|c| c != "/")
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }
 
 /// `""`/`.` → `Root`; up to 3 segments unchanged; deeper → `first/.../last`.
@@ -107,72 +117,107 @@ fn sort_indices(idx: &mut [usize], items: &[CommandItem], order: SortOrder) {
     idx.sort_by_cached_key(|&i| sort_key(&items[i], order));
 }
 
-/// Builds the tree of `items` (already filtered) under `root`.
+/// Below this many commands a tree is built on the caller's thread alone.
+const PARALLEL_FROM: usize = 4096;
+
+/// Builds the tree of `items` (already filtered) under `root`. A big tree's categories are
+/// built on every core.
 pub fn build(items: &[CommandItem], root: &Path, order: SortOrder) -> Vec<Category> {
     let mut by_kind: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, c) in items.iter().enumerate() {
         by_kind.entry(type_order(&c.kind)).or_default().push(i);
     }
-    let mut out = Vec::new();
-    for (pos, idx) in by_kind {
-        let (kind, label, flat) = match TYPES.get(pos) {
+    let groups: Vec<(usize, Vec<usize>)> = by_kind.into_iter().collect();
+    let one = |(pos, idx): &(usize, Vec<usize>)| -> Category {
+        let (kind, label, flat) = match TYPES.get(*pos) {
             Some(t) => (t.kind, t.label, t.flat),
             None => ("other", "Other", false),
         };
         let count = idx.len();
         let children = if flat {
-            let mut idx = idx;
+            let mut idx = idx.clone();
             sort_indices(&mut idx, items, order);
             idx.into_iter().map(Node::Command).collect()
         } else {
-            folder_nodes(items, &idx, root, order)
+            folder_nodes(items, idx, root, order)
         };
-        out.push(Category {
+        Category {
             kind,
             label,
             count,
             children,
-        });
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if items.len() < PARALLEL_FROM || threads < 2 || groups.len() < 2 {
+        return groups.iter().map(one).collect();
     }
-    out
+    // Biggest categories first, each taken by whichever thread is free.
+    let mut by_size: Vec<usize> = (0..groups.len()).collect();
+    by_size.sort_by_key(|&g| std::cmp::Reverse(groups[g].1.len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&g) = by_size.get(k) else {
+                return done;
+            };
+            done.push((g, one(&groups[g])));
+        }
+    };
+    let mut built: Vec<(usize, Category)> = std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads.min(groups.len()))
+            .map(|_| s.spawn(work))
+            .collect();
+        let mut all = work();
+        for h in helpers {
+            match h.join() {
+                Ok(part) => all.extend(part),
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        }
+        all
+    });
+    built.sort_by_key(|(g, _)| *g);
+    built.into_iter().map(|(_, c)| c).collect()
 }
 
 fn folder_nodes(items: &[CommandItem], idx: &[usize], root: &Path, order: SortOrder) -> Vec<Node> {
     // Group by folder key; BTreeMap gives the plain code-unit key order upstream uses.
-    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<Cow<'_, str>, Vec<usize>> = BTreeMap::new();
     for &i in idx {
         let dir = Path::new(&items[i].file_path)
             .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        groups.entry(rel_key(&dir, root)).or_default().push(i);
+            .unwrap_or(Path::new(""));
+        groups.entry(rel_key(dir, root)).or_default().push(i);
     }
-    let keys: Vec<String> = groups.keys().cloned().collect();
+    type Groups<'a> = BTreeMap<Cow<'a, str>, Vec<usize>>;
     // The longest other key that is a folder prefix of `d`: walk up `d`'s own ancestors, so the
     // cost is the path depth, not the number of folders.
-    let parent_of = |d: &str| -> Option<String> {
+    let parent_of = |d: &str| -> Option<&str> {
         let mut cur = d;
         while let Some((up, _)) = cur.rsplit_once('/') {
-            if groups.contains_key(up) {
-                return Some(up.to_string());
+            if let Some((k, _)) = groups.get_key_value(up) {
+                return Some(k.as_ref());
             }
             cur = up;
         }
         None
     };
-    let mut children_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut roots = Vec::new();
-    for k in &keys {
+    let mut children_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut roots: Vec<&str> = Vec::new();
+    for k in groups.keys() {
         match parent_of(k) {
-            Some(p) => children_of.entry(p).or_default().push(k.clone()),
-            None => roots.push(k.clone()),
+            Some(p) => children_of.entry(p).or_default().push(k),
+            None => roots.push(k),
         }
     }
     fn folder(
         key: &str,
         label: String,
-        groups: &BTreeMap<String, Vec<usize>>,
-        children_of: &BTreeMap<String, Vec<String>>,
+        groups: &Groups<'_>,
+        children_of: &BTreeMap<&str, Vec<&str>>,
         items: &[CommandItem],
         order: SortOrder,
     ) -> Node {
@@ -181,7 +226,11 @@ fn folder_nodes(items: &[CommandItem], idx: &[usize], root: &Path, order: SortOr
             .map(|subs| {
                 subs.iter()
                     .map(|s| {
-                        let label = s.strip_prefix(&format!("{key}/")).unwrap_or(s).to_string();
+                        let label = s
+                            .strip_prefix(key)
+                            .and_then(|r| r.strip_prefix('/'))
+                            .unwrap_or(s)
+                            .to_string();
                         folder(s, label, groups, children_of, items, order)
                     })
                     .collect()
@@ -194,7 +243,7 @@ fn folder_nodes(items: &[CommandItem], idx: &[usize], root: &Path, order: SortOr
     }
     let mut nodes = Vec::new();
     let mut loose = Vec::new();
-    for r in &roots {
+    for r in roots {
         let cmds = &groups[r];
         let has_subs = children_of.contains_key(r);
         if r.is_empty() {

@@ -51,6 +51,25 @@ impl Workspace {
         discover::discover_with(&self.root, &self.settings, opts, cancel, progress)
     }
 
+    /// [`Workspace::discover_with`], showing each parsed file's text to `hook` on the walker
+    /// thread that read it (see [`FileHook`](crate::FileHook)).
+    pub fn discover_hooked(
+        &self,
+        opts: &Options,
+        cancel: &CancelToken,
+        progress: &dyn Progress,
+        hook: &dyn crate::FileHook,
+    ) -> Result<Discovery, Cancelled> {
+        discover::discover_hooked(
+            &self.root,
+            &self.settings,
+            opts,
+            cancel,
+            progress,
+            Some(hook),
+        )
+    }
+
     /// Discovers and keeps the result per file, for incremental updates
     /// ([`Index::apply_changes`]).
     pub fn index(

@@ -267,7 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn an_early_load_hands_over_the_commands_before_their_findings_and_ends_as_a_load() {
+    fn an_early_load_hands_over_the_commands_and_ends_as_a_load() {
         let (_d, ws) = ws_with(&[
             ("wipe.sh", "#!/bin/sh\nrm -rf /\n"),
             ("hello.sh", "#!/bin/sh\necho hello\n"),
@@ -284,7 +284,9 @@ mod tests {
         assert_eq!(staged.commands, whole.commands);
         let labels = |cs: &[CommandItem]| cs.iter().map(|c| c.label.clone()).collect::<Vec<_>>();
         assert_eq!(labels(&early), labels(&whole.commands));
-        assert!(early.iter().all(|c| c.security_warning.is_none()));
+        // Without a database the static findings are worked out during discovery, so even the
+        // early commands carry them.
+        assert_eq!(early, whole.commands);
         assert!(staged.commands.iter().any(|c| c.security_warning.is_some()));
     }
 

@@ -45,7 +45,8 @@ pub fn load(
 }
 
 /// [`load`], calling `early` with the commands as soon as discovery and the database have
-/// answered, before the static findings are added (a front end can draw them meanwhile).
+/// answered, before the findings the database caches are combined in (a front end can draw
+/// them meanwhile).
 pub(crate) fn load_then(
     ws: &Workspace,
     opts: &LoadOptions,
@@ -53,13 +54,21 @@ pub(crate) fn load_then(
     early: impl FnOnce(&[CommandItem]),
 ) -> Result<Loaded> {
     let complete = opts.types.is_empty();
-    let d = ws.discover(&Options {
-        types: opts.types.clone(),
-        threads: 0,
-    });
-    if cancel.is_cancelled() {
-        return Err(Error::Cancelled);
-    }
+    // The static findings are worked out on the walker threads from the text they read; their
+    // hashes only matter when there is (or will be) a database to compare with.
+    let hashing = opts.create_db || commandtree_store::db_path(&ws.root).exists();
+    let prescan = commandtree_store::findings::Prescan::new(hashing);
+    let d = ws
+        .discover_hooked(
+            &Options {
+                types: opts.types.clone(),
+                threads: 0,
+            },
+            cancel,
+            &commandtree_core::NoProgress,
+            &prescan,
+        )
+        .map_err(|_| Error::Cancelled)?;
     let mut commands = d.commands;
     let attached = ws.attach_db(
         &mut commands,
@@ -71,8 +80,7 @@ pub(crate) fn load_then(
     early(&commands);
     let mut store = attached.store;
     // Static findings show wherever a warning shows, with or without an LLM.
-    let findings = commandtree_store::findings::scan(store.as_mut(), &commands);
-    commandtree_store::findings::annotate(&mut commands, &findings);
+    commandtree_store::findings::apply(store.as_mut(), &mut commands, Some(prescan));
     Ok(Loaded {
         root: ws.root.clone(),
         commands,

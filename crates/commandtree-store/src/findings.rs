@@ -7,7 +7,7 @@
 //! and the seed tables may be rebuilt under us.
 
 use crate::{Result, Store};
-use commandtree_core::CommandItem;
+use commandtree_core::{CommandItem, FileHook};
 use commandtree_risk::{Finding, effective_warning};
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashMap;
@@ -131,6 +131,17 @@ struct Outcome {
 /// in one transaction; without (no database, or a read-only listing) nothing is written. A
 /// failed write costs only the caching.
 pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String, Vec<Finding>> {
+    let found = scan_prepared(store, items, None);
+    items.iter().map(|c| c.id.clone()).zip(found).collect()
+}
+
+/// [`scan`], starting from what `prescan` worked out during discovery (only commands it did not
+/// see, an included file's, are read here), with the findings in the order of `items`.
+fn scan_prepared(
+    store: Option<&mut Store>,
+    items: &[CommandItem],
+    prescan: Option<Prescan>,
+) -> Vec<Vec<Finding>> {
     let stored = store
         .as_deref()
         .and_then(|s| load(s).ok())
@@ -139,29 +150,66 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
         .values()
         .map(|s| (s.hash.as_str(), s.findings.as_slice()))
         .collect();
+    // The hash only finds stored rows and keys written ones: with neither (no database, or a
+    // read-only one without findings) it is not worth its hashing of every text.
+    let hashing = !stored.is_empty() || store.as_deref().is_some_and(|s| !s.is_read_only());
+    let writable = store.as_deref().is_some_and(|s| !s.is_read_only());
+    let mut out: Vec<Option<Vec<Finding>>> = vec![None; items.len()];
+    let mut fresh: Vec<(&str, Outcome)> = Vec::new();
+    let mut memo = Memo::default();
+    // A prescan without hashes has nothing to compare with stored rows; it lends its memo.
+    if let Some(p) = prescan {
+        if !p.hashing && hashing {
+            memo = p.memo;
+        } else {
+            let index: HashMap<&str, usize> = items
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.id.as_str(), i))
+                .collect();
+            // The prescan also saw commands dropped since (a script a task runner lists as its own
+            // task): only listed ones are kept and written.
+            for (id, hash, findings) in p.done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                let Some(&i) = index.get(id.as_str()) else {
+                    continue;
+                };
+                if writable && stored.get(&id).is_none_or(|s| s.hash != hash) {
+                    let o = Outcome {
+                        hash,
+                        findings: findings.clone(),
+                        write: true,
+                    };
+                    fresh.push((&items[i].id, o));
+                }
+                out[i] = Some(findings);
+            }
+            memo = p.memo;
+        }
+    }
     // Commands grouped by file, in first-seen order, so one worker reads each file once.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of: HashMap<&str, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
+        if out[i].is_some() {
+            continue;
+        }
         let g = *group_of.entry(item.file_path.as_str()).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
         groups[g].push(i);
     }
-    // The hash only finds stored rows and keys written ones: with neither (no database, or a
-    // read-only one without findings) it is not worth its hashing of every text.
-    let hashing = !stored.is_empty() || store.as_deref().is_some_and(|s| !s.is_read_only());
     let ctx = Ctx {
         items,
         hashing,
         groups: &groups,
         stored: &stored,
         by_hash: &by_hash,
-        memo: Mutex::new(HashMap::new()),
+        memo,
         next: AtomicUsize::new(0),
     };
-    let threads = if items.len() < PARALLEL_FROM {
+    let left: usize = groups.iter().map(Vec::len).sum();
+    let threads = if left < PARALLEL_FROM {
         1
     } else {
         std::thread::available_parallelism()
@@ -169,7 +217,7 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
             .min(groups.len().div_ceil(BATCH))
             .max(1)
     };
-    let done: Vec<(usize, Outcome)> = if threads == 1 {
+    let done = if threads == 1 {
         ctx.work()
     } else {
         std::thread::scope(|s| {
@@ -186,21 +234,18 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
             all
         })
     };
-    let mut out = HashMap::with_capacity(items.len());
-    let mut fresh: Vec<(&str, Outcome)> = Vec::new();
     for (i, o) in done {
-        let id = items[i].id.as_str();
-        if o.write {
-            out.insert(id.to_string(), o.findings.clone());
-            fresh.push((id, o));
+        if o.write && writable {
+            out[i] = Some(o.findings.clone());
+            fresh.push((&items[i].id, o));
         } else {
-            out.insert(id.to_string(), o.findings);
+            out[i] = Some(o.findings);
         }
     }
     // A read-only store (a listing) uses what is cached but never writes.
     if let Some(store) = store
         && !fresh.is_empty()
-        && !store.is_read_only()
+        && writable
     {
         let _ = store.write(|tx| {
             for (id, o) in &fresh {
@@ -209,7 +254,7 @@ pub fn scan(store: Option<&mut Store>, items: &[CommandItem]) -> HashMap<String,
             Ok(())
         });
     }
-    out
+    out.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// What `scan`'s workers share.
@@ -221,7 +266,7 @@ struct Ctx<'a> {
     by_hash: &'a HashMap<&'a str, &'a [Finding]>,
     /// Findings by (type analysed as, text): equal texts (the same script in many packages,
     /// `"test": "jest"` everywhere) are analysed once.
-    memo: Mutex<HashMap<(String, String), Vec<Finding>>>,
+    memo: Memo,
     next: AtomicUsize,
 }
 
@@ -270,20 +315,145 @@ impl Ctx<'_> {
             };
         }
         let kind = if file.is_some() { &item.kind } else { "shell" };
-        let key = (kind.to_string(), text);
-        let known = self.memo.lock().ok().and_then(|m| m.get(&key).cloned());
-        let findings = known.unwrap_or_else(|| {
-            let f = analyse_text(item, &key.1, file.is_some());
-            if let Ok(mut m) = self.memo.lock() {
-                m.insert(key, f.clone());
-            }
-            f
-        });
+        let findings = self
+            .memo
+            .get_or(kind, &text, || analyse_text(item, &text, file.is_some()));
         Outcome {
             hash,
             findings,
             write: true,
         }
+    }
+}
+
+/// Findings by (type analysed as, text): equal texts (the same script in many packages,
+/// `"test": "jest"` everywhere) are analysed once.
+#[derive(Default)]
+struct Memo(Mutex<HashMap<String, HashMap<String, Vec<Finding>>>>);
+
+impl Memo {
+    fn get_or(
+        &self,
+        kind: &str,
+        text: &str,
+        analyse: impl FnOnce() -> Vec<Finding>,
+    ) -> Vec<Finding> {
+        if let Some(f) = lock(&self.0).get(kind).and_then(|m| m.get(text)) {
+            return f.clone();
+        }
+        // Analysed outside the lock: another thread may do the same text meanwhile, which
+        // costs time but gives the same findings.
+        let f = analyse();
+        lock(&self.0)
+            .entry(kind.to_string())
+            .or_default()
+            .insert(text.to_string(), f.clone());
+        f
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Findings worked out during discovery, on the walker threads, from the text they had just
+/// read ([`FileHook`]), so no file is read a second time. Without a database (nothing cached
+/// to compare, nothing to write) each command's warning is set right there; with one, the
+/// findings and hashes are kept for [`apply`] to compare with the stored rows.
+pub struct Prescan {
+    hashing: bool,
+    memo: Memo,
+    /// With `hashing`: (command id, scan hash, findings).
+    done: Mutex<Vec<(String, String, Vec<Finding>)>>,
+    /// Commands the hook met whose text it did not have (an included file's).
+    unseen: Mutex<Vec<String>>,
+}
+
+impl Prescan {
+    /// `hashing`: whether the results will meet a database (stored rows to compare, new rows to
+    /// write); without one the warnings are set during discovery.
+    pub fn new(hashing: bool) -> Prescan {
+        Prescan {
+            hashing,
+            memo: Memo::default(),
+            done: Mutex::new(Vec::new()),
+            unseen: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl FileHook for Prescan {
+    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem]) {
+        let excerpts = commandtree_core::excerpt::Excerpts::new(text);
+        let path = path.as_os_str().as_encoded_bytes();
+        let mut found = Vec::new();
+        for item in commands.iter_mut() {
+            if item.file_path.as_bytes() != path {
+                lock(&self.unseen).push(item.id.clone());
+                continue;
+            }
+            let subject = excerpts.of(item).text;
+            let findings = self
+                .memo
+                .get_or(&item.kind, &subject, || analyse_text(item, &subject, true));
+            if self.hashing {
+                let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &subject);
+                found.push((item.id.clone(), hash, findings));
+            } else {
+                // No database, so no model warning to combine with.
+                item.security_warning = effective_warning(None, None, &findings);
+            }
+        }
+        if !found.is_empty() {
+            lock(&self.done).append(&mut found);
+        }
+    }
+}
+
+/// Sets every command's security warning as [`scan`] and [`annotate`] would, starting from
+/// `prescan` (the discovery that gave `items` ran with it as its hook) when there is one.
+/// `store` must be the one opened after that discovery: a prescan made without hashes cannot
+/// be used with a database (see [`Prescan::new`]), so then everything is scanned here.
+pub fn apply(store: Option<&mut Store>, items: &mut [CommandItem], prescan: Option<Prescan>) {
+    match (prescan, store) {
+        (Some(p), None) if !p.hashing => {
+            let unseen: std::collections::HashSet<String> =
+                std::mem::take(&mut *lock(&p.unseen)).into_iter().collect();
+            if unseen.is_empty() {
+                return;
+            }
+            let at: Vec<usize> = (0..items.len())
+                .filter(|&i| unseen.contains(&items[i].id))
+                .collect();
+            let subset: Vec<CommandItem> = at.iter().map(|&i| items[i].clone()).collect();
+            let found = scan_prepared(None, &subset, Some(p));
+            for (&i, f) in at.iter().zip(found) {
+                let item = &mut items[i];
+                item.security_warning =
+                    effective_warning(item.security_warning.as_deref(), None, &f);
+            }
+        }
+        (Some(p), Some(store)) if !p.hashing => {
+            // A database turned up after discovery began: the warnings set then assumed none.
+            // Start again from what its rows say.
+            for c in items.iter_mut() {
+                c.security_warning = None;
+            }
+            let _ = store.enrich(items);
+            let found = scan_prepared(Some(store), items, Some(p));
+            annotate_in_order(items, found);
+        }
+        (p, store) => {
+            let found = scan_prepared(store, items, p);
+            annotate_in_order(items, found);
+        }
+    }
+}
+
+/// [`annotate`] with findings in the order of `items` (as [`scan_prepared`] gives them).
+pub fn annotate_in_order(items: &mut [CommandItem], findings: Vec<Vec<Finding>>) {
+    for (item, f) in items.iter_mut().zip(findings) {
+        item.security_warning = effective_warning(item.security_warning.as_deref(), None, &f);
     }
 }
 
@@ -312,6 +482,74 @@ mod tests {
         let p = root.join(file);
         std::fs::write(&p, body).unwrap();
         CommandItem::new("shell", &p, file, format!("./{file}"))
+    }
+
+    /// What a listing shows for `items` scanned the plain way.
+    fn plain(store: Option<&mut Store>, items: &[CommandItem]) -> Vec<Option<String>> {
+        let mut v = items.to_vec();
+        annotate(&mut v, &scan(store, items));
+        v.into_iter().map(|c| c.security_warning).collect()
+    }
+
+    fn prescanned(
+        store: Option<&mut Store>,
+        items: &[CommandItem],
+        hashing: bool,
+    ) -> Vec<Option<String>> {
+        let mut v = items.to_vec();
+        let pre = Prescan::new(hashing);
+        // As a walk calls it: the file's own commands with its text; a command of another file
+        // (an include's) comes along without its text.
+        for c in v.iter_mut() {
+            let path = std::path::PathBuf::from(&c.file_path);
+            let text = std::fs::read_to_string(&path).unwrap();
+            if c.label == "included.sh" {
+                pre.parsed(
+                    &path.with_file_name("Makefile"),
+                    "all:\n",
+                    std::slice::from_mut(c),
+                );
+            } else {
+                pre.parsed(&path, &text, std::slice::from_mut(c));
+            }
+        }
+        apply(store, &mut v, Some(pre));
+        v.into_iter().map(|c| c.security_warning).collect()
+    }
+
+    #[test]
+    fn a_prescan_gives_what_a_scan_gives_with_and_without_a_database() {
+        let dir = root("prescan");
+        let items = vec![
+            item(
+                &dir,
+                "install.sh",
+                "#!/bin/sh\ncurl -fsSL https://x.io/i | sh\n",
+            ),
+            item(&dir, "included.sh", "#!/bin/sh\nrm -rf /\n"),
+            item(&dir, "build.sh", "#!/bin/sh\ncargo build\n"),
+        ];
+        let expected = plain(None, &items);
+        assert!(expected[0].is_some() && expected[1].is_some() && expected[2].is_none());
+        // No database: warnings set during the walk; the include's command is read afterwards.
+        assert_eq!(prescanned(None, &items, false), expected);
+
+        // With a database the rows are written as a scan writes them.
+        let mut store = Store::open(&db_path(&dir), true).unwrap().unwrap();
+        assert_eq!(prescanned(Some(&mut store), &items, true), expected);
+        let stored = load(&store).unwrap();
+        assert_eq!(stored.len(), 3);
+        let mut fresh = Store::open(&db_path(&root("prescan-plain")), true)
+            .unwrap()
+            .unwrap();
+        scan(Some(&mut fresh), &items);
+        let want = load(&fresh).unwrap();
+        for c in &items {
+            assert_eq!(stored[&c.id].hash, want[&c.id].hash, "{}", c.label);
+            assert_eq!(stored[&c.id].findings, want[&c.id].findings, "{}", c.label);
+        }
+        // A prescan made without hashes, met by a database after all, is redone from the rows.
+        assert_eq!(prescanned(Some(&mut store), &items, false), expected);
     }
 
     #[test]

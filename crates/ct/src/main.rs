@@ -310,33 +310,40 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         .map(|s| s.parse().map_err(anyhow::Error::msg))
         .transpose()?;
     let tree = engine.tree(&commands, order);
-    let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         let ordered: Vec<&CommandItem> = commandtree_core::tree::flatten(&tree)
             .into_iter()
             .map(|i| &commands[i])
             .collect();
-        output::json(&mut out, &ordered)?;
-    } else {
-        output::tree(&mut out, &tree, &commands)?;
-        if commands.is_empty() && !args.tags.is_empty() {
-            writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
-        } else if commands.is_empty() && !args.groups.is_empty() {
-            writeln!(
-                out,
-                "No commands in group {}",
-                output::clean(&args.groups.join(" or "))
-            )?;
-        } else if commands.is_empty() && hidden == 0 {
-            writeln!(out, "No commands found under {}", engine.root().display())?;
-        }
-        if hidden > 0 {
-            let s = if hidden == 1 { "" } else { "s" };
-            writeln!(
-                out,
-                "{hidden} more command{s} hidden (vendored, test data, templates, examples, private): `ct list --all` or `[discovery] show = \"all\"` lists them"
-            )?;
-        }
+        // JSON escapes every control character, so there is nothing for anstream to strip.
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        output::json_items(&mut out, &ordered)?;
+        out.flush()?;
+        // `ct` exits next: freeing a big listing piece by piece would only delay that.
+        std::mem::forget(ordered);
+        std::mem::forget(tree);
+        std::mem::forget(commands);
+        return Ok(());
+    }
+    let mut out = std::io::BufWriter::new(anstream::stdout().lock());
+    output::tree(&mut out, &tree, &commands)?;
+    if commands.is_empty() && !args.tags.is_empty() {
+        writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
+    } else if commands.is_empty() && !args.groups.is_empty() {
+        writeln!(
+            out,
+            "No commands in group {}",
+            output::clean(&args.groups.join(" or "))
+        )?;
+    } else if commands.is_empty() && hidden == 0 {
+        writeln!(out, "No commands found under {}", engine.root().display())?;
+    }
+    if hidden > 0 {
+        let s = if hidden == 1 { "" } else { "s" };
+        writeln!(
+            out,
+            "{hidden} more command{s} hidden (vendored, test data, templates, examples, private): `ct list --all` or `[discovery] show = \"all\"` lists them"
+        )?;
     }
     out.flush()?;
     Ok(())
