@@ -1,5 +1,5 @@
-// The `agent` chat participant: `@agent <prompt>` sends the active context messages and the
-// prompt to the chat's model and streams the reply; `/playbook name k=v` and `/skill @task ...`
+// The `agent` chat participant: `@agent <prompt>` sends the active context messages, this
+// chat's earlier `@agent` turns and the prompt to the chat's model and streams the reply; `/playbook name k=v` and `/skill @task ...`
 // run through `ct lsp` (whose model requests come back to this editor), with each step shown as
 // it goes and the chat's Stop cancelling the run and the model request in flight.
 
@@ -83,13 +83,45 @@ function stepReporter(stream: vscode.ChatResponseStream): (p: SummarizeProgress)
   };
 }
 
+/**
+ * Earlier turns of this chat with `@agent`, oldest first: plain prompts as `user`, the replies'
+ * text as `assistant`. Slash-command turns (playbooks, skills) and replies without text are
+ * left out: their text is step progress, not a conversation.
+ */
+export function historyMessages(history: readonly unknown[] | undefined): WireMessage[] {
+  const out: WireMessage[] = [];
+  // Whether the turn before was a prompt that was kept: only its reply follows it.
+  let kept = false;
+  for (const turn of history ?? []) {
+    const t = turn as { prompt?: unknown; command?: unknown; response?: unknown };
+    if (typeof t.prompt === 'string') {
+      kept = t.command === undefined && t.prompt.trim() !== '';
+      if (kept) {
+        out.push({ role: 'user', content: t.prompt });
+      }
+    } else if (Array.isArray(t.response)) {
+      const text = t.response
+        .map((part: { value?: unknown }) => {
+          const v = part.value as { value?: unknown } | undefined;
+          return typeof v?.value === 'string' ? v.value : '';
+        })
+        .join('');
+      if (kept && text.trim() !== '') {
+        out.push({ role: 'assistant', content: text });
+      }
+      kept = false;
+    }
+  }
+  return out;
+}
+
 function failed(message: string, stream: vscode.ChatResponseStream): vscode.ChatResult {
   stream.markdown(message);
   return { errorDetails: { message } };
 }
 
 export function chatHandler(d: ParticipantDeps): vscode.ChatRequestHandler {
-  return async (request, _context, stream, token) => {
+  return async (request, chat, stream, token) => {
     d.models.remember(request.model);
     const server = d.server();
     if (request.command === 'playbook' || request.command === 'skill') {
@@ -123,7 +155,8 @@ export function chatHandler(d: ParticipantDeps): vscode.ChatRequestHandler {
         stream.progress(`Without the context messages: ${errorText(e)}`);
       }
     }
-    const messages = [...context, { role: 'user' as const, content: request.prompt }].map(toChatMessage);
+    const earlier = historyMessages(chat.history);
+    const messages = [...context, ...earlier, { role: 'user' as const, content: request.prompt }].map(toChatMessage);
     const modelOptions = d.modelOptions();
     try {
       await send(

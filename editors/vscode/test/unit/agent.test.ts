@@ -9,7 +9,7 @@ import * as assert from 'assert';
 import type * as vscode from 'vscode';
 import { Handlers } from '../../src/commands';
 import { ModelChoice, NO_MODEL, answerLanguageModelRequest, toChatMessage } from '../../src/lm';
-import { chatHandler, parsePlaybookCommand, words } from '../../src/participant';
+import { chatHandler, historyMessages, parsePlaybookCommand, words } from '../../src/participant';
 import { readLanguageModelRequest } from '../../src/protocol';
 import { Runner } from '../../src/runner';
 import { FakeServer, item, modelWith } from './fakes';
@@ -78,6 +78,33 @@ describe('the agent participant', () => {
     assert.deepStrictEqual(stream.text('markdown'), ['Hel', 'lo']);
     // The chat's model is what the server's requests get by default afterwards.
     assert.strictEqual(models.current, model);
+  });
+
+  it('sends the chat’s earlier turns between the context and the prompt, without slash-command turns', async () => {
+    const server = new FakeServer();
+    server.contextMessages = [{ role: 'agent', content: 'Be brief.' }];
+    const model = copilot();
+    const { handler } = participant(server);
+    // The shapes of vscode.ChatRequestTurn and vscode.ChatResponseTurn (markdown parts hold a
+    // MarkdownString in `value`).
+    const md = (value: string): { value: { value: string } } => ({ value: { value } });
+    const history = [
+      { prompt: 'What is make?', command: undefined },
+      { response: [md('A build '), md('tool.')], result: {} },
+      { prompt: 'release', command: 'playbook' },
+      { response: [md('**1/1 draft**')], result: {} },
+      { prompt: 'And just?', command: undefined },
+      { response: [], result: { errorDetails: { message: 'x' } } },
+    ];
+    await handler({ prompt: 'Compare them', model, command: undefined }, { history }, new Stream(), new CancellationTokenSource().token);
+    assert.deepStrictEqual(roles(model.sent[0]?.messages ?? []), [
+      ['User', 'Be brief.'],
+      ['User', 'What is make?'],
+      ['Assistant', 'A build tool.'],
+      ['User', 'And just?'],
+      ['User', 'Compare them'],
+    ]);
+    assert.deepStrictEqual(historyMessages([]), []);
   });
 
   it('stops streaming when the chat is cancelled', async () => {
