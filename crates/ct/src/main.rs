@@ -194,9 +194,11 @@ fn main() -> ExitCode {
             if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
                 return ExitCode::from(*code);
             }
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            {
+            // `ct list --json | head`: the reader had enough.
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
                 return ExitCode::SUCCESS;
             }
             output::error(&format!("{e:#}"));

@@ -70,39 +70,57 @@ pub fn candidates(cands: &[&CommandItem]) {
     }
 }
 
+/// A serializer's error as the I/O error it is (a closed pipe stays a closed pipe), or as one.
+fn json_error(e: serde_json::Error) -> io::Error {
+    match e.io_error_kind() {
+        Some(kind) => io::Error::new(kind, e),
+        None => io::Error::other(e),
+    }
+}
+
 /// Pretty JSON for people at a terminal, compact for pipes and scripts.
 pub fn json<T: serde::Serialize + ?Sized>(out: &mut impl Write, value: &T) -> io::Result<()> {
     use std::io::IsTerminal;
     if io::stdout().is_terminal() {
-        serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+        serde_json::to_writer_pretty(&mut *out, value).map_err(json_error)?;
     } else {
-        serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut *out, value).map_err(json_error)?;
     }
     writeln!(out)
 }
 
 /// A listing as [`json`] writes it, the compact form serialized on every core: a big tree's
-/// listing is megabytes, and the bytes are the same as one serializer's. Parts of `PART`
+/// listing is megabytes, and the bytes are the same as one serializer's. Parts of `JSON_PART`
 /// items go round the threads; the caller's thread writes its own parts straight out and the
 /// others' as they arrive, so only a few parts are ever held in memory.
 pub fn json_items(out: &mut impl Write, items: &[&CommandItem]) -> io::Result<()> {
     use std::io::IsTerminal;
-    use std::sync::mpsc::sync_channel;
-    const PART: usize = 1024;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if io::stdout().is_terminal() || threads < 2 || items.len() < 4 * PART {
+    if io::stdout().is_terminal() || threads < 2 || items.len() < 4 * JSON_PART {
         return json(out, items);
     }
+    compact_json_in_parts(out, items, threads)
+}
+
+const JSON_PART: usize = 1024;
+
+/// `items` as one compact JSON array, parts serialized on `threads` threads.
+fn compact_json_in_parts(
+    out: &mut impl Write,
+    items: &[&CommandItem],
+    threads: usize,
+) -> io::Result<()> {
+    use std::sync::mpsc::sync_channel;
     fn elements(out: &mut impl Write, items: &[&CommandItem]) -> io::Result<()> {
         for (i, item) in items.iter().enumerate() {
             if i > 0 {
                 out.write_all(b",")?;
             }
-            serde_json::to_writer(&mut *out, item).map_err(io::Error::other)?;
+            serde_json::to_writer(&mut *out, item).map_err(json_error)?;
         }
         Ok(())
     }
-    let parts: Vec<&[&CommandItem]> = items.chunks(PART).collect();
+    let parts: Vec<&[&CommandItem]> = items.chunks(JSON_PART).collect();
     std::thread::scope(|s| {
         let parts = &parts;
         let helpers: Vec<_> = (1..threads)
@@ -255,7 +273,31 @@ pub fn details(out: &mut impl Write, c: &CommandItem) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::clean;
+    use super::*;
+
+    #[test]
+    fn a_listing_in_parts_is_the_bytes_of_one_serializer() {
+        let items: Vec<CommandItem> = (0..JSON_PART * 5 + 7)
+            .map(|i| {
+                let mut c = CommandItem::new(
+                    "npm",
+                    std::path::Path::new("/w/package.json"),
+                    &format!("s{i}"),
+                    format!("npm run s{i} \"\u{1b}[31m\""),
+                );
+                c.security_warning = (i % 3 == 0).then(|| "Danger: x".to_string());
+                c
+            })
+            .collect();
+        let refs: Vec<&CommandItem> = items.iter().collect();
+        let mut one = serde_json::to_vec(&refs).unwrap();
+        one.push(b'\n');
+        for threads in [2, 3, 4] {
+            let mut parts = Vec::new();
+            compact_json_in_parts(&mut parts, &refs, threads).unwrap();
+            assert!(parts == one, "{threads} threads");
+        }
+    }
 
     #[test]
     fn control_characters_are_escaped() {

@@ -560,3 +560,37 @@ fn warnings_about_test_data_are_counted_not_printed_unless_all() {
     assert!(err.contains("testdata/broken/package.json"), "{err}");
     assert!(!err.contains("not shown"), "{err}");
 }
+
+/// A big listing (serialized in parallel parts) read whole is one JSON array in tree order;
+/// one whose reader stops early (`| head`) ends quietly with success.
+#[test]
+fn a_big_listing_is_whole_json_and_a_closed_pipe_is_no_error() {
+    use std::io::Read;
+    let w = workspace("big-listing");
+    let scripts: serde_json::Map<String, Value> = (0..6000)
+        .map(|i| (format!("s{i:04}"), Value::from(format!("echo {i}"))))
+        .collect();
+    write(
+        &w,
+        "package.json",
+        serde_json::json!({"name": "big", "scripts": scripts}).to_string(),
+    );
+    let (items, _) = json_list(&w, &[]);
+    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
+    let want: Vec<String> = (0..6000).map(|i| format!("s{i:04}")).collect();
+    assert_eq!(labels, want);
+
+    let mut child = support::command(Some(&w), &w.join(".home"))
+        .args(["list", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // The read end is closed now; ct is still writing hundreds of kilobytes.
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(head.starts_with(b"[{"));
+}
