@@ -194,7 +194,6 @@ export class FolderClient implements Folder {
       documentSelector: [],
       outputChannel: output,
       errorHandler,
-      workspaceFolder: this.folder,
       // Functions, so a restart after a crash sends the values of that moment.
       initializationOptions: () => ({
         workspaceRoot: root,
