@@ -1,39 +1,40 @@
 // The command handlers behind `commandtree.*`. A handler called on a folder, a category, a
 // placeholder, `undefined` or `null` does nothing (reference §7.1); on a row or a raw
-// CommandItem it acts on that command.
+// CommandItem it acts on that command, through the server of the workspace folder the command
+// belongs to. Palette actions without a command ask for a folder when there are several.
 
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { Folder, Folders, itemOf } from './folders';
 import { Model } from './model';
-import { CommandItem, isCommandItem } from './protocol';
+import { CommandItem } from './protocol';
 import { Runner, errorText } from './runner';
 import { Server } from './server';
 import { SkillDocuments } from './skills';
 
-export function itemOf(arg: unknown): CommandItem | undefined {
-  if (typeof arg !== 'object' || arg === null) {
-    return undefined;
-  }
-  if ('kind' in arg && arg.kind === 'command' && 'item' in arg && isCommandItem(arg.item)) {
-    return arg.item;
-  }
-  if ('data' in arg && isCommandItem(arg.data)) {
-    return arg.data;
-  }
-  return isCommandItem(arg) ? arg : undefined;
-}
+export { itemOf };
 
-export interface Deps {
+/** A window with one folder: its model, server and runner. */
+export interface OneFolder {
   model: Model;
   server: () => Server | undefined;
   runner: Runner;
   workspaceRoot: string;
   /** Starts the server again when it is stopped (refresh after a crash or a fixed serverPath). */
   restart: () => Promise<void>;
+}
+
+interface Common {
   platform?: NodeJS.Platform;
   /** The diff editor's in-memory documents; the extension registers their provider. */
   skillDocuments?: SkillDocuments;
+}
+
+export type Deps = Common & (OneFolder | { folders: Folders });
+
+export function folderOf(d: OneFolder, name = path.basename(d.workspaceRoot)): Folder {
+  return { name, root: d.workspaceRoot, model: d.model, runner: d.runner, server: d.server, restart: d.restart };
 }
 
 export const APPLY = 'Apply';
@@ -41,31 +42,48 @@ export const DISCARD = 'Discard';
 
 export class Handlers {
   readonly skillDocuments: SkillDocuments;
+  private readonly folders: Folders;
+  private readonly platform: NodeJS.Platform | undefined;
 
-  constructor(private readonly d: Deps) {
+  constructor(d: Deps) {
     this.skillDocuments = d.skillDocuments ?? new SkillDocuments();
+    this.folders = 'folders' in d ? d.folders : Folders.of(folderOf(d));
+    this.platform = d.platform;
   }
 
-  private async updated(): Promise<void> {
-    await this.d.model.refreshTree();
+  private async updated(folder: Folder): Promise<void> {
+    await folder.model.refreshTree();
   }
 
-  private need(): Server | undefined {
-    const server = this.d.server();
+  private need(folder: Folder | undefined): Server | undefined {
+    const server = folder?.server();
     if (!server) {
-      void vscode.window.showErrorMessage('CommandTree: the ct server is not running.');
+      void vscode.window.showErrorMessage(
+        folder || this.folders.all().length === 0
+          ? 'CommandTree: the ct server is not running.'
+          : 'CommandTree: this command is in none of the workspace folders.',
+      );
     }
     return server;
   }
 
+  /** Every tag on a current command of any folder, sorted. */
+  private allTags(): string[] {
+    return [...new Set(this.folders.all().flatMap((f) => f.model.allTags()))].sort();
+  }
+
   async refresh(): Promise<void> {
-    if (!this.d.server()) {
-      await this.d.restart();
+    const all = this.folders.all();
+    const running = all.filter((f) => f.server());
+    await Promise.all(all.filter((f) => !f.server()).map((f) => f.restart()));
+    if (running.length === 0) {
       return;
     }
-    this.d.model.setStatus(undefined);
+    for (const f of running) {
+      f.model.setStatus(undefined);
+    }
     try {
-      await this.d.model.refresh();
+      await Promise.all(running.map((f) => f.model.refresh()));
       void vscode.window.showInformationMessage('CommandTree refreshed');
     } catch (e) {
       void vscode.window.showErrorMessage(`CommandTree: refresh failed: ${errorText(e)}`);
@@ -73,35 +91,42 @@ export class Handlers {
   }
 
   async refreshQuick(): Promise<void> {
-    await this.d.model.refreshTree();
+    await Promise.all(this.folders.all().map((f) => f.model.refreshTree()));
+  }
+
+  private async runAs(arg: unknown, mode: 'newTerminal' | 'currentTerminal' | 'debug'): Promise<void> {
+    const item = itemOf(arg);
+    if (!item) {
+      return;
+    }
+    const folder = this.folders.forItem(arg);
+    if (!folder) {
+      this.need(undefined);
+      return;
+    }
+    await folder.runner.run(item, mode);
   }
 
   async run(arg: unknown): Promise<void> {
     const item = itemOf(arg);
     if (item?.type === 'playbook') {
       // Through the server, so the steps' model requests can be answered by this editor.
-      await this.runPlaybook(item);
-    } else if (item) {
-      await this.d.runner.run(item, 'newTerminal');
+      await this.runPlaybook(arg);
+    } else {
+      await this.runAs(arg, 'newTerminal');
     }
   }
 
   async runInCurrentTerminal(arg: unknown): Promise<void> {
-    const item = itemOf(arg);
-    if (item) {
-      await this.d.runner.run(item, 'currentTerminal');
-    }
+    await this.runAs(arg, 'currentTerminal');
   }
 
   async debug(arg: unknown): Promise<void> {
-    const item = itemOf(arg);
-    if (item) {
-      await this.d.runner.run(item, 'debug');
-    }
+    await this.runAs(arg, 'debug');
   }
 
   async filterByTag(): Promise<void> {
-    const tags = this.d.model.allTags();
+    const tags = this.allTags();
     if (tags.length === 0) {
       void vscode.window.showInformationMessage('No tags defined. Right-click commands to add tags.');
       return;
@@ -122,32 +147,34 @@ export class Handlers {
 
   private async setFilter(tag: string | undefined): Promise<void> {
     await vscode.commands.executeCommand('setContext', 'commandtree.hasFilter', tag !== undefined);
-    await this.d.model.setFilter(tag);
+    await Promise.all(this.folders.all().map((f) => f.model.setFilter(tag)));
   }
 
   async addToQuick(arg: unknown): Promise<void> {
-    const item = itemOf(arg);
-    const server = item && this.need();
-    if (item && server) {
-      await server.star(item.id, true);
-      await this.updated();
-    }
+    await this.star(arg, true);
   }
 
   async removeFromQuick(arg: unknown): Promise<void> {
+    await this.star(arg, false);
+  }
+
+  private async star(arg: unknown, starred: boolean): Promise<void> {
     const item = itemOf(arg);
-    const server = item && this.need();
-    if (item && server) {
-      await server.star(item.id, false);
-      await this.updated();
+    const folder = item && this.folders.forItem(arg);
+    const server = item && this.need(folder);
+    if (item && folder && server) {
+      await server.star(item.id, starred);
+      await this.updated(folder);
     }
   }
 
-  async quickMove(id: string, position: number): Promise<void> {
-    const server = this.need();
-    if (server) {
+  /** `root`: the folder whose Quick Launch is reordered (the only one when omitted). */
+  async quickMove(id: string, position: number, root?: string): Promise<void> {
+    const folder = root !== undefined ? this.folders.byRoot(root) : this.folders.all()[0];
+    const server = this.need(folder);
+    if (folder && server) {
       await server.quickMove(id, position);
-      await this.updated();
+      await this.updated(folder);
     }
   }
 
@@ -159,12 +186,13 @@ export class Handlers {
     }
     let tag = typeof tagArg === 'string' ? tagArg.trim() : undefined;
     if (tag === undefined) {
-      tag = await this.pickOrType(this.d.model.allTags(), `Type new tag or select existing — "${item.label}"`);
+      tag = await this.pickOrType(this.allTags(), `Type new tag or select existing — "${item.label}"`);
     }
-    const server = tag ? this.need() : undefined;
-    if (tag && server) {
+    const folder = this.folders.forItem(arg);
+    const server = tag ? this.need(folder) : undefined;
+    if (tag && folder && server) {
       await server.tag(item.id, tag, true);
-      await this.updated();
+      await this.updated(folder);
     }
   }
 
@@ -209,10 +237,11 @@ export class Handlers {
       );
       tag = picked?.replace(/^\$\(tag\) /, '');
     }
-    const server = tag ? this.need() : undefined;
-    if (tag && server) {
+    const folder = this.folders.forItem(arg);
+    const server = tag ? this.need(folder) : undefined;
+    if (tag && folder && server) {
       await server.tag(item.id, tag, false);
-      await this.updated();
+      await this.updated(folder);
     }
   }
 
@@ -225,8 +254,10 @@ export class Handlers {
 
   async copyRelativePath(arg: unknown): Promise<void> {
     const item = itemOf(arg);
+    const root = this.folders.forItem(arg)?.root;
     if (item?.filePath) {
-      await vscode.env.clipboard.writeText(path.relative(this.d.workspaceRoot, item.filePath));
+      // A file outside every folder keeps its full path (there is nothing to be relative to).
+      await vscode.env.clipboard.writeText(root !== undefined ? path.relative(root, item.filePath) : item.filePath);
     }
   }
 
@@ -239,7 +270,7 @@ export class Handlers {
 
   async makeExecutable(arg: unknown): Promise<void> {
     const item = itemOf(arg);
-    if (!item?.filePath || (this.d.platform ?? process.platform) === 'win32') {
+    if (!item?.filePath || (this.platform ?? process.platform) === 'win32') {
       return;
     }
     try {
@@ -252,11 +283,15 @@ export class Handlers {
   }
 
   async generateSummaries(arg?: unknown): Promise<void> {
-    const server = this.need();
-    if (!server) {
+    const item = itemOf(arg);
+    const folder = item ? this.folders.forItem(arg) : await this.folders.pick('Generate summaries for the commands of');
+    if (!item && !folder && this.folders.multi) {
       return;
     }
-    const item = itemOf(arg);
+    const server = this.need(folder);
+    if (!folder || !server) {
+      return;
+    }
     await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'CommandTree: summaries', cancellable: true },
       async (progress, token) => {
@@ -273,15 +308,19 @@ export class Handlers {
           }
           return;
         }
-        await this.d.model.refresh();
+        await folder.model.refresh();
       },
     );
   }
 
   /** A quick pick of the server's semantic matches with their scores; choosing one opens it. */
   async semanticSearch(queryArg?: unknown): Promise<CommandItem | undefined> {
-    const server = this.need();
-    if (!server) {
+    const folder = await this.folders.pick('Search the commands of');
+    if (!folder && this.folders.multi) {
+      return undefined;
+    }
+    const server = this.need(folder);
+    if (!folder || !server) {
       return undefined;
     }
     const query =
@@ -318,7 +357,7 @@ export class Handlers {
       placeHolder: picked.item.label,
     });
     if (action === '$(play) Run') {
-      await this.d.runner.run(picked.item, 'newTerminal');
+      await folder.runner.run(picked.item, 'newTerminal');
     } else if (action === '$(go-to-file) Open' && picked.item.filePath) {
       const line = picked.item.line !== undefined && picked.item.line > 0 ? picked.item.line - 1 : 0;
       await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(picked.item.filePath), {
@@ -336,8 +375,9 @@ export class Handlers {
    */
   async applySkill(arg: unknown, skillArg?: unknown): Promise<void> {
     const item = itemOf(arg);
-    const server = item && this.need();
-    if (!item || !server) {
+    const folder = item && this.folders.forItem(arg);
+    const server = item && this.need(folder);
+    if (!item || !folder || !server) {
       return;
     }
     let skills;
@@ -383,7 +423,7 @@ export class Handlers {
     if (!proposal) {
       return;
     }
-    const rel = path.relative(this.d.workspaceRoot, proposal.file);
+    const rel = path.relative(folder.root, proposal.file);
     if (proposal.original === proposal.proposed) {
       void vscode.window.showInformationMessage(`CommandTree: ${chosen.name} proposed no changes to ${rel}`);
       return;
@@ -416,7 +456,11 @@ export class Handlers {
    * Cancel stops it and the model request in flight. The replies open as a markdown document.
    */
   async runPlaybook(arg?: unknown): Promise<void> {
-    const server = this.need();
+    const folder = itemOf(arg) ? this.folders.forItem(arg) : await this.folders.pick('Run a playbook of');
+    if (!folder && this.folders.multi && !itemOf(arg)) {
+      return;
+    }
+    const server = this.need(folder);
     if (!server) {
       return;
     }
@@ -482,7 +526,11 @@ export class Handlers {
 
   /** "Run Skill": an invocation (`@task --prompt "..."`) run by the server; the reply opens. */
   async runSkill(invocationArg?: unknown): Promise<void> {
-    const server = this.need();
+    const folder = await this.folders.pick('Run the skill in');
+    if (!folder && this.folders.multi) {
+      return;
+    }
+    const server = this.need(folder);
     if (!server) {
       return;
     }

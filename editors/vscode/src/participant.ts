@@ -12,7 +12,11 @@ import { Server, SummarizeProgress } from './server';
 export const PARTICIPANT_ID = 'commandtree.agent';
 
 export interface ParticipantDeps {
-  server: () => Server | undefined;
+  /**
+   * The server of the folder a request goes to. `run` is true for /playbook and /skill, which
+   * may ask the user for a folder; a plain prompt only wants the context messages.
+   */
+  server: (run: boolean) => Server | undefined | Promise<Server | undefined>;
   models: ModelChoice;
   /** `commandtree.agent.modelOptions`: sent with every chat prompt. */
   modelOptions: () => Record<string, unknown> | undefined;
@@ -123,8 +127,9 @@ function failed(message: string, stream: vscode.ChatResponseStream): vscode.Chat
 export function chatHandler(d: ParticipantDeps): vscode.ChatRequestHandler {
   return async (request, chat, stream, token) => {
     d.models.remember(request.model);
-    const server = d.server();
-    if (request.command === 'playbook' || request.command === 'skill') {
+    const run = request.command === 'playbook' || request.command === 'skill';
+    const server = await d.server(run);
+    if (run) {
       if (!server) {
         return failed('The CommandTree server (ct lsp) is not running.', stream);
       }

@@ -53,7 +53,11 @@ export function terminalName(item: CommandItem): string {
 }
 
 export class Runner {
-  constructor(private readonly server: () => Server | undefined) {}
+  /** `folder`: where launch configurations start (the first workspace folder when omitted). */
+  constructor(
+    private readonly server: () => Server | undefined,
+    private readonly folder: () => vscode.WorkspaceFolder | undefined = () => vscode.workspace.workspaceFolders?.[0],
+  ) {}
 
   async run(item: CommandItem, mode: RunMode): Promise<void> {
     if (item.type === 'markdown' && mode !== 'debug') {
@@ -116,7 +120,7 @@ export class Runner {
   }
 
   private async debug(item: CommandItem, plan: Plan): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
+    const folder = this.folder();
     if (!folder) {
       void vscode.window.showErrorMessage('No workspace folder found');
       return;

@@ -1,16 +1,50 @@
 // The two views: `commandtree` (All: categories, folders, commands) and `commandtree-quick`
 // (Quick Launch, reorderable by drag and drop). Rows render as upstream's (reference §4.5).
+// With several workspace folders, All has one top-level row per folder with its categories
+// beneath, and Quick Launch lists every folder's starred commands, named by folder.
 
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { Model } from './model';
 import { CommandItem, TreeNode, isPrivate } from './protocol';
 
+/**
+ * `root` is the workspace folder the row was listed for, so an action on it reaches that
+ * folder's server.
+ */
 export type Element =
-  | { kind: 'category'; id: string; label: string; type: string; count: number; children: TreeNode[] }
-  | { kind: 'folder'; id: string; label: string; children: TreeNode[] }
-  | { kind: 'command'; item: CommandItem }
+  | { kind: 'root'; id: string; label: string; root: string }
+  | { kind: 'category'; id: string; label: string; type: string; count: number; children: TreeNode[]; root?: string }
+  | { kind: 'folder'; id: string; label: string; children: TreeNode[]; root?: string }
+  | { kind: 'command'; item: CommandItem; root?: string }
   | { kind: 'placeholder'; message: string };
+
+/** What the views need of a workspace folder. */
+export interface ShownFolder {
+  readonly name: string;
+  readonly root: string;
+  readonly model: Model;
+}
+
+/** The folders the views show, in the explorer's order. */
+export interface ShownFolders {
+  all(): readonly ShownFolder[];
+  readonly onDidChange: vscode.Event<void>;
+}
+
+/** One folder's model as the views' source (a window with a single folder). */
+function oneFolder(model: Model): ShownFolders {
+  return { all: () => [{ name: '', root: '', model }], onDidChange: model.onDidChange };
+}
+
+function sourceOf(source: Model | ShownFolders): ShownFolders {
+  return source instanceof Model ? oneFolder(source) : source;
+}
+
+/** Row ids must be unique in a view; nested folders can list the same command. */
+function multiRowId(root: string, id: string): string {
+  return `${root}|${id}`;
+}
 
 /** Codicon and colour per type (reference §1.2), then ours for the types upstream lacks. */
 const ICONS: Record<string, [string, string]> = {
@@ -107,12 +141,33 @@ export function commandRow(item: CommandItem, quick: boolean): vscode.TreeItem {
   return row;
 }
 
-function nodeElements(nodes: TreeNode[], parentId: string): Element[] {
+function nodeElements(nodes: TreeNode[], parentId: string, root: string | undefined): Element[] {
   return nodes.map((n) =>
     n.kind === 'folder'
-      ? { kind: 'folder', id: `${parentId}/${n.label}`, label: n.label, children: n.children }
-      : { kind: 'command', item: n.item },
+      ? { kind: 'folder', id: `${parentId}/${n.label}`, label: n.label, children: n.children, ...(root !== undefined ? { root } : {}) }
+      : { kind: 'command', item: n.item, ...(root !== undefined ? { root } : {}) },
   );
+}
+
+function categoryElements(folder: ShownFolder, prefix: string, root: string | undefined): Element[] {
+  // Stable ids (type, not "Label (count)") keep a category open while its count changes.
+  return folder.model.categories
+    .filter((c) => c.count > 0)
+    .map((c) => ({
+      kind: 'category',
+      id: `${prefix}category:${c.type || c.label}`,
+      label: c.label,
+      type: c.type,
+      count: c.count,
+      children: c.children,
+      ...(root !== undefined ? { root } : {}),
+    }));
+}
+
+async function load(folder: ShownFolder): Promise<void> {
+  if (!folder.model.loaded && folder.model.hasServer) {
+    await folder.model.refresh().catch(() => undefined);
+  }
 }
 
 export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode.TreeDragAndDropController<Element> {
@@ -120,15 +175,34 @@ export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode
   readonly onDidChangeTreeData = this.changed.event;
   readonly dragMimeTypes = ['text/uri-list', 'text/plain', SCRIPT_MIME];
   readonly dropMimeTypes: string[] = [];
+  private readonly folders: ShownFolders;
 
-  constructor(private readonly model: Model) {
-    model.onDidChange(() => {
+  constructor(source: Model | ShownFolders) {
+    this.folders = sourceOf(source);
+    this.folders.onDidChange(() => {
       this.changed.fire(undefined);
     });
   }
 
+  private folderOf(e: { root?: string }): ShownFolder | undefined {
+    const all = this.folders.all();
+    return all.length === 1 ? all[0] : all.find((f) => f.root === e.root);
+  }
+
   getTreeItem(e: Element): vscode.TreeItem {
     switch (e.kind) {
+      case 'root': {
+        const row = new vscode.TreeItem(e.label, vscode.TreeItemCollapsibleState.Expanded);
+        row.id = e.id;
+        row.contextValue = 'workspaceFolder';
+        row.iconPath = new vscode.ThemeIcon('root-folder');
+        row.tooltip = new vscode.MarkdownString(`\`${e.root}\``);
+        const status = this.folderOf(e)?.model.status;
+        if (status) {
+          row.description = status;
+        }
+        return row;
+      }
       case 'category': {
         const row = new vscode.TreeItem(`${e.label} (${e.count})`, vscode.TreeItemCollapsibleState.Collapsed);
         row.id = e.id;
@@ -142,8 +216,14 @@ export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode
         row.iconPath = new vscode.ThemeIcon('folder');
         return row;
       }
-      case 'command':
-        return commandRow(e.item, this.model.isQuick(e.item));
+      case 'command': {
+        const folder = this.folderOf(e);
+        const row = commandRow(e.item, folder?.model.isQuick(e.item) ?? false);
+        if (this.folders.all().length > 1 && e.root !== undefined) {
+          row.id = multiRowId(e.root, e.item.id);
+        }
+        return row;
+      }
       case 'placeholder': {
         const row = new vscode.TreeItem(e.message, vscode.TreeItemCollapsibleState.None);
         row.contextValue = 'placeholder';
@@ -153,24 +233,29 @@ export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode
   }
 
   async getChildren(e?: Element): Promise<Element[]> {
+    const all = this.folders.all();
     if (!e) {
-      if (!this.model.loaded && this.model.hasServer) {
-        await this.model.refresh().catch(() => undefined);
+      // Once loaded, the rows are answered without an await: an extra turn here was enough for
+      // a row expanded during a refresh to stay closed in VS Code (seen in test/e2e.sh).
+      const [only] = all;
+      if (all.length === 1 && only) {
+        // One folder: no folder level, exactly as a single-folder window always showed it.
+        if (!only.model.loaded && only.model.hasServer) {
+          await load(only);
+        }
+        return categoryElements(only, '', only.root === '' ? undefined : only.root);
       }
-      // Stable ids (type, not "Label (count)") keep a category open while its count changes.
-      return this.model.categories
-        .filter((c) => c.count > 0)
-        .map((c) => ({
-          kind: 'category',
-          id: `category:${c.type || c.label}`,
-          label: c.label,
-          type: c.type,
-          count: c.count,
-          children: c.children,
-        }));
+      if (all.some((f) => !f.model.loaded && f.model.hasServer)) {
+        await Promise.all(all.map(load));
+      }
+      return all.map((f) => ({ kind: 'root', id: `root:${f.root}`, label: f.name, root: f.root }));
+    }
+    if (e.kind === 'root') {
+      const folder = this.folderOf(e);
+      return folder ? categoryElements(folder, `${e.id}/`, e.root) : [];
     }
     if (e.kind === 'category' || e.kind === 'folder') {
-      return nodeElements(e.children, e.id);
+      return nodeElements(e.children, e.id, e.root);
     }
     return [];
   }
@@ -195,51 +280,78 @@ export class QuickTreeProvider implements vscode.TreeDataProvider<Element>, vsco
   readonly onDidChangeTreeData = this.changed.event;
   readonly dragMimeTypes = [QUICK_MIME];
   readonly dropMimeTypes = [QUICK_MIME];
+  private readonly folders: ShownFolders;
 
+  /** `move` gets the position in the dragged command's own folder's Quick Launch. */
   constructor(
-    private readonly model: Model,
-    private readonly move: (id: string, position: number) => Promise<void>,
+    source: Model | ShownFolders,
+    private readonly move: (id: string, position: number, root: string) => Promise<void>,
   ) {
-    model.onDidChange(() => {
+    this.folders = sourceOf(source);
+    this.folders.onDidChange(() => {
       this.changed.fire(undefined);
     });
   }
 
   getTreeItem(e: Element): vscode.TreeItem {
     if (e.kind === 'command') {
-      return commandRow(e.item, true);
+      const row = commandRow(e.item, true);
+      const all = this.folders.all();
+      const folder = all.find((f) => f.root === e.root);
+      if (all.length > 1 && folder) {
+        row.id = multiRowId(folder.root, e.item.id);
+        row.description = `${folder.name} · ${row.description ?? ''}`;
+      }
+      return row;
     }
     const row = new vscode.TreeItem(e.kind === 'placeholder' ? e.message : e.label, vscode.TreeItemCollapsibleState.None);
     row.contextValue = 'placeholder';
     return row;
   }
 
+  /** Every folder's starred commands, folder by folder in the explorer's order. */
+  private rows(): { item: CommandItem; root: string }[] {
+    return this.folders.all().flatMap((f) => f.model.quickItems().map((item) => ({ item, root: f.root })));
+  }
+
   getChildren(e?: Element): Element[] {
     if (e) {
       return [];
     }
-    const items = this.model.quickItems();
-    if (items.length === 0) {
-      return this.model.loaded ? [{ kind: 'placeholder', message: EMPTY_QUICK }] : [];
+    const rows = this.rows();
+    if (rows.length === 0) {
+      const all = this.folders.all();
+      return all.length > 0 && all.every((f) => f.model.loaded) ? [{ kind: 'placeholder', message: EMPTY_QUICK }] : [];
     }
-    return items.map((item) => ({ kind: 'command', item }));
+    // A single folder's rows carry no root, as they always did.
+    return rows.map(({ item, root }) => (root === '' ? { kind: 'command', item } : { kind: 'command', item, root }));
   }
 
   handleDrag(source: readonly Element[], data: vscode.DataTransfer): void {
     const first = source.find((e) => e.kind === 'command');
     if (first?.kind === 'command') {
-      data.set(QUICK_MIME, new vscode.DataTransferItem(first.item.id));
+      data.set(QUICK_MIME, new vscode.DataTransferItem(first.root ? `${first.root}\n${first.item.id}` : first.item.id));
     }
   }
 
-  /** Reference §6: drop on a row takes its place; drop on empty space moves to the end. */
+  /**
+   * Reference §6: drop on a row takes its place; drop on empty space moves to the end. Each
+   * folder keeps its own order, so a drop on another folder's row changes nothing.
+   */
   async handleDrop(target: Element | undefined, data: vscode.DataTransfer): Promise<void> {
     const dragged = await data.get(QUICK_MIME)?.asString();
     if (!dragged) {
       return;
     }
-    const order = this.model.quickItems().map((i) => i.id);
-    const from = order.indexOf(dragged);
+    const cut = dragged.lastIndexOf('\n');
+    const id = cut < 0 ? dragged : dragged.slice(cut + 1);
+    const all = this.folders.all();
+    const folder = cut < 0 ? all[0] : all.find((f) => f.root === dragged.slice(0, cut));
+    if (!folder || (target?.kind === 'command' && target.root !== undefined && target.root !== folder.root)) {
+      return;
+    }
+    const order = folder.model.quickItems().map((i) => i.id);
+    const from = order.indexOf(id);
     if (from < 0) {
       return;
     }
@@ -247,7 +359,7 @@ export class QuickTreeProvider implements vscode.TreeDataProvider<Element>, vsco
     if (to < 0 || to === from) {
       return;
     }
-    await this.move(dragged, to);
+    await this.move(id, to, folder.root);
   }
 
   dispose(): void {

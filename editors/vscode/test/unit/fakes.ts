@@ -3,6 +3,7 @@
 // checked against the real server by test/e2e.sh and by the server's own integration tests.
 
 import type * as vscode from 'vscode';
+import { Folder } from '../../src/folders';
 import { Model, Settings } from '../../src/model';
 import {
   CommandItem,
@@ -15,6 +16,7 @@ import {
   TreeCategory,
   WireMessage,
 } from '../../src/protocol';
+import { Runner } from '../../src/runner';
 import { Discovery, Server, SortOrder, SummarizeProgress } from '../../src/server';
 
 export function item(over: Partial<CommandItem> & { label: string }): CommandItem {
@@ -216,4 +218,42 @@ export function settings(sort: SortOrder = 'folder', excludes?: string[]): Setti
 
 export function modelWith(server: FakeServer, sort: SortOrder = 'folder'): Model {
   return new Model(server, settings(sort));
+}
+
+/**
+ * A workspace folder served by a FakeServer, as the extension's FolderClient serves one by a
+ * `ct lsp` process: `dispose` stops the server (it answers nothing afterwards) as the client's
+ * `stop()` ends the process.
+ */
+export class FakeFolder implements Folder {
+  readonly model: Model;
+  readonly runner: Runner;
+  running = true;
+  restarts = 0;
+  constructor(
+    readonly name: string,
+    readonly root: string,
+    readonly fake: FakeServer,
+  ) {
+    this.model = new Model(fake, settings());
+    this.runner = new Runner(
+      () => this.server(),
+      () => ({ uri: { fsPath: root, scheme: 'file', path: root }, name, index: 0 }) as unknown as vscode.WorkspaceFolder,
+    );
+  }
+  server(): Server | undefined {
+    return this.running ? this.fake : undefined;
+  }
+  restart(): Promise<void> {
+    this.restarts += 1;
+    this.running = true;
+    this.model.setServer(this.fake);
+    return Promise.resolve();
+  }
+  dispose(): Promise<void> {
+    this.running = false;
+    this.fake.calls.push({ method: 'stop', args: [] });
+    this.model.setServer(undefined);
+    return Promise.resolve();
+  }
 }

@@ -187,7 +187,14 @@ export const recorded = {
   closedTabs: [] as FakeTab[],
   /** The next withProgress runs with its token already cancelled (the user pressed Cancel). */
   cancelProgress: false,
+  /** The file of the active text editor (none: no editor is open). */
+  activeEditor: undefined as Uri | undefined,
+  /** The options of each `showWorkspaceFolderPick`. */
+  folderPicks: [] as Record<string, unknown>[],
   reset(): void {
+    this.activeEditor = undefined;
+    this.folderPicks = [];
+    workspace.workspaceFolders = [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }];
     this.tabs = [];
     this.closedTabs = [];
     this.cancelProgress = false;
@@ -233,6 +240,15 @@ function makeTerminal(options: Record<string, unknown>): FakeTerminal {
 export const window = {
   get activeTerminal(): FakeTerminal | undefined {
     return recorded.activeTerminal;
+  },
+  get activeTextEditor(): { document: { uri: Uri } } | undefined {
+    return recorded.activeEditor ? { document: { uri: recorded.activeEditor } } : undefined;
+  },
+  /** A number picks that workspace folder; anything else is returned as is (undefined: cancelled). */
+  showWorkspaceFolderPick(options: Record<string, unknown> = {}): Promise<unknown> {
+    recorded.folderPicks.push(options);
+    const answer = nextAnswer();
+    return Promise.resolve(typeof answer === 'number' ? workspace.workspaceFolders[answer] : answer);
   },
   createTerminal(options: Record<string, unknown>): FakeTerminal {
     const t = makeTerminal(options);
@@ -348,7 +364,7 @@ export const env = {
 };
 
 export const workspace = {
-  workspaceFolders: [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }],
+  workspaceFolders: [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }] as { uri: Uri; name: string; index: number }[],
   openTextDocument(options: { content: string; language: string }): Promise<unknown> {
     recorded.documents.push({ content: options.content, language: options.language });
     return Promise.resolve(options);
