@@ -3,14 +3,17 @@
 # newest that runs on Node 20) from the npm registry, headless Chromium from Debian, the packaged
 # .vsix with its bundled `ct`, a copy of test/fixtures/workspace, and test/e2e/drive.js clicking
 # through it with playwright-core (including a check that the @agent chat participant registers;
-# no Copilot is needed for that). Writes test/e2e-output.txt and test/e2e-screenshot.png.
+# no Copilot is needed for that), then a second code-server on a multi-root workspace (the
+# fixture and a folder with a Makefile). Writes test/e2e-output.txt and test/e2e-screenshot.png
+# (the single-folder window).
 #
 #   bash editors/vscode/test/e2e.sh
 #
 # Environment:
 #   CT_BIN=path/to/ct        bundle this binary instead of building ct in release (faster)
 #   COMMANDTREE_E2E_CACHE    where code-server is installed (default ~/.cache/commandtree-e2e)
-#   E2E_PORT                 code-server port on 127.0.0.1 (default 18080)
+#   E2E_PORT                 code-server port on 127.0.0.1 (default 18080; the multi-root one
+#                            uses the next port)
 #   E2E_KEEP=1               keep the temporary folder (workspace, logs) afterwards
 # Needs: Node 20, apt (run as root or with sudo) for chromium, libkrb5-dev (code-server's
 # kerberos module), ripgrep, and a C toolchain for node-pty's build.
@@ -72,11 +75,11 @@ ls -l "$vsix"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/ct-e2e-XXXXXX")"
 cleanup() {
-  if [[ -n "${cs_pid:-}" ]]; then
+  for pid in ${cs_pid:-} ${cs2_pid:-}; do
     # Its own process group: the pty host and the terminals' shells outlive the main process.
-    kill -- "-$cs_pid" 2>/dev/null || true
-    wait "$cs_pid" 2>/dev/null || true
-  fi
+    kill -- "-$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   if [[ -n "${E2E_KEEP:-}" ]]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -94,6 +97,12 @@ step "protocol tests against the bundled ct lsp"
 step "fixture workspace"
 cp -r "$here/test/fixtures/workspace" "$work/ws"
 ws="$(cd "$work/ws" && pwd -P)"
+# A second folder for the multi-root check, and a workspace file holding both.
+mkdir -p "$work/second"
+printf 'deploy: ## Deploy the site\n\t@echo deploying\n' >"$work/second/Makefile"
+second="$(cd "$work/second" && pwd -P)"
+printf '{"folders": [{"path": "%s", "name": "fixture"}, {"path": "%s", "name": "second"}]}\n' \
+  "$ws" "$second" >"$work/multi.code-workspace"
 mkdir -p "$work/ud/User"
 # The DOM renderer keeps terminal text in the page, where the driver can read it.
 cat >"$work/ud/User/settings.json" <<'EOF'
@@ -112,14 +121,27 @@ setsid "$cs" --config "$work/cs-config.yaml" --bind-addr "127.0.0.1:$port" --aut
   --disable-telemetry --disable-update-check --disable-workspace-trust \
   --user-data-dir "$work/ud" --extensions-dir "$work/exts" "$ws" >"$work/code-server.log" 2>&1 &
 cs_pid=$!
-for _ in $(seq 1 300); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
-  sleep 0.1
+# A second instance opens the multi-root workspace (a window switched to another workspace in
+# the same instance is not what a user starting VS Code on a workspace gets).
+port2=$((port + 1))
+mkdir -p "$work/ud2/User"
+cp "$work/ud/User/settings.json" "$work/ud2/User/settings.json"
+setsid "$cs" --config "$work/cs-config.yaml" --bind-addr "127.0.0.1:$port2" --auth none \
+  --disable-telemetry --disable-update-check --disable-workspace-trust \
+  --user-data-dir "$work/ud2" --extensions-dir "$work/exts" "$work/multi.code-workspace" \
+  >"$work/code-server-multi.log" 2>&1 &
+cs2_pid=$!
+for p in "$port" "$port2"; do
+  for _ in $(seq 1 300); do
+    curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break
+    sleep 0.1
+  done
 done
 
 step "drive the workbench"
 status=0
-E2E_USER_DATA="$work/ud" node "$here/test/e2e/drive.js" "http://127.0.0.1:$port/" "$ws" "$ct" "$screenshot" || status=$?
+E2E_USER_DATA="$work/ud" E2E_MULTI_URL="http://127.0.0.1:$port2/" E2E_SECOND_FOLDER="$second" \
+  node "$here/test/e2e/drive.js" "http://127.0.0.1:$port/" "$ws" "$ct" "$screenshot" || status=$?
 if ((status != 0)); then
   echo "--- code-server log (last 60 lines)"
   tail -n 60 "$work/code-server.log"

@@ -167,6 +167,32 @@ async function inline(page, row, title) {
     await page.screenshot({ path: screenshot });
     ok(`screenshot ${screenshot}`);
     console.log(`sidebar rows: ${JSON.stringify(await sidebarRows(page))}`);
+
+    // 7. A multi-root workspace: the fixture and a second folder, one ct lsp each, a node per
+    // folder in the All view with that folder's categories beneath.
+    const multiUrl = process.env.E2E_MULTI_URL;
+    const second = process.env.E2E_SECOND_FOLDER;
+    if (!multiUrl || !second) {
+      throw new Error('set E2E_MULTI_URL (code-server on the multi-root workspace) and E2E_SECOND_FOLDER');
+    }
+    await page.goto(multiUrl, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    const activity2 = page.locator('.activitybar [aria-label^="CommandTree"]').first();
+    await activity2.waitFor({ timeout: 60000 });
+    if (!(await rowIn(page, all, 'fixture').isVisible().catch(() => false))) {
+      await activity2.click();
+    }
+    await rowIn(page, all, 'fixture').waitFor({ timeout: 60000 });
+    await rowIn(page, all, 'second').waitFor({ timeout: 60000 });
+    await expand(page, all, 'second');
+    await rowIn(page, all, 'Make Targets (1)').waitFor({ timeout: 30000 });
+    await expand(page, all, 'Make Targets (1)');
+    await rowIn(page, all, 'deploy').waitFor({ timeout: 20000 });
+    const secondServer = execFileSync('pgrep', ['-f', `^${ct} --root ${second} lsp$`], { encoding: 'utf8' }).trim().split('\n');
+    if (secondServer.length !== 1 || secondServer[0] === '') {
+      throw new Error(`expected one ct lsp for ${second}, found ${JSON.stringify(secondServer)}`);
+    }
+    ok(`multi-root: folders fixture and second in the All view, second's deploy listed by its own ct lsp (pid ${secondServer[0]})`);
     console.log(`all checks passed in ${since()}`);
   } catch (e) {
     await page.screenshot({ path: screenshot.replace(/\.png$/, '-failure.png') }).catch(() => undefined);
