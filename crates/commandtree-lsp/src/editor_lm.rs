@@ -12,6 +12,7 @@ use crate::server::{ClientError, Shared};
 use commandtree_core::{CancelToken, Workspace};
 use commandtree_engine::summaries;
 use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE, ProviderConfig};
+use commandtree_llm::{ErrorKind, LlmError, Message, Options, Role, Tool, ToolCall, ToolCaller};
 use commandtree_skills::{
     Error, LlmSkillApi, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
 };
@@ -145,6 +146,115 @@ impl SkillApi for EditorSkillApi {
             Err(ClientError::Failed(REQUEST_CANCELLED, _)) => Err(Error::Cancelled),
             Err(ClientError::Failed(_, m)) => Err(Error::Failed(m)),
         }
+    }
+}
+
+/// The params of a `commandtree/languageModelRequest` that must be answered through `tool`:
+/// the messages with the SkillApi's roles (instructions go as `agent`), the tool with its
+/// JSON Schema as `inputSchema`, and `toolMode: "required"`.
+pub fn tool_request_params(messages: &[Message], tool: &Tool) -> Value {
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                Role::System => "agent",
+                Role::Assistant => "assistant",
+                // The summary pipeline sends no tool results; were one sent, the editor's API
+                // has no role for it outside a tool conversation, so it reads as user text.
+                Role::User | Role::Tool => "user",
+            };
+            json!({"role": role, "content": m.content})
+        })
+        .collect();
+    json!({
+        "messages": messages,
+        "options": {
+            "tools": [{
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.parameters,
+            }],
+            "toolMode": "required",
+        },
+    })
+}
+
+/// The arguments in the editor's answer `{text, model, toolCalls?: [{name, input}]}` to a
+/// request made with [`tool_request_params`].
+pub fn tool_answer(v: &Value, tool: &Tool) -> std::result::Result<Value, LlmError> {
+    let calls: Vec<ToolCall> = match v.get("toolCalls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|c| ToolCall {
+                id: String::new(),
+                name: c
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                arguments: c.get("input").cloned().unwrap_or(Value::Null),
+            })
+            .collect(),
+        Some(_) => {
+            return Err(LlmError::new(
+                ErrorKind::BadResponse,
+                format!(
+                    "the editor's answer to {LANGUAGE_MODEL_REQUEST} has a `toolCalls` that is not a list"
+                ),
+            ));
+        }
+    };
+    let text = v.get("text").and_then(Value::as_str).unwrap_or("");
+    if let Some(args) = commandtree_llm::tool_arguments(tool, &calls, text) {
+        return Ok(args);
+    }
+    let model = v.get("model").and_then(Value::as_str).unwrap_or("?");
+    Err(LlmError::new(
+        ErrorKind::NoToolCall,
+        format!(
+            "the editor's model `{model}` answered without calling the `{}` tool; choose another model in the editor or configure a provider for ct",
+            tool.name
+        ),
+    ))
+}
+
+/// The summary pipeline's model when the editor answers: one request at a time, since the
+/// editor may ask the user before the first and its models are rate-limited per user.
+pub struct EditorToolCaller {
+    shared: Arc<Shared>,
+}
+
+impl EditorToolCaller {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        EditorToolCaller { shared }
+    }
+}
+
+impl ToolCaller for EditorToolCaller {
+    fn call_tool(
+        &self,
+        messages: Vec<Message>,
+        tool: Tool,
+        // Sampling options are provider parameters; the editor's models take their own.
+        _options: Options,
+        cancel: &CancelToken,
+    ) -> std::result::Result<Value, LlmError> {
+        let params = tool_request_params(&messages, &tool);
+        match self
+            .shared
+            .request_client(LANGUAGE_MODEL_REQUEST, params, cancel)
+        {
+            Ok(v) => tool_answer(&v, &tool),
+            Err(ClientError::Cancelled) | Err(ClientError::Failed(REQUEST_CANCELLED, _)) => {
+                Err(LlmError::cancelled())
+            }
+            Err(ClientError::Failed(_, m)) => Err(LlmError::new(ErrorKind::Server, m)),
+        }
+    }
+
+    fn concurrency(&self) -> usize {
+        1
     }
 }
 
