@@ -373,6 +373,50 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_request_carries_the_tool_required_and_reads_a_call_or_json_text() {
+        let tool = commandtree_llm::summary::tool();
+        let p = tool_request_params(
+            &[Message::system("explain"), Message::user("make clean")],
+            &tool,
+        );
+        assert_eq!(
+            p["messages"],
+            json!([
+                {"role": "agent", "content": "explain"},
+                {"role": "user", "content": "make clean"},
+            ])
+        );
+        assert_eq!(p["options"]["toolMode"], "required");
+        assert_eq!(p["options"]["tools"][0]["name"], "report_command_analysis");
+        assert_eq!(p["options"]["tools"][0]["inputSchema"], tool.parameters);
+
+        let args = json!({"summary": "Cleans.", "securityWarning": ""});
+        let called = json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": args}]});
+        assert_eq!(tool_answer(&called, &tool).unwrap(), args);
+        // A call under another name still counts when it holds the required properties.
+        let renamed =
+            json!({"text": "", "model": "m", "toolCalls": [{"name": "x", "input": args}]});
+        assert_eq!(tool_answer(&renamed, &tool).unwrap(), args);
+        let in_text = json!({"text": format!("```json\n{args}\n```"), "model": "m"});
+        assert_eq!(tool_answer(&in_text, &tool).unwrap(), args);
+
+        let prose = json!({"text": "It cleans the build.", "model": "copilot-x"});
+        let e = tool_answer(&prose, &tool).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NoToolCall);
+        assert!(e.message.contains("copilot-x"), "{e}");
+        let incomplete = json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": {"summary": "x"}}]});
+        assert_eq!(
+            tool_answer(&incomplete, &tool).unwrap_err().kind,
+            ErrorKind::NoToolCall
+        );
+        let bad = json!({"text": "", "toolCalls": {"name": "report_command_analysis"}});
+        assert_eq!(
+            tool_answer(&bad, &tool).unwrap_err().kind,
+            ErrorKind::BadResponse
+        );
+    }
+
+    #[test]
     fn a_named_provider_or_its_variables_keep_the_editor_out() {
         let none = |_: &str| None;
         assert!(!names_provider(&none, &none));
