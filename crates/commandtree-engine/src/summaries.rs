@@ -6,7 +6,7 @@ use crate::{Error, Loaded, Result};
 use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, Workspace};
 use commandtree_llm::provider::{self, Detection};
 use commandtree_llm::summary::{self, Event, Pending, Report, SummaryConfig};
-use commandtree_llm::{Client, ProviderConfig};
+use commandtree_llm::{Client, ProviderConfig, ToolCaller};
 use commandtree_store::Store;
 
 /// The provider from the configuration and the environment.
@@ -56,8 +56,21 @@ pub fn run(
     progress: &dyn Progress,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<(Report, Option<String>)> {
-    let cfg = config(ws)?;
     let client = Client::new(provider);
+    run_with(ws, loaded, plan, &client, cancel, progress, on_event)
+}
+
+/// [`run`] with another model than the configured provider (an editor's language models).
+pub fn run_with(
+    ws: &Workspace,
+    loaded: &mut Loaded,
+    plan: Plan,
+    caller: &dyn ToolCaller,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(Report, Option<String>)> {
+    let cfg = config(ws)?;
     let total = plan.pending.len() as u64;
     let mut done = 0u64;
     let commands = loaded.commands.clone();
@@ -68,7 +81,7 @@ pub fn run(
         total: Some(total),
         message: None,
     });
-    let report = summary::run(&client, store, plan.pending, &cfg, cancel, &mut |ev| {
+    let report = summary::run(caller, store, plan.pending, &cfg, cancel, &mut |ev| {
         done += 1;
         let label = match ev {
             Event::Done(s, _) | Event::Failed(s, _) => s.item.label.clone(),

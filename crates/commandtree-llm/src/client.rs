@@ -2,7 +2,9 @@
 //! one forced tool call. It is `Sync`: share one between threads; its concurrency limit covers
 //! all of them.
 
-use crate::chat::{ChatRequest, ChatResponse, Message, Options, StreamEvent, Tool, ToolChoice};
+use crate::chat::{
+    ChatRequest, ChatResponse, Message, Options, StreamEvent, Tool, ToolCall, ToolChoice,
+};
 use crate::error::{ErrCtx, ErrorBody, ErrorKind, LlmError, Result};
 use crate::http::{Http, Method, Reply};
 use crate::provider::{ProviderConfig, Wire};
@@ -258,18 +260,7 @@ impl Client {
         };
         for attempt in 0..2 {
             let resp = self.chat(&req, cancel)?;
-            let call = resp
-                .tool_calls
-                .iter()
-                .find(|c| c.name == name)
-                .or_else(|| resp.tool_calls.first());
-            if let Some(args) = call
-                .map(|c| &c.arguments)
-                .and_then(|a| as_object(a, &required))
-            {
-                return Ok(args);
-            }
-            if let Some(args) = json_in_text(&resp.text, &required) {
+            if let Some(args) = tool_arguments(&req.tools[0], &resp.tool_calls, &resp.text) {
                 return Ok(args);
             }
             if attempt == 0 {
@@ -286,6 +277,51 @@ impl Client {
         };
         Err(self.ctx(&model).no_tool_call(&name))
     }
+}
+
+/// What the summary pipeline needs from a model: one answer through a forced tool call. The
+/// configured provider ([`Client`]) and an editor's language models both give it.
+pub trait ToolCaller: Sync {
+    /// The arguments the model called `tool` with (see [`Client::call_tool`]).
+    fn call_tool(
+        &self,
+        messages: Vec<Message>,
+        tool: Tool,
+        options: Options,
+        cancel: &CancelToken,
+    ) -> Result<Value>;
+
+    /// How many requests may be under way at once.
+    fn concurrency(&self) -> usize;
+}
+
+impl ToolCaller for Client {
+    fn call_tool(
+        &self,
+        messages: Vec<Message>,
+        tool: Tool,
+        options: Options,
+        cancel: &CancelToken,
+    ) -> Result<Value> {
+        Client::call_tool(self, messages, tool, options, cancel)
+    }
+
+    fn concurrency(&self) -> usize {
+        self.config().concurrency
+    }
+}
+
+/// The arguments of an answer that was asked to call `tool`: those of the call named `tool`
+/// (else of the first call), else a JSON object in `text` (a model or server that ignores the
+/// forced choice writes it there). `None` when neither holds every required property.
+pub fn tool_arguments(tool: &Tool, calls: &[ToolCall], text: &str) -> Option<Value> {
+    let required = required_keys(&tool.parameters);
+    calls
+        .iter()
+        .find(|c| c.name == tool.name)
+        .or_else(|| calls.first())
+        .and_then(|c| as_object(&c.arguments, &required))
+        .or_else(|| json_in_text(text, &required))
 }
 
 fn read_json(

@@ -17,7 +17,7 @@ pub use chat::{
     ChatRequest, ChatResponse, Message, Options, Role, StreamEvent, Tool, ToolCall, ToolChoice,
     Usage,
 };
-pub use client::Client;
+pub use client::{Client, ToolCaller, tool_arguments};
 pub use commandtree_core::CancelToken;
 pub use error::{ErrorKind, LlmError, Result};
 pub use provider::{Detection, ProviderConfig, Secret, Wire};

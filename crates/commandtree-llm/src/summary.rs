@@ -21,7 +21,7 @@
 //! keeps the model's text only.
 
 use crate::chat::{Message, Options, Tool};
-use crate::client::Client;
+use crate::client::ToolCaller;
 use crate::error::LlmError;
 use commandtree_core::CancelToken;
 use commandtree_core::CommandItem;
@@ -354,7 +354,7 @@ pub struct LiveTest {
 /// One summary request for a made-up command (`make clean`), sent exactly as the summary
 /// pipeline sends a real one, so a check such as `ct doctor` proves the whole path works: the
 /// provider, the key, the model and the forced tool call.
-pub fn live_test(client: &Client, cancel: &CancelToken) -> LiveTest {
+pub fn live_test(caller: &dyn ToolCaller, cancel: &CancelToken) -> LiveTest {
     let item = CommandItem::new("make", Path::new("/doctor/Makefile"), "clean", "make clean");
     let content = "clean:\n\trm -rf build\n";
     let subject = Subject {
@@ -364,7 +364,7 @@ pub fn live_test(client: &Client, cancel: &CancelToken) -> LiveTest {
         item,
     };
     let start = std::time::Instant::now();
-    let answer = analyse(client, &subject, &SummaryConfig::default(), cancel);
+    let answer = analyse(caller, &subject, &SummaryConfig::default(), cancel);
     LiveTest {
         seconds: start.elapsed().as_secs_f64(),
         answer,
@@ -373,7 +373,7 @@ pub fn live_test(client: &Client, cancel: &CancelToken) -> LiveTest {
 
 /// Asks the model about one command.
 pub fn analyse(
-    client: &Client,
+    caller: &dyn ToolCaller,
     s: &Subject,
     cfg: &SummaryConfig,
     cancel: &CancelToken,
@@ -383,7 +383,7 @@ pub fn analyse(
         max_tokens: Some(1024),
         ..Options::default()
     };
-    let args = client.call_tool(messages(s, cfg.max_content_chars), tool(), options, cancel)?;
+    let args = caller.call_tool(messages(s, cfg.max_content_chars), tool(), options, cancel)?;
     let text = |k: &str| match args.get(k) {
         Some(Value::String(v)) => v.trim().to_string(),
         _ => String::new(),
@@ -532,11 +532,11 @@ impl Report {
     }
 }
 
-/// Summarizes `pending` with up to the client's concurrency in parallel, storing each result as
+/// Summarizes `pending` with up to the caller's concurrency in parallel, storing each result as
 /// it arrives. A failure is reported through `on_event` and the batch goes on, until
 /// `max_consecutive_failures` fail in a row. Only a database error ends it with `Err`.
 pub fn run(
-    client: &Client,
+    caller: &dyn ToolCaller,
     store: &mut Store,
     pending: Vec<Pending>,
     cfg: &SummaryConfig,
@@ -558,7 +558,7 @@ pub fn run(
     };
     let queue: Mutex<VecDeque<Subject>> =
         Mutex::new(pending.into_iter().map(|p| p.subject).collect());
-    let workers = client.config().concurrency.clamp(1, report.total);
+    let workers = caller.concurrency().clamp(1, report.total);
     let (tx, rx) = mpsc::channel::<(Subject, Result<Analysis, LlmError>)>();
     // Kept by the workers, so the batch stops before another request goes out: the receiving
     // side may lag behind.
@@ -574,7 +574,7 @@ pub fn run(
                     else {
                         break;
                     };
-                    let r = analyse(client, &s, cfg, batch);
+                    let r = analyse(caller, &s, cfg, batch);
                     {
                         let mut st = streak.lock().unwrap_or_else(|e| e.into_inner());
                         match &r {

@@ -12,6 +12,7 @@ use crate::server::{ClientError, Shared};
 use commandtree_core::{CancelToken, Workspace};
 use commandtree_engine::summaries;
 use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE, ProviderConfig};
+use commandtree_llm::{ErrorKind, LlmError, Message, Options, Role, Tool, ToolCall, ToolCaller};
 use commandtree_skills::{
     Error, LlmSkillApi, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
 };
@@ -148,6 +149,115 @@ impl SkillApi for EditorSkillApi {
     }
 }
 
+/// The params of a `commandtree/languageModelRequest` that must be answered through `tool`:
+/// the messages with the SkillApi's roles (instructions go as `agent`), the tool with its
+/// JSON Schema as `inputSchema`, and `toolMode: "required"`.
+pub fn tool_request_params(messages: &[Message], tool: &Tool) -> Value {
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                Role::System => "agent",
+                Role::Assistant => "assistant",
+                // The summary pipeline sends no tool results; were one sent, the editor's API
+                // has no role for it outside a tool conversation, so it reads as user text.
+                Role::User | Role::Tool => "user",
+            };
+            json!({"role": role, "content": m.content})
+        })
+        .collect();
+    json!({
+        "messages": messages,
+        "options": {
+            "tools": [{
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.parameters,
+            }],
+            "toolMode": "required",
+        },
+    })
+}
+
+/// The arguments in the editor's answer `{text, model, toolCalls?: [{name, input}]}` to a
+/// request made with [`tool_request_params`].
+pub fn tool_answer(v: &Value, tool: &Tool) -> std::result::Result<Value, LlmError> {
+    let calls: Vec<ToolCall> = match v.get("toolCalls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|c| ToolCall {
+                id: String::new(),
+                name: c
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                arguments: c.get("input").cloned().unwrap_or(Value::Null),
+            })
+            .collect(),
+        Some(_) => {
+            return Err(LlmError::new(
+                ErrorKind::BadResponse,
+                format!(
+                    "the editor's answer to {LANGUAGE_MODEL_REQUEST} has a `toolCalls` that is not a list"
+                ),
+            ));
+        }
+    };
+    let text = v.get("text").and_then(Value::as_str).unwrap_or("");
+    if let Some(args) = commandtree_llm::tool_arguments(tool, &calls, text) {
+        return Ok(args);
+    }
+    let model = v.get("model").and_then(Value::as_str).unwrap_or("?");
+    Err(LlmError::new(
+        ErrorKind::NoToolCall,
+        format!(
+            "the editor's model `{model}` answered without calling the `{}` tool; choose another model in the editor or configure a provider for ct",
+            tool.name
+        ),
+    ))
+}
+
+/// The summary pipeline's model when the editor answers: one request at a time, since the
+/// editor may ask the user before the first and its models are rate-limited per user.
+pub struct EditorToolCaller {
+    shared: Arc<Shared>,
+}
+
+impl EditorToolCaller {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        EditorToolCaller { shared }
+    }
+}
+
+impl ToolCaller for EditorToolCaller {
+    fn call_tool(
+        &self,
+        messages: Vec<Message>,
+        tool: Tool,
+        // Sampling options are provider parameters; the editor's models take their own.
+        _options: Options,
+        cancel: &CancelToken,
+    ) -> std::result::Result<Value, LlmError> {
+        let params = tool_request_params(&messages, &tool);
+        match self
+            .shared
+            .request_client(LANGUAGE_MODEL_REQUEST, params, cancel)
+        {
+            Ok(v) => tool_answer(&v, &tool),
+            Err(ClientError::Cancelled) | Err(ClientError::Failed(REQUEST_CANCELLED, _)) => {
+                Err(LlmError::cancelled())
+            }
+            Err(ClientError::Failed(_, m)) => Err(LlmError::new(ErrorKind::Server, m)),
+        }
+    }
+
+    fn concurrency(&self) -> usize {
+        1
+    }
+}
+
 /// Chooses the source at the first request, so a run of skills that never ask a model (`file`,
 /// `run`) needs neither the editor nor a provider.
 pub struct LazyApi<'a> {
@@ -260,6 +370,50 @@ mod tests {
             json!({})
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_summary_request_carries_the_tool_required_and_reads_a_call_or_json_text() {
+        let tool = commandtree_llm::summary::tool();
+        let p = tool_request_params(
+            &[Message::system("explain"), Message::user("make clean")],
+            &tool,
+        );
+        assert_eq!(
+            p["messages"],
+            json!([
+                {"role": "agent", "content": "explain"},
+                {"role": "user", "content": "make clean"},
+            ])
+        );
+        assert_eq!(p["options"]["toolMode"], "required");
+        assert_eq!(p["options"]["tools"][0]["name"], "report_command_analysis");
+        assert_eq!(p["options"]["tools"][0]["inputSchema"], tool.parameters);
+
+        let args = json!({"summary": "Cleans.", "securityWarning": ""});
+        let called = json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": args}]});
+        assert_eq!(tool_answer(&called, &tool).unwrap(), args);
+        // A call under another name still counts when it holds the required properties.
+        let renamed =
+            json!({"text": "", "model": "m", "toolCalls": [{"name": "x", "input": args}]});
+        assert_eq!(tool_answer(&renamed, &tool).unwrap(), args);
+        let in_text = json!({"text": format!("```json\n{args}\n```"), "model": "m"});
+        assert_eq!(tool_answer(&in_text, &tool).unwrap(), args);
+
+        let prose = json!({"text": "It cleans the build.", "model": "copilot-x"});
+        let e = tool_answer(&prose, &tool).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NoToolCall);
+        assert!(e.message.contains("copilot-x"), "{e}");
+        let incomplete = json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": {"summary": "x"}}]});
+        assert_eq!(
+            tool_answer(&incomplete, &tool).unwrap_err().kind,
+            ErrorKind::NoToolCall
+        );
+        let bad = json!({"text": "", "toolCalls": {"name": "report_command_analysis"}});
+        assert_eq!(
+            tool_answer(&bad, &tool).unwrap_err().kind,
+            ErrorKind::BadResponse
+        );
     }
 
     #[test]

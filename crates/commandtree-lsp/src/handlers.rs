@@ -2,6 +2,7 @@
 //! afresh through the engine, so an answer always matches the files on disk; the watcher only
 //! drives `commandtree/tasksChanged`.
 
+use crate::editor_lm::{self, EditorToolCaller, Source};
 use crate::error::*;
 use crate::server::{Shared, inside, lock, path_of};
 use crate::watch;
@@ -12,6 +13,7 @@ use commandtree_engine::{
     Error, LoadOptions, Loaded, debug, gate, search, summaries, tags as engine_tags,
 };
 use commandtree_exec::quote::Shell;
+use commandtree_llm::ToolCaller;
 use lsp_server::RequestId;
 use lsp_types::MessageType;
 use serde::Deserialize;
@@ -650,16 +652,11 @@ fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
     let work = WorkDone::begin(ctx, p.work_done_token, "Summarizing commands");
     let engine = ctx.shared.engine()?;
     let ws = engine.workspace();
-    use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
-    let provider = match summaries::detect(ws)? {
-        Detection::Found(c) => *c,
-        Detection::Disabled(by) => {
-            return Err(RpcError::new(
-                FAILED,
-                format!("AI features are switched off (provider = none, set in {by})"),
-            ));
-        }
-        Detection::NotFound => return Err(RpcError::new(FAILED, HOW_TO_CONFIGURE)),
+    // The same rule as skills: the editor's models when it offers them and nothing names a
+    // provider; fails here, before anything is loaded, when no model can answer.
+    let caller: Box<dyn ToolCaller> = match editor_lm::source(ctx.shared, ws)? {
+        Source::Editor => Box::new(EditorToolCaller::new(ctx.shared.clone())),
+        Source::Provider(c) => Box::new(commandtree_llm::Client::new(*c)),
     };
     let (_, mut loaded) = load(ctx, true)?;
     let plan = summaries::plan(&loaded, &ids, p.force)?;
@@ -671,11 +668,11 @@ fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
         }));
     }
     let progress = |e: ProgressEvent| work.report(&e);
-    let (report, embed_problem) = summaries::run(
+    let (report, embed_problem) = summaries::run_with(
         ws,
         &mut loaded,
         plan,
-        provider,
+        caller.as_ref(),
         ctx.cancel,
         &progress,
         &mut |_| {},

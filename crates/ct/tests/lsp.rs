@@ -1514,3 +1514,164 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
     assert_eq!(s2.finish(), Some(0));
     assert_eq!(s.finish(), Some(0));
 }
+
+/// A workspace with no provider anywhere, initialized by a client that answers language model
+/// requests (this test stands in for VS Code with Copilot, which cannot run here).
+fn editor_summaries(name: &str) -> (PathBuf, Lsp) {
+    let w = fixture(name);
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize_with(
+        &w,
+        json!({}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    (w, s)
+}
+
+#[test]
+fn without_a_provider_the_editor_answers_summaries_through_the_forced_tool() {
+    let (w, mut s) = editor_summaries("editor-summaries");
+    let id = s.send_request(
+        "commandtree/summarize",
+        json!({"ids": ["hello.sh", "npm:build"], "workDoneToken": "es-1"}),
+    );
+    // One request at a time: the second comes only after the first is answered.
+    for _ in 0..2 {
+        let req = s.server_request(LM_REQUEST);
+        let p = &req["params"];
+        assert_eq!(p["options"]["toolMode"], "required", "{req}");
+        let tools = p["options"]["tools"].as_array().unwrap();
+        assert_eq!(tools.len(), 1, "{req}");
+        assert_eq!(tools[0]["name"], "report_command_analysis");
+        assert!(!tools[0]["description"].as_str().unwrap().is_empty());
+        assert_eq!(
+            tools[0]["inputSchema"]["required"],
+            json!(["summary", "securityWarning"])
+        );
+        assert_eq!(p["messages"][0]["role"], "agent", "{req}");
+        assert_eq!(p["messages"][1]["role"], "user");
+        let user = p["messages"][1]["content"].as_str().unwrap();
+        if user.contains("Name: hello.sh") {
+            // A tool call, as Copilot answers in tool mode Required.
+            s.answer(
+                &req["id"],
+                json!({"text": "", "model": "copilot-gpt-4o", "toolCalls": [{
+                    "name": "report_command_analysis",
+                    "input": {"summary": "Greets the name given.", "securityWarning": "", "risk": "none"},
+                }]}),
+            );
+        } else {
+            assert!(user.contains("Name: build"), "{user}");
+            // A model that writes the arguments as JSON text instead.
+            s.answer(
+                &req["id"],
+                json!({"text": "{\"summary\": \"Compiles the TypeScript sources.\", \"securityWarning\": \"\"}", "model": "copilot-gpt-4o"}),
+            );
+        }
+    }
+    let r = s.response(id);
+    assert!(r.get("error").is_none(), "{r}");
+    let mut labels: Vec<&str> = r["result"]["summarized"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["label"].as_str().unwrap())
+        .collect();
+    labels.sort();
+    assert_eq!(labels, ["build", "hello.sh"], "{r}");
+    assert_eq!(r["result"]["failed"], json!([]));
+    assert_eq!(r["result"]["notAttempted"], 0);
+    s.notification("$/progress", |p| {
+        p["token"] == "es-1" && p["value"]["message"] == "hello.sh"
+    });
+    assert_eq!(
+        cli_json(&w, &["show", "hello.sh", "--json"])["summary"],
+        "Greets the name given."
+    );
+    assert_eq!(
+        cli_json(&w, &["show", "npm:build", "--json"])["summary"],
+        "Compiles the TypeScript sources."
+    );
+
+    // An answer in prose is a failure of that command, with the model named.
+    let id = s.send_request("commandtree/summarize", json!({"ids": ["npm:test"]}));
+    let req = s.server_request(LM_REQUEST);
+    s.answer(
+        &req["id"],
+        json!({"text": "It runs the tests.", "model": "copilot-mini"}),
+    );
+    let r = s.response(id);
+    assert_eq!(r["result"]["summarized"], json!([]), "{r}");
+    let error = r["result"]["failed"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("copilot-mini") && error.contains("report_command_analysis"),
+        "{r}"
+    );
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn cancelling_a_summarize_cancels_the_editor_request_it_waits_on() {
+    let (w, mut s) = editor_summaries("editor-summaries-cancel");
+    let id = s.send_request(
+        "commandtree/summarize",
+        json!({"ids": ["hello.sh", "npm:build"], "workDoneToken": "es-2"}),
+    );
+    let held = s.server_request(LM_REQUEST);
+    s.notify("$/cancelRequest", json!({"id": id}));
+    s.notification("$/cancelRequest", |p| p["id"] == held["id"]);
+    let r = s.response(id);
+    assert_eq!(r["error"]["code"], -32800, "{r}");
+    assert_eq!(r["error"]["data"]["summarized"], 0, "{r}");
+    // The late answer is dropped: nothing is stored, and no second request follows.
+    s.answer(
+        &held["id"],
+        json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": {"summary": "Late.", "securityWarning": ""}}]}),
+    );
+    assert_eq!(s.ok("commandtree/quick", json!({}))["ids"], json!([]));
+    assert!(
+        !s.seen
+            .iter()
+            .any(|v| v["method"] == LM_REQUEST && v["id"] != held["id"]),
+        "{:?}",
+        s.seen
+    );
+    let shown = cli_json(&w, &["show", "hello.sh", "--json"]);
+    assert!(
+        shown["summary"].is_null() || shown["summary"] == "",
+        "{shown}"
+    );
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
+    let w = fixture("editor-summaries-provider");
+    let server = llm::Server::start(|req, _| {
+        if req.method == "GET" {
+            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+        }
+        llm::Reply::json(
+            200,
+            llm::openai_tool_reply(
+                "report_command_analysis",
+                &json!({"summary": "From the provider.", "securityWarning": ""}),
+            ),
+        )
+    });
+    let base = server.v1();
+    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    s.initialize_with(
+        &w,
+        json!({}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    let r = s.ok("commandtree/summarize", json!({"ids": ["hello.sh"]}));
+    assert_eq!(r["summarized"][0]["summary"], "From the provider.", "{r}");
+    assert!(
+        !s.seen.iter().any(|v| v["method"] == LM_REQUEST),
+        "{:?}",
+        s.seen
+    );
+    assert_eq!(s.finish(), Some(0));
+}

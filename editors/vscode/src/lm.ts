@@ -1,10 +1,10 @@
 // The editor's language models (`vscode.lm`, the user's Copilot models) for ct: the role mapping
 // from the SkillApi's `agent`/`assistant`/`user`, the choice of model, and the answer to the
-// server's `commandtree/languageModelRequest`, so skills and playbooks run by `ct lsp` need no
-// API key in VS Code.
+// server's `commandtree/languageModelRequest`, so skills, playbooks and summaries run by `ct lsp`
+// need no API key in VS Code.
 
 import * as vscode from 'vscode';
-import { LanguageModelRequest, WireMessage, readLanguageModelRequest } from './protocol';
+import { LanguageModelRequest, WireMessage, WireToolCall, readLanguageModelRequest } from './protocol';
 
 export const NO_MODEL = 'No language model available: sign in to GitHub Copilot or configure a provider for ct';
 
@@ -70,6 +70,17 @@ export function requestOptions(o: LanguageModelRequest['options']): vscode.Langu
   if (o.justification !== undefined) {
     options.justification = o.justification;
   }
+  if (o.tools && o.tools.length > 0) {
+    options.tools = o.tools.map(
+      (t): vscode.LanguageModelChatTool =>
+        t.inputSchema ? { name: t.name, description: t.description, inputSchema: t.inputSchema } : { name: t.name, description: t.description },
+    );
+    if (o.toolMode === 'required') {
+      options.toolMode = vscode.LanguageModelChatToolMode.Required;
+    } else if (o.toolMode === 'auto') {
+      options.toolMode = vscode.LanguageModelChatToolMode.Auto;
+    }
+  }
   return options;
 }
 
@@ -96,14 +107,52 @@ export async function send(
   return text;
 }
 
-/** The answer to `commandtree/languageModelRequest`: `{text, model}`. */
+/**
+ * Sends a request that offers tools and collects its reply's parts: text parts into `text`, tool
+ * call parts into `toolCalls` (in order). Cancelled is an error.
+ */
+export async function sendWithTools(
+  model: vscode.LanguageModelChat,
+  messages: vscode.LanguageModelChatMessage[],
+  options: vscode.LanguageModelChatRequestOptions,
+  token: vscode.CancellationToken,
+): Promise<{ text: string; toolCalls: WireToolCall[] }> {
+  const response = await model.sendRequest(messages, options, token);
+  let text = '';
+  const toolCalls: WireToolCall[] = [];
+  for await (const part of response.stream) {
+    if (token.isCancellationRequested) {
+      break;
+    }
+    if (part instanceof vscode.LanguageModelTextPart) {
+      text += part.value;
+    } else if (part instanceof vscode.LanguageModelToolCallPart) {
+      toolCalls.push({ name: part.name, input: part.input });
+    }
+  }
+  if (token.isCancellationRequested) {
+    throw new Error('cancelled');
+  }
+  return { text, toolCalls };
+}
+
+/**
+ * The answer to `commandtree/languageModelRequest`: `{text, model}`, and `toolCalls` when the
+ * request offered tools.
+ */
 export async function answerLanguageModelRequest(
   params: unknown,
   token: vscode.CancellationToken,
   choice: ModelChoice,
-): Promise<{ text: string; model: string }> {
+): Promise<{ text: string; model: string; toolCalls?: WireToolCall[] }> {
   const req = readLanguageModelRequest(params);
   const model = await pickModel(req.options.model, choice);
-  const text = await send(model, req.messages.map(toChatMessage), requestOptions(req.options), token);
+  const messages = req.messages.map(toChatMessage);
+  const options = requestOptions(req.options);
+  if (options.tools) {
+    const { text, toolCalls } = await sendWithTools(model, messages, options, token);
+    return { text, model: model.id, toolCalls };
+  }
+  const text = await send(model, messages, options, token);
   return { text, model: model.id };
 }

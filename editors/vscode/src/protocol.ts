@@ -390,9 +390,29 @@ export function readPlaybookRun(v: unknown): { id: string; reply: string }[] {
 }
 
 /** The params of `commandtree/languageModelRequest`; a malformed request is an error. */
+/** A tool the model is offered: `inputSchema` is a JSON Schema object. */
+export interface WireTool {
+  name: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+}
+
 export interface LanguageModelRequest {
   messages: WireMessage[];
-  options: { model?: string; modelOptions?: Record<string, unknown>; justification?: string };
+  options: {
+    model?: string;
+    modelOptions?: Record<string, unknown>;
+    justification?: string;
+    tools?: WireTool[];
+    /** `required`: the model must answer by calling a tool (the summary pipeline's answer). */
+    toolMode?: 'auto' | 'required';
+  };
+}
+
+/** A tool call in the answer to `commandtree/languageModelRequest`. */
+export interface WireToolCall {
+  name: string;
+  input: unknown;
 }
 
 export function readLanguageModelRequest(v: unknown): LanguageModelRequest {
@@ -415,6 +435,19 @@ export function readLanguageModelRequest(v: unknown): LanguageModelRequest {
   }
   if (typeof o.justification === 'string' && o.justification !== '') {
     options.justification = o.justification;
+  }
+  if (Array.isArray(o.tools)) {
+    options.tools = o.tools.map((t, i): WireTool => {
+      if (isObject(t) && typeof t.name === 'string' && typeof t.description === 'string') {
+        return isObject(t.inputSchema)
+          ? { name: t.name, description: t.description, inputSchema: t.inputSchema }
+          : { name: t.name, description: t.description };
+      }
+      throw new Error(`commandtree/languageModelRequest: tool ${i} is not {name, description, inputSchema?}`);
+    });
+  }
+  if (o.toolMode === 'auto' || o.toolMode === 'required') {
+    options.toolMode = o.toolMode;
   }
   return { messages, options };
 }

@@ -18,6 +18,7 @@ import {
   FakeChatModel,
   LanguageModelChatMessage,
   LanguageModelChatMessageRole,
+  LanguageModelChatToolMode,
   recorded,
 } from './vscode-mock';
 
@@ -234,6 +235,55 @@ describe('commandtree/languageModelRequest', () => {
     await assert.rejects(answerLanguageModelRequest({ messages: [], options: { model: 'x' } }, token, new ModelChoice()), { message: NO_MODEL });
     assert.throws(() => readLanguageModelRequest({ messages: [{ role: 'system', content: 'x' }] }), /message 0/);
     assert.throws(() => readLanguageModelRequest({}), /messages/);
+  });
+
+  it('offers the request’s tools in tool mode Required and answers with the tool calls and the text', async () => {
+    const gpt = copilot();
+    gpt.pieces = ['Calling ', 'the tool.'];
+    const input = { summary: 'Cleans the build.', securityWarning: '', risk: 'none' };
+    gpt.toolCalls = [{ name: 'report_command_analysis', input }];
+    recorded.models = [gpt];
+    const schema = { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] };
+    const params = {
+      messages: [
+        { role: 'agent', content: 'Explain commands.' },
+        { role: 'user', content: 'make clean' },
+      ],
+      options: {
+        tools: [{ name: 'report_command_analysis', description: 'Report the analysis', inputSchema: schema }],
+        toolMode: 'required',
+      },
+    };
+    const token = new CancellationTokenSource().token;
+    assert.deepStrictEqual(await answerLanguageModelRequest(params, token, new ModelChoice()), {
+      text: 'Calling the tool.',
+      model: 'copilot-gpt-4o',
+      toolCalls: [{ name: 'report_command_analysis', input }],
+    });
+    const first = gpt.sent[0];
+    assert.ok(first);
+    assert.deepStrictEqual(first.options, {
+      tools: [{ name: 'report_command_analysis', description: 'Report the analysis', inputSchema: schema }],
+      toolMode: LanguageModelChatToolMode.Required,
+    });
+    assert.deepStrictEqual(roles(first.messages), [
+      ['User', 'Explain commands.'],
+      ['User', 'make clean'],
+    ]);
+
+    // A model that writes text instead of calling: the text comes back with no calls.
+    gpt.toolCalls = [];
+    assert.deepStrictEqual(await answerLanguageModelRequest(params, token, new ModelChoice()), {
+      text: 'Calling the tool.',
+      model: 'copilot-gpt-4o',
+      toolCalls: [],
+    });
+    // Without tools the request is as before: no tool options, no `toolCalls` in the answer.
+    gpt.toolCalls = [{ name: 'report_command_analysis', input }];
+    const plain = await answerLanguageModelRequest({ messages: params.messages, options: {} }, token, new ModelChoice());
+    assert.deepStrictEqual(plain, { text: 'Calling the tool.', model: 'copilot-gpt-4o' });
+    assert.deepStrictEqual(gpt.sent[2]?.options, {});
+    assert.throws(() => readLanguageModelRequest({ messages: [], options: { tools: [{ name: 'x' }] } }), /tool 0/);
   });
 
   it('is cancelled by the server’s $/cancelRequest (the handler’s token)', async () => {

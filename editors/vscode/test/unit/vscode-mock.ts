@@ -412,11 +412,33 @@ export class LanguageModelChatMessage {
   ) {}
 }
 
+export enum LanguageModelChatToolMode {
+  Auto = 1,
+  Required = 2,
+}
+
+export class LanguageModelTextPart {
+  constructor(public value: string) {}
+}
+
+export class LanguageModelToolCallPart {
+  constructor(
+    public callId: string,
+    public name: string,
+    public input: object,
+  ) {}
+}
+
 type Token = CancellationTokenSource['token'];
 
-/** A model whose reply is `pieces`, streamed one by one; `hold` keeps it from finishing. */
+/**
+ * A model whose reply is `pieces`, streamed one by one, then `toolCalls` (in `stream` only, as
+ * tool call parts); `hold` keeps it from finishing. `sent` records the options, so a test sees
+ * the tools and tool mode it was given.
+ */
 export class FakeChatModel {
   sent: { messages: LanguageModelChatMessage[]; options: Record<string, unknown>; token: Token }[] = [];
+  toolCalls: { name: string; input: object }[] = [];
   /** Resolves when the model has received a request (for tests that cancel mid-reply). */
   received: Promise<void>;
   private gotIt: () => void = () => undefined;
@@ -432,10 +454,15 @@ export class FakeChatModel {
   get name(): string {
     return this.id;
   }
-  sendRequest(messages: LanguageModelChatMessage[], options: Record<string, unknown>, token: Token): Promise<{ text: AsyncIterable<string> }> {
+  sendRequest(
+    messages: LanguageModelChatMessage[],
+    options: Record<string, unknown>,
+    token: Token,
+  ): Promise<{ text: AsyncIterable<string>; stream: AsyncIterable<unknown> }> {
     this.sent.push({ messages, options, token });
     this.gotIt();
     const pieces = this.pieces;
+    const calls = this.toolCalls;
     const hold = (): Promise<void> => this.hold;
     async function* text(): AsyncIterable<string> {
       for (const p of pieces) {
@@ -446,7 +473,19 @@ export class FakeChatModel {
         yield p;
       }
     }
-    return Promise.resolve({ text: text() });
+    async function* stream(): AsyncIterable<unknown> {
+      for await (const p of text()) {
+        yield new LanguageModelTextPart(p);
+      }
+      for (const [i, c] of calls.entries()) {
+        await hold();
+        if (token.isCancellationRequested) {
+          return;
+        }
+        yield new LanguageModelToolCallPart(`call-${i}`, c.name, c.input);
+      }
+    }
+    return Promise.resolve({ text: text(), stream: stream() });
   }
 }
 
