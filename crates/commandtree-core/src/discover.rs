@@ -629,11 +629,10 @@ impl Walker<'_> {
     }
 
     fn after_parse(&self, path: &Path, text: &str, outcome: &mut FileOutcome) {
-        let path_bytes = path.as_os_str().as_encoded_bytes();
         for (_, commands) in &mut outcome.rows {
             if let Some(classifier) = self.classifier {
                 for c in commands.iter_mut() {
-                    let own = c.file_path.as_bytes() == path_bytes;
+                    let own = c.file_path_is(path);
                     c.auxiliary = classifier
                         .reason_with_text(c, own.then_some(text))
                         .is_some();

@@ -10,6 +10,7 @@ pub mod fs;
 pub mod incremental;
 pub mod kind;
 pub mod model;
+pub mod parallel;
 pub mod settings;
 pub mod sources;
 pub mod text;

@@ -128,6 +128,11 @@ impl CommandItem {
             ..Default::default()
         }
     }
+    /// Whether `file_path` spells `path` byte for byte (a walk's own spelling of the file it
+    /// parsed; an included file's commands name another).
+    pub fn file_path_is(&self, path: &Path) -> bool {
+        self.file_path.as_bytes() == path.as_os_str().as_encoded_bytes()
+    }
     /// The file that defines it, as the file system names it: open and run this, not
     /// `file_path`, which is lossy when the real path is not UTF-8.
     pub fn path(&self) -> &Path {

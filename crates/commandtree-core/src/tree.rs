@@ -166,19 +166,7 @@ pub fn build(items: &[CommandItem], root: &Path, order: SortOrder) -> Vec<Catego
             done.push((g, one(&groups[g])));
         }
     };
-    let mut built: Vec<(usize, Category)> = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads.min(groups.len()))
-            .map(|_| s.spawn(work))
-            .collect();
-        let mut all = work();
-        for h in helpers {
-            match h.join() {
-                Ok(part) => all.extend(part),
-                Err(e) => std::panic::resume_unwind(e),
-            }
-        }
-        all
-    });
+    let mut built = crate::parallel::on_threads(threads.min(groups.len()), work);
     built.sort_by_key(|(g, _)| *g);
     built.into_iter().map(|(_, c)| c).collect()
 }

@@ -143,7 +143,6 @@ impl SkillApi for EditorSkillApi {
                 })
             }
             Err(ClientError::Cancelled) => Err(Error::Cancelled),
-            Err(ClientError::Failed(REQUEST_CANCELLED, _)) => Err(Error::Cancelled),
             Err(ClientError::Failed(_, m)) => Err(Error::Failed(m)),
         }
     }
@@ -246,9 +245,7 @@ impl ToolCaller for EditorToolCaller {
             .request_client(LANGUAGE_MODEL_REQUEST, params, cancel)
         {
             Ok(v) => tool_answer(&v, &tool),
-            Err(ClientError::Cancelled) | Err(ClientError::Failed(REQUEST_CANCELLED, _)) => {
-                Err(LlmError::cancelled())
-            }
+            Err(ClientError::Cancelled) => Err(LlmError::cancelled()),
             Err(ClientError::Failed(_, m)) => Err(LlmError::new(ErrorKind::Server, m)),
         }
     }

@@ -111,7 +111,8 @@ enum ClientAnswer {
 /// Why a request to the client brought no result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientError {
-    /// The request this one serves was cancelled; `$/cancelRequest` went to the client.
+    /// The request this one serves was cancelled (then `$/cancelRequest` went to the client),
+    /// or the client answered that it cancelled the request itself (−32800).
     Cancelled,
     /// The client answered with an error (code, message), or went away.
     Failed(i32, String),
@@ -208,9 +209,10 @@ impl Shared {
         let answer = rx.recv();
         lock(&self.asked).remove(&id);
         match answer {
-            Ok(ClientAnswer::Response(r)) => r
-                .response_result
-                .map_err(|e| ClientError::Failed(e.code, e.message)),
+            Ok(ClientAnswer::Response(r)) => r.response_result.map_err(|e| match e.code {
+                REQUEST_CANCELLED => ClientError::Cancelled,
+                code => ClientError::Failed(code, e.message),
+            }),
             Ok(ClientAnswer::Cancelled) => {
                 self.notify("$/cancelRequest", json!({"id": id}));
                 Err(ClientError::Cancelled)

@@ -35,6 +35,24 @@ fn stored_context(ctx: &Ctx<'_>, conversation: &str) -> RpcResult<Vec<api::Skill
 }
 
 /// A JSON value as the word a flag takes: strings as they are, the rest as JSON.
+/// What a skill runs with here: the model chosen at its first request (editor or provider) and
+/// the engine. Nobody is asked here: `yes` is the editor's answer.
+fn skill_env<'a>(
+    ctx: &'a Ctx<'_>,
+    engine: &'a commandtree_engine::Engine,
+    context: Vec<api::SkillMessage>,
+    yes: bool,
+) -> (LazyApi<'a>, Host<'a>) {
+    let api = LazyApi::new(ctx.shared, engine.workspace(), ctx.cancel.clone(), context);
+    let host = Host {
+        engine,
+        cancel: ctx.cancel.clone(),
+        yes,
+        ask: None,
+    };
+    (api, host)
+}
+
 fn word(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -98,13 +116,7 @@ pub fn run_skill(ctx: &Ctx<'_>, p: RunSkillParams) -> RpcResult {
         Vec::new()
     };
     let engine = ctx.shared.engine()?;
-    let api = LazyApi::new(ctx.shared, engine.workspace(), ctx.cancel.clone(), context);
-    let host = Host {
-        engine: &engine,
-        cancel: ctx.cancel.clone(),
-        yes: p.yes,
-        ask: None,
-    };
+    let (api, host) = skill_env(ctx, &engine, context, p.yes);
     let reply = registry.invoke(&inv, &api, &host).map_err(|e| {
         if ctx.cancel.is_cancelled() {
             RpcError::cancelled()
@@ -200,13 +212,7 @@ pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult {
     );
     let context = stored_context(ctx, conversation(&p.conversation))?;
     let engine = ctx.shared.engine()?;
-    let api = LazyApi::new(ctx.shared, engine.workspace(), ctx.cancel.clone(), context);
-    let host = Host {
-        engine: &engine,
-        cancel: ctx.cancel.clone(),
-        yes: p.yes,
-        ask: None,
-    };
+    let (api, host) = skill_env(ctx, &engine, context, p.yes);
     let total = pb.steps.len();
     let result = playbook::run(&pb, &inputs, &registry, &api, &host, &mut |ev| match ev {
         Event::Started {

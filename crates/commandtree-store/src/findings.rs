@@ -217,23 +217,7 @@ fn scan_prepared(
             .min(groups.len().div_ceil(BATCH))
             .max(1)
     };
-    let done = if threads == 1 {
-        ctx.work()
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (1..threads).map(|_| s.spawn(|| ctx.work())).collect();
-            let mut all = ctx.work();
-            for h in handles {
-                // A worker's panic goes on as it would have on one thread: commands silently
-                // left without their findings would look safe.
-                match h.join() {
-                    Ok(part) => all.extend(part),
-                    Err(e) => std::panic::resume_unwind(e),
-                }
-            }
-            all
-        })
-    };
+    let done = commandtree_core::parallel::on_threads(threads, || ctx.work());
     for (i, o) in done {
         if o.write && writable {
             out[i] = Some(o.findings.clone());
@@ -385,10 +369,9 @@ impl Prescan {
 impl FileHook for Prescan {
     fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem]) {
         let excerpts = commandtree_core::excerpt::Excerpts::new(text);
-        let path = path.as_os_str().as_encoded_bytes();
         let mut found = Vec::new();
         for item in commands.iter_mut() {
-            if item.file_path.as_bytes() != path {
+            if !item.file_path_is(path) {
                 lock(&self.unseen).push(item.id.clone());
                 continue;
             }
