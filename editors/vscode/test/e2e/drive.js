@@ -32,8 +32,14 @@ function rowIn(page, viewTitle, label) {
 async function expand(page, view, label) {
   const row = rowIn(page, view, label);
   await row.waitFor({ timeout: 30000 });
-  if ((await row.getAttribute('aria-expanded')) !== 'true') {
+  // A click that lands while the view re-renders (the server's first answers arrive in bursts)
+  // can be lost, as it would be for a user, who clicks again: so does this, a few times.
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    if ((await row.getAttribute('aria-expanded')) === 'true') {
+      return;
+    }
     await row.click();
+    await page.waitForTimeout(300);
   }
 }
 
