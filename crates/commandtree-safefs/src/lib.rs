@@ -199,6 +199,16 @@ pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
     sys::rename_new(from, to)
 }
 
+/// The errors here start with the path they are about. For a caller whose own messages put
+/// `path` first already: the same error without that prefix (other paths are kept).
+pub fn unprefixed(e: io::Error, path: &Path) -> io::Error {
+    let msg = e.to_string();
+    match msg.strip_prefix(&format!("{}: ", path.display())) {
+        Some(rest) => io::Error::new(e.kind(), rest.to_string()),
+        None => e,
+    }
+}
+
 // ---- shared by both implementations ----
 
 /// How many random names are tried before giving up (a collision is already unlikely once).
