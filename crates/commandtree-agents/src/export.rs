@@ -316,7 +316,7 @@ pub fn plan(defs: &Definitions, target: Target) -> (Vec<ExportFile>, Vec<Warning
 }
 
 /// Writes the files under `root`. A file that exists without `MARKER` is kept unless `force`;
-/// a symbolic link (file or folder on the way) is never written through.
+/// a symbolic link or a FIFO (at the file or a folder on the way) is never written through.
 pub fn write(root: &Path, files: &[ExportFile], force: bool) -> Vec<(String, Outcome)> {
     files
         .iter()
@@ -324,54 +324,42 @@ pub fn write(root: &Path, files: &[ExportFile], force: bool) -> Vec<(String, Out
         .collect()
 }
 
+/// Larger than any file an export writes: a bigger file there is not one of ours.
+const MAX_EXISTING: u64 = 16 << 20;
+
 fn write_one(root: &Path, f: &ExportFile, force: bool) -> Outcome {
     let path = root.join(&f.path);
-    let mut dir = root.to_path_buf();
-    let parts: Vec<&str> = f.path.split('/').collect();
-    for part in &parts[..parts.len().saturating_sub(1)] {
-        dir.push(part);
-        match std::fs::symlink_metadata(&dir) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Outcome::Kept(format!(
-                    "{} is a symbolic link; not written through",
-                    dir.display()
-                ));
-            }
-            Ok(m) if !m.is_dir() => {
-                return Outcome::Kept(format!("{} is not a folder", dir.display()));
-            }
-            Ok(_) => {}
-            Err(_) => {
-                if let Err(e) = std::fs::create_dir(&dir) {
-                    return Outcome::Kept(format!("cannot create {}: {e}", dir.display()));
-                }
-            }
-        }
-    }
-    match std::fs::symlink_metadata(&path) {
-        Ok(m) if !m.file_type().is_file() => {
-            return Outcome::Kept("not a regular file; not replaced".into());
-        }
-        Ok(_) => {
-            let old = std::fs::read_to_string(&path).unwrap_or_default();
-            if old == f.content {
+    // Paths from the root, as in the rows of the report, which already name the file.
+    let kept = |e: std::io::Error| {
+        let msg = e.to_string().replace(
+            &format!("{}{}", root.display(), std::path::MAIN_SEPARATOR),
+            "",
+        );
+        let own = format!("{}: ", f.path);
+        Outcome::Kept(msg.strip_prefix(&own).map_or(msg.clone(), str::to_string))
+    };
+    let o = commandtree_safefs::Options::new().within(root);
+    let old = match commandtree_safefs::read_existing(&path, &o, MAX_EXISTING) {
+        Ok(old) => old,
+        Err(e) => return kept(e),
+    };
+    let written = match old {
+        Some(old) => {
+            if old == f.content.as_bytes() {
                 return Outcome::Unchanged;
             }
-            if !is_generated(&old) && !force {
+            if !is_generated(&String::from_utf8_lossy(&old)) && !force {
                 return Outcome::Kept(
                     "exists and was not written by ct export; --force replaces it".into(),
                 );
             }
+            commandtree_safefs::write(&path, f.content.as_bytes(), &o)
         }
-        Err(_) => {}
-    }
-    // Written beside and renamed, so a reader never sees half a file.
-    let tmp = path.with_extension("ct-export.tmp");
-    match std::fs::write(&tmp, &f.content).and_then(|()| std::fs::rename(&tmp, &path)) {
+        // Created only if still missing: a file that appears meanwhile is someone's own.
+        None => commandtree_safefs::write_new(&path, f.content.as_bytes(), &o),
+    };
+    match written {
         Ok(()) => Outcome::Written,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Outcome::Kept(format!("cannot write: {e}"))
-        }
+        Err(e) => kept(e),
     }
 }
