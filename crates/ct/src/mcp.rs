@@ -2,7 +2,7 @@
 //! prints (or with --write merges) the client configuration that starts it.
 
 use crate::output;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use commandtree_engine::Engine;
 use commandtree_mcp::install::Client;
@@ -80,6 +80,9 @@ fn program() -> String {
     }
 }
 
+/// Far larger than any client configuration.
+const MAX_CONFIG: u64 = 16 << 20;
+
 fn install(root: &Path, client: Client, write: bool) -> Result<()> {
     let program = program();
     let file = root.join(client.file());
@@ -95,18 +98,26 @@ fn install(root: &Path, client: Client, write: bool) -> Result<()> {
         );
         return Ok(());
     }
-    let existing = match std::fs::read_to_string(&file) {
-        Ok(s) => Some(s),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => bail!("{}: {e}", file.display()),
-    };
+    // A repository decides what stands at `.mcp.json` or `.vscode/`: a link is not followed
+    // (it may lead to the user's own client configuration), a FIFO is not waited on.
+    let o = commandtree_safefs::Options::new().within(root);
+    let nothing = |e: std::io::Error| anyhow::anyhow!("{e}; nothing was written");
+    let existing = commandtree_safefs::read_existing(&file, &o, MAX_CONFIG)
+        .map_err(nothing)?
+        .map(|b| {
+            String::from_utf8(b)
+                .map_err(|_| anyhow::anyhow!("{}: not UTF-8; nothing was written", file.display()))
+        })
+        .transpose()?;
     let merged = client
         .merge(existing.as_deref(), &program)
         .map_err(|why| anyhow::anyhow!("{}: {why}; nothing was written", file.display()))?;
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
+    match existing {
+        Some(_) => commandtree_safefs::write(&file, merged.as_bytes(), &o),
+        // Created only if still missing: one that appears meanwhile is not replaced unread.
+        None => commandtree_safefs::write_new(&file, merged.as_bytes(), &o),
     }
-    std::fs::write(&file, merged)?;
+    .map_err(nothing)?;
     println!("{}: the `commandtree` server entry is set", file.display());
     Ok(())
 }
