@@ -131,10 +131,19 @@ pub struct ApplyParams {
 pub fn apply(ctx: &Ctx<'_>, p: ApplyParams) -> RpcResult {
     ctx.shared.require_trust("applying a command skill")?;
     let (path, rel) = command_file(ctx, &p.id)?;
-    let now = std::fs::read(&path).map_err(|e| RpcError::new(FAILED, format!("{rel}: {e}")))?;
+    let failed = |e: std::io::Error| {
+        RpcError::new(
+            FAILED,
+            format!("{rel}: {}", commandtree_safefs::unprefixed(e, &path)),
+        )
+    };
+    // Never waits on a FIFO; a file much larger than `original` only needs to be seen to differ.
+    let limit = (p.original.len() as u64).saturating_mul(2).max(1 << 20);
+    let now = commandtree_safefs::read_existing(&path, &commandtree_safefs::Options::new(), limit)
+        .map_err(failed)?;
     // The user approved a diff against `original`; anything else on disk now (an edit in the
     // editor, a checkout) would be overwritten unseen.
-    if now != p.original.as_bytes() {
+    if now.as_deref() != Some(p.original.as_bytes()) {
         return Err(RpcError::new(
             FAILED,
             format!("{rel} changed meanwhile; nothing was written"),
@@ -143,8 +152,7 @@ pub fn apply(ctx: &Ctx<'_>, p: ApplyParams) -> RpcResult {
     }
     let written = p.proposed != p.original;
     if written {
-        write_atomic(&path, p.proposed.as_bytes())
-            .map_err(|e| RpcError::new(FAILED, format!("{rel}: {e}")))?;
+        write_atomic(None, &path, p.proposed.as_bytes()).map_err(failed)?;
         ctx.shared.log(
             MessageType::INFO,
             format!("command skill `{}` applied to {rel}", p.skill),

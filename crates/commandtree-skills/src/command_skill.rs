@@ -291,16 +291,22 @@ pub fn propose(
 
 /// Writes the proposal, atomically, if the file still holds exactly what was sent.
 pub fn apply(p: &Proposal) -> Result<()> {
-    let now =
-        std::fs::read(&p.path).map_err(|e| Error::failed(format!("{}: {e}", p.path.display())))?;
-    if now != p.before.as_bytes() {
+    // Read without waiting: a FIFO put there meanwhile is refused, not waited on. Any size
+    // well over what was sent only needs to be seen to differ.
+    let now = commandtree_safefs::read_existing(
+        &p.path,
+        &commandtree_safefs::Options::new(),
+        (p.before.len() as u64).saturating_mul(2).max(1 << 20),
+    )
+    .map_err(|e| Error::failed(e.to_string()))?;
+    if now.as_deref() != Some(p.before.as_bytes()) {
         return Err(Error::failed(format!(
             "{} changed while the model was answering; nothing was written",
             p.path.display()
         )));
     }
-    crate::builtin::file::write_atomic(&p.path, p.after.as_bytes())
-        .map_err(|e| Error::failed(format!("{}: {e}", p.path.display())))
+    crate::builtin::file::write_atomic(None, &p.path, p.after.as_bytes())
+        .map_err(|e| Error::failed(e.to_string()))
 }
 
 /// Keeps the command skills of a workspace current: `on_change` gets the whole new list (and

@@ -63,8 +63,9 @@ impl Skill for File {
                     params::string(p, "content").ok_or_else(|| params::missing("content"))?;
                 let verb = if path.exists() { "Overwrite" } else { "Create" };
                 confirm(format!("{verb} {shown} ({} bytes)?", content.len()))?;
-                write_atomic(&path, content.as_bytes())
-                    .map_err(|e| Error::failed(format!("{shown}: {e}")))?;
+                // The error names the path.
+                write_atomic(Some(host.root()), &path, content.as_bytes())
+                    .map_err(|e| Error::failed(e.to_string()))?;
                 Ok(format!("Wrote {} bytes to {shown}", content.len()))
             }
             "delete" => {
@@ -127,21 +128,15 @@ pub fn confine(root: &Path, raw: &str) -> Result<PathBuf> {
     Ok(clean)
 }
 
-/// Written beside the target and renamed over it, so a reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.ct-{}.tmp", std::process::id()));
-    let result = (|| {
-        std::fs::write(&tmp, bytes)?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            std::fs::set_permissions(&tmp, meta.permissions())?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Written beside the target under a random name and renamed over it, so a reader never sees
+/// half a file; the file keeps its permissions. A link or anything but a regular file at
+/// `path` is refused, never written through or waited on, and under `root` no folder on the
+/// way may be a link (`commandtree_safefs`).
+pub fn write_atomic(root: Option<&Path>, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let o = commandtree_safefs::Options::new();
+    let o = match root {
+        Some(r) => o.within(r),
+        None => o,
+    };
+    commandtree_safefs::write(path, bytes, &o)
 }
