@@ -330,13 +330,14 @@ pub fn start_detached(ws: &Workspace, store: &mut Option<Store>, p: &Planned) ->
     let spawned = (|| -> Result<(u32, PathBuf)> {
         let dir = supervisor::private_dir(&ws.root, LOGS_DIR)?;
         let log = dir.join(format!("{name}.log"));
-        supervisor::create_private(&log)?;
+        // The run's output goes to this very file, never to a path opened again later.
+        let out = supervisor::create_private(&ws.root, &log)?;
         supervisor::write_wrapper(&ws.root, &p.runnable, &files, &p.item.label, false)?;
         let pid = process::spawn_detached(
             Path::new("sh"),
             // The path's own bytes: a workspace folder need not be UTF-8.
             &[files.script.as_os_str()],
-            Some(&log),
+            Some(out),
         )
         .map_err(|e| Error::failed(e.to_string()))?;
         Ok((pid, log))

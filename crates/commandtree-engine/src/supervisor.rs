@@ -7,11 +7,18 @@
 //! Secrets stay off the command line: the environment and the script travel in the wrapper file
 //! (mode 0600 in a 0700 folder, removed by the wrapper as soon as it starts), never in argv, so
 //! `ps` shows only `sh <file>`.
+//!
+//! Every file here is created by ct through `commandtree_safefs` (`O_CREAT|O_EXCL|O_NOFOLLOW`,
+//! 0600, every folder from the workspace root down opened without following a link), the
+//! wrapper's own records included: the shell cannot create a file that way, so ct creates the
+//! two temporary files it writes (`<run>.pid.tmp`, `<run>.exit.tmp`) beforehand, and the
+//! wrapper writes only into a regular file that is not a link, in a 0700 folder no one else can
+//! change. A FIFO or a link put there meanwhile is skipped, never waited on or followed.
 
 use crate::{Error, Result};
 use commandtree_exec::plan::Runnable;
 use commandtree_exec::quote::sh_quote;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +31,8 @@ pub const LOGS_DIR: &str = "logs";
 /// not be recorded).
 #[derive(Debug, Clone)]
 pub struct RunFiles {
+    /// The workspace root: no folder between it and these files may be a link.
+    pub root: PathBuf,
     pub script: PathBuf,
     pub pid: PathBuf,
     pub exit: PathBuf,
@@ -33,10 +42,19 @@ impl RunFiles {
     pub fn new(root: &Path, name: &str) -> RunFiles {
         let dir = root.join(commandtree_store::DB_DIR).join(RUNS_DIR);
         RunFiles {
+            root: root.to_path_buf(),
             script: dir.join(format!("{name}.sh")),
             pid: dir.join(format!("{name}.pid")),
             exit: dir.join(format!("{name}.exit")),
         }
+    }
+
+    /// Where the wrapper writes the pid and the exit code before renaming them into place.
+    fn temps(&self) -> [PathBuf; 2] {
+        [
+            self.pid.with_extension("pid.tmp"),
+            self.exit.with_extension("exit.tmp"),
+        ]
     }
 }
 
@@ -47,51 +65,20 @@ pub fn private_dir(root: &Path, name: &str) -> Result<PathBuf> {
     // `.gitignore` when it creates it.
     let base = commandtree_store::ensure_dir(root).map_err(|e| Error::failed(e.to_string()))?;
     let dir = base.join(name);
-    for d in [&dir] {
-        match fs::symlink_metadata(d) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(Error::failed(format!(
-                    "{}: is a symbolic link; refusing to write run files through it",
-                    d.display()
-                )));
-            }
-            Ok(m) if !m.is_dir() => {
-                return Err(Error::failed(format!("{}: is not a folder", d.display())));
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let mut b = fs::DirBuilder::new();
-                #[cfg(unix)]
-                std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-                b.create(d)
-                    .map_err(|e| Error::failed(format!("{}: {e}", d.display())))?;
-            }
-            Err(e) => return Err(Error::failed(format!("{}: {e}", d.display()))),
-        }
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = fs::set_permissions(&dir, fs::Permissions::from_mode(0o700));
-    }
+    commandtree_safefs::create_private_dir(&dir, Some(root))
+        .map_err(|e| Error::failed(format!("{e}; refusing to write run files there")))?;
     Ok(dir)
 }
 
-/// Creates `path` as a new private file (0600), never following a symbolic link: whatever
-/// stands at that path (a planted link, an old file) is removed first, never written through.
-pub fn create_private(path: &Path) -> Result<File> {
+/// Creates `path` (under `root`) as a new private file (0600), never following a symbolic
+/// link: whatever stands at that path (a planted link, an old file) is removed first, never
+/// written through.
+pub fn create_private(root: &Path, path: &Path) -> Result<File> {
     if fs::symlink_metadata(path).is_ok() {
         fs::remove_file(path).map_err(|e| Error::failed(format!("{}: {e}", path.display())))?;
     }
-    let mut o = OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600).custom_flags(libc::O_NOFOLLOW);
-    }
-    o.open(path)
-        .map_err(|e| Error::failed(format!("{}: {e}", path.display())))
+    commandtree_safefs::create_new(path, &commandtree_safefs::Options::private().within(root))
+        .map_err(|e| Error::failed(e.to_string()))
 }
 
 /// A path as one shell word, byte for byte: a folder whose name is not UTF-8 is still the folder
@@ -112,10 +99,11 @@ pub fn wrapper_text(r: &Runnable, files: &RunFiles, label: &str, attached: bool)
     let q = sh_path;
     let mut s = String::from("# CommandTree run wrapper (removes itself when it starts)\n");
     s.push_str("rm -f -- \"$0\"\n");
-    // The wrapper's own redirections never write through an existing file or link.
+    // Only into the regular file ct created for it (see the module docs).
+    let [pt, et] = files.temps();
     s.push_str(&format!(
-        "set -C; echo $$ > {pt} && mv -f {pt} {p}; set +C\n",
-        pt = q(&files.pid.with_extension("pid.tmp")),
+        "if [ -f {pt} ] && [ ! -h {pt} ]; then echo $$ > {pt} && mv -f {pt} {p}; fi\n",
+        pt = q(&pt),
         p = q(&files.pid)
     ));
     for (k, v) in &r.env {
@@ -130,8 +118,8 @@ pub fn wrapper_text(r: &Runnable, files: &RunFiles, label: &str, attached: bool)
     s.push_str(&r.script);
     s.push_str("\n)\ncode=$?\nelse code=127; fi\n");
     s.push_str(&format!(
-        "set -C; echo \"$code\" > {et} && mv -f {et} {e}; set +C\n",
-        et = q(&files.exit.with_extension("exit.tmp")),
+        "if [ -f {et} ] && [ ! -h {et} ]; then echo \"$code\" > {et} && mv -f {et} {e}; fi\n",
+        et = q(&et),
         e = q(&files.exit)
     ));
     if attached {
@@ -153,18 +141,17 @@ pub fn write_wrapper(
     attached: bool,
 ) -> Result<()> {
     private_dir(root, RUNS_DIR)?;
-    // Whatever stands at these paths (an old run's file, a link planted in the folder) goes:
-    // the wrapper writes them with plain redirections.
-    let tmp = [
-        files.pid.with_extension("pid.tmp"),
-        files.exit.with_extension("exit.tmp"),
-    ];
-    for stale in [&files.pid, &files.exit, &tmp[0], &tmp[1]] {
+    // Whatever stands at the records' own paths (an old run's file, a link planted in the
+    // folder) goes; the wrapper renames its records there.
+    for stale in [&files.pid, &files.exit] {
         if fs::symlink_metadata(stale).is_ok() {
             let _ = fs::remove_file(stale);
         }
     }
-    let mut f = create_private(&files.script)?;
+    for t in files.temps() {
+        create_private(root, &t)?;
+    }
+    let mut f = create_private(root, &files.script)?;
     f.write_all(wrapper_text(r, files, label, attached).as_bytes())
         .map_err(|e| Error::failed(format!("{}: {e}", files.script.display())))
 }
@@ -220,7 +207,7 @@ impl ProcessId {
     /// Writes `pid start` into the pid file, so a later `stop` can check it is still the same
     /// process.
     pub fn record(&self, files: &RunFiles) -> Result<()> {
-        let mut f = create_private(&files.pid)?;
+        let mut f = create_private(&files.root, &files.pid)?;
         writeln!(f, "{} {}", self.pid, self.start.as_deref().unwrap_or("-"))
             .map_err(|e| Error::failed(format!("{}: {e}", files.pid.display())))
     }
@@ -251,7 +238,8 @@ fn process_start(pid: i64) -> Option<String> {
 
 /// Removes the files of a finished run.
 pub fn cleanup(files: &RunFiles) {
-    for f in [&files.script, &files.pid, &files.exit] {
+    let [pt, et] = files.temps();
+    for f in [&files.script, &files.pid, &files.exit, &pt, &et] {
         let _ = fs::remove_file(f);
     }
 }
@@ -302,10 +290,56 @@ mod tests {
         let dir = private_dir(&root, LOGS_DIR).unwrap();
         let log = dir.join("1.log");
         std::os::unix::fs::symlink(&victim, &log).unwrap();
-        let mut f = create_private(&log).unwrap();
+        let mut f = create_private(&root, &log).unwrap();
         f.write_all(b"new").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
         assert!(!fs::symlink_metadata(&log).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn the_wrapper_never_waits_on_or_writes_through_what_replaces_its_records() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = scratch("records");
+        let victim = root.join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let files = RunFiles::new(&root, "8");
+        let r = Runnable {
+            script: "exit 4".into(),
+            cwd: root.clone(),
+            env: Vec::new(),
+            shell: commandtree_exec::quote::Shell::Posix,
+            values: Default::default(),
+        };
+        write_wrapper(&root, &r, &files, "label", false).unwrap();
+        // ct made the wrapper's records itself: private regular files.
+        let [pt, et] = files.temps();
+        for t in [&pt, &et] {
+            let m = fs::symlink_metadata(t).unwrap();
+            assert!(m.is_file(), "{}", t.display());
+            assert_eq!(m.permissions().mode() & 0o777, 0o600);
+        }
+        // Swapped meanwhile for a link and a FIFO: skipped, neither followed nor waited on.
+        fs::remove_file(&pt).unwrap();
+        std::os::unix::fs::symlink(&victim, &pt).unwrap();
+        fs::remove_file(&et).unwrap();
+        assert!(Command::new("mkfifo").arg(&et).status().unwrap().success());
+        let mut child = Command::new("sh").arg(&files.script).spawn().unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if std::time::Instant::now() > until {
+                let _ = child.kill();
+                panic!("the wrapper waited on a FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(4));
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(read_exit(&files).is_none() && read_pid(&files).is_none());
+        cleanup(&files);
+        assert!(!pt.exists() && fs::symlink_metadata(&et).is_err());
     }
 
     #[test]

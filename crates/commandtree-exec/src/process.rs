@@ -197,20 +197,16 @@ mod unix {
     }
 
     /// Starts `program args` in a new session, detached from this terminal, with stdout and
-    /// stderr appended to `log` (or discarded).
+    /// stderr going to `log` (an open file: the caller created it safely) or discarded.
     pub fn spawn_detached(
         program: &Path,
         args: &[impl AsRef<std::ffi::OsStr>],
-        log: Option<&Path>,
+        log: Option<std::fs::File>,
     ) -> io::Result<u32> {
         let mut cmd = Command::new(program);
         cmd.args(args).stdin(Stdio::null());
         match log {
-            Some(path) => {
-                let f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)?;
+            Some(f) => {
                 cmd.stdout(f.try_clone()?).stderr(f);
             }
             None => {
@@ -298,15 +294,11 @@ mod other {
     pub fn spawn_detached(
         program: &Path,
         args: &[impl AsRef<std::ffi::OsStr>],
-        log: Option<&Path>,
+        log: Option<std::fs::File>,
     ) -> io::Result<u32> {
         let mut cmd = Command::new(program);
         cmd.args(args).stdin(Stdio::null());
-        if let Some(path) = log {
-            let f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)?;
+        if let Some(f) = log {
             cmd.stdout(f.try_clone()?).stderr(f);
         }
         Ok(cmd.spawn()?.id())
