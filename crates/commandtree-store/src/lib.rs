@@ -355,11 +355,23 @@ impl Store {
     /// the database open: they see either the old tables or the new ones.
     fn rebuild(&mut self, exists: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
         let backup = backup_path(&self.path);
+        // SQLite creates the copy by name, following a link; created here first (empty, which
+        // `VACUUM INTO` accepts) it is a file of ours, never a link planted at that name.
+        drop(
+            commandtree_safefs::create_new(&backup, &commandtree_safefs::Options::new()).map_err(
+                |source| Error::Io {
+                    source: commandtree_safefs::unprefixed(source, &backup),
+                    path: backup.clone(),
+                },
+            )?,
+        );
         let backup_str = backup.to_string_lossy().into_owned();
-        open::retry(&self.path, &self.notes, || {
+        if let Err(e) = open::retry(&self.path, &self.notes, || {
             self.conn.execute("VACUUM INTO ?1", [&backup_str])
-        })
-        .map_err(|e| self.err(e))?;
+        }) {
+            let _ = std::fs::remove_file(&backup);
+            return Err(self.err(e));
+        }
         // Off while the old tables are dropped (their constraints are unknown); the result is
         // checked with foreign_key_check before committing.
         self.conn
@@ -774,7 +786,8 @@ fn backup_path(db: &Path) -> PathBuf {
     );
     let mut p = PathBuf::from(&base);
     let mut n = 1;
-    while p.exists() {
+    // A link counts as taken, dangling or not: nothing is ever written through one.
+    while std::fs::symlink_metadata(&p).is_ok() {
         n += 1;
         p = PathBuf::from(format!("{base}-{n}"));
     }
@@ -784,14 +797,18 @@ fn backup_path(db: &Path) -> PathBuf {
 /// Renames the file (and its journal files) to the backup name.
 fn move_aside(db: &Path) -> Result<PathBuf> {
     let backup = backup_path(db);
-    std::fs::rename(db, &backup).map_err(|source| Error::Io {
+    // Never over anything that appeared at the backup's name meanwhile.
+    commandtree_safefs::rename_new(db, &backup).map_err(|source| Error::Io {
         path: db.to_path_buf(),
-        source,
+        source: commandtree_safefs::unprefixed(source, db),
     })?;
     for suffix in ["-journal", "-wal", "-shm"] {
         let side = PathBuf::from(format!("{}{suffix}", db.display()));
         if side.exists() {
-            let _ = std::fs::rename(&side, format!("{}{suffix}", backup.display()));
+            let _ = commandtree_safefs::rename_new(
+                &side,
+                Path::new(&format!("{}{suffix}", backup.display())),
+            );
         }
     }
     Ok(backup)

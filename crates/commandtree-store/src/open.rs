@@ -141,7 +141,7 @@ fn untrusted(path: &Path, reason: &str) -> Error {
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
         path: path.to_path_buf(),
-        source,
+        source: commandtree_safefs::unprefixed(source, path),
     }
 }
 
@@ -164,14 +164,15 @@ pub(crate) fn vet(db: &Path, write: bool, create: bool) -> Result<Found> {
     let root = trust_root(db);
     let dir = db.parent().unwrap_or(Path::new("."));
     if create && !root.exists() {
-        fs::create_dir_all(&root).map_err(io(&root))?;
+        commandtree_safefs::create_dir_all(&root, &commandtree_safefs::Options::new())
+            .map_err(io(&root))?;
     }
     match fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if !create {
                 return Ok(Found::Missing);
             }
-            create_dir(dir)?;
+            create_dir(&root, dir)?;
         }
         Err(e) => return Err(io(dir)(e)),
         Ok(m) if m.file_type().is_symlink() => {
@@ -229,20 +230,16 @@ pub const GITIGNORE: &str = "# Written by CommandTree: this machine's state, not
 /models/
 ";
 
-fn create_dir(dir: &Path) -> Result<()> {
-    match fs::create_dir(dir) {
+fn create_dir(root: &Path, dir: &Path) -> Result<()> {
+    let o = commandtree_safefs::Options::new().within(root);
+    match commandtree_safefs::create_dir(dir, &o) {
         Ok(()) => {}
         // Another process made it meanwhile; `vet`'s checks still run on what is there.
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
         Err(e) => return Err(io(dir)(e)),
     }
     let ignore = dir.join(".gitignore");
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&ignore)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, GITIGNORE.as_bytes()));
-    match written {
+    match commandtree_safefs::write_new(&ignore, GITIGNORE.as_bytes(), &o) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(io(&ignore)(e)),
         _ => Ok(()),
     }
