@@ -171,15 +171,14 @@ fn save(records: &[Record]) -> Result<(), String> {
         text.push_str("\n[[workspace]]\n");
         text.push_str(&body);
     }
-    let dir = path.parent().expect("the store is inside a folder");
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    // Written aside and renamed, so a crash never leaves half a file.
-    let tmp = dir.join(format!(".{STORE_FILE}.{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
+    // The user's own folder (a dotfile manager may link it); the file itself is never a link
+    // written through, and a crash never leaves half a file.
+    commandtree_safefs::write(
+        &path,
+        text.as_bytes(),
+        &commandtree_safefs::Options::private(),
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Trusts `root`'s configuration as it is now (replacing an older record of the same root).

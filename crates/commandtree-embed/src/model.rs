@@ -182,14 +182,12 @@ pub fn verify(dir: &Path) -> Result<(), Error> {
     if changed && let Some(p) = record_path {
         // Forget files that are gone, so the record does not grow with every scratch folder.
         record.retain(|k, _| Path::new(k).exists());
-        let tmp = p.with_extension(format!("json.{}", std::process::id()));
-        let written = p.parent().map(std::fs::create_dir_all).transpose().is_ok()
-            && std::fs::write(&tmp, serde_json::Value::Object(record).to_string()).is_ok()
-            && std::fs::rename(&tmp, &p).is_ok();
-        if !written {
-            // Only a cache: the next load hashes again.
-            let _ = std::fs::remove_file(&tmp);
-        }
+        // Only a cache: when it cannot be written, the next load hashes again.
+        let _ = commandtree_safefs::write(
+            &p,
+            serde_json::Value::Object(record).to_string().as_bytes(),
+            &commandtree_safefs::Options::new(),
+        );
     }
     Ok(())
 }
@@ -279,7 +277,8 @@ fn download_with_timeout(
     progress: &mut dyn FnMut(Progress<'_>),
     read_timeout: Duration,
 ) -> Result<(), Error> {
-    std::fs::create_dir_all(dest).map_err(|e| Error::at(dest, e))?;
+    commandtree_safefs::create_dir_all(dest, &commandtree_safefs::Options::new())
+        .map_err(|e| Error(e.to_string()))?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(Duration::from_secs(15)))
         .timeout_recv_response(Some(Duration::from_secs(60)))
@@ -294,13 +293,13 @@ fn download_with_timeout(
             continue;
         }
         let url = format!("{base}/{}", f.name);
-        let part = dest.join(format!(".{}.part-{}", f.name, std::process::id()));
-        let result = fetch(&agent, &url, f, &part, progress);
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&part);
-            return Err(e);
-        }
-        std::fs::rename(&part, &target).map_err(|e| Error::at(&target, e))?;
+        // Written beside the target under a random name, renamed into place once verified; a
+        // failed download leaves nothing behind.
+        let mut part =
+            commandtree_safefs::Pending::replace(&target, &commandtree_safefs::Options::new())
+                .map_err(|e| Error(e.to_string()))?;
+        fetch(&agent, &url, f, &mut part, progress)?;
+        part.commit().map_err(|e| Error(e.to_string()))?;
     }
     Ok(())
 }
@@ -309,7 +308,7 @@ fn fetch(
     agent: &ureq::Agent,
     url: &str,
     f: &ModelFile,
-    part: &Path,
+    out: &mut commandtree_safefs::Pending,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(), Error> {
     let mut resp = agent
@@ -318,7 +317,6 @@ fn fetch(
         .map_err(|e| Error(format!("{url}: {e}")))?;
     let total = resp.body().content_length().unwrap_or(f.size);
     let mut reader = resp.body_mut().as_reader();
-    let mut out = std::fs::File::create(part).map_err(|e| Error::at(part, e))?;
     let mut hash = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     let mut done = 0u64;
@@ -342,14 +340,14 @@ fn fetch(
             )));
         }
         hash.update(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(|e| Error::at(part, e))?;
+        out.write_all(&buf[..n])
+            .map_err(|e| Error::at(&out.temp_path(), e))?;
         progress(Progress {
             file: f.name,
             done,
             total,
         });
     }
-    out.sync_all().map_err(|e| Error::at(part, e))?;
     if done != f.size {
         return Err(Error(format!(
             "{url}: got {done} bytes, expected {}",

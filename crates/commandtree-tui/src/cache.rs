@@ -91,11 +91,10 @@ fn read_in(dir: &Path, root: &Path) -> Option<Vec<CommandItem>> {
     )
 }
 
-/// Written beside the snapshot and renamed over it, so a reader never sees half a file. Only
-/// the user can read the folder and the file.
+/// Written beside the snapshot under a random name and renamed over it, so a reader never sees
+/// half a file. Only the user can read the folder and the file.
 fn write_in(dir: &Path, root: &Path, commands: &[CommandItem]) -> std::io::Result<()> {
     let path = file_for(dir, root);
-    create_private_dir(dir)?;
     let snap = Snapshot {
         version: VERSION,
         root: root.to_path_buf(),
@@ -110,43 +109,12 @@ fn write_in(dir: &Path, root: &Path, commands: &[CommandItem]) -> std::io::Resul
             })
             .collect(),
     };
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::io::BufWriter::new(private_file(&tmp)?);
-        serde_json::to_writer(&mut f, &snap)?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
-}
-
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o.open(path)
+    let mut out = std::io::BufWriter::new(commandtree_safefs::Pending::replace(
+        &path,
+        &commandtree_safefs::Options::private(),
+    )?);
+    serde_json::to_writer(&mut out, &snap)?;
+    out.into_inner().map_err(|e| e.into_error())?.commit()
 }
 
 #[cfg(test)]
