@@ -388,3 +388,20 @@ fn reads_stop_at_the_limit_and_report_a_missing_file_as_none() {
     let e = read_existing(&d.join("f"), &o, 9).unwrap_err();
     assert!(e.to_string().contains("larger than 9 bytes"), "{e}");
 }
+
+#[test]
+fn unprefixed_drops_only_the_callers_own_path() {
+    let d = scratch("unprefixed");
+    symlink(d.join("elsewhere"), d.join("link")).unwrap();
+    let e = write(&d.join("link"), b"x", &Options::new()).unwrap_err();
+    let e = unprefixed(e, &d.join("link"));
+    assert!(e.to_string().starts_with("is a symbolic link"), "{e}");
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    let e = write(&d.join("link/x"), b"x", &Options::new().within(&d)).unwrap_err();
+    let e = unprefixed(e, &d.join("link/x"));
+    assert!(
+        e.to_string()
+            .starts_with(&d.join("link").display().to_string()),
+        "{e}"
+    );
+}
