@@ -214,7 +214,7 @@ fn tags_are_never_written_through_a_linked_commandtree_folder_or_database() {
     std::fs::remove_file(w.join(".commandtree")).unwrap();
     std::fs::create_dir(w.join(".commandtree")).unwrap();
     symlink(
-        &outside.join("db"),
+        outside.join("db"),
         w.join(".commandtree/commandtree.sqlite3"),
     )
     .unwrap();
