@@ -186,6 +186,7 @@ static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::n
 fn main() -> ExitCode {
     STARTED.get_or_init(std::time::Instant::now);
     // `COMPLETE=bash ct -- ct run b`: the shell asking for completions (see `ct completions`).
+    completions::remember_shell();
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = Cli::parse();
     match run(cli) {

@@ -24,6 +24,11 @@ fn is_unsafe(c: char) -> bool {
             | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether [`clean`] would change `s`.
+pub fn has_unsafe(s: &str) -> bool {
+    s.chars().any(is_unsafe)
+}
+
 /// Text from a workspace (labels, descriptions, paths, messages) made safe for a terminal:
 /// every character of [`is_unsafe`] is written as an escape (`\n`, `\t`, `\x1b`,
 /// `\u{202e}`), so a label cannot forge tree lines, move the cursor or recolour the screen.
