@@ -207,7 +207,7 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     } else {
         match o.query.clone() {
             Some(q) => Target::Query(q),
-            None if interactive() && !o.no_input => match pick_index(&loaded.commands, "") {
+            None if interactive() && !o.no_input => match pick_index(&loaded.commands, "")? {
                 Some(i) => Target::Query(loaded.commands[i].id.clone()),
                 None => return Err(Exit(130).into()),
             },
@@ -503,35 +503,56 @@ pub fn pick(engine: &Engine, args: PickArgs) -> Result<()> {
         && let commandtree_core::workspace::Lookup::Found(c) =
             commandtree_core::workspace::lookup(&commands, args.query.trim())
     {
-        println!("{}", prompt_line(c));
-        return Ok(());
+        return print_prompt_line(c);
     }
-    match pick_index(&commands, &args.query) {
-        Some(i) => {
-            println!("{}", prompt_line(&commands[i]));
-            Ok(())
-        }
+    match pick_index(&commands, &args.query)? {
+        Some(i) => print_prompt_line(&commands[i]),
         None => Err(Exit(130).into()),
     }
 }
 
-/// A fuzzy pick: `fzf` when installed, else a built-in list on the terminal.
-fn pick_index(commands: &[CommandItem], query: &str) -> Option<usize> {
+/// The picked line goes onto the shell's edit line, where the user reads it before pressing
+/// Enter: a line with control characters or bidi overrides would show as something else than
+/// what runs, so it is refused rather than put there disguised (or escaped into another
+/// command).
+fn print_prompt_line(item: &CommandItem) -> Result<()> {
+    let line = prompt_line(item);
+    if output::has_unsafe(&line) {
+        output::error(&format!(
+            "the command line of `{}` holds control characters or bidi overrides, so it is not \
+             put on the prompt, where it would read differently from what runs: \
+             {}; run it with `ct run` and pick it there, or by its id (`ct list --json`)",
+            item.label,
+            output::clean(&line)
+        ));
+        return Err(Exit(1).into());
+    }
+    println!("{line}");
+    Ok(())
+}
+
+/// A fuzzy pick: `fzf` when installed, else a built-in list on the terminal. The rows are
+/// workspace text shown on the terminal, so they are cleaned (a tab in a label would also
+/// shift fzf's columns).
+fn pick_index(commands: &[CommandItem], query: &str) -> Result<Option<usize>> {
     if commands.is_empty() {
         eprintln!("no commands found");
-        return None;
+        return Ok(None);
     }
-    let rows: Vec<String> = commands
-        .iter()
-        .map(|c| format!("{}\t{}\t{}", c.label, c.kind, c.category))
-        .collect();
+    let parts = |c: &CommandItem| {
+        [
+            output::clean(&c.label).into_owned(),
+            output::clean(&c.kind).into_owned(),
+            output::clean(&c.category).into_owned(),
+        ]
+    };
     if commandtree_exec::line::which("fzf").is_some() {
-        let input: String = rows
+        let input: String = commands
             .iter()
             .enumerate()
-            .map(|(i, r)| format!("{r}\t{i}\n"))
+            .map(|(i, c)| format!("{}\t{i}\n", parts(c).join("\t")))
             .collect();
-        let mut child = std::process::Command::new("fzf")
+        let Ok(mut child) = std::process::Command::new("fzf")
             .args([
                 "--delimiter",
                 "\t",
@@ -546,18 +567,44 @@ fn pick_index(commands: &[CommandItem], query: &str) -> Option<usize> {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
-            .ok()?;
-        child.stdin.take()?.write_all(input.as_bytes()).ok()?;
-        let out = child.wait_with_output().ok()?;
+        else {
+            return Ok(None);
+        };
+        let Some(mut stdin) = child.stdin.take() else {
+            return Ok(None);
+        };
+        if stdin.write_all(input.as_bytes()).is_err() {
+            return Ok(None);
+        }
+        drop(stdin);
+        let Ok(out) = child.wait_with_output() else {
+            return Ok(None);
+        };
         if !out.status.success() {
-            return None;
+            return Ok(None);
         }
         let line = String::from_utf8_lossy(&out.stdout);
-        return line.trim_end().rsplit('\t').next()?.parse().ok();
+        return Ok(line
+            .trim_end()
+            .rsplit('\t')
+            .next()
+            .and_then(|i| i.parse().ok()));
+    }
+    // The built-in list reads keys from stdin: on a closed or redirected stdin every read
+    // ends at once and the list would redraw forever.
+    if !interactive() {
+        output::error(
+            "ct pick needs a terminal to pick on (stdin or stderr is not one): give a name that \
+             matches one command with --query NAME, or list them with `ct list`",
+        );
+        return Err(Exit(2).into());
     }
     let shown: Vec<String> = commands
         .iter()
-        .map(|c| format!("{}  ({}, {})", c.label, c.kind, c.category))
+        .map(|c| {
+            let [label, kind, category] = parts(c);
+            format!("{label}  ({kind}, {category})")
+        })
         .collect();
-    TermPrompter::default().pick("command", &shown, query)
+    Ok(TermPrompter::default().pick("command", &shown, query))
 }
