@@ -331,7 +331,11 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     output::tree(&mut out, &tree, &commands)?;
     if commands.is_empty() && !args.tags.is_empty() {
-        writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
+        writeln!(
+            out,
+            "No commands tagged {}",
+            output::clean(&args.tags.join(" and "))
+        )?;
     } else if commands.is_empty() && !args.groups.is_empty() {
         writeln!(
             out,
@@ -339,7 +343,11 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
             output::clean(&args.groups.join(" or "))
         )?;
     } else if commands.is_empty() && hidden == 0 {
-        writeln!(out, "No commands found under {}", engine.root().display())?;
+        writeln!(
+            out,
+            "No commands found under {}",
+            output::clean(&engine.root().display().to_string())
+        )?;
     }
     if hidden > 0 {
         let s = if hidden == 1 { "" } else { "s" };
