@@ -103,7 +103,7 @@ fn check(engine: &Engine, json: bool) -> Result<()> {
                 out,
                 "  {:<4}  {:<12}  {}",
                 if c.ok { "ok" } else { "FAIL" },
-                output::clean(&c.name),
+                output::clean(c.name),
                 output::clean(&c.detail)
             )?;
         }

@@ -359,7 +359,7 @@ fn window(
         eprintln!("warning: {}", output::clean(w));
     }
     let label = output::clean(&p.item.label);
-    let mode = output::clean(&started.mode);
+    let mode = output::clean(started.mode);
     match started.run_id {
         Some(id) => println!("run {id}: `{label}` opened in a new {mode} window"),
         None => println!("`{label}` opened in a new {mode} window"),
