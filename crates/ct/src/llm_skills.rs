@@ -132,7 +132,9 @@ enum ContextCommand {
 
 #[derive(Args)]
 struct ContextAddArgs {
-    /// Who speaks: agent (instructions), assistant or user.
+    /// The message's type: agent, assistant or user. The context lives in the workspace
+    /// database, so it is sent to the model as data from the workspace (one user message, each
+    /// message fenced with its type), never as the model's instructions.
     #[arg(long = "type", value_parser = ["agent", "assistant", "user"], default_value = "user")]
     kind: String,
     text: String,

@@ -1291,6 +1291,22 @@ fn editor_models(name: &str) -> (PathBuf, Lsp) {
     (w, s)
 }
 
+/// A stored context message as the model gets it: inside the one user message that carries
+/// the workspace database's context as data, fenced with its type.
+fn assert_stored_context(m: &Value, kind: &str, text: &str) {
+    assert_eq!(m["role"], "user", "{m}");
+    let c = m["content"].as_str().unwrap();
+    assert!(
+        c.starts_with("Context messages stored in this workspace's database"),
+        "{c}"
+    );
+    let open = c
+        .find(&format!("<context-message type=\"{kind}\""))
+        .unwrap_or_else(|| panic!("{kind}: {c}"));
+    let at = c.find(&format!("\n{text}\n</context-message")).expect(text);
+    assert!(open < at, "{c}");
+}
+
 #[test]
 fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_context() {
     let (_w, mut s) = editor_models("editor-playbook");
@@ -1302,7 +1318,7 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
         json!([{"name": "version", "default": "1.0"}])
     );
 
-    // The stored context goes first, with its types as roles.
+    // The stored context goes first, as data from the workspace (one user message).
     s.ok(
         "commandtree/addContext",
         json!({"type": "agent", "content": "Be brief."}),
@@ -1315,12 +1331,12 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
         json!({"name": "notes", "inputs": {"version": "2.0"}, "workDoneToken": "pb-1"}),
     );
     let first = s.server_request(LM_REQUEST);
+    let sent = first["params"]["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 2, "{first}");
+    assert_stored_context(&sent[0], "agent", "Be brief.");
     assert_eq!(
-        first["params"]["messages"],
-        json!([
-            {"role": "agent", "content": "Be brief."},
-            {"role": "user", "content": "Write notes for 2.0"},
-        ]),
+        sent[1],
+        json!({"role": "user", "content": "Write notes for 2.0"}),
         "{first}"
     );
     assert_eq!(
@@ -1341,13 +1357,15 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
 
     let second = s.server_request(LM_REQUEST);
     assert_ne!(second["id"], first["id"]);
+    let sent = second["params"]["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 3, "{second}");
+    assert_stored_context(&sent[0], "agent", "Be brief.");
     assert_eq!(
-        second["params"]["messages"],
-        json!([
-            {"role": "agent", "content": "Be brief."},
-            {"role": "assistant", "content": "NOTES v2"},
-            {"role": "user", "content": "Shorten: NOTES v2"},
-        ]),
+        sent[1..],
+        [
+            json!({"role": "assistant", "content": "NOTES v2"}),
+            json!({"role": "user", "content": "Shorten: NOTES v2"}),
+        ],
         "{second}"
     );
     assert_eq!(second["params"]["options"], json!({}));
@@ -1398,7 +1416,7 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
         json!({"skill": "task", "params": {"prompt": "hi", "modelOptions": {"temperature": 0.7}}}),
     );
     let req = s.server_request(LM_REQUEST);
-    assert_eq!(req["params"]["messages"][0]["role"], "agent");
+    assert_stored_context(&req["params"]["messages"][0], "agent", "Be brief.");
     assert_eq!(
         req["params"]["options"]["modelOptions"],
         json!({"temperature": 0.7})
