@@ -434,7 +434,7 @@ pub fn logs(engine: &Engine, args: LogsArgs) -> Result<()> {
     }
     .map_err(fail)?;
     let id = run.run_id;
-    let mut file = runs::open_log(&run).map_err(fail)?;
+    let mut file = runs::open_log(ws, &run).map_err(fail)?;
     let mut out = std::io::stdout().lock();
     let mut buf = Vec::new();
     file.read_to_end(&mut buf)?;
