@@ -686,6 +686,11 @@ fn run_playbook(
         }
         return Ok(());
     }
+    // Every step checked before anything is sent or asked, as `--dry-run` does.
+    playbook::dry_run(pb, &inputs, &registry).map_err(|e| {
+        output::error(&e.to_string());
+        anyhow::Error::from(Exit(2))
+    })?;
     commandtree_skills::trust::require(engine.root(), "Playbooks").map_err(skill_fail)?;
     let cancel = interrupt_token()?;
     let stream = std::io::stdout().is_terminal() && !as_json;

@@ -967,3 +967,204 @@ fn context_shipped_in_a_repository_database_is_never_a_system_message() {
         );
     }
 }
+
+/// A playbook of one step.
+fn one_step_playbook(root: &Path, name: &str, inputs: &str, step: &str) {
+    write(
+        root,
+        &format!(".commandtree/playbooks/{name}.playbook.md"),
+        &format!("---\nname: {name}\n{inputs}---\n\n```step id=s\n{step}\n```\n"),
+    );
+}
+
+#[test]
+fn a_playbook_step_cannot_answer_the_confirmation_for_the_user() {
+    let root = workspace("auto-approve");
+    write(&root, ".git/config", "[core]\n\tbare = false\n");
+    let spellings = [
+        (
+            "long",
+            "",
+            "@file --action write --path notes.txt --content x --yes",
+        ),
+        (
+            "equals",
+            "",
+            "@file --action write --path notes.txt --content x --yes=true",
+        ),
+        (
+            "one",
+            "",
+            "@file --action write --path notes.txt --yes=1 --content x",
+        ),
+        (
+            "short",
+            "",
+            "@file --action write --path notes.txt --content x -y",
+        ),
+        (
+            "bundle",
+            "",
+            "@file --action write --path notes.txt --content x -qy",
+        ),
+        (
+            "upper",
+            "",
+            "@file --action write --path notes.txt --content x --YES",
+        ),
+        (
+            "input",
+            "inputs:\n  - name: flag\n    default: --yes\n",
+            "@file --action write --path notes.txt --content x {{inputs.flag}}",
+        ),
+    ];
+    for (name, inputs, step) in spellings {
+        one_step_playbook(&root, name, inputs, step);
+    }
+    // A value that merely reads like the flag is a value.
+    one_step_playbook(
+        &root,
+        "value",
+        "",
+        "@file --action write --path notes.txt --content --yes",
+    );
+    ok(&ct(&root, None, &["trust"]));
+    let server = echo_model(Wire::OpenAi);
+    let llm = Some((&server, Wire::OpenAi));
+    for (name, _, _) in spellings {
+        for dry in [false, true] {
+            let mut args = vec!["playbook", "run", name];
+            if dry {
+                args.push("--dry-run");
+            }
+            let o = ct(&root, llm, &args);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{name} {dry}: {}",
+                text(&o.stderr)
+            );
+            assert!(
+                text(&o.stderr).contains("would answer the confirmation for you"),
+                "{name}: {}",
+                text(&o.stderr)
+            );
+            assert!(!root.join("notes.txt").exists(), "{name}: written");
+        }
+    }
+    // Without the flag the step asks; with no one to answer (stdin closed) it is a no.
+    let o = ct(&root, llm, &["playbook", "run", "value"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("Create notes.txt"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!root.join("notes.txt").exists());
+    // The user may answer for themselves.
+    ok(&ct(&root, llm, &["playbook", "run", "value", "--yes"]));
+    assert!(server.posts().is_empty(), "no step asked the model");
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "--yes"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_file_skill_never_touches_git_or_commandtrees_own_files() {
+    let root = workspace("file-policy");
+    write(&root, ".git/config", "[core]\n\tbare = false\n");
+    write(&root, ".git/hooks/README", "hooks\n");
+    write(
+        &root,
+        ".commandtree/config.toml",
+        "[tree]\nsort = \"name\"\n",
+    );
+    write(&root, ".vscode/settings.json", "{}\n");
+    write(&root, "docs/readme.md", "docs\n");
+    std::os::unix::fs::symlink(root.join(".git"), root.join("docs/gitdir")).unwrap();
+    std::os::unix::fs::symlink(root.join(".commandtree"), root.join("ct-link")).unwrap();
+    let before: Vec<(String, String)> = [
+        ".git/config",
+        ".commandtree/config.toml",
+        ".vscode/settings.json",
+    ]
+    .iter()
+    .map(|p| {
+        (
+            p.to_string(),
+            std::fs::read_to_string(root.join(p)).unwrap(),
+        )
+    })
+    .collect();
+    for path in [
+        ".git/config",
+        ".GIT/config",
+        ".Git/hooks/pre-commit",
+        "docs/../.git/config",
+        "./.git/hooks/fsmonitor",
+        "docs/gitdir/config",
+        "docs/gitdir/hooks/post-checkout",
+        "sub/.git/config",
+        ".commandtree/config.toml",
+        ".commandtree/playbooks/new.playbook.md",
+        ".CommandTree/skills/x.md",
+        "ct-link/config.toml",
+        ".vscode/settings.json",
+        ".vscode/commandtree.json",
+        ".home/.config/commandtree/trusted-workspaces.toml",
+    ] {
+        for action in [
+            vec![
+                "--action",
+                "write",
+                "--content",
+                "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+                "--yes",
+            ],
+            vec!["--action", "read"],
+            vec!["--action", "delete", "--yes"],
+        ] {
+            let mut args = vec!["skill", "run", "file", "--path", path];
+            args.extend(action.iter().copied());
+            let o = ct(&root, None, &args);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{path} {action:?}: {}",
+                text(&o.stderr)
+            );
+            assert!(
+                text(&o.stderr).contains("the file skill never reads, writes or deletes it"),
+                "{path}: {}",
+                text(&o.stderr)
+            );
+            assert!(o.stdout.is_empty(), "{path}: {}", text(&o.stdout));
+        }
+    }
+    for (p, was) in &before {
+        assert_eq!(&std::fs::read_to_string(root.join(p)).unwrap(), was, "{p}");
+    }
+    assert!(!root.join(".git/hooks/fsmonitor").exists());
+    assert!(
+        !root
+            .join(".home/.config/commandtree/trusted-workspaces.toml")
+            .exists()
+    );
+    // Other files are as before.
+    let o = ct(
+        &root,
+        None,
+        &[
+            "skill",
+            "run",
+            "file",
+            "--action",
+            "read",
+            "--path",
+            "docs/readme.md",
+        ],
+    );
+    assert_eq!(ok(&o), "docs\n");
+}
