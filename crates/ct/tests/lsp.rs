@@ -1084,7 +1084,14 @@ fn skills_fixture(name: &str) -> PathBuf {
         "---\nname: Clean Up Script\nicon: sparkle\ndescription: Removes noise\n---\n\n- Remove superfluous comments\n",
     );
     write(&w, ".commandtree/skills/broken.md", "no front matter\n");
+    user_trusts(&w);
     w
+}
+
+/// `ct trust` in `w`, as its user would after reviewing it (the server shares its `HOME`).
+fn user_trusts(w: &Path) {
+    let o = ct(w, &["trust"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 const CLEANED: &str = "#!/bin/sh\necho \"hello $1\"\n# cleaned\n";
@@ -1267,6 +1274,7 @@ const TWO_STEPS: &str = "---\nname: notes\ndescription: Draft and shorten\ninput
 fn editor_models(name: &str) -> (PathBuf, Lsp) {
     let w = fixture(name);
     write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    user_trusts(&w);
     let mut s = Lsp::start(&w, &[]);
     let init = s.initialize_with(
         &w,
@@ -1482,6 +1490,7 @@ fn cancelling_a_playbook_cancels_the_editor_request_it_waits_on() {
 fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
     let w = fixture("editor-none");
     write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    user_trusts(&w);
     let mut s = Lsp::start(&w, &[]);
     s.initialize(&w, json!({}), false);
     let (code, e) = s.err(
@@ -1691,5 +1700,61 @@ fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
         "{:?}",
         s.seen
     );
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// Playbooks and command skills are the workspace's files: the editor's trust is not enough,
+/// the user's `ct trust` (for the workspace as it is now) is needed, as on the command line.
+#[test]
+fn playbooks_and_command_skills_need_ct_trust_in_the_editor_too() {
+    let w = skills_fixture("needs-ct-trust");
+    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    // Pulled in after the user's `ct trust` (the fixture trusted what it had).
+    let hello = w.join("scripts/hello.sh");
+    let before = std::fs::read_to_string(&hello).unwrap();
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize_with(
+        &w,
+        json!({"trusted": true}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    let (code, e) = s.err("commandtree/runPlaybook", json!({"name": "notes"}));
+    assert_eq!(code, -32004, "{e}");
+    let m = e["message"].as_str().unwrap();
+    assert!(
+        m.contains("added .commandtree/playbooks/notes.playbook.md")
+            && m.contains("nothing was sent and nothing was written"),
+        "{e}"
+    );
+    // Changed since: the command skill is refused too, before anything is sent or written.
+    let (code, e) = s.err(
+        "commandtree/proposeSkill",
+        json!({"skill": "clean-up", "id": "hello.sh"}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    let (code, e) = s.err(
+        "commandtree/applySkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": "x\n"}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
+    // A skill the editor's user invokes needs only the editor's trust, as `ct skill run`.
+    let id = s.send_request(
+        "commandtree/runSkill",
+        json!({"invocation": "@task --prompt hi", "context": false}),
+    );
+    let req = s.server_request(LM_REQUEST);
+    s.answer(&req["id"], json!({"text": "hello", "model": "m"}));
+    assert_eq!(s.response(id)["result"]["reply"], "hello");
+
+    // Reviewed and trusted: the playbook runs.
+    user_trusts(&w);
+    let id = s.send_request("commandtree/runPlaybook", json!({"name": "notes"}));
+    for reply in ["NOTES", "short"] {
+        let req = s.server_request(LM_REQUEST);
+        s.answer(&req["id"], json!({"text": reply, "model": "m"}));
+    }
+    let r = s.response(id);
+    assert_eq!(r["result"]["steps"][1]["reply"], "short", "{r}");
     assert_eq!(s.finish(), Some(0));
 }
