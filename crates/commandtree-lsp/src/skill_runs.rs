@@ -265,7 +265,12 @@ pub fn context(ctx: &Ctx<'_>, p: ContextParams) -> RpcResult {
             .map_err(|e| RpcError::new(FAILED, e.to_string()))?,
         None => Vec::new(),
     };
-    Ok(json!({"messages": rows}))
+    // What a chat front end sends to its model: the rows as workspace data, never as
+    // instructions (the same message runSkill and runPlaybook send).
+    let pairs: Vec<(ContextType, String)> =
+        rows.iter().map(|r| (r.kind, r.content.clone())).collect();
+    let send: Vec<api::SkillMessage> = api::context_as_data(&pairs).into_iter().collect();
+    Ok(json!({"messages": rows, "send": send}))
 }
 
 #[derive(Deserialize)]

@@ -1333,6 +1333,9 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
     );
     let ctx = s.ok("commandtree/context", json!({}));
     assert_eq!(ctx["messages"][0]["type"], "agent", "{ctx}");
+    // What the `@agent` participant sends its model: the same data message.
+    assert_eq!(ctx["send"].as_array().unwrap().len(), 1, "{ctx}");
+    assert_stored_context(&ctx["send"][0], "agent", "Be brief.");
 
     let id = s.send_request(
         "commandtree/runPlaybook",
