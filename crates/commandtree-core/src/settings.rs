@@ -168,18 +168,13 @@ impl Settings {
         };
         let (safe, sensitive) = trust::split(table);
         let keys = trust::dotted_keys(&sensitive);
-        self.trust = trust::status(root, &trust::hash_text(Some(&content)), keys);
+        self.trust = trust::status(root, keys);
         let origin = Origin::Workspace(path.clone());
         self.apply_table(safe, &origin, warnings);
         match &self.trust {
             trust::Status::Trusted => self.apply_table(sensitive, &origin, warnings),
             trust::Status::NotNeeded => {}
-            trust::Status::Untrusted { ignored, changed } => {
-                let why = if *changed {
-                    "the file changed since `ct trust`"
-                } else {
-                    "this workspace is not trusted"
-                };
+            trust::Status::Untrusted { ignored, why, .. } => {
                 warnings.push(Warning::new(
                     &path,
                     None,

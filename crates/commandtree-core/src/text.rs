@@ -36,6 +36,24 @@ pub fn quote_path(p: &Path) -> String {
     sh_quote_double(&p.to_string_lossy())
 }
 
+/// A Markdown code fence for `text`: backticks, one more than the longest run of backticks
+/// anywhere in it and at least three, so no line of the text can close the block early (a
+/// closing fence must be at least as long as the opening one, and tildes never close a
+/// backtick fence).
+pub fn code_fence(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    "`".repeat((longest + 1).max(3))
+}
+
 /// Characters POSIX shells and fish treat as literal outside quotes. `=` too, except first
 /// (zsh expands `=cmd` to the path of cmd).
 pub fn is_plain_word(s: &str) -> bool {
@@ -529,6 +547,14 @@ fn split_dotted(key: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_code_fence_is_longer_than_any_backtick_run() {
+        assert_eq!(code_fence("plain"), "```");
+        assert_eq!(code_fence("a `b` c"), "```");
+        assert_eq!(code_fence("```\nx\n```"), "````");
+        assert_eq!(code_fence("~~~~~~~~\n```````"), "````````");
+    }
 
     #[test]
     fn truncation_matches_upstream() {

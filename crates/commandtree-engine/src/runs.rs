@@ -518,23 +518,92 @@ pub fn newest_with_log(ws: &Workspace, store: &mut Option<Store>) -> Result<Run>
         .ok_or_else(|| Error::failed("no run with a log yet (logs come from detached runs)"))
 }
 
-/// The log of a detached run, opened for reading (never through a symbolic link).
-pub fn open_log(r: &Run) -> Result<std::fs::File> {
+/// The log of a detached run, opened for reading.
+///
+/// The path comes from the run history, which is a database file of the workspace (a
+/// repository can ship one), so it is followed only inside the workspace's own log folder
+/// (`.commandtree/logs/`): that folder and `.commandtree/` must be real folders (not links),
+/// the path with its links resolved must lie inside it, the file itself is never a link, and
+/// only a regular file is read (a FIFO is opened without waiting and refused).
+pub fn open_log(ws: &Workspace, r: &Run) -> Result<std::fs::File> {
     let Some(log) = r.log_path.as_deref() else {
         return Err(Error::failed(format!(
             "run {} (`{}`) ran in {} mode; its output went to a terminal, not a log",
             r.run_id, r.label, r.mode
         )));
     };
+    let path = log_inside_logs_dir(&ws.root, r.run_id, Path::new(log))?;
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::failed(format!(
+            "run {}: {log} is a symbolic link; not reading it",
+            r.run_id
+        )));
+    }
     let mut o = std::fs::OpenOptions::new();
     o.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW);
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
-    o.open(log)
-        .map_err(|e| Error::failed(format!("{log}: {e}")))
+    let file = o
+        .open(&path)
+        .map_err(|e| Error::failed(format!("{log}: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::failed(format!("{log}: {e}")))?;
+    if !meta.is_file() {
+        return Err(Error::failed(format!(
+            "run {}: {log} is not a regular file; not reading it",
+            r.run_id
+        )));
+    }
+    Ok(file)
+}
+
+/// `log` (relative paths are taken from the root) as a path inside `root`'s log folder, with
+/// its folders' links resolved, or why not.
+fn log_inside_logs_dir(root: &Path, run_id: i64, log: &Path) -> Result<PathBuf> {
+    let base = root.join(commandtree_store::DB_DIR);
+    let logs = base.join(LOGS_DIR);
+    let refuse = |why: String| {
+        Error::failed(format!(
+            "run {run_id}: its log {} {why}; only logs in {} are read (the run history is a file \
+             of the workspace and may come from the repository): nothing was read",
+            log.display(),
+            logs.display()
+        ))
+    };
+    for d in [&base, &logs] {
+        match std::fs::symlink_metadata(d) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(refuse(format!(
+                    "is not readable here: {} is not a real folder",
+                    d.display()
+                )));
+            }
+            Err(e) => {
+                return Err(refuse(format!(
+                    "is not readable here: {}: {e}",
+                    d.display()
+                )));
+            }
+        }
+    }
+    let real_logs =
+        std::fs::canonicalize(&logs).map_err(|e| refuse(format!("cannot be checked: {e}")))?;
+    let full = root.join(log);
+    let (Some(parent), Some(name)) = (full.parent(), full.file_name()) else {
+        return Err(refuse("is not a file path".into()));
+    };
+    // The folders are resolved; the file itself must not be a link (opened with O_NOFOLLOW).
+    let real_parent =
+        std::fs::canonicalize(parent).map_err(|e| refuse(format!("cannot be checked: {e}")))?;
+    if !real_parent.starts_with(&real_logs) {
+        return Err(refuse("is outside the workspace's log folder".into()));
+    }
+    Ok(real_parent.join(name))
 }
 
 /// Stops a detached or window run: SIGTERM to its process group, SIGKILL after 5 s. The

@@ -2,7 +2,10 @@
 //! active context (`context`, `addContext`, `clearContext`). The work is the skills crate's;
 //! this wires it to the request (cancel token, `$/progress`) and to the model source of
 //! [`crate::editor_lm`]. Nobody can answer a confirmation here, so `file` writes and `run`
-//! steps that need one are refused unless the request says `yes`.
+//! steps that need one are refused unless the request says `yes`. Playbooks are the
+//! workspace's files: besides the editor's trust they need the user's `ct trust`, as on the
+//! command line; a skill the editor's user invokes needs only the editor's trust, as `ct skill
+//! run` needs none.
 
 use crate::editor_lm::LazyApi;
 use crate::error::*;
@@ -199,6 +202,9 @@ fn step_error(e: StepError) -> RpcError {
 pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult {
     ctx.shared
         .require_trust("running playbooks (they talk to an LLM and touch files)")?;
+    // A playbook is the workspace's own text: as on the command line, it runs only where the
+    // user ran `ct trust` and nothing that steers ct changed since.
+    commandtree_skills::trust::require(&ctx.shared.root, "Playbooks").map_err(skill_error)?;
     let (_, pb) = playbook::find(&ctx.shared.root, &p.name).map_err(skill_error)?;
     let given: Vec<(String, String)> = p.inputs.iter().map(|(k, v)| (k.clone(), word(v))).collect();
     let inputs = playbook::inputs(&pb, &given).map_err(skill_error)?;
@@ -259,7 +265,12 @@ pub fn context(ctx: &Ctx<'_>, p: ContextParams) -> RpcResult {
             .map_err(|e| RpcError::new(FAILED, e.to_string()))?,
         None => Vec::new(),
     };
-    Ok(json!({"messages": rows}))
+    // What a chat front end sends to its model: the rows as workspace data, never as
+    // instructions (the same message runSkill and runPlaybook send).
+    let pairs: Vec<(ContextType, String)> =
+        rows.iter().map(|r| (r.kind, r.content.clone())).collect();
+    let send: Vec<api::SkillMessage> = api::context_as_data(&pairs).into_iter().collect();
+    Ok(json!({"messages": rows, "send": send}))
 }
 
 #[derive(Deserialize)]

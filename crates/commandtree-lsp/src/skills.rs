@@ -1,7 +1,9 @@
 //! Command skills for editors (`.commandtree/skills/*.md`): list them, ask the model for a
 //! skill's version of a command's file, and write it once the user has seen the diff. The server
 //! never writes on `proposeSkill`; `applySkill` writes only what the editor showed, and only if
-//! the file on disk is still the text the proposal was made from.
+//! the file on disk is still the text the proposal was made from. Command skills are the
+//! workspace's files, so both need the user's `ct trust` besides the editor's trust, as on the
+//! command line.
 
 use crate::editor_lm::{EditorSkillApi, Source};
 use crate::error::*;
@@ -80,6 +82,7 @@ pub struct ProposeParams {
 pub fn propose(ctx: &Ctx<'_>, p: ProposeParams) -> RpcResult {
     ctx.shared
         .require_trust("command skills (they send a file to an LLM)")?;
+    commandtree_skills::trust::require(&ctx.shared.root, "Command skills").map_err(skill_error)?;
     check_query(&ctx.shared.root, &p.id)?;
     let work = WorkDone::begin(ctx, p.work_done_token, "Applying a command skill");
     let skill = command_skill::find(&ctx.shared.root, &p.skill).map_err(skill_error)?;
@@ -130,6 +133,7 @@ pub struct ApplyParams {
 
 pub fn apply(ctx: &Ctx<'_>, p: ApplyParams) -> RpcResult {
     ctx.shared.require_trust("applying a command skill")?;
+    commandtree_skills::trust::require(&ctx.shared.root, "Command skills").map_err(skill_error)?;
     let (path, rel) = command_file(ctx, &p.id)?;
     let failed = |e: std::io::Error| {
         RpcError::new(

@@ -237,11 +237,9 @@ pub fn resource(c: &CommandItem) -> String {
     match commandtree_core::fs::read_file(std::path::Path::new(&c.file_path)) {
         Ok(content) => {
             let t = commandtree_core::excerpt::command_text(c, &content);
-            let fence = if t.text.contains("```") {
-                "~~~~"
-            } else {
-                "```"
-            };
+            // The text is the workspace's: a fence of its own must not end the block and
+            // turn the rest into the resource's own words.
+            let fence = commandtree_core::text::code_fence(&t.text);
             let _ = write!(
                 s,
                 "\nDefinition ({where_}{}):\n\n{fence}\n{}\n{fence}\n",

@@ -212,17 +212,7 @@ pub fn messages(
 
 /// A fence longer than any backtick run in `text`.
 fn fence_for(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    "`".repeat((longest + 1).max(3))
+    commandtree_core::text::code_fence(text)
 }
 
 /// The new file in a reply: the first fenced block's content (the longest fence wins when a

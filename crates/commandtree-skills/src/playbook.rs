@@ -220,6 +220,70 @@ impl Replies for Placeholders<'_> {
     }
 }
 
+/// Flag names that answer a confirmation in advance, in any spelling a CLI takes for them
+/// (compared lowercase, `_` as `-`). The file skill's `--yes` is the one a skill accepts
+/// today; the rest keep a skill added later from growing one a playbook could pass.
+const AUTO_APPROVE: &[&str] = &[
+    "yes",
+    "y",
+    "assume-yes",
+    "assumeyes",
+    "force",
+    "auto-approve",
+    "autoapprove",
+    "no-confirm",
+    "noconfirm",
+    "no-prompt",
+    "non-interactive",
+    "noninteractive",
+    "yolo",
+    "dangerously-skip-permissions",
+];
+
+/// A playbook is the workspace's text, not the user: a step may not carry a flag that answers
+/// the user's confirmation (`--yes`, `--yes=true`, `-y`, `-qy`, ...), whether written in the
+/// step or filled in from an input. The words are walked as [`crate::params::bind`] reads
+/// them, so a value (`--content "--yes"`) is not taken for a flag.
+pub fn no_auto_approval(inv: &Invocation, specs: &[crate::params::ParamSpec]) -> Result<()> {
+    let refuse = |word: &str| {
+        Err(Error::invalid(format!(
+            "@{}: `{word}` would answer the confirmation for you, and a playbook step may not \
+             do that: the step asks you when it runs (or pass --yes to `ct playbook run` \
+             yourself); remove it from the playbook",
+            inv.skill
+        )))
+    };
+    let mut words = inv.args.iter();
+    while let Some(word) = words.next() {
+        if let Some(flag) = word.strip_prefix("--") {
+            let (name, inline) = match flag.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (flag, false),
+            };
+            let norm = name.to_lowercase().replace('_', "-");
+            if AUTO_APPROVE.contains(&norm.as_str()) {
+                return refuse(word);
+            }
+            let takes_value = specs
+                .iter()
+                .find(|s| s.name == name || s.name.eq_ignore_ascii_case(&name.replace('-', "")))
+                .is_some_and(|s| s.kind != crate::params::ParamKind::Bool);
+            if takes_value && !inline {
+                words.next();
+            }
+        } else if let Some(short) = word.strip_prefix('-')
+            && !short.is_empty()
+            && short.chars().all(|c| c.is_ascii_alphabetic())
+            && short
+                .chars()
+                .any(|c| c.eq_ignore_ascii_case(&'y') || c.eq_ignore_ascii_case(&'f'))
+        {
+            return refuse(word);
+        }
+    }
+    Ok(())
+}
+
 /// A step's problem, with the step named.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StepError {
@@ -263,6 +327,7 @@ pub fn dry_run(
         };
         let inv = prepare(step, inputs, &Placeholders { earlier: &earlier }).map_err(fail)?;
         let skill = registry.get(&inv.skill).map_err(fail)?;
+        no_auto_approval(&inv, skill.params()).map_err(fail)?;
         crate::params::bind(skill.name(), skill.params(), &inv.args).map_err(fail)?;
         out.push(inv);
         earlier.push((step.id.clone(), step.named));
@@ -338,6 +403,9 @@ pub fn run(
             replies: &replies,
         };
         let inv = prepare(step, inputs, &done).map_err(fail)?;
+        if let Ok(skill) = registry.get(&inv.skill) {
+            no_auto_approval(&inv, skill.params()).map_err(fail)?;
+        }
         on_event(Event::Started {
             index: i + 1,
             total,

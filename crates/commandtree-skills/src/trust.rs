@@ -1,27 +1,30 @@
 //! Workspace trust for what a repository brings itself. Playbooks and command skills are files
 //! of the workspace: running one sends the workspace's text to the user's LLM and may write
 //! files. Like a workspace `config.toml` choosing the LLM, that needs the user's `ct trust`
-//! for this workspace; until then nothing is sent and nothing is written.
+//! for this workspace as it is now (every steering file, see `commandtree_core::trust`); until
+//! then nothing is sent and nothing is written.
 
+use commandtree_core::trust::{self, Verdict};
 use std::path::Path;
 
-/// Whether the user ran `ct trust` here for the configuration as it is now.
+/// Whether the user ran `ct trust` here and no steering file changed since.
 pub fn is_trusted(root: &Path) -> bool {
-    let hash = commandtree_core::trust::config_hash(root);
-    commandtree_core::trust::list()
-        .unwrap_or_default()
-        .iter()
-        .any(|r| r.root == root && r.config_sha256 == hash)
+    trust::check(root).is_trusted()
 }
 
-/// `Err` with the explanation when `root` is not trusted.
+/// `Err` with the explanation (what changed, when something did) when `root` is not trusted.
 pub fn require(root: &Path, what: &str) -> crate::Result<()> {
-    if is_trusted(root) {
+    let verdict = trust::check(root);
+    let Some(why) = verdict.reason() else {
         return Ok(());
-    }
+    };
+    let review = match verdict {
+        Verdict::Changed(_) => "Review those files",
+        _ => "Review .commandtree/ and the AI definition folders",
+    };
     Err(crate::Error::failed(format!(
-        "{what} come from this workspace's own files, so they run only in a workspace you trust: \
-         nothing was sent and nothing was written. Review .commandtree/ and run `ct trust` in {}",
+        "{what} come from this workspace's own files, so they run only in a workspace you trust, \
+         and {why}: nothing was sent and nothing was written. {review} and run `ct trust` in {}",
         root.display()
     )))
 }

@@ -1315,21 +1315,24 @@ impl App {
         match runs::start_detached(ws, &mut loaded.store, planned) {
             Ok(s) => {
                 let log = s.log.as_ref().and_then(|p| {
-                    runs::open_log(&Run {
-                        run_id: s.run_id.unwrap_or(0),
-                        command_id: planned.item.id.clone(),
-                        label: planned.item.label.clone(),
-                        command_line: String::new(),
-                        cwd: String::new(),
-                        started_at: String::new(),
-                        duration_ms: None,
-                        exit_code: None,
-                        mode: s.mode.to_string(),
-                        status: "running".into(),
-                        pid: None,
-                        log_path: Some(p.to_string_lossy().into_owned()),
-                        request: String::new(),
-                    })
+                    runs::open_log(
+                        ws,
+                        &Run {
+                            run_id: s.run_id.unwrap_or(0),
+                            command_id: planned.item.id.clone(),
+                            label: planned.item.label.clone(),
+                            command_line: String::new(),
+                            cwd: String::new(),
+                            started_at: String::new(),
+                            duration_ms: None,
+                            exit_code: None,
+                            mode: s.mode.to_string(),
+                            status: "running".into(),
+                            pid: None,
+                            log_path: Some(p.to_string_lossy().into_owned()),
+                            request: String::new(),
+                        },
+                    )
                     .ok()
                 });
                 self.bg.push(BgRun {

@@ -79,7 +79,7 @@ pub fn fail(e: Error) -> anyhow::Error {
     Exit(e.exit_code()).into()
 }
 
-/// How messages name a command: `build (npm)`.
+/// How messages name a command: `build (npm)`, cleaned for the terminal.
 pub fn name(c: &CommandItem) -> String {
-    commandtree_engine::display_name(c)
+    output::clean(&commandtree_engine::display_name(c)).into_owned()
 }

@@ -54,7 +54,7 @@ fn path(engine: &Engine, json: bool) -> Result<()> {
     if json {
         output::json(&mut out, &json!({ "path": p, "exists": p.exists() }))?;
     } else {
-        writeln!(out, "{}", p.display())?;
+        writeln!(out, "{}", output::clean(&p.display().to_string()))?;
     }
     Ok(())
 }
@@ -73,7 +73,7 @@ fn check(engine: &Engine, json: bool) -> Result<()> {
             writeln!(
                 out,
                 "No database at {} (the first `ct tag add` or `ct star` creates it)",
-                p.display()
+                output::clean(&p.display().to_string())
             )?;
         }
         return Ok(());
@@ -96,14 +96,15 @@ fn check(engine: &Engine, json: bool) -> Result<()> {
             &json!({ "path": p, "exists": true, "ok": report.ok(), "checks": checks, "counts": counts }),
         )?;
     } else {
-        writeln!(out, "{}", p.display())?;
+        writeln!(out, "{}", output::clean(&p.display().to_string()))?;
         for c in &report.checks {
+            // Details quote the database, which may be a repository's own file.
             writeln!(
                 out,
                 "  {:<4}  {:<12}  {}",
                 if c.ok { "ok" } else { "FAIL" },
-                c.name,
-                c.detail
+                output::clean(c.name),
+                output::clean(&c.detail)
             )?;
         }
         if let Some(c) = report.counts {
@@ -146,7 +147,7 @@ fn prune(engine: &Engine, yes: bool, json: bool, quiet: bool) -> Result<()> {
             writeln!(
                 out,
                 "No database at {}; nothing to prune.",
-                engine.db_path().display()
+                output::clean(&engine.db_path().display().to_string())
             )?;
         }
         return Ok(());
@@ -177,10 +178,11 @@ fn prune(engine: &Engine, yes: bool, json: bool, quiet: bool) -> Result<()> {
             if stale.len() == 1 { "" } else { "s" }
         )?;
         for (id, tags) in &stale {
+            let id = output::clean(id);
             if tags.is_empty() {
                 writeln!(out, "  {id}")?;
             } else {
-                writeln!(out, "  {id}  [{}]", tags.join(", "))?;
+                writeln!(out, "  {id}  [{}]", output::clean(&tags.join(", ")))?;
             }
         }
         if !yes {

@@ -58,9 +58,13 @@ fn trust_line(ws: &Workspace) -> (String, Value) {
             format!("trusted: {} is honoured in full", path.display()),
             json!({"state": "trusted"}),
         ),
-        Status::Untrusted { ignored, changed } => (
+        Status::Untrusted {
+            ignored,
+            changed,
+            why,
+        } => (
             format!(
-                "{}: ignoring {} from {} (review it, then `ct trust`)",
+                "{}: ignoring {} from {} ({why}; review it, then `ct trust`)",
                 if *changed {
                     "changed since trusted"
                 } else {
@@ -69,7 +73,7 @@ fn trust_line(ws: &Workspace) -> (String, Value) {
                 ignored.join(", "),
                 path.display()
             ),
-            json!({"state": "untrusted", "changed": changed, "ignored": ignored}),
+            json!({"state": "untrusted", "changed": changed, "ignored": ignored, "why": why}),
         ),
     }
 }

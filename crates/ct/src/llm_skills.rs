@@ -132,7 +132,9 @@ enum ContextCommand {
 
 #[derive(Args)]
 struct ContextAddArgs {
-    /// Who speaks: agent (instructions), assistant or user.
+    /// The message's type: agent, assistant or user. The context lives in the workspace
+    /// database, so it is sent to the model as data from the workspace (one user message, each
+    /// message fenced with its type), never as the model's instructions.
     #[arg(long = "type", value_parser = ["agent", "assistant", "user"], default_value = "user")]
     kind: String,
     text: String,
@@ -249,15 +251,7 @@ static ASK: fn(&str) -> bool = ask;
 
 /// Text for a terminal: line breaks and tabs kept, every other control character escaped.
 fn terminal_text(s: &str) -> String {
-    s.split('\n')
-        .map(|l| {
-            l.split('\t')
-                .map(|p| output::clean(p).into_owned())
-                .collect::<Vec<_>>()
-                .join("\t")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    output::clean_lines(s).into_owned()
 }
 
 /// The SkillApi over the configured provider; replies stream to stdout on a terminal.
@@ -287,7 +281,9 @@ fn active_context(engine: &Engine, conversation: &str) -> Result<Vec<api::SkillM
 }
 
 /// Prints a reply: streamed already on a terminal (then only the final newline), whole
-/// otherwise.
+/// otherwise. A reply carries workspace text (a file `@file` read, a command's output and
+/// label from `@run`, labels from `@search`) or a model's words about it: on a terminal it is
+/// cleaned like everything else from the workspace; piped, it stays exact.
 fn print_reply(reply: &str, streamed: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if streamed {
@@ -295,7 +291,7 @@ fn print_reply(reply: &str, streamed: bool) -> Result<()> {
             writeln!(out)?;
         }
     } else {
-        write!(out, "{reply}")?;
+        write!(out, "{}", output::for_stdout(reply))?;
         if !reply.ends_with('\n') {
             writeln!(out)?;
         }
@@ -525,7 +521,7 @@ fn apply(engine: &Engine, a: ApplyArgs, quiet: bool) -> Result<()> {
         if cancel.is_cancelled() {
             return Err(skill_fail(Error::Cancelled));
         }
-        eprintln!("Not applied; {rel} is unchanged.");
+        eprintln!("Not applied; {} is unchanged.", output::clean(&rel));
         return Err(Exit(1).into());
     }
     command_skill::apply(&proposal).map_err(skill_fail)?;
@@ -684,12 +680,17 @@ fn run_playbook(
                 "{}{}: @{} {}",
                 output::clean(&step.id),
                 if step.context { "" } else { " (context=false)" },
-                inv.skill,
+                output::clean(&inv.skill),
                 output::clean(&words.join(" "))
             )?;
         }
         return Ok(());
     }
+    // Every step checked before anything is sent or asked, as `--dry-run` does.
+    playbook::dry_run(pb, &inputs, &registry).map_err(|e| {
+        output::error(&e.to_string());
+        anyhow::Error::from(Exit(2))
+    })?;
     commandtree_skills::trust::require(engine.root(), "Playbooks").map_err(skill_fail)?;
     let cancel = interrupt_token()?;
     let stream = std::io::stdout().is_terminal() && !as_json;
@@ -716,7 +717,7 @@ fn run_playbook(
             eprintln!(
                 "[{index}/{total}] {} @{}",
                 output::clean(&step.id),
-                invocation.skill
+                output::clean(&invocation.skill)
             );
             printed_by_stream = stream && invocation.skill == "task";
         }

@@ -186,6 +186,7 @@ static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::n
 fn main() -> ExitCode {
     STARTED.get_or_init(std::time::Instant::now);
     // `COMPLETE=bash ct -- ct run b`: the shell asking for completions (see `ct completions`).
+    completions::remember_shell();
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = Cli::parse();
     match run(cli) {
@@ -330,7 +331,11 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     output::tree(&mut out, &tree, &commands)?;
     if commands.is_empty() && !args.tags.is_empty() {
-        writeln!(out, "No commands tagged {}", args.tags.join(" and "))?;
+        writeln!(
+            out,
+            "No commands tagged {}",
+            output::clean(&args.tags.join(" and "))
+        )?;
     } else if commands.is_empty() && !args.groups.is_empty() {
         writeln!(
             out,
@@ -338,7 +343,11 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
             output::clean(&args.groups.join(" or "))
         )?;
     } else if commands.is_empty() && hidden == 0 {
-        writeln!(out, "No commands found under {}", engine.root().display())?;
+        writeln!(
+            out,
+            "No commands found under {}",
+            output::clean(&engine.root().display().to_string())
+        )?;
     }
     if hidden > 0 {
         let s = if hidden == 1 { "" } else { "s" };

@@ -24,6 +24,11 @@ fn is_unsafe(c: char) -> bool {
             | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether [`clean`] would change `s`.
+pub fn has_unsafe(s: &str) -> bool {
+    s.chars().any(is_unsafe)
+}
+
 /// Text from a workspace (labels, descriptions, paths, messages) made safe for a terminal:
 /// every character of [`is_unsafe`] is written as an escape (`\n`, `\t`, `\x1b`,
 /// `\u{202e}`), so a label cannot forge tree lines, move the cursor or recolour the screen.
@@ -46,6 +51,39 @@ pub fn clean(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Text of many lines from a workspace or a model (a file's text, a reply, a plan), for a
+/// terminal: line breaks and tabs kept (a `\r` before a line break too), every other character
+/// of [`is_unsafe`] escaped as [`clean`] does.
+pub fn clean_lines(s: &str) -> Cow<'_, str> {
+    let keep = |c: char| c == '\n' || c == '\t' || c == '\r';
+    if !s.chars().any(|c| is_unsafe(c) && !keep(c)) && !s.contains('\r') {
+        return Cow::Borrowed(s);
+    }
+    let lines: Vec<String> = s
+        .split('\n')
+        .map(|l| {
+            let (body, cr) = match l.strip_suffix('\r') {
+                Some(b) => (b, "\r"),
+                None => (l, ""),
+            };
+            let body: Vec<Cow<'_, str>> = body.split('\t').map(clean).collect();
+            format!("{}{cr}", body.join("\t"))
+        })
+        .collect();
+    Cow::Owned(lines.join("\n"))
+}
+
+/// [`clean_lines`] when stdout is a terminal; piped, the text stays exact so it can be fed to
+/// another program (the terminal that finally shows it is then that program's business).
+pub fn for_stdout(s: &str) -> Cow<'_, str> {
+    use std::io::IsTerminal;
+    if io::stdout().is_terminal() {
+        clean_lines(s)
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// An error message: line breaks the message itself has are kept, but every further line is
@@ -196,7 +234,11 @@ fn nodes(
                     write!(out, " {DIM}(private){DIM:#}")?;
                 }
                 if !c.aliases.is_empty() {
-                    write!(out, " {DIM}[alias: {}]{DIM:#}", c.aliases.join(", "))?;
+                    write!(
+                        out,
+                        " {DIM}[alias: {}]{DIM:#}",
+                        clean(&c.aliases.join(", "))
+                    )?;
                 }
                 if !c.tags.is_empty() {
                     write!(out, " {DIM}[{}]{DIM:#}", clean(&c.tags.join(", ")))?;
@@ -297,6 +339,16 @@ mod tests {
             compact_json_in_parts(&mut parts, &refs, threads).unwrap();
             assert!(parts == one, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn lines_keep_their_breaks_and_tabs_only() {
+        assert_eq!(clean_lines("a\n\tb"), "a\n\tb");
+        assert_eq!(clean_lines("a\r\nb\rc"), "a\r\nb\\rc");
+        assert_eq!(
+            clean_lines("\x1b[31mred\n\x1b]0;t\x07\u{202e}"),
+            "\\x1b[31mred\n\\x1b]0;t\\x07\\u{202e}"
+        );
     }
 
     #[test]

@@ -60,7 +60,10 @@ impl Bar {
         }
         self.pb.set_position(e.done);
         if let Some(m) = &e.message {
-            self.pb.set_message(commandtree_core::text::truncate(m, 30));
+            // Messages name commands (their labels are workspace text).
+            self.pb.set_message(
+                crate::output::clean(&commandtree_core::text::truncate(m, 30)).into_owned(),
+            );
         }
     }
 

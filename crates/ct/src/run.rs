@@ -207,7 +207,7 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     } else {
         match o.query.clone() {
             Some(q) => Target::Query(q),
-            None if interactive() && !o.no_input => match pick_index(&loaded.commands, "") {
+            None if interactive() && !o.no_input => match pick_index(&loaded.commands, "")? {
                 Some(i) => Target::Query(loaded.commands[i].id.clone()),
                 None => return Err(Exit(130).into()),
             },
@@ -249,7 +249,11 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
             .iter()
             .filter(|c| c.what == ConcernKind::StaleSummary)
         {
-            eprintln!("note: `{}`: {}", c.label, c.text);
+            eprintln!(
+                "note: `{}`: {}",
+                output::clean(&c.label),
+                output::clean(&c.text)
+            );
         }
     }
     let warned: Vec<_> = concerns.iter().filter(|c| c.needs_confirmation()).collect();
@@ -272,23 +276,28 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
             ))));
         }
         for c in &warned {
-            eprintln!("warning: `{}`: {}", c.label, c.text);
+            eprintln!(
+                "warning: `{}`: {}",
+                output::clean(&c.label),
+                output::clean(&c.text)
+            );
         }
         if !prompter
-            .confirm(&format!("Run `{}` anyway?", item.label))
+            .confirm(&format!("Run `{}` anyway?", output::clean(&item.label)))
             .map_err(fail_exec)?
         {
             return Err(fail(Error::failed(format!("`{}` was not run", item.label))));
         }
     }
+    let mut shown = CleanPrompter(prompter);
     let asker: Option<&mut (dyn Prompter + 'static)> = if can_ask && !o.dry_run {
-        Some(&mut prompter)
+        Some(&mut shown)
     } else {
         None
     };
     let planned = runs::plan(ws, &sel, asker).map_err(fail)?;
     if o.dry_run {
-        println!("{}", planned.dry_run_text());
+        println!("{}", output::for_stdout(&planned.dry_run_text()));
         return Ok(());
     }
     let store = &mut loaded.store;
@@ -303,7 +312,7 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     }
     let fin = runs::run_foreground(ws, store, &planned).map_err(fail)?;
     if let Some(w) = &fin.history_warning {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", output::clean(w));
     }
     if fin.code == 0 {
         Ok(())
@@ -319,7 +328,7 @@ fn detached(
 ) -> Result<()> {
     let started = runs::start_detached(ws, store, p).map_err(fail)?;
     if let Some(w) = &started.history_warning {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", output::clean(w));
     }
     let log = started.log.clone().unwrap_or_default();
     let shown = log
@@ -327,18 +336,14 @@ fn detached(
         .unwrap_or(&log)
         .display()
         .to_string();
+    let shown = output::clean(&shown);
+    let label = output::clean(&p.item.label);
     match started.run_id {
         Some(id) => {
-            println!(
-                "run {id}: `{}` started in the background; output in {shown}",
-                p.item.label
-            );
+            println!("run {id}: `{label}` started in the background; output in {shown}");
             eprintln!("  ct logs {id} -f    follow it\n  ct stop {id}       stop it");
         }
-        None => println!(
-            "`{}` started in the background; output in {shown}",
-            p.item.label
-        ),
+        None => println!("`{label}` started in the background; output in {shown}"),
     }
     Ok(())
 }
@@ -351,14 +356,13 @@ fn window(
 ) -> Result<()> {
     let started = runs::start_window(ws, store, p, how).map_err(fail)?;
     if let Some(w) = &started.history_warning {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", output::clean(w));
     }
+    let label = output::clean(&p.item.label);
+    let mode = output::clean(started.mode);
     match started.run_id {
-        Some(id) => println!(
-            "run {id}: `{}` opened in a new {} window",
-            p.item.label, started.mode
-        ),
-        None => println!("`{}` opened in a new {} window", p.item.label, started.mode),
+        Some(id) => println!("run {id}: `{label}` opened in a new {mode} window"),
+        None => println!("`{label}` opened in a new {mode} window"),
     }
     Ok(())
 }
@@ -430,7 +434,7 @@ pub fn logs(engine: &Engine, args: LogsArgs) -> Result<()> {
     }
     .map_err(fail)?;
     let id = run.run_id;
-    let mut file = runs::open_log(&run).map_err(fail)?;
+    let mut file = runs::open_log(ws, &run).map_err(fail)?;
     let mut out = std::io::stdout().lock();
     let mut buf = Vec::new();
     file.read_to_end(&mut buf)?;
@@ -465,7 +469,11 @@ pub fn logs(engine: &Engine, args: LogsArgs) -> Result<()> {
 pub fn stop(engine: &Engine, args: StopArgs) -> Result<()> {
     let mut store = open_store(engine);
     let run = runs::stop(engine.workspace(), &mut store, args.run).map_err(fail)?;
-    println!("run {} (`{}`) stopped", run.run_id, run.label);
+    println!(
+        "run {} (`{}`) stopped",
+        run.run_id,
+        output::clean(&run.label)
+    );
     Ok(())
 }
 
@@ -482,6 +490,43 @@ pub fn init(args: InitArgs) -> Result<()> {
     let text = shellinit::snippet(shell, &key, "ct").map_err(fail_exec)?;
     print!("{text}");
     Ok(())
+}
+
+/// The terminal prompts with what they show cleaned: a parameter's name, description, options
+/// and default come from the workspace. An option is answered with its own (uncleaned) value;
+/// a default that would show differently is not pre-filled, so nothing invisible is ever
+/// accepted with Enter.
+struct CleanPrompter(TermPrompter);
+
+impl Prompter for CleanPrompter {
+    fn ask(&mut self, p: &commandtree_core::ParamDef) -> commandtree_exec::Result<String> {
+        let mut shown = p.clone();
+        shown.name = output::clean(&p.name).into_owned();
+        shown.description = p
+            .description
+            .as_deref()
+            .map(|d| output::clean(d).into_owned());
+        shown.options = p
+            .options
+            .iter()
+            .map(|o| output::clean(o).into_owned())
+            .collect();
+        shown.default = p.default.as_deref().and_then(|d| {
+            let c = output::clean(d);
+            // An option's default is matched against the cleaned options; a typed default
+            // is pre-filled only when it reads as it is.
+            (!p.options.is_empty() || !output::has_unsafe(d)).then(|| c.into_owned())
+        });
+        let answer = self.0.ask(&shown)?;
+        Ok(match shown.options.iter().position(|o| *o == answer) {
+            Some(i) => p.options[i].clone(),
+            None => answer,
+        })
+    }
+
+    fn confirm(&mut self, question: &str) -> commandtree_exec::Result<bool> {
+        self.0.confirm(&output::clean(question))
+    }
 }
 
 /// The line `ct pick` puts on the prompt: `cd` plus the command for shell-line types, else a
@@ -503,35 +548,56 @@ pub fn pick(engine: &Engine, args: PickArgs) -> Result<()> {
         && let commandtree_core::workspace::Lookup::Found(c) =
             commandtree_core::workspace::lookup(&commands, args.query.trim())
     {
-        println!("{}", prompt_line(c));
-        return Ok(());
+        return print_prompt_line(c);
     }
-    match pick_index(&commands, &args.query) {
-        Some(i) => {
-            println!("{}", prompt_line(&commands[i]));
-            Ok(())
-        }
+    match pick_index(&commands, &args.query)? {
+        Some(i) => print_prompt_line(&commands[i]),
         None => Err(Exit(130).into()),
     }
 }
 
-/// A fuzzy pick: `fzf` when installed, else a built-in list on the terminal.
-fn pick_index(commands: &[CommandItem], query: &str) -> Option<usize> {
+/// The picked line goes onto the shell's edit line, where the user reads it before pressing
+/// Enter: a line with control characters or bidi overrides would show as something else than
+/// what runs, so it is refused rather than put there disguised (or escaped into another
+/// command).
+fn print_prompt_line(item: &CommandItem) -> Result<()> {
+    let line = prompt_line(item);
+    if output::has_unsafe(&line) {
+        output::error(&format!(
+            "the command line of `{}` holds control characters or bidi overrides, so it is not \
+             put on the prompt, where it would read differently from what runs: \
+             {}; run it with `ct run` and pick it there, or by its id (`ct list --json`)",
+            item.label,
+            output::clean(&line)
+        ));
+        return Err(Exit(1).into());
+    }
+    println!("{line}");
+    Ok(())
+}
+
+/// A fuzzy pick: `fzf` when installed, else a built-in list on the terminal. The rows are
+/// workspace text shown on the terminal, so they are cleaned (a tab in a label would also
+/// shift fzf's columns).
+fn pick_index(commands: &[CommandItem], query: &str) -> Result<Option<usize>> {
     if commands.is_empty() {
         eprintln!("no commands found");
-        return None;
+        return Ok(None);
     }
-    let rows: Vec<String> = commands
-        .iter()
-        .map(|c| format!("{}\t{}\t{}", c.label, c.kind, c.category))
-        .collect();
+    let parts = |c: &CommandItem| {
+        [
+            output::clean(&c.label).into_owned(),
+            output::clean(&c.kind).into_owned(),
+            output::clean(&c.category).into_owned(),
+        ]
+    };
     if commandtree_exec::line::which("fzf").is_some() {
-        let input: String = rows
+        let input: String = commands
             .iter()
             .enumerate()
-            .map(|(i, r)| format!("{r}\t{i}\n"))
+            .map(|(i, c)| format!("{}\t{i}\n", parts(c).join("\t")))
             .collect();
-        let mut child = std::process::Command::new("fzf")
+        let Ok(mut child) = std::process::Command::new("fzf")
             .args([
                 "--delimiter",
                 "\t",
@@ -546,18 +612,44 @@ fn pick_index(commands: &[CommandItem], query: &str) -> Option<usize> {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
-            .ok()?;
-        child.stdin.take()?.write_all(input.as_bytes()).ok()?;
-        let out = child.wait_with_output().ok()?;
+        else {
+            return Ok(None);
+        };
+        let Some(mut stdin) = child.stdin.take() else {
+            return Ok(None);
+        };
+        if stdin.write_all(input.as_bytes()).is_err() {
+            return Ok(None);
+        }
+        drop(stdin);
+        let Ok(out) = child.wait_with_output() else {
+            return Ok(None);
+        };
         if !out.status.success() {
-            return None;
+            return Ok(None);
         }
         let line = String::from_utf8_lossy(&out.stdout);
-        return line.trim_end().rsplit('\t').next()?.parse().ok();
+        return Ok(line
+            .trim_end()
+            .rsplit('\t')
+            .next()
+            .and_then(|i| i.parse().ok()));
+    }
+    // The built-in list reads keys from stdin: on a closed or redirected stdin every read
+    // ends at once and the list would redraw forever.
+    if !interactive() {
+        output::error(
+            "ct pick needs a terminal to pick on (stdin or stderr is not one): give a name that \
+             matches one command with --query NAME, or list them with `ct list`",
+        );
+        return Err(Exit(2).into());
     }
     let shown: Vec<String> = commands
         .iter()
-        .map(|c| format!("{}  ({}, {})", c.label, c.kind, c.category))
+        .map(|c| {
+            let [label, kind, category] = parts(c);
+            format!("{label}  ({kind}, {category})")
+        })
         .collect();
-    TermPrompter::default().pick("command", &shown, query)
+    Ok(TermPrompter::default().pick("command", &shown, query))
 }

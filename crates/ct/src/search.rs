@@ -111,24 +111,41 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
     } else if found.is_empty() {
         writeln!(
             out,
-            "No command is similar enough to \"{query}\" (threshold {}); try other words or a lower --threshold.",
+            "No command is similar enough to \"{}\" (threshold {}); try other words or a lower --threshold.",
+            output::clean(&query),
             args.threshold
         )?;
     } else {
-        for (c, s) in &found {
-            let pct = (s * 100.0).round() as i32;
-            write!(out, "{LABEL}{}{LABEL:#} ({pct}%)  {DIM}{}", c.label, c.kind)?;
-            if let Some(rel) = relative(&ws.root, &c.file_path) {
-                write!(out, "  {rel}")?;
-            }
-            if let Some(d) = c.summary.as_deref().or(c.description.as_deref()) {
-                let line = d.lines().next().unwrap_or("");
-                write!(out, "  {}", commandtree_core::text::truncate(line, 80))?;
-            }
-            writeln!(out, "{DIM:#}")?;
-        }
+        print_hits(&mut out, &ws.root, &found)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// The hits as lines for a terminal: label, score, type, file and the first line of the summary
+/// or description, each cleaned (they are workspace text, or a model's words about it).
+fn print_hits(out: &mut impl Write, root: &Path, found: &[(&CommandItem, f32)]) -> Result<()> {
+    for (c, s) in found {
+        let pct = (s * 100.0).round() as i32;
+        write!(
+            out,
+            "{LABEL}{}{LABEL:#} ({pct}%)  {DIM}{}",
+            output::clean(&c.label),
+            output::clean(&c.kind)
+        )?;
+        if let Some(rel) = relative(root, &c.file_path) {
+            write!(out, "  {}", output::clean(&rel))?;
+        }
+        if let Some(d) = c.summary.as_deref().or(c.description.as_deref()) {
+            let line = d.lines().next().unwrap_or("");
+            write!(
+                out,
+                "  {}",
+                output::clean(&commandtree_core::text::truncate(line, 80))
+            )?;
+        }
+        writeln!(out, "{DIM:#}")?;
+    }
     Ok(())
 }
 
@@ -252,4 +269,38 @@ fn relative(root: &Path, file: &str) -> Option<String> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_are_printed_without_raw_escapes() {
+        let hostile = "\x1b[31mred\x1b]0;title\x07\u{202e}evil";
+        let mut c = CommandItem::new(
+            "npm",
+            Path::new("/w/\x1b[2Jpackage.json"),
+            hostile,
+            format!("npm run {hostile}"),
+        );
+        c.summary = Some(format!("Summary {hostile}\nsecond line"));
+        let mut out = Vec::new();
+        print_hits(&mut out, Path::new("/w"), &[(&c, 0.5)]).unwrap();
+        // Our own styling (bold, dim, reset) is ours; anything else raw would be the label's.
+        let mut text = String::from_utf8(out).unwrap();
+        for own in [LABEL, DIM] {
+            text = text
+                .replace(&own.render().to_string(), "")
+                .replace(&own.render_reset().to_string(), "");
+        }
+        for raw in ['\x1b', '\x07', '\u{202e}'] {
+            assert!(!text.contains(raw), "{raw:?} in {text:?}");
+        }
+        assert!(
+            text.contains("\\x1b[31mred\\x1b]0;title\\x07\\u{202e}evil (50%)"),
+            "{text}"
+        );
+        assert!(text.contains("\\x1b[2Jpackage.json"), "{text}");
+    }
 }

@@ -142,7 +142,7 @@ pub fn summarize(engine: &Engine, args: SummarizeArgs, quiet: bool) -> Result<()
     } else {
         for (s, a) in &report.done {
             if let Some(w) = &a.security_warning {
-                writeln!(out, "⚠ {}: {w}", commands::name(&s.item))?;
+                writeln!(out, "⚠ {}: {}", commands::name(&s.item), output::clean(w))?;
             }
         }
         let mut line = format!(

@@ -89,6 +89,7 @@ fn add(engine: &Engine, query: &str, tag_names: &[String], quiet: bool) -> Resul
     let (c, added) = tags::add(&mut l, query, tag_names).map_err(fail)?;
     let mut out = std::io::stdout().lock();
     for (tag, new) in tag_names.iter().zip(added) {
+        let tag = output::clean(tag);
         if new {
             writeln!(out, "{}: tagged `{tag}`", name(&c))?;
         } else {
@@ -101,9 +102,10 @@ fn add(engine: &Engine, query: &str, tag_names: &[String], quiet: bool) -> Resul
 fn remove(engine: &Engine, query: &str, tag_names: &[String], quiet: bool) -> Result<()> {
     let mut l = load(engine, Vec::new(), quiet, false)?;
     let (label, removals) = tags::remove(&mut l, query, tag_names).map_err(fail)?;
+    let label = output::clean(&label);
     let mut out = std::io::stdout().lock();
     for r in removals {
-        let tag = &r.tag;
+        let tag = output::clean(&r.tag);
         if r.removed {
             writeln!(out, "{label}: removed tag `{tag}`")?;
         } else {
@@ -112,7 +114,7 @@ fn remove(engine: &Engine, query: &str, tag_names: &[String], quiet: bool) -> Re
         if let Some(cfg) = &r.from_config {
             eprintln!(
                 "note: {} gives {label} the tag `{tag}`; it comes back at the next discovery unless it is removed there",
-                cfg.display()
+                output::clean(&cfg.display().to_string())
             );
         }
     }
@@ -130,7 +132,7 @@ fn list(engine: &Engine, query: Option<&str>, json: bool, quiet: bool) -> Result
             writeln!(out, "{} has no tags", name(c))?;
         } else {
             for t in &c.tags {
-                writeln!(out, "{t}")?;
+                writeln!(out, "{}", output::clean(t))?;
             }
         }
         out.flush()?;
@@ -147,7 +149,7 @@ fn list(engine: &Engine, query: Option<&str>, json: bool, quiet: bool) -> Result
     } else {
         let width = entries
             .iter()
-            .map(|t| t.name.chars().count())
+            .map(|t| output::clean(&t.name).chars().count())
             .max()
             .unwrap_or(0);
         for t in &entries {
@@ -160,7 +162,7 @@ fn list(engine: &Engine, query: Option<&str>, json: bool, quiet: bool) -> Result
             writeln!(
                 out,
                 "{:<width$}  {:>3}  {}",
-                t.name,
+                output::clean(&t.name),
                 t.commands.len(),
                 labels.join(", ")
             )?;
@@ -184,6 +186,7 @@ pub fn star(engine: &Engine, args: StarArgs, quiet: bool) -> Result<()> {
 pub fn unstar(engine: &Engine, args: StarArgs, quiet: bool) -> Result<()> {
     let mut l = load(engine, Vec::new(), quiet, false)?;
     let (label, removed) = tags::unstar(&mut l, &args.command).map_err(fail)?;
+    let label = output::clean(&label);
     if removed {
         println!("{label}: removed from Quick Launch");
     } else {
@@ -218,7 +221,7 @@ pub fn quick(engine: &Engine, args: QuickArgs, quiet: bool) -> Result<()> {
     } else {
         let width = items
             .iter()
-            .map(|c| c.label.chars().count())
+            .map(|c| output::clean(&c.label).chars().count())
             .max()
             .unwrap_or(0);
         for (i, c) in items.iter().enumerate() {
@@ -226,9 +229,9 @@ pub fn quick(engine: &Engine, args: QuickArgs, quiet: bool) -> Result<()> {
                 out,
                 "{:>2}. {:<width$}  {:<8}  {}",
                 i + 1,
-                c.label,
-                c.kind,
-                c.command
+                output::clean(&c.label),
+                output::clean(&c.kind),
+                output::clean(&c.command)
             )?;
         }
     }

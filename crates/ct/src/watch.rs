@@ -40,7 +40,8 @@ pub fn watch(ws: Workspace, args: WatchArgs, quiet: bool) -> Result<()> {
         let line = if json {
             json_line(&event)
         } else {
-            text_line(&event)
+            // Labels, ids and warnings are workspace text; the line is one line.
+            crate::output::clean(&text_line(&event)).into_owned()
         };
         let mut out = std::io::stdout().lock();
         if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {

@@ -57,3 +57,136 @@ fn run_and_show_complete_the_labels_of_the_workspace_here() {
         );
     }
 }
+
+/// A workspace whose npm scripts are named to break out of a shell word.
+fn hostile_labels(name: &str) -> std::path::PathBuf {
+    let w = workspace("completions", name);
+    write(
+        &w,
+        "package.json",
+        r#"{"scripts":{"test; touch x":"echo hi","it's $(touch y)":"echo hi","nl\ntouch z":"echo hi"}}"#,
+    );
+    w
+}
+
+/// The candidates bash's completion function (from `ct completions bash`) puts in COMPREPLY
+/// for `ct run WORD`, with the real bash and the real binary on PATH.
+fn bash_complete(w: &std::path::Path, word: &str) -> Vec<String> {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ct"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = r#"
+source <(ct completions bash) || exit 3
+COMP_WORDS=(ct run "$1"); COMP_CWORD=2; COMP_TYPE=9
+COMP_LINE="ct run $1"; COMP_POINT=${#COMP_LINE}
+_clap_complete_ct ct "$1" run
+printf '%s\n' "${COMPREPLY[@]}"
+"#;
+    let o = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", script, "bash", word])
+        .current_dir(w)
+        .env("HOME", w.join(".home"))
+        .env("PATH", &path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completion_inserts_one_quoted_word_that_runs_nothing_else() {
+    let w = hostile_labels("bash-quoting");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ct"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for (typed, label) in [
+        ("te", "test; touch x"),
+        ("'te", "test; touch x"),
+        ("\"te", "test; touch x"),
+        ("it", "it's $(touch y)"),
+        ("'it", "it's $(touch y)"),
+    ] {
+        let got = bash_complete(&w, typed);
+        assert_eq!(got.len(), 1, "{typed}: {got:?}");
+        // The line as the user would run it after pressing Tab: the word must name the script
+        // and run nothing of its own.
+        let line = format!("ct run --dry-run {}", got[0]);
+        let o = Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", &line])
+            .current_dir(&w)
+            .env("HOME", w.join(".home"))
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        for planted in ["x", "y", "z"] {
+            assert!(
+                !w.join(planted).exists(),
+                "{typed}: `{line}` created {planted}"
+            );
+        }
+        assert!(o.status.success(), "{line}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("npm run"),
+            "{line}: {label} planned as {}",
+            stdout(&o)
+        );
+    }
+    // A label with a line break would be a second candidate of its own: never offered.
+    assert!(bash_complete(&w, "nl").is_empty());
+    assert!(bash_complete(&w, "touch").is_empty());
+}
+
+/// `ct` asked as zsh and fish ask it (their registration scripts run exactly this).
+fn shell_complete(w: &std::path::Path, shell: &str, word: &str) -> Vec<String> {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
+    c.current_dir(w)
+        .env("COMPLETE", shell)
+        .env("HOME", w.join(".home"))
+        .args(["--", "ct", "run", word]);
+    if shell == "zsh" {
+        c.env("_CLAP_COMPLETE_INDEX", "2").env("_CLAP_IFS", "\n");
+    }
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn zsh_and_fish_get_the_label_itself_and_never_a_line_of_a_label() {
+    let w = hostile_labels("zsh-fish");
+    for shell in ["zsh", "fish"] {
+        // Both shells quote what they insert; the value must be the label itself, matched
+        // against the word with its quotes taken off.
+        let sep = if shell == "zsh" { ':' } else { '\t' };
+        for typed in ["te", "'te", "test\\;"] {
+            let got = shell_complete(&w, shell, typed);
+            let values: Vec<&str> = got.iter().map(|l| l.split(sep).next().unwrap()).collect();
+            assert_eq!(values, ["test; touch x"], "{shell} {typed}: {got:?}");
+        }
+        let all = shell_complete(&w, shell, "");
+        let names: Vec<&String> = all.iter().filter(|l| !l.starts_with("--")).collect();
+        assert!(
+            names
+                .iter()
+                .all(|l| !l.starts_with("touch z") && !l.starts_with("nl")),
+            "{shell}: {all:?}"
+        );
+        assert_eq!(names.len(), 2, "{shell}: {all:?}");
+    }
+}

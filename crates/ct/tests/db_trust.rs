@@ -352,3 +352,77 @@ fn a_view_standing_in_for_a_table_is_not_read() {
     assert!(stderr(&o).contains("commandtree.sqlite3"), "{}", stderr(&o));
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
+
+/// A database as a repository would ship it, with one finished detached run per log path.
+fn shipped_history(repo: &Path, log_paths: &[&str]) {
+    std::fs::create_dir_all(repo.join(".commandtree")).unwrap();
+    let db = repo.join(".commandtree/commandtree.sqlite3");
+    drop(commandtree_store::Store::open(&db, true).unwrap().unwrap());
+    let c = rusqlite::Connection::open(&db).unwrap();
+    for (i, p) in log_paths.iter().enumerate() {
+        c.execute(
+            "INSERT INTO run_history (run_id, command_id, label, command_line, cwd, started_at, exit_code, mode, status, log_path)
+             VALUES (?1, 'npm:x:build', 'build', 'npm run build', '.', '2026-01-01T00:00:00.000Z', 0, 'detached', 'ok', ?2)",
+            rusqlite::params![i as i64 + 1, p],
+        )
+        .unwrap();
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn ct_logs_reads_only_the_workspaces_own_log_folder() {
+    use std::os::unix::fs::symlink;
+    let (_ws, repo, outside) = workspace("log-paths");
+    let secret = outside.join("secret.txt");
+    std::fs::write(&secret, "PRIVATE KEY MATERIAL\n").unwrap();
+    std::fs::create_dir_all(repo.join(".commandtree/logs")).unwrap();
+    std::fs::write(repo.join(".commandtree/logs/ok.log"), "the run's output\n").unwrap();
+    symlink(&secret, repo.join(".commandtree/logs/link.log")).unwrap();
+    symlink(&outside, repo.join(".commandtree/logs/sub")).unwrap();
+    let fifo = repo.join(".commandtree/logs/fifo.log");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let secret_s = secret.to_str().unwrap().to_string();
+    shipped_history(
+        &repo,
+        &[
+            &secret_s,
+            "../outside/secret.txt",
+            ".commandtree/logs/link.log",
+            ".commandtree/logs/sub/secret.txt",
+            ".commandtree/logs/../../../outside/secret.txt",
+            ".commandtree/logs/fifo.log",
+            ".commandtree/logs/ok.log",
+        ],
+    );
+    for run in 1..=6 {
+        let o = ct(&repo, &["logs", &run.to_string()]);
+        assert_eq!(o.status.code(), Some(1), "run {run}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "run {run}: {}", support::stdout(&o));
+        assert!(
+            ["only logs in", "not a regular file", "is a symbolic link"]
+                .iter()
+                .any(|w| stderr(&o).contains(w)),
+            "run {run}: {}",
+            stderr(&o)
+        );
+    }
+    let o = ct(&repo, &["logs", "7"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(support::stdout(&o), "the run's output\n");
+
+    // The log folder itself a link out of the workspace: nothing in it is read.
+    std::fs::remove_dir_all(repo.join(".commandtree/logs")).unwrap();
+    std::fs::write(outside.join("ok.log"), "PRIVATE\n").unwrap();
+    symlink(&outside, repo.join(".commandtree/logs")).unwrap();
+    let o = ct(&repo, &["logs", "7"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("not a real folder"), "{}", stderr(&o));
+}

@@ -1084,7 +1084,14 @@ fn skills_fixture(name: &str) -> PathBuf {
         "---\nname: Clean Up Script\nicon: sparkle\ndescription: Removes noise\n---\n\n- Remove superfluous comments\n",
     );
     write(&w, ".commandtree/skills/broken.md", "no front matter\n");
+    user_trusts(&w);
     w
+}
+
+/// `ct trust` in `w`, as its user would after reviewing it (the server shares its `HOME`).
+fn user_trusts(w: &Path) {
+    let o = ct(w, &["trust"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 const CLEANED: &str = "#!/bin/sh\necho \"hello $1\"\n# cleaned\n";
@@ -1267,6 +1274,7 @@ const TWO_STEPS: &str = "---\nname: notes\ndescription: Draft and shorten\ninput
 fn editor_models(name: &str) -> (PathBuf, Lsp) {
     let w = fixture(name);
     write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    user_trusts(&w);
     let mut s = Lsp::start(&w, &[]);
     let init = s.initialize_with(
         &w,
@@ -1291,6 +1299,22 @@ fn editor_models(name: &str) -> (PathBuf, Lsp) {
     (w, s)
 }
 
+/// A stored context message as the model gets it: inside the one user message that carries
+/// the workspace database's context as data, fenced with its type.
+fn assert_stored_context(m: &Value, kind: &str, text: &str) {
+    assert_eq!(m["role"], "user", "{m}");
+    let c = m["content"].as_str().unwrap();
+    assert!(
+        c.starts_with("Context messages stored in this workspace's database"),
+        "{c}"
+    );
+    let open = c
+        .find(&format!("<context-message type=\"{kind}\""))
+        .unwrap_or_else(|| panic!("{kind}: {c}"));
+    let at = c.find(&format!("\n{text}\n</context-message")).expect(text);
+    assert!(open < at, "{c}");
+}
+
 #[test]
 fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_context() {
     let (_w, mut s) = editor_models("editor-playbook");
@@ -1302,25 +1326,28 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
         json!([{"name": "version", "default": "1.0"}])
     );
 
-    // The stored context goes first, with its types as roles.
+    // The stored context goes first, as data from the workspace (one user message).
     s.ok(
         "commandtree/addContext",
         json!({"type": "agent", "content": "Be brief."}),
     );
     let ctx = s.ok("commandtree/context", json!({}));
     assert_eq!(ctx["messages"][0]["type"], "agent", "{ctx}");
+    // What the `@agent` participant sends its model: the same data message.
+    assert_eq!(ctx["send"].as_array().unwrap().len(), 1, "{ctx}");
+    assert_stored_context(&ctx["send"][0], "agent", "Be brief.");
 
     let id = s.send_request(
         "commandtree/runPlaybook",
         json!({"name": "notes", "inputs": {"version": "2.0"}, "workDoneToken": "pb-1"}),
     );
     let first = s.server_request(LM_REQUEST);
+    let sent = first["params"]["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 2, "{first}");
+    assert_stored_context(&sent[0], "agent", "Be brief.");
     assert_eq!(
-        first["params"]["messages"],
-        json!([
-            {"role": "agent", "content": "Be brief."},
-            {"role": "user", "content": "Write notes for 2.0"},
-        ]),
+        sent[1],
+        json!({"role": "user", "content": "Write notes for 2.0"}),
         "{first}"
     );
     assert_eq!(
@@ -1341,13 +1368,15 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
 
     let second = s.server_request(LM_REQUEST);
     assert_ne!(second["id"], first["id"]);
+    let sent = second["params"]["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 3, "{second}");
+    assert_stored_context(&sent[0], "agent", "Be brief.");
     assert_eq!(
-        second["params"]["messages"],
-        json!([
-            {"role": "agent", "content": "Be brief."},
-            {"role": "assistant", "content": "NOTES v2"},
-            {"role": "user", "content": "Shorten: NOTES v2"},
-        ]),
+        sent[1..],
+        [
+            json!({"role": "assistant", "content": "NOTES v2"}),
+            json!({"role": "user", "content": "Shorten: NOTES v2"}),
+        ],
         "{second}"
     );
     assert_eq!(second["params"]["options"], json!({}));
@@ -1398,7 +1427,7 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
         json!({"skill": "task", "params": {"prompt": "hi", "modelOptions": {"temperature": 0.7}}}),
     );
     let req = s.server_request(LM_REQUEST);
-    assert_eq!(req["params"]["messages"][0]["role"], "agent");
+    assert_stored_context(&req["params"]["messages"][0], "agent", "Be brief.");
     assert_eq!(
         req["params"]["options"]["modelOptions"],
         json!({"temperature": 0.7})
@@ -1464,6 +1493,7 @@ fn cancelling_a_playbook_cancels_the_editor_request_it_waits_on() {
 fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
     let w = fixture("editor-none");
     write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    user_trusts(&w);
     let mut s = Lsp::start(&w, &[]);
     s.initialize(&w, json!({}), false);
     let (code, e) = s.err(
@@ -1673,5 +1703,61 @@ fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
         "{:?}",
         s.seen
     );
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// Playbooks and command skills are the workspace's files: the editor's trust is not enough,
+/// the user's `ct trust` (for the workspace as it is now) is needed, as on the command line.
+#[test]
+fn playbooks_and_command_skills_need_ct_trust_in_the_editor_too() {
+    let w = skills_fixture("needs-ct-trust");
+    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    // Pulled in after the user's `ct trust` (the fixture trusted what it had).
+    let hello = w.join("scripts/hello.sh");
+    let before = std::fs::read_to_string(&hello).unwrap();
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize_with(
+        &w,
+        json!({"trusted": true}),
+        json!({"commandtree": {"languageModels": true}}),
+    );
+    let (code, e) = s.err("commandtree/runPlaybook", json!({"name": "notes"}));
+    assert_eq!(code, -32004, "{e}");
+    let m = e["message"].as_str().unwrap();
+    assert!(
+        m.contains("added .commandtree/playbooks/notes.playbook.md")
+            && m.contains("nothing was sent and nothing was written"),
+        "{e}"
+    );
+    // Changed since: the command skill is refused too, before anything is sent or written.
+    let (code, e) = s.err(
+        "commandtree/proposeSkill",
+        json!({"skill": "clean-up", "id": "hello.sh"}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    let (code, e) = s.err(
+        "commandtree/applySkill",
+        json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": "x\n"}),
+    );
+    assert_eq!(code, -32004, "{e}");
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
+    // A skill the editor's user invokes needs only the editor's trust, as `ct skill run`.
+    let id = s.send_request(
+        "commandtree/runSkill",
+        json!({"invocation": "@task --prompt hi", "context": false}),
+    );
+    let req = s.server_request(LM_REQUEST);
+    s.answer(&req["id"], json!({"text": "hello", "model": "m"}));
+    assert_eq!(s.response(id)["result"]["reply"], "hello");
+
+    // Reviewed and trusted: the playbook runs.
+    user_trusts(&w);
+    let id = s.send_request("commandtree/runPlaybook", json!({"name": "notes"}));
+    for reply in ["NOTES", "short"] {
+        let req = s.server_request(LM_REQUEST);
+        s.answer(&req["id"], json!({"text": reply, "model": "m"}));
+    }
+    let r = s.response(id);
+    assert_eq!(r["result"]["steps"][1]["reply"], "short", "{r}");
     assert_eq!(s.finish(), Some(0));
 }

@@ -501,3 +501,56 @@ fn new_terminal_opens_the_configured_terminal_emulator() {
         "hi there\n"
     );
 }
+
+/// `ct pick` started with `stdin` as given and no fzf on PATH: the built-in list must not
+/// spin on a stdin that ends at once, but exit with an error. `None`: still running after 20 s.
+fn pick_without_a_terminal(w: &Path, stdin: Stdio, close_stdin: bool) -> Option<Output> {
+    let empty = w.join(".home/empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut child = command(Some(w), &w.join(".home"))
+        .arg("pick")
+        .env("PATH", &empty)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if close_stdin {
+        drop(child.stdin.take());
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < until {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn pick_with_stdin_closed_or_from_dev_null_exits_with_an_error() {
+    let w = workspace("pick-closed");
+    write(
+        &w,
+        "package.json",
+        r#"{"scripts":{"build":"tsc","serve":"vite"}}"#,
+    );
+    for (what, stdin, close) in [
+        ("/dev/null", Stdio::null(), false),
+        ("a closed pipe", Stdio::piped(), true),
+    ] {
+        let o = pick_without_a_terminal(&w, stdin, close).unwrap_or_else(|| {
+            panic!("ct pick with stdin from {what} was still running after 20 s")
+        });
+        assert_eq!(o.status.code(), Some(2), "{what}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("needs a terminal"),
+            "{what}: {}",
+            stderr(&o)
+        );
+        assert!(o.stdout.is_empty(), "{what}: {}", stdout(&o));
+    }
+}

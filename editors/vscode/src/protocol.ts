@@ -364,8 +364,17 @@ export function readPlaybooks(v: unknown): PlaybookInfo[] {
     .filter((p): p is PlaybookInfo => p !== undefined);
 }
 
-/** `commandtree/context`: the stored messages as wire messages (their `type` is the role). */
+/**
+ * `commandtree/context`: what to send a model. The database is a file of the workspace, so the
+ * server gives its rows as data (`send`: one `user` message naming where they come from, each
+ * row fenced); an older server's bare rows are read with their `type` as the role.
+ */
 export function readContext(v: unknown): WireMessage[] {
+  if (isObject(v) && Array.isArray(v.send)) {
+    return v.send
+      .filter(isObject)
+      .flatMap((m) => (isRole(m.role) && typeof m.content === 'string' ? [{ role: m.role, content: m.content }] : []));
+  }
   return listIn(v, 'messages')
     .filter(isObject)
     .flatMap((m) => {

@@ -2,6 +2,11 @@
 //! workspace root only. A path that resolves outside it (`..`, an absolute path elsewhere, a
 //! symbolic link leading out) is an error; reads follow the core rules (regular files, at most
 //! 1 MiB, no binary); writes are atomic; writing and deleting ask first unless `--yes`.
+//!
+//! Some files inside the root are never touched, whatever the invocation says (see
+//! [`protected`]): git's folder (its config and hooks name programs git runs) and
+//! CommandTree's own control files (`.commandtree/`, its settings in `.vscode/`, the user's
+//! configuration and trust records).
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
 use crate::{Error, Host, Result, Skill, SkillApi};
@@ -51,6 +56,12 @@ impl Skill for File {
         let raw = params::string(p, "path").ok_or_else(|| params::missing("path"))?;
         let path = confine(host.root(), raw)?;
         let shown = raw.trim();
+        if let Some(why) = protected(host.root(), &path) {
+            return Err(Error::invalid(format!(
+                "Missing or invalid path: `{shown}` is {why}; the file skill never reads, writes \
+                 or deletes it"
+            )));
+        }
         let yes = p.get("yes").and_then(|v| v.as_bool()).unwrap_or(false);
         let confirm = |q: String| {
             if yes { Ok(()) } else { host.confirm(&q) }
@@ -126,6 +137,94 @@ pub fn confine(root: &Path, raw: &str) -> Result<PathBuf> {
         probe = probe.parent().ok_or_else(outside)?;
     }
     Ok(clean)
+}
+
+/// Why the file skill must leave `path` (a path inside `root`, as [`confine`] returns it)
+/// alone, or `None`. Checked on the path as given and on its real path (the deepest existing
+/// folder with its links resolved), and case-insensitively, so neither `..`, nor a linked
+/// folder, nor `.GIT` on a case-insensitive file system reaches one:
+///
+/// - any `.git` component: git runs what `.git/config` (`core.fsmonitor`, `core.pager`...) and
+///   `.git/hooks/` name, so a write there is code the next `git status` executes;
+/// - `.commandtree/` at the root: CommandTree's configuration, playbooks, command skills,
+///   definitions, database, run files and logs;
+/// - `.vscode/settings.json` and `.vscode/commandtree.json`: CommandTree's settings and tag
+///   configuration in the editor's files;
+/// - the user's CommandTree folders (configuration, trust records, cache), when the root holds
+///   them (a workspace opened at the home folder).
+pub fn protected(root: &Path, path: &Path) -> Option<String> {
+    let lexical = path.strip_prefix(root).ok().map(Path::to_path_buf);
+    let real_root = std::fs::canonicalize(root).ok();
+    let real = real_path(path);
+    let real_rel = match (&real, &real_root) {
+        (Some(r), Some(root)) => r.strip_prefix(root).ok().map(Path::to_path_buf),
+        _ => None,
+    };
+    for rel in [lexical, real_rel].into_iter().flatten() {
+        if let Some(why) = control_file(&rel) {
+            return Some(why.to_string());
+        }
+    }
+    let user_dirs = [
+        commandtree_core::settings::user_config_dir(),
+        std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|c| c.join("commandtree")),
+    ];
+    for dir in user_dirs.into_iter().flatten() {
+        let real_dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        if real.as_deref().unwrap_or(path).starts_with(&real_dir) || path.starts_with(&real_dir) {
+            return Some(
+                "in your own CommandTree folder (configuration, trust records, cache)".into(),
+            );
+        }
+    }
+    None
+}
+
+/// The rule of [`protected`] for a path relative to the root.
+fn control_file(rel: &Path) -> Option<&'static str> {
+    let parts: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_string_lossy().to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    if parts.iter().any(|p| p == ".git") {
+        return Some("inside .git/, whose configuration and hooks name programs git runs");
+    }
+    match parts.as_slice() {
+        [first, ..] if first == ".commandtree" => Some(
+            "in .commandtree/, CommandTree's own folder (configuration, playbooks, skills, \
+             database, run files)",
+        ),
+        [vscode, file]
+            if vscode == ".vscode" && (file == "settings.json" || file == "commandtree.json") =>
+        {
+            Some("CommandTree's settings in .vscode/")
+        }
+        _ => None,
+    }
+}
+
+/// `path` with the links of its deepest existing ancestor resolved (the rest appended).
+fn real_path(path: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut probe = path;
+    loop {
+        if std::fs::symlink_metadata(probe).is_ok() {
+            let mut real = std::fs::canonicalize(probe).ok()?;
+            for part in rest.iter().rev() {
+                real.push(part);
+            }
+            return Some(real);
+        }
+        rest.push(probe.file_name()?.to_os_string());
+        probe = probe.parent()?;
+    }
 }
 
 /// Written beside the target under a random name and renamed over it, so a reader never sees
