@@ -424,9 +424,11 @@ pub(crate) struct Walker<'a> {
 /// (the static security analysis) need not read every file a second time.
 pub trait FileHook: Sync {
     /// `commands` are one source's commands from the file `path`, whose text is `text`. A
-    /// command whose `file_path` is another file (a make `include`'s target) is among them too,
-    /// but `text` is not its text. The hook may fill in what it owns on them.
-    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem]);
+    /// command defined in another file (a make `include`'s target, a mise include's task:
+    /// `CommandItem::definition_path`) is among them too, but `text` is not its text: `fs`
+    /// reads that file under the rules the parser read it with (regular files inside the
+    /// root, size limit). The hook may fill in what it owns on them.
+    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem], fs: &dyn Fs);
 }
 
 impl Walker<'_> {
@@ -620,15 +622,15 @@ impl Walker<'_> {
             RecordingFs::new(&RealFs, Some(self.real_root))
         };
         let parsed = parse_file(self.root, path, &text, executable, &fs, rows);
-        let deps = fs.into_dependencies(path);
-        let mut outcome = FileOutcome::new(self.root, path, parsed, Vec::new(), deps);
+        let mut outcome = FileOutcome::new(self.root, path, parsed, Vec::new(), Default::default());
         if self.classifier.is_some() || self.hook.is_some() {
-            self.after_parse(path, &text, &mut outcome);
+            self.after_parse(path, &text, &mut outcome, &fs);
         }
+        outcome.deps = fs.into_dependencies(path);
         Some(outcome)
     }
 
-    fn after_parse(&self, path: &Path, text: &str, outcome: &mut FileOutcome) {
+    fn after_parse(&self, path: &Path, text: &str, outcome: &mut FileOutcome, fs: &dyn Fs) {
         for (_, commands) in &mut outcome.rows {
             if let Some(classifier) = self.classifier {
                 for c in commands.iter_mut() {
@@ -639,7 +641,7 @@ impl Walker<'_> {
                 }
             }
             if let Some(hook) = self.hook {
-                hook.parsed(path, text, commands);
+                hook.parsed(path, text, commands, fs);
             }
         }
     }
