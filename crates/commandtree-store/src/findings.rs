@@ -392,7 +392,11 @@ impl FileHook for Prescan {
             // `scan`.
             let from_file = subject.is_some();
             let subject = subject.unwrap_or(std::borrow::Cow::Borrowed(item.command.as_str()));
-            let kind = if from_file { item.kind.as_str() } else { "shell" };
+            let kind = if from_file {
+                item.kind.as_str()
+            } else {
+                "shell"
+            };
             let findings = self
                 .memo
                 .get_or(kind, &subject, || analyse_text(item, &subject, from_file));

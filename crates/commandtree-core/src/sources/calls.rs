@@ -902,7 +902,7 @@ pub(crate) fn npm_call(cmd: &Simple, scripts: &[&str]) -> Option<Call> {
                 names.extend(
                     scripts
                         .iter()
-                        .filter(|s| glob_match(name, s))
+                        .filter(|s| crate::text::wildcard_match(name, s))
                         .map(|s| s.to_string()),
                 );
             } else if w.literal && !name.is_empty() {
@@ -987,27 +987,6 @@ pub(crate) fn concurrently_lines(cmd: &Simple) -> Vec<String> {
         }
     }
     out
-}
-
-/// `*` matching any run of characters, everything else itself (npm-run-all's `build:*`, mise
-/// `depends = ["lint:*"]`).
-pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == name;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
-        return false;
-    }
-    let mut rest = &name[first.len()..name.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(at) => rest = &rest[at + mid.len()..],
-            None => return false,
-        }
-    }
-    true
 }
 
 #[cfg(test)]
@@ -1122,15 +1101,6 @@ mod tests {
             concurrently_lines(&one("concurrently -n a,b \"npm run a\" 'npm run b'")),
             ["npm run a", "npm run b"]
         );
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("build:*", "build:a"));
-        assert!(glob_match("*:a", "build:a"));
-        assert!(glob_match("a*b*c", "axxbyyc"));
-        assert!(!glob_match("a*b*c", "axxc"));
-        assert!(!glob_match("build", "build:a"));
     }
 
     #[test]
