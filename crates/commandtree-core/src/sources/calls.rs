@@ -89,6 +89,7 @@ fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
     };
     let mut words: Vec<Word> = Vec::new();
     let mut skip_next = false;
+    let mut heredoc: Option<bool> = None;
     loop {
         let tok = lx.next_token();
         let nested = std::mem::take(&mut lx.nested);
@@ -97,15 +98,20 @@ fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
         }
         match tok {
             Token::Word(w) => {
-                if skip_next {
+                if let Some(strip) = heredoc.take() {
+                    lx.heredocs.push((w.text, strip));
+                } else if skip_next {
                     skip_next = false;
                 } else {
                     words.push(w);
                 }
             }
             Token::Redirect => skip_next = true,
+            Token::Heredoc { strip } => heredoc = Some(strip),
+            Token::Nothing => {}
             Token::End | Token::Eof => {
                 skip_next = false;
+                heredoc = None;
                 finish(std::mem::take(&mut words), depth, out, cd);
                 if matches!(tok, Token::Eof) {
                     return;
@@ -185,6 +191,12 @@ enum Token {
     Word(Word),
     /// `>`, `<`, `>>`, `2>`, `&>`: the next word is a file, not an argument.
     Redirect,
+    /// `<<WORD`, `<<-WORD`: the next word ends a heredoc whose body follows the line.
+    Heredoc {
+        strip: bool,
+    },
+    /// Something that is no word (`2>&1`).
+    Nothing,
     /// `;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`: the command ends.
     End,
     Eof,
@@ -437,11 +449,8 @@ impl Lexer {
             while matches!(self.peek(0), Some(' ' | '\t')) {
                 self.i += 1;
             }
-            if let Token::Word(w) = self.next_token() {
-                self.heredocs.push((w.text, strip));
-            }
-            // The delimiter was the redirection's word; nothing more to skip.
-            return self.next_token_after_redirect();
+            // The next word is the delimiter, not an argument.
+            return Token::Heredoc { strip };
         }
         while self
             .peek(0)
@@ -456,13 +465,9 @@ impl Lexer {
             while self.peek(0).is_some_and(|c| c.is_ascii_digit() || c == '-') {
                 self.i += 1;
             }
-            return self.next_token_after_redirect();
+            return Token::Nothing;
         }
         Token::Redirect
-    }
-
-    fn next_token_after_redirect(&mut self) -> Token {
-        self.next_token()
     }
 
     /// After a newline: the bodies of the heredocs opened on the line that ended.
@@ -1131,5 +1136,9 @@ mod tests {
         }
         let deep = "$(".repeat(500);
         let _ = simple_commands(&deep);
+        // Long runs of redirections and heredocs cost no stack.
+        for unit in ["2>&1 ", "<<a ", "> ", "<<-", "&>x "] {
+            let _ = simple_commands(&unit.repeat(60_000));
+        }
     }
 }
