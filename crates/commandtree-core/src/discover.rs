@@ -279,6 +279,10 @@ pub(crate) struct FileOutcome {
     pub rows: Vec<(usize, Vec<CommandItem>)>,
     pub warnings: Vec<Warning>,
     pub deps: Dependencies,
+    /// For the incremental index: a hash of each command's own text (`rows` order), so an edit
+    /// that changes what a command does but not how it is listed (a recipe's body, an
+    /// included file's target) still reports it as updated. Empty in a one-off pass.
+    pub texts: Vec<Vec<u64>>,
 }
 
 impl FileOutcome {
@@ -288,6 +292,7 @@ impl FileOutcome {
             rows: Vec::new(),
             warnings: vec![Warning::new(path, None, why.to_string())],
             deps: Dependencies::default(),
+            texts: Vec::new(),
         }
     }
 
@@ -330,7 +335,37 @@ impl FileOutcome {
             rows,
             warnings,
             deps,
+            texts: Vec::new(),
         }
+    }
+
+    /// Hashes each command's own text (see [`FileOutcome::texts`]): cut from `text` (the file's)
+    /// or, for a command defined in another file, from that file read through `fs`.
+    fn hash_texts(&mut self, text: &str, fs: &dyn Fs) {
+        use std::hash::{Hash, Hasher};
+        let excerpts = crate::excerpt::Excerpts::new(text);
+        let mut others: HashMap<PathBuf, Option<String>> = HashMap::new();
+        let mut texts = Vec::with_capacity(self.rows.len());
+        for (_, commands) in &self.rows {
+            let mut row = Vec::with_capacity(commands.len());
+            for c in commands {
+                let def = c.definition_path();
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                if def.as_os_str() == self.path.as_os_str() {
+                    excerpts.of(c).text.hash(&mut h);
+                } else {
+                    let content = others
+                        .entry(def.to_path_buf())
+                        .or_insert_with(|| fs.read(def));
+                    if let Some(content) = content {
+                        crate::excerpt::command_text(c, content).text.hash(&mut h);
+                    }
+                }
+                row.push(h.finish());
+            }
+            texts.push(row);
+        }
+        self.texts = texts;
     }
 }
 
@@ -424,9 +459,11 @@ pub(crate) struct Walker<'a> {
 /// (the static security analysis) need not read every file a second time.
 pub trait FileHook: Sync {
     /// `commands` are one source's commands from the file `path`, whose text is `text`. A
-    /// command whose `file_path` is another file (a make `include`'s target) is among them too,
-    /// but `text` is not its text. The hook may fill in what it owns on them.
-    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem]);
+    /// command defined in another file (a make `include`'s target, a mise include's task:
+    /// `CommandItem::definition_path`) is among them too, but `text` is not its text: `fs`
+    /// reads that file under the rules the parser read it with (regular files inside the
+    /// root, size limit). The hook may fill in what it owns on them.
+    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem], fs: &dyn Fs);
 }
 
 impl Walker<'_> {
@@ -620,15 +657,18 @@ impl Walker<'_> {
             RecordingFs::new(&RealFs, Some(self.real_root))
         };
         let parsed = parse_file(self.root, path, &text, executable, &fs, rows);
-        let deps = fs.into_dependencies(path);
-        let mut outcome = FileOutcome::new(self.root, path, parsed, Vec::new(), deps);
+        let mut outcome = FileOutcome::new(self.root, path, parsed, Vec::new(), Default::default());
         if self.classifier.is_some() || self.hook.is_some() {
-            self.after_parse(path, &text, &mut outcome);
+            self.after_parse(path, &text, &mut outcome, &fs);
+        } else {
+            // The incremental index: it reports commands whose text changed.
+            outcome.hash_texts(&text, &fs);
         }
+        outcome.deps = fs.into_dependencies(path);
         Some(outcome)
     }
 
-    fn after_parse(&self, path: &Path, text: &str, outcome: &mut FileOutcome) {
+    fn after_parse(&self, path: &Path, text: &str, outcome: &mut FileOutcome, fs: &dyn Fs) {
         for (_, commands) in &mut outcome.rows {
             if let Some(classifier) = self.classifier {
                 for c in commands.iter_mut() {
@@ -639,7 +679,7 @@ impl Walker<'_> {
                 }
             }
             if let Some(hook) = self.hook {
-                hook.parsed(path, text, commands);
+                hook.parsed(path, text, commands, fs);
             }
         }
     }

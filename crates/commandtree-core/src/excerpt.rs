@@ -5,7 +5,12 @@
 //!
 //! Files that are one command (scripts, Markdown, project files) and commands whose definition
 //! cannot be located give the whole file.
+//!
+//! An included command (a make `include`, a just `import`, an included Taskfile) is cut out of
+//! the file that defines it ([`CommandItem::definition_path`], read with [`read_definition`]),
+//! not out of the file it is listed on.
 
+use crate::fs::ReadError;
 use crate::model::CommandItem;
 use std::borrow::Cow;
 
@@ -26,7 +31,33 @@ impl<'a> CommandText<'a> {
     }
 }
 
-/// The part of `content` (the text of `item.file_path`) that defines `item`.
+/// The text of the file that holds `item`'s definition ([`CommandItem::definition_path`]), read
+/// as discovery reads files: regular files only, at most 1 MiB, not binary. An included file
+/// is read only while its real path is inside the workspace root it was found under, so a file
+/// swapped for a link after discovery is never read.
+pub fn read_definition(item: &CommandItem) -> Result<String, ReadError> {
+    match &item.defined_in {
+        Some(d) => {
+            let root = std::fs::canonicalize(&d.root).unwrap_or_else(|_| d.root.clone());
+            if !crate::fs::real_path_inside(&root, &d.file) {
+                return Err(ReadError::OutsideRoot);
+            }
+            crate::fs::read_file(&d.file)
+        }
+        None if item.file_path.is_empty() => Err(ReadError::Io("no file".into())),
+        None => crate::fs::read_file(item.path()),
+    }
+}
+
+/// The text of `item`'s own definition, read with [`read_definition`]; `None` when its file
+/// cannot be read.
+pub fn definition_text(item: &CommandItem) -> Option<(String, bool)> {
+    let content = read_definition(item).ok()?;
+    let t = command_text(item, &content);
+    Some((t.text.into_owned(), t.whole_file))
+}
+
+/// The part of `content` (the text of [`CommandItem::definition_path`]) that defines `item`.
 pub fn command_text<'a>(item: &CommandItem, content: &'a str) -> CommandText<'a> {
     Excerpts::new(content).of(item)
 }
@@ -64,13 +95,17 @@ impl<'a> Excerpts<'a> {
                 whole_file: false,
             };
         }
-        let Some(line) = item.line.map(|l| l as usize).filter(|&l| l >= 1) else {
+        let Some(line) = item
+            .definition_line()
+            .map(|l| l as usize)
+            .filter(|&l| l >= 1)
+        else {
             return CommandText::whole(content);
         };
         let Some(start) = line_start(content, line) else {
             return CommandText::whole(content);
         };
-        let syntax = Syntax::of(&item.file_path);
+        let syntax = Syntax::of(&item.definition_path().to_string_lossy());
         let end = match syntax {
             Syntax::Json => balanced_end(content, start, Quotes::Json),
             Syntax::Braces => balanced_end(content, start, Quotes::Groovy),
@@ -120,34 +155,22 @@ impl Syntax {
     }
 }
 
-/// npm and Composer scripts and Deno tasks by key, with npm's `pre`/`post` hooks, which run
-/// with the script.
+/// npm and Composer scripts and Deno tasks by key. npm's `pre`/`post` scripts are not part of
+/// the text: they are steps of the script (`CommandItem::steps`), analysed and named as such.
 fn keyed_json<'j>(
     item: &CommandItem,
     json: impl FnOnce() -> Option<&'j serde_json::Value>,
 ) -> Option<String> {
-    let (section, hooks) = match item.kind.as_str() {
-        "npm" => ("scripts", true),
-        "composer" => ("scripts", false),
-        "deno" => ("tasks", false),
+    let section = match item.kind.as_str() {
+        "npm" | "composer" => "scripts",
+        "deno" => "tasks",
         _ => return None,
     };
     let name = item.id_name();
-    let scripts = json()?.get(section)?.as_object()?;
-    let mut keys = vec![name.to_string()];
-    if hooks {
-        keys.insert(0, format!("pre{name}"));
-        keys.push(format!("post{name}"));
-    }
-    let mut out = String::new();
-    for key in &keys {
-        if let Some(v) = scripts.get(key) {
-            let key = serde_json::to_string(key).ok()?;
-            let v = serde_json::to_string(v).ok()?;
-            out.push_str(&format!("{key}: {v}\n"));
-        }
-    }
-    scripts.contains_key(name).then_some(out)
+    let v = json()?.get(section)?.as_object()?.get(name)?;
+    let key = serde_json::to_string(name).ok()?;
+    let v = serde_json::to_string(v).ok()?;
+    Some(format!("{key}: {v}\n"))
 }
 
 /// Byte offset where 1-based `line` starts.
@@ -396,11 +419,12 @@ mod tests {
     }
 
     #[test]
-    fn npm_script_with_hooks() {
+    fn npm_script_without_its_hooks() {
+        // `prebuild` is a step of `build` (see `sources::npm`), not part of its text.
         let pkg = r#"{"scripts": {"prebuild": "rm -rf dist", "build": "tsc", "test": "jest"}}"#;
         assert_eq!(
             text("npm", "/w/package.json", "build", Some(1), pkg),
-            "\"prebuild\": \"rm -rf dist\"\n\"build\": \"tsc\"\n"
+            "\"build\": \"tsc\"\n"
         );
         assert_eq!(
             text("npm", "/w/package.json", "test", None, pkg),

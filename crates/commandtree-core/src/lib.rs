@@ -22,6 +22,8 @@ pub use cancel::{CancelToken, NoProgress, Progress, ProgressEvent};
 pub use discover::{Cancelled, Discovery, FileHook, Options};
 pub use incremental::{Delta, Index};
 pub use kind::CommandType;
-pub use model::{CommandItem, ParamDef, ParamFormat, Warning};
+pub use model::{
+    CommandItem, Definition, ParamDef, ParamFormat, StepHow, StepRef, StepScope, Warning,
+};
 pub use settings::{Settings, SortOrder};
 pub use workspace::Workspace;

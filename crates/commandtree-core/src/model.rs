@@ -106,6 +106,104 @@ pub struct CommandItem {
     /// [`CommandItem::cwd_path`]. Not in the JSON contract.
     #[serde(skip)]
     pub os_cwd: Option<PathBuf>,
+    /// Where the command's text is, when that is not `file_path` at `line`: a target of a make
+    /// `include`, a recipe of a just `import`/`mod`, a task of an included Taskfile. The
+    /// command is listed on (and run through) the including file; its text, findings,
+    /// summaries and hashes come from here. Not in the JSON contract.
+    #[serde(skip)]
+    pub defined_in: Option<Definition>,
+    /// What its runner executes by itself when it runs: make prerequisites and `$(MAKE) x`
+    /// calls, just dependencies, `npm run x` inside a script and its `pre`/`post` hooks,
+    /// Taskfile `deps` and `task:` calls, mise `depends`, VS Code `dependsOn`. Named in the
+    /// runner's own namespace; the engine resolves them to commands (`closure`). Not in the
+    /// JSON contract.
+    #[serde(skip)]
+    pub steps: Vec<StepRef>,
+    /// The part of `security_warning` that comes from the steps it runs ("runs `clean`,
+    /// which ..."), set by the engine; `None` when its steps carry none. Not in the JSON
+    /// contract: `securityWarning` already holds it.
+    #[serde(skip)]
+    pub step_warning: Option<String>,
+}
+
+/// The file and line that hold an included command's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub file: PathBuf,
+    /// 1-based, in `file`.
+    pub line: Option<u32>,
+    /// The workspace root the parser read `file` under: it is read again only while its real
+    /// path is inside (see [`crate::excerpt::read_definition`]).
+    pub root: PathBuf,
+}
+
+/// One step a runner executes by itself when a command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepRef {
+    /// The step's name in the runner's namespace: a make target, a just recipe (`mod::x`), a
+    /// Taskfile task (`ns:x`), an npm script, a mise task, a VS Code task label.
+    pub name: String,
+    pub how: StepHow,
+    /// Whether a name that matches no discovered command is worth showing. A make
+    /// prerequisite may be a plain file, so it need not; `just x` or `npm run x` naming
+    /// nothing is a step nobody can check.
+    pub must_resolve: bool,
+    /// Where the name is looked up.
+    pub scope: StepScope,
+}
+
+/// How a step comes to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepHow {
+    /// Runs first because the command depends on it (make prerequisite, just dependency,
+    /// Taskfile `deps`, mise `depends`, VS Code `dependsOn`, a launch's `preLaunchTask`).
+    Prerequisite,
+    /// Called from the command's own text (`$(MAKE) x`, `just x`, `npm run x`, `task: x`).
+    Call,
+    /// Runs around it by convention (npm `pre`/`post` scripts, mise `depends_post`, a
+    /// launch's `postDebugTask`).
+    Hook,
+}
+
+impl StepHow {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepHow::Prerequisite => "prerequisite",
+            StepHow::Call => "call",
+            StepHow::Hook => "hook",
+        }
+    }
+}
+
+/// Where a step's name is looked up.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum StepScope {
+    /// Commands of the same type listed on the same file (a Makefile with its includes, a
+    /// justfile with its imports and modules, a Taskfile with its includes, a package.json).
+    #[default]
+    SameFile,
+    /// Commands of the same type that run in the same folder (mise: the tasks of every config
+    /// file, include and task folder of a project share one namespace).
+    SameFolder,
+    /// Commands of type `kind` listed on `file` (a launch configuration's `preLaunchTask` in
+    /// `tasks.json`, a VS Code task's `npm: x` in a `package.json`).
+    File { kind: String, file: PathBuf },
+}
+
+impl StepRef {
+    /// A step looked up in the same file.
+    pub fn new(name: impl Into<String>, how: StepHow, must_resolve: bool) -> Self {
+        StepRef {
+            name: name.into(),
+            how,
+            must_resolve,
+            scope: StepScope::SameFile,
+        }
+    }
+    pub fn scope(mut self, scope: StepScope) -> Self {
+        self.scope = scope;
+        self
+    }
 }
 
 impl CommandItem {
@@ -139,6 +237,46 @@ impl CommandItem {
         self.os_file_path
             .as_deref()
             .unwrap_or_else(|| Path::new(&self.file_path))
+    }
+    /// The file that holds its text: the included file it comes from, else [`CommandItem::path`].
+    pub fn definition_path(&self) -> &Path {
+        match &self.defined_in {
+            Some(d) => &d.file,
+            None => self.path(),
+        }
+    }
+    /// The line of [`CommandItem::definition_path`] its text starts at (1-based).
+    pub fn definition_line(&self) -> Option<u32> {
+        match &self.defined_in {
+            Some(d) => d.line,
+            None => self.line,
+        }
+    }
+    /// Its own security warning: `security_warning` without what its steps add
+    /// ([`CommandItem::step_warning`]).
+    pub fn own_warning(&self) -> Option<&str> {
+        let w = self.security_warning.as_deref()?;
+        let own = match self.step_warning.as_deref() {
+            Some(s) if w == s => return None,
+            Some(s) => w
+                .strip_suffix(s)
+                .and_then(|o| o.strip_suffix(STEP_WARNING_SEPARATOR))
+                .unwrap_or(w),
+            None => w,
+        };
+        Some(own).filter(|o| !o.trim().is_empty())
+    }
+    /// Sets the warning its steps add, keeping its own: `security_warning` becomes the own
+    /// warning followed by `steps`.
+    pub fn set_step_warning(&mut self, steps: Option<String>) {
+        let own = self.own_warning().map(str::to_string);
+        self.security_warning = match (own, &steps) {
+            (None, None) => None,
+            (Some(o), None) => Some(o),
+            (None, Some(s)) => Some(s.clone()),
+            (Some(o), Some(s)) => Some(format!("{o}{STEP_WARNING_SEPARATOR}{s}")),
+        };
+        self.step_warning = steps;
     }
     /// The folder it runs in, as the file system names it (see [`CommandItem::path`]).
     pub fn cwd_path(&self) -> &Path {
@@ -190,6 +328,9 @@ impl CommandItem {
         self.id.get(prefix..).unwrap_or(&self.id)
     }
 }
+
+/// Between a command's own warning and the one its steps add.
+const STEP_WARNING_SEPARATOR: &str = "; ";
 
 /// The path itself when its lossy string form would differ from it.
 fn not_utf8(p: &Path) -> Option<PathBuf> {

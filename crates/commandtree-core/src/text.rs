@@ -544,6 +544,27 @@ fn split_dotted(key: &str) -> Vec<String> {
     parts
 }
 
+/// `*` matching any run of characters, everything else itself (npm-run-all's `build:*`, mise
+/// `depends = ["lint:*"]`).
+pub fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(at) => rest = &rest[at + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,5 +675,13 @@ mod tests {
         assert_eq!(toml_key_line(text, &["b", "c"], "d"), Some(11));
         assert_eq!(toml_key_line(text, &["b"], "e"), Some(12));
         assert_eq!(toml_key_line(text, &["a"], "list"), Some(6));
+    }
+    #[test]
+    fn wildcards() {
+        assert!(wildcard_match("build:*", "build:a"));
+        assert!(wildcard_match("*:a", "build:a"));
+        assert!(wildcard_match("a*b*c", "axxbyyc"));
+        assert!(!wildcard_match("a*b*c", "axxc"));
+        assert!(!wildcard_match("build", "build:a"));
     }
 }

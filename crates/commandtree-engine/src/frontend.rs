@@ -115,7 +115,8 @@ pub fn questions(ws: &Workspace, sel: &Selected) -> Vec<ParamDef> {
 /// A command's own definition, for a preview.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preview {
-    /// The line of the file the text starts at (1-based).
+    /// The line of the file that defines it (`CommandItem::definition_path`) the text starts
+    /// at (1-based).
     pub first_line: usize,
     pub text: String,
     /// The whole file (a script): a front end shows its head.
@@ -125,7 +126,7 @@ pub struct Preview {
 /// The text defining `item` (the npm script, the make rule, the recipe, the script), read with
 /// discovery's limits (size, binary check). `None` when the file cannot be read.
 pub fn preview(item: &CommandItem) -> Option<Preview> {
-    let content = commandtree_core::fs::read_file(Path::new(&item.file_path)).ok()?;
+    let content = excerpt::read_definition(item).ok()?;
     let found = excerpt::command_text(item, &content);
     let first_line = if found.whole_file {
         1
@@ -134,7 +135,7 @@ pub fn preview(item: &CommandItem) -> Option<Preview> {
         // command's line): count the lines before it.
         match content.find(found.text.as_ref()) {
             Some(at) => content[..at].matches('\n').count() + 1,
-            None => item.line.map_or(1, |l| l as usize),
+            None => item.definition_line().map_or(1, |l| l as usize),
         }
     };
     Some(Preview {

@@ -2,12 +2,14 @@
 //! editor server, the MCP server). It opens a workspace, loads its commands (discovery plus what
 //! the database adds), resolves what a user typed, and owns tags and Quick Launch, runs (the
 //! security gate, foreground/detached/window launches and their supervision, history, logs,
-//! stop), summaries, embeddings and search, and the database check and prune. It returns data
+//! stop), summaries, embeddings and search, and the database check and prune. Every command's
+//! closure (the steps its runner executes by itself, `closure`) is analysed and gated with it. It returns data
 //! and typed events and never prints: formatting belongs to the front ends.
 //!
 //! Slow operations share one convention: a [`CancelToken`] the caller may cancel from another
 //! thread, and a [`Progress`] sink receiving [`ProgressEvent`]s.
 
+pub mod closure;
 pub mod db;
 pub mod debug;
 mod error;

@@ -81,6 +81,8 @@ pub(crate) fn load_then(
     let mut store = attached.store;
     // Static findings show wherever a warning shows, with or without an LLM.
     commandtree_store::findings::apply(store.as_mut(), &mut commands, Some(prescan));
+    // A command runs its steps: their warnings are its own too.
+    crate::closure::annotate(&mut commands);
     Ok(Loaded {
         root: ws.root.clone(),
         commands,

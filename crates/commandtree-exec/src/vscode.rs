@@ -15,46 +15,10 @@ use crate::vars::{Context, Env, Seg, concat, render_arg, render_sh};
 use crate::{Error, Result};
 use commandtree_core::ParamDef;
 use commandtree_core::sources::vscode::{TasksFile, read_tasks};
+pub use commandtree_core::sources::vscode::{depends_on, overlay, platform_key, with_platform};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-
-/// The platform section VS Code applies on this machine.
-pub fn platform_key() -> &'static str {
-    if cfg!(windows) {
-        "windows"
-    } else if cfg!(target_os = "macos") {
-        "osx"
-    } else {
-        "linux"
-    }
-}
-
-/// Deep-merges `over` into `base`: objects merge key by key, anything else replaces.
-pub fn overlay(base: &mut Value, over: &Value) {
-    match (base, over) {
-        (Value::Object(b), Value::Object(o)) => {
-            for (k, v) in o {
-                match b.get_mut(k) {
-                    Some(existing) => overlay(existing, v),
-                    None => {
-                        b.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o.clone(),
-    }
-}
-
-/// `obj` with its platform section applied.
-pub fn with_platform(obj: &Value) -> Value {
-    let mut v = obj.clone();
-    if let Some(p) = obj.get(platform_key()) {
-        overlay(&mut v, p);
-    }
-    v
-}
 
 /// The input ids whose value only VS Code can produce (`"type": "command"`), with their command.
 pub fn command_inputs(tf: &TasksFile) -> Vec<(String, String)> {
@@ -595,37 +559,6 @@ fn package_manager(dir: &Path) -> &'static str {
     } else {
         "npm"
     }
-}
-
-/// The labels of `dependsOn`: strings, or task identifiers (`{ "type": "npm", "script": "x" }`).
-pub fn depends_on(task: &Value) -> std::result::Result<Vec<String>, String> {
-    let items: Vec<&Value> = match task.get("dependsOn") {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a.iter().collect(),
-        Some(v) => vec![v],
-    };
-    items
-        .into_iter()
-        .map(|d| match d {
-            Value::String(s) => Ok(s.clone()),
-            Value::Object(m) => {
-                let f = |k: &str| m.get(k).and_then(Value::as_str);
-                match (f("type"), f("script"), f("task"), f("label")) {
-                    (_, _, _, Some(l)) => Ok(l.to_string()),
-                    (Some("npm"), Some(s), _, _) => Ok(match f("path") {
-                        Some(p) => format!("npm: {s} - {}", p.trim_end_matches('/')),
-                        None => format!("npm: {s}"),
-                    }),
-                    (Some(k @ ("gulp" | "grunt" | "jake")), _, Some(t), _) => {
-                        Ok(format!("{k}: {t}"))
-                    }
-                    (_, _, Some(t), _) => Ok(t.to_string()),
-                    _ => Err(format!("`dependsOn` entry {d} names no task")),
-                }
-            }
-            other => Err(format!("`dependsOn` entry {other} is not a task name")),
-        })
-        .collect()
 }
 
 #[cfg(test)]

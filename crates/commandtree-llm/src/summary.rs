@@ -97,17 +97,16 @@ pub struct Subject {
     pub whole_file: bool,
 }
 
-/// Reads each file once and cuts out each command's text.
+/// Reads each file once and cuts out each command's text (an included command's from the file
+/// that defines it).
 pub fn subjects(items: &[CommandItem]) -> Vec<Subject> {
-    let mut files: HashMap<&str, Option<String>> = HashMap::new();
+    let mut files: HashMap<&Path, Option<String>> = HashMap::new();
     items
         .iter()
         .map(|item| {
-            let file = files.entry(item.file_path.as_str()).or_insert_with(|| {
-                (!item.file_path.is_empty())
-                    .then(|| commandtree_core::fs::read_file(Path::new(&item.file_path)).ok())
-                    .flatten()
-            });
+            let file = files
+                .entry(item.definition_path())
+                .or_insert_with(|| commandtree_core::excerpt::read_definition(item).ok());
             let (content, whole_file) = match file {
                 Some(text) => {
                     let t = command_text(item, text);

@@ -403,13 +403,7 @@ fn security(loaded: &Loaded, item: &CommandItem) -> (Option<String>, bool) {
     let warned: Vec<String> = concerns
         .iter()
         .filter(|c| c.needs_confirmation())
-        .map(|c| {
-            if c.id == item.id {
-                c.text.clone()
-            } else {
-                format!("`{}` {}", c.label, c.text)
-            }
-        })
+        .map(|c| c.line().to_string())
         .collect();
     let stale = concerns
         .iter()

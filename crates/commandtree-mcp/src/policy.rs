@@ -112,6 +112,43 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// `None` when no step `command` pulls in (its closure: `steps` found, `unresolved` names
+    /// of steps found nowhere) matches a `[mcp] deny` glob; otherwise why it may not run. The
+    /// allow list is for what the agent asks to run; the steps are the command's own business.
+    pub fn step_refusal(
+        &self,
+        command: &CommandItem,
+        steps: &[&CommandItem],
+        unresolved: &[String],
+    ) -> Option<String> {
+        let deny = self.deny.as_ref()?;
+        let refused = |step: &str| {
+            Some(format!(
+                "`{}` runs `{step}`, which matches `[mcp] deny` in the user config; it may not be run from an agent",
+                command.label
+            ))
+        };
+        for s in steps {
+            let names = [
+                s.id.clone(),
+                s.label.clone(),
+                format!("{}:{}", s.kind, s.label),
+            ];
+            if names.iter().any(|n| deny.is_match(n)) {
+                return refused(&s.label);
+            }
+        }
+        for name in unresolved {
+            let names = [name.clone(), format!("{}:{name}", command.kind)];
+            if names.iter().any(|n| deny.is_match(n)) {
+                return refused(name);
+            }
+        }
+        None
+    }
+}
+
 fn match_all() -> GlobSet {
     let mut b = GlobSetBuilder::new();
     b.add(Glob::new("*").expect("a valid glob"));
@@ -154,6 +191,25 @@ mod tests {
         // Ids hold the absolute path: `*` crosses `/`.
         let (p, _) = policy("[mcp]\ndeny = [\"shell:/w/*\"]\n");
         assert!(p.refusal(&cmd("shell", "x")).is_some());
+    }
+
+    #[test]
+    fn deny_covers_every_step_and_allow_only_the_command() {
+        let (p, _) = policy("[mcp]\nallow = [\"make:build\"]\ndeny = [\"*clean*\"]\n");
+        let build = cmd("make", "build");
+        let clean = cmd("make", "clean");
+        let lint = cmd("make", "lint");
+        assert!(p.refusal(&build).is_none());
+        assert!(p.step_refusal(&build, &[&lint], &[]).is_none());
+        let why = p.step_refusal(&build, &[&lint, &clean], &[]).unwrap();
+        assert!(
+            why.contains("runs `clean`") && why.contains("[mcp] deny"),
+            "{why}"
+        );
+        // A step found nowhere is matched by its name.
+        assert!(p.step_refusal(&build, &[], &["clean".into()]).is_some());
+        let (none, _) = policy("[mcp]\nallow = [\"make:build\"]\n");
+        assert!(none.step_refusal(&build, &[&clean], &[]).is_none());
     }
 
     #[test]

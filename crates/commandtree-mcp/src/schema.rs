@@ -115,8 +115,9 @@ pub struct LoadSkillOutput {
 pub struct ShowOutput {
     #[schemars(with = "CommandSchema")]
     pub command: CommandItem,
-    /// Steps that run with it (a VS Code task's dependsOn, a launch configuration's
-    /// preLaunchTask), by id.
+    /// Steps that run with it (make prerequisites, just dependencies, `npm run x` in a
+    /// script, Taskfile deps, mise depends, a VS Code task's dependsOn, a launch
+    /// configuration's preLaunchTask), transitively, by id.
     pub steps: Vec<String>,
 }
 

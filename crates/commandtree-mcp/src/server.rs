@@ -268,19 +268,21 @@ impl CommandTreeServer {
                     debug: false,
                 },
             )?;
-            let gate = if let Some(why) = inner.policy.refusal(&sel.item) {
+            // `[mcp] deny` covers every step the command pulls in, not only the command.
+            let refusal = inner.policy.refusal(&sel.item).or_else(|| {
+                inner.policy.step_refusal(
+                    &sel.item,
+                    &gate::steps(&loaded, &sel.item),
+                    &gate::unresolved_steps(&loaded, &sel.item),
+                )
+            });
+            let gate = if let Some(why) = refusal {
                 Gate::Refused(why)
             } else {
                 let warned: Vec<String> = gate::concerns(&loaded, &sel.item)
                     .into_iter()
                     .filter(|c| c.needs_confirmation())
-                    .map(|c| {
-                        if c.id == sel.item.id {
-                            c.text
-                        } else {
-                            format!("`{}` {}", c.label, c.text)
-                        }
-                    })
+                    .map(|c| c.text)
                     .collect();
                 if warned.is_empty() || inner.allow_warned {
                     Gate::Clear

@@ -230,11 +230,12 @@ pub fn resource(c: &CommandItem) -> String {
     if let Some(w) = &c.security_warning {
         let _ = writeln!(s, "- security warning: {w}");
     }
-    let where_ = match c.line {
-        Some(l) => format!("{}:{l}", c.file_path),
-        None => c.file_path.clone(),
+    let file = c.definition_path().to_string_lossy();
+    let where_ = match c.definition_line() {
+        Some(l) => format!("{file}:{l}"),
+        None => file.into_owned(),
     };
-    match commandtree_core::fs::read_file(std::path::Path::new(&c.file_path)) {
+    match commandtree_core::excerpt::read_definition(c) {
         Ok(content) => {
             let t = commandtree_core::excerpt::command_text(c, &content);
             // The text is the workspace's: a fence of its own must not end the block and

@@ -15,6 +15,7 @@
 //!   a placeholder or a negation ("none", "Not a security warning", "N/A", …).
 //! - `effective_warning(model, risk, findings)`: what to show: static findings always, the
 //!   model's warning unless it said `none`.
+//! - `step_warning(step, via, warning)`: what a command shows for a step it runs.
 
 mod extract;
 mod other;
@@ -24,7 +25,7 @@ mod warning;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use warning::{effective_warning, normalise_warning, warning_text};
+pub use warning::{effective_warning, normalise_warning, step_warning, warning_text};
 
 /// Bump when the rules change, so stored findings are recomputed.
 pub const ANALYSER_VERSION: u32 = 1;

@@ -544,3 +544,28 @@ fn benchmark_misses_are_found() {
     let task = r#"{ "label": "Discard local changes", "type": "shell", "command": "git", "args": ["reset", "--hard", "HEAD"] },"#;
     assert_eq!(level(&found("vscode", task)), Some(Level::Danger));
 }
+
+#[test]
+fn a_step_warning_names_the_step_and_keeps_its_words() {
+    use crate::step_warning;
+    assert_eq!(
+        step_warning(
+            "clean",
+            &[],
+            "Danger: deletes the home folder (line 2: rm -rf ~)"
+        ),
+        "Danger: runs `clean`, which deletes the home folder (line 2: rm -rf ~)"
+    );
+    assert_eq!(
+        step_warning(
+            "clean",
+            &["lint".into(), "fmt".into()],
+            "Caution: runs as root (sudo) (line 1)"
+        ),
+        "Caution: runs `clean` (through `lint` → `fmt`), which runs as root (sudo) (line 1)"
+    );
+    assert_eq!(
+        step_warning("clean", &[], "Wipes the cache."),
+        "runs `clean`: Wipes the cache."
+    );
+}

@@ -37,6 +37,28 @@ pub fn warning_text(findings: &[Finding]) -> Option<String> {
     Some(out)
 }
 
+/// The warning a command gets from a step it runs, built from that step's own warning:
+/// `Danger: deletes ~/x (line 2: rm -rf ~/x)` of step `clean` becomes `Danger: runs `clean`,
+/// which deletes ~/x (line 2: rm -rf ~/x)`; `via` names the steps in between
+/// (`runs `clean` (through `lint`), which ...`). A warning in other words (a model's) is quoted
+/// after the step: `runs `clean`: Wipes the cache.`.
+pub fn step_warning(step: &str, via: &[String], warning: &str) -> String {
+    let mut who = format!("runs `{step}`");
+    if !via.is_empty() {
+        let chain: Vec<String> = via.iter().map(|v| format!("`{v}`")).collect();
+        who.push_str(&format!(" (through {})", chain.join(" → ")));
+    }
+    for head in ["Danger", "Caution"] {
+        if let Some(rest) = warning
+            .strip_prefix(head)
+            .and_then(|r| r.strip_prefix(": "))
+        {
+            return format!("{head}: {who}, which {rest}");
+        }
+    }
+    format!("{who}: {warning}")
+}
+
 /// Words that make a one-word answer a warning after all.
 const ONE_WORD_WARNINGS: &[&str] = &[
     "dangerous",

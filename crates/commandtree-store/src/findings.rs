@@ -7,6 +7,7 @@
 //! and the seed tables may be rebuilt under us.
 
 use crate::{Result, Store};
+use commandtree_core::fs::Fs;
 use commandtree_core::{CommandItem, FileHook};
 use commandtree_risk::{Finding, effective_warning};
 use rusqlite::{Connection, OptionalExtension};
@@ -26,14 +27,16 @@ pub const TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS command_findings (
 ";
 
 /// What the analyser is given for one command: its own text (`excerpt::command_text`) when
-/// its file can be read, else its command line.
+/// the file that defines it (`CommandItem::definition_path`: an included file's targets are
+/// read there) can be read, else its command line.
 #[derive(Debug, Clone)]
 pub struct Scanned {
     pub hash: String,
     pub findings: Vec<Finding>,
 }
 
-/// The text a command is analysed from and its scan hash.
+/// The text a command is analysed from and its scan hash; `file` is the text of its
+/// [`CommandItem::definition_path`].
 pub fn subject_text(item: &CommandItem, file: Option<&str>) -> (String, String) {
     let text = subject(item, file);
     let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &text);
@@ -186,14 +189,15 @@ fn scan_prepared(
             memo = p.memo;
         }
     }
-    // Commands grouped by file, in first-seen order, so one worker reads each file once.
+    // Commands grouped by the file that defines them, in first-seen order, so one worker reads
+    // each file once.
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    let mut group_of: HashMap<&Path, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         if out[i].is_some() {
             continue;
         }
-        let g = *group_of.entry(item.file_path.as_str()).or_insert_with(|| {
+        let g = *group_of.entry(item.definition_path()).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
@@ -265,10 +269,8 @@ impl Ctx<'_> {
             }
             let end = (start + BATCH).min(self.groups.len());
             for group in &self.groups[start..end] {
-                let path = &self.items[group[0]].file_path;
-                let file = (!path.is_empty())
-                    .then(|| commandtree_core::fs::read_file(Path::new(path)).ok())
-                    .flatten();
+                // Every command of a group is defined in the same file.
+                let file = commandtree_core::excerpt::read_definition(&self.items[group[0]]).ok();
                 for &i in group {
                     out.push((i, self.one(&self.items[i], file.as_deref())));
                 }
@@ -341,16 +343,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Findings worked out during discovery, on the walker threads, from the text they had just
-/// read ([`FileHook`]), so no file is read a second time. Without a database (nothing cached
-/// to compare, nothing to write) each command's warning is set right there; with one, the
-/// findings and hashes are kept for [`apply`] to compare with the stored rows.
+/// read ([`FileHook`]), so no file is read a second time (an included file's commands read
+/// theirs there, through the walk's own rules). Without a database (nothing cached to compare,
+/// nothing to write) each command's warning is set right there; with one, the findings and
+/// hashes are kept for [`apply`] to compare with the stored rows.
 pub struct Prescan {
     hashing: bool,
     memo: Memo,
     /// With `hashing`: (command id, scan hash, findings).
     done: Mutex<Vec<(String, String, Vec<Finding>)>>,
-    /// Commands the hook met whose text it did not have (an included file's).
-    unseen: Mutex<Vec<String>>,
 }
 
 impl Prescan {
@@ -361,24 +362,44 @@ impl Prescan {
             hashing,
             memo: Memo::default(),
             done: Mutex::new(Vec::new()),
-            unseen: Mutex::new(Vec::new()),
         }
     }
 }
 
 impl FileHook for Prescan {
-    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem]) {
+    fn parsed(&self, path: &Path, text: &str, commands: &mut [CommandItem], fs: &dyn Fs) {
         let excerpts = commandtree_core::excerpt::Excerpts::new(text);
+        // Files other commands are defined in (includes), read once each through `fs`.
+        let mut others: HashMap<std::path::PathBuf, Option<String>> = HashMap::new();
         let mut found = Vec::new();
         for item in commands.iter_mut() {
-            if !item.file_path_is(path) {
-                lock(&self.unseen).push(item.id.clone());
-                continue;
-            }
-            let subject = excerpts.of(item).text;
+            let def = item.definition_path();
+            let subject = if def.as_os_str() == path.as_os_str() {
+                Some(excerpts.of(item).text)
+            } else {
+                let content = others
+                    .entry(def.to_path_buf())
+                    .or_insert_with(|| fs.read(def));
+                content.as_deref().map(|c| {
+                    std::borrow::Cow::Owned(
+                        commandtree_core::excerpt::command_text(item, c)
+                            .text
+                            .into_owned(),
+                    )
+                })
+            };
+            // A defining file that cannot be read: the command line is all there is, as in
+            // `scan`.
+            let from_file = subject.is_some();
+            let subject = subject.unwrap_or(std::borrow::Cow::Borrowed(item.command.as_str()));
+            let kind = if from_file {
+                item.kind.as_str()
+            } else {
+                "shell"
+            };
             let findings = self
                 .memo
-                .get_or(&item.kind, &subject, || analyse_text(item, &subject, true));
+                .get_or(kind, &subject, || analyse_text(item, &subject, from_file));
             if self.hashing {
                 let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &subject);
                 found.push((item.id.clone(), hash, findings));
@@ -399,23 +420,8 @@ impl FileHook for Prescan {
 /// be used with a database (see [`Prescan::new`]), so then everything is scanned here.
 pub fn apply(store: Option<&mut Store>, items: &mut [CommandItem], prescan: Option<Prescan>) {
     match (prescan, store) {
-        (Some(p), None) if !p.hashing => {
-            let unseen: std::collections::HashSet<String> =
-                std::mem::take(&mut *lock(&p.unseen)).into_iter().collect();
-            if unseen.is_empty() {
-                return;
-            }
-            let at: Vec<usize> = (0..items.len())
-                .filter(|&i| unseen.contains(&items[i].id))
-                .collect();
-            let subset: Vec<CommandItem> = at.iter().map(|&i| items[i].clone()).collect();
-            let found = scan_prepared(None, &subset, Some(p));
-            for (&i, f) in at.iter().zip(found) {
-                let item = &mut items[i];
-                item.security_warning =
-                    effective_warning(item.security_warning.as_deref(), None, &f);
-            }
-        }
+        // The warnings were set during discovery.
+        (Some(p), None) if !p.hashing => {}
         (Some(p), Some(store)) if !p.hashing => {
             // A database turned up after discovery began: the warnings set then assumed none.
             // Start again from what its rows say.
@@ -481,8 +487,9 @@ mod tests {
     ) -> Vec<Option<String>> {
         let mut v = items.to_vec();
         let pre = Prescan::new(hashing);
+        let fs = commandtree_core::fs::RealFs;
         // As a walk calls it: the file's own commands with its text; a command of another file
-        // (an include's) comes along without its text.
+        // (an include's) comes along without its text, read through the walk's `fs`.
         for c in v.iter_mut() {
             let path = std::path::PathBuf::from(&c.file_path);
             let text = std::fs::read_to_string(&path).unwrap();
@@ -491,9 +498,10 @@ mod tests {
                     &path.with_file_name("Makefile"),
                     "all:\n",
                     std::slice::from_mut(c),
+                    &fs,
                 );
             } else {
-                pre.parsed(&path, &text, std::slice::from_mut(c));
+                pre.parsed(&path, &text, std::slice::from_mut(c), &fs);
             }
         }
         apply(store, &mut v, Some(pre));
@@ -533,6 +541,42 @@ mod tests {
         }
         // A prescan made without hashes, met by a database after all, is redone from the rows.
         assert_eq!(prescanned(Some(&mut store), &items, false), expected);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_included_command_is_analysed_from_the_file_that_defines_it_inside_the_root() {
+        let dir = root("included");
+        let outside = root("included-outside");
+        let mk = dir.join("Makefile");
+        std::fs::write(&mk, "include tools.mk\n\nbuild: clean\n\techo hi\n").unwrap();
+        std::fs::write(dir.join("tools.mk"), "# tools\nclean:\n\trm -rf ~/x\n").unwrap();
+        let mut clean = CommandItem::new("make", &mk, "clean", "make clean").line(1);
+        clean.defined_in = Some(commandtree_core::Definition {
+            file: dir.join("tools.mk"),
+            line: Some(2),
+            root: dir.clone(),
+        });
+        let items = vec![clean];
+        let warned = |v: Vec<Option<String>>| v[0].clone();
+        let w = warned(plain(None, &items)).expect("a warning from tools.mk");
+        assert!(w.contains("rm -rf ~/x"), "{w}");
+        // The walk's hook reads it through the walk's own file system.
+        let real = std::fs::canonicalize(&dir).unwrap();
+        let guard = commandtree_core::fs::RecordingFs::guard(&commandtree_core::fs::RealFs, &real);
+        let mut v = items.clone();
+        let pre = Prescan::new(false);
+        pre.parsed(&mk, "include tools.mk\n", &mut v, &guard);
+        assert_eq!(v[0].security_warning.as_deref(), Some(w.as_str()));
+
+        // The same file swapped for a link out of the root is never read, by either path.
+        std::fs::write(outside.join("secret.mk"), "clean:\n\trm -rf /srv\n").unwrap();
+        std::fs::remove_file(dir.join("tools.mk")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.mk"), dir.join("tools.mk")).unwrap();
+        assert_eq!(warned(plain(None, &items)), None);
+        let mut v = items.clone();
+        Prescan::new(false).parsed(&mk, "include tools.mk\n", &mut v, &guard);
+        assert_eq!(v[0].security_warning, None);
     }
 
     #[test]

@@ -420,7 +420,9 @@ impl App {
             return;
         };
         match e {
-            WatchEvent::Ready { commands, .. } => {
+            WatchEvent::Ready { mut commands, .. } => {
+                // The steps' warnings, as a load gives them.
+                commandtree_engine::closure::annotate(&mut commands);
                 if commands != loaded.commands {
                     loaded.commands = commands;
                     self.commands_replaced(keep);
@@ -442,6 +444,8 @@ impl App {
                     }
                 }
                 loaded.commands.extend(delta.added);
+                // A changed command changes the warning of every command running it.
+                commandtree_engine::closure::annotate(&mut loaded.commands);
                 // The store may have been created by another process since; read it as a
                 // listing does (only a write of ours opens it for writing).
                 if loaded.store.is_none() {
@@ -1224,13 +1228,7 @@ impl App {
             let warned: Vec<String> = gate::concerns(loaded, &sel.item)
                 .into_iter()
                 .filter(|c| c.needs_confirmation())
-                .map(|c| {
-                    if c.id == sel.item.id {
-                        format!("⚠ {}", c.text)
-                    } else {
-                        format!("⚠ `{}` {}", c.label, c.text)
-                    }
-                })
+                .map(|c| format!("⚠ {}", c.line()))
                 .collect();
             if !warned.is_empty() {
                 self.popup = Some(Popup::Confirm {

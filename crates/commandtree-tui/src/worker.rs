@@ -129,13 +129,16 @@ impl Sink {
                             if *model == c.security_warning
                                 && CommandItem {
                                     security_warning: None,
+                                    step_warning: None,
                                     ..l.clone()
                                 } == CommandItem {
                                     security_warning: None,
+                                    step_warning: None,
                                     ..c.clone()
                                 } =>
                         {
-                            c.security_warning = l.security_warning.clone();
+                            // Its own warning; the steps' are added to the whole list again.
+                            c.security_warning = l.own_warning().map(str::to_string);
                         }
                         _ => fresh.push(std::mem::take(c)),
                     }

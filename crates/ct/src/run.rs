@@ -245,30 +245,24 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     let mut prompter = TermPrompter::default();
     let concerns = gate::concerns(&loaded, &item);
     if !quiet && !o.dry_run {
-        for c in concerns
-            .iter()
-            .filter(|c| c.what == ConcernKind::StaleSummary)
-        {
+        // Stale summaries, steps nobody could check, cycles: said, not asked.
+        for c in concerns.iter().filter(|c| !c.needs_confirmation()) {
+            let about = if c.what == ConcernKind::StaleSummary {
+                &c.label
+            } else {
+                &item.label
+            };
             eprintln!(
                 "note: `{}`: {}",
-                output::clean(&c.label),
-                output::clean(&c.text)
+                output::clean(about),
+                output::clean(c.line())
             );
         }
     }
     let warned: Vec<_> = concerns.iter().filter(|c| c.needs_confirmation()).collect();
     if !warned.is_empty() && !o.yes && !o.dry_run {
         if !can_ask {
-            let what: Vec<String> = warned
-                .iter()
-                .map(|c| {
-                    if c.id == item.id {
-                        c.text.clone()
-                    } else {
-                        format!("`{}` {}", c.label, c.text)
-                    }
-                })
-                .collect();
+            let what: Vec<String> = warned.iter().map(|c| c.line().to_string()).collect();
             return Err(fail(Error::failed(format!(
                 "`{}` has a security warning ({}); without a terminal to confirm it is not run: pass --yes to run it anyway",
                 item.label,
@@ -276,10 +270,11 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
             ))));
         }
         for c in &warned {
+            // A step's text names the step: `build`: runs `clean`, which ...
             eprintln!(
                 "warning: `{}`: {}",
-                output::clean(&c.label),
-                output::clean(&c.text)
+                output::clean(&item.label),
+                output::clean(c.line())
             );
         }
         if !prompter

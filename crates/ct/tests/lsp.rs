@@ -719,6 +719,39 @@ fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
     assert_eq!(s.finish(), Some(0));
 }
 
+#[test]
+fn a_plan_carries_the_warning_of_an_included_command_and_of_the_steps_it_runs() {
+    let w = workspace("lsp", "closure");
+    write(
+        &w,
+        "Makefile",
+        "include tools.mk\n\nbuild: clean\n\t@echo built\n",
+    );
+    write(&w, "tools.mk", "clean:\n\trm -rf ~/x\n");
+    let mut s = Lsp::start(&w, &[]);
+    s.initialize(&w, json!({}), false);
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "make:clean", "mode": "newTerminal"}),
+    );
+    let warning = p["securityWarning"].as_str().unwrap_or_default();
+    assert!(warning.contains("rm -rf ~/x"), "{p}");
+    let p = s.ok(
+        "commandtree/plan",
+        json!({"id": "make:build", "mode": "newTerminal"}),
+    );
+    let warning = p["securityWarning"].as_str().unwrap_or_default();
+    assert!(warning.contains("runs `clean`, which deletes ~/x"), "{p}");
+    // Asked once, as the step's, not again as the command's own.
+    assert_eq!(warning.matches("rm -rf ~/x").count(), 1, "{warning}");
+    let shown = s.ok("commandtree/show", json!({"id": "make:build"}));
+    assert_eq!(
+        shown["steps"],
+        json!([format!("make:{}:clean", w.join("Makefile").display())])
+    );
+    assert_eq!(s.finish(), Some(0));
+}
+
 fn tasks_changed(s: &mut Lsp, pred: impl Fn(&Value) -> bool) -> Value {
     s.notification("commandtree/tasksChanged", pred)
 }

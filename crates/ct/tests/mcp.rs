@@ -466,6 +466,79 @@ async fn only_the_user_config_decides_what_may_run() {
     c.cancel().await.unwrap();
 }
 
+/// `build: clean`, where `clean` deletes `~/x` (`HOME` is `.home`); `~/x/keep` surviving proves
+/// nothing ran.
+fn step_fixture(name: &str) -> PathBuf {
+    let w = fixture(name);
+    write(&w, ".home/x/keep", "still here\n");
+    write(
+        &w,
+        "Makefile",
+        "build: clean\n\t@echo built\n\nclean:\n\trm -rf ~/x\n",
+    );
+    w
+}
+
+#[tokio::test]
+async fn a_dangerous_step_is_asked_about_before_run_command_runs() {
+    let w = step_fixture("step-warning");
+    let kept = w.join(".home/x/keep");
+    // A client that cannot ask: refused, naming the step.
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "make:build"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let t = text_of(&r);
+    assert!(
+        t.contains("runs `clean`") && t.contains("rm -rf ~/x"),
+        "{t}"
+    );
+    assert!(kept.exists());
+    // The listing says so too.
+    let r = call(&c, "show_command", json!({"id": "make:build"})).await;
+    let warning = data(&r)["command"]["securityWarning"].clone();
+    assert!(
+        warning.as_str().is_some_and(|w| w.contains("runs `clean`")),
+        "{warning}"
+    );
+    c.cancel().await.unwrap();
+
+    // The user is asked about the step, once, and says no.
+    let no = TestClient {
+        confirm: Some(false),
+        ..Default::default()
+    };
+    let asked = no.asked.clone();
+    let c = connect(&w, no, &[], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "make:build"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(kept.exists());
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].matches("runs `clean`").count(), 1, "{}", asked[0]);
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_deny_rule_matching_only_a_step_refuses_the_command() {
+    let w = step_fixture("step-deny");
+    write(
+        &w,
+        ".home/.config/commandtree/config.toml",
+        "[mcp]\ndeny = [\"make:clean\"]\n",
+    );
+    // Warnings waived: only the rule can stop it.
+    let c = connect(&w, TestClient::default(), &["--allow-warned"], &[]).await;
+    let r = call(&c, "run_command", json!({"id": "make:build"})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+    let t = text_of(&r);
+    assert!(
+        t.contains("runs `clean`") && t.contains("[mcp] deny"),
+        "{t}"
+    );
+    assert!(w.join(".home/x/keep").exists());
+    c.cancel().await.unwrap();
+}
+
 fn model() -> common::Server {
     common::Server::start(|req, _| {
         if req.method == "GET" {

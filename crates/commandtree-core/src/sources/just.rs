@@ -10,12 +10,20 @@
 //! between, a blank line breaks it), overridden by `[doc('...')]`. `_name` and `[private]`
 //! recipes are listed as private and hidden, as `just --list` hides them; `alias b := build`
 //! is shown on its recipe (private aliases are not, as in `just --list`). Imports are merged into the importing file; modules give
-//! `mod::recipe` names run as `just mod recipe`. Both are read through `file.fs`.
+//! `mod::recipe` names run as `just mod recipe`. Both are read through `file.fs`; their recipes
+//! are listed on the root justfile and know the file and line that define them
+//! (`CommandItem::defined_in`).
+//!
+//! A recipe's steps are its dependencies (`build: clean (test "x") && notify`, names inside a
+//! module qualified with its path) and the recipes its body runs with `just x` (read the way
+//! just reads its command line: module paths, then as many arguments as the recipe takes).
 
+use super::calls::{just_call, simple_commands};
 use super::common::{IncludeGuard, MAX_INCLUDED_FILES, Refusal, normalize_path};
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, ParamDef};
+use crate::model::{CommandItem, Definition, ParamDef, StepHow, StepRef};
 use crate::text;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 const KIND: &str = "just";
@@ -27,10 +35,13 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         out: Parsed::default(),
         guard: IncludeGuard::new(file.path),
         aliases: Vec::new(),
+        modules: HashSet::new(),
+        calls: Vec::new(),
     };
     let scope = Scope {
         modules: Vec::new(),
         stmt_line: None,
+        calls_from: Vec::new(),
     };
     ctx.justfile(file.path, file.content, &scope, 0);
     for (target, alias) in std::mem::take(&mut ctx.aliases) {
@@ -40,6 +51,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             c.aliases.push(alias);
         }
     }
+    ctx.resolve_calls();
     ctx.out
 }
 
@@ -68,6 +80,11 @@ struct Ctx<'a, 'f> {
     /// (full recipe name, alias) pairs, attached once every recipe is known (an alias may come
     /// before its recipe).
     aliases: Vec<(String, String)>,
+    /// Full paths of the modules met (`db`, `db::seed`).
+    modules: HashSet<String>,
+    /// `just ...` calls in recipe bodies: (index of the recipe's command, the module path the
+    /// call's names are relative to, the call's words). Read once every recipe is known.
+    calls: Vec<(usize, Vec<String>, Vec<String>)>,
 }
 
 struct Scope {
@@ -76,6 +93,10 @@ struct Scope {
     /// Line of the root's `import`/`mod` statement that led here: lines always refer to the
     /// root justfile, which is every item's `filePath`.
     stmt_line: Option<usize>,
+    /// The module path a `just x` in a recipe body of this file names from: just looks for a
+    /// justfile upward from the recipe's folder, so a module that is itself a `justfile` is
+    /// found first; any other file's calls reach the root justfile.
+    calls_from: Vec<String>,
 }
 
 impl Ctx<'_, '_> {
@@ -83,7 +104,7 @@ impl Ctx<'_, '_> {
         let dir = path.parent().unwrap_or(Path::new("/"));
         for item in items(content) {
             match item {
-                Item::Recipe(r) => self.recipe(r, scope),
+                Item::Recipe(r) => self.recipe(r, scope, path),
                 Item::Alias { name, target } => {
                     let mut path = scope.modules.clone();
                     path.push(target);
@@ -108,6 +129,7 @@ impl Ctx<'_, '_> {
                     let child = Scope {
                         modules: scope.modules.clone(),
                         stmt_line: scope.stmt_line.or(Some(line)),
+                        calls_from: scope.calls_from.clone(),
                     };
                     self.follow(path, line, &target, &child, depth);
                 }
@@ -126,9 +148,24 @@ impl Ctx<'_, '_> {
                     };
                     let mut modules = scope.modules.clone();
                     modules.push(name);
+                    self.modules.insert(modules.join("::"));
+                    let is_justfile =
+                        target
+                            .file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| {
+                                n.eq_ignore_ascii_case("justfile")
+                                    || n.eq_ignore_ascii_case(".justfile")
+                            });
+                    let calls_from = if is_justfile {
+                        modules.clone()
+                    } else {
+                        scope.calls_from.clone()
+                    };
                     let child = Scope {
                         modules,
                         stmt_line: scope.stmt_line.or(Some(line)),
+                        calls_from,
                     };
                     self.follow(path, line, &target, &child, depth);
                 }
@@ -191,7 +228,7 @@ impl Ctx<'_, '_> {
         justfile_in(fs, &sub)
     }
 
-    fn recipe(&mut self, r: Recipe, scope: &Scope) {
+    fn recipe(&mut self, r: Recipe, scope: &Scope, defined_in: &Path) {
         let mut path = scope.modules.clone();
         path.push(r.name.clone());
         let full = path.join("::");
@@ -204,7 +241,83 @@ impl Ctx<'_, '_> {
             .line(scope.stmt_line.unwrap_or(r.line));
         item.hidden = item.private;
         item.group = r.group;
+        if scope.stmt_line.is_some() {
+            item.defined_in = Some(Definition {
+                file: defined_in.to_path_buf(),
+                line: u32::try_from(r.line).ok(),
+                root: self.file.root.to_path_buf(),
+            });
+        }
+        let qualify = |dep: &str| {
+            let mut p = scope.modules.clone();
+            p.push(dep.to_string());
+            p.join("::")
+        };
+        for (deps, how) in [
+            (&r.deps, StepHow::Prerequisite),
+            (&r.post_deps, StepHow::Hook),
+        ] {
+            for d in deps {
+                item.steps.push(StepRef::new(qualify(d), how, true));
+            }
+        }
+        let at = self.out.commands.len();
+        for call in body_calls(&r.body) {
+            self.calls.push((at, scope.calls_from.clone(), call));
+        }
         self.out.commands.push(item);
+    }
+
+    /// Reads each `just ...` call of a recipe body the way just reads its command line: a
+    /// module path, then the recipe, then as many arguments as it takes, then the next recipe.
+    fn resolve_calls(&mut self) {
+        let calls = std::mem::take(&mut self.calls);
+        if calls.is_empty() {
+            return;
+        }
+        // Recipes (and aliases) by full name: how many arguments each takes.
+        let mut takes: HashMap<String, usize> = HashMap::new();
+        for c in &self.out.commands {
+            let n = if c.params.iter().any(|p| p.variadic) {
+                usize::MAX
+            } else {
+                c.params.len()
+            };
+            takes.insert(c.id_name().to_string(), n);
+            let module = c.id_name().rsplit_once("::").map(|(m, _)| m);
+            for a in &c.aliases {
+                let full = match module {
+                    Some(m) => format!("{m}::{a}"),
+                    None => a.clone(),
+                };
+                takes.entry(full).or_insert(n);
+            }
+        }
+        for (at, base, words) in calls {
+            let mut i = 0;
+            while i < words.len() {
+                let mut path = base.clone();
+                path.extend(words[i].split("::").map(str::to_string));
+                i += 1;
+                while self.modules.contains(&path.join("::")) && i < words.len() {
+                    path.extend(words[i].split("::").map(str::to_string));
+                    i += 1;
+                }
+                let full = path.join("::");
+                let known = takes.get(&full).copied();
+                let step = StepRef::new(&full, StepHow::Call, true);
+                if let Some(c) = self.out.commands.get_mut(at)
+                    && !c.steps.contains(&step)
+                {
+                    c.steps.push(step);
+                }
+                match known {
+                    Some(n) => i = i.saturating_add(n.min(words.len() - i)),
+                    // Whatever follows an unknown recipe cannot be read.
+                    None => break,
+                }
+            }
+        }
     }
 }
 
@@ -243,6 +356,71 @@ struct Recipe {
     private: bool,
     group: Option<String>,
     line: usize,
+    /// Dependencies run before it, then after it (`&&`), as written (relative to its module).
+    deps: Vec<String>,
+    post_deps: Vec<String>,
+    /// Its body: the indented lines below the header.
+    body: String,
+}
+
+/// The `just ...` calls of a recipe body, as their positional words. `{{just_executable()}}`
+/// is `just`; any other interpolation is a value known only when just runs.
+fn body_calls(body: &str) -> Vec<Vec<String>> {
+    if !body.contains("just") {
+        return Vec::new();
+    }
+    // Each line runs in a shell of its own (a `cd` on one line does not move the next), unless
+    // the body is a script (`#!` first).
+    let script = body.trim_start().starts_with("#!");
+    let mut shells: Vec<String> = vec![String::new()];
+    for line in body.lines() {
+        let t = line.trim_start().trim_start_matches(['@', '-']);
+        let Some(current) = shells.last_mut() else {
+            break;
+        };
+        current.push_str(&interpolations_to_shell(t));
+        current.push('\n');
+        if !script && !t.trim_end().ends_with('\\') {
+            shells.push(String::new());
+        }
+    }
+    shells
+        .iter()
+        .flat_map(|s| simple_commands(s))
+        .filter_map(|c| just_call(&c))
+        .collect()
+}
+
+/// `{{ just_executable() }}` becomes `just`, `{{{{` a literal `{{`, any other `{{...}}` a shell
+/// variable.
+fn interpolations_to_shell(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        if let Some(tail) = after.strip_prefix("{{") {
+            out.push_str("{{");
+            rest = tail;
+            continue;
+        }
+        let Some(end) = after.find("}}") else {
+            out.push_str("$JUSTVAR");
+            return out;
+        };
+        let expr: String = after[..end]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        out.push_str(if expr == "just_executable()" {
+            "just"
+        } else {
+            "$JUSTVAR"
+        });
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[derive(Debug)]
@@ -278,6 +456,8 @@ fn items(content: &str) -> Vec<Item> {
     let mut out = Vec::new();
     let mut doc: Option<String> = None;
     let mut attrs = Attrs::default();
+    // Indented lines belong to the recipe just read (blank lines do not end a body).
+    let mut in_body = false;
     let mut i = 0;
     while let Some(&line) = lines.get(i) {
         let line_no = i + 1;
@@ -288,11 +468,18 @@ fn items(content: &str) -> Vec<Item> {
         }
         if line.starts_with([' ', '\t']) {
             // A recipe body, or the inside of something that already ended with an error.
+            if let Some(Item::Recipe(r)) = out.last_mut()
+                && in_body
+            {
+                r.body.push_str(line);
+                r.body.push('\n');
+            }
             doc = None;
             attrs = Attrs::default();
             i += 1;
             continue;
         }
+        in_body = false;
         if let Some(comment) = line.strip_prefix('#') {
             doc = Some(comment.trim().to_string()).filter(|d| !d.is_empty());
             i += 1;
@@ -322,6 +509,7 @@ fn items(content: &str) -> Vec<Item> {
             doc.take(),
             std::mem::take(&mut attrs),
         ) {
+            in_body = matches!(item, Item::Recipe(_));
             out.push(item);
         }
         doc = None;
@@ -394,7 +582,8 @@ fn item(chars: &[char], line: usize, doc: Option<String>, attrs: Attrs) -> Optio
             return None;
         }
     }
-    let params = header_params(chars, rest)?;
+    let (params, colon) = header_params(chars, rest)?;
+    let (deps, post_deps) = dependencies(chars, colon + 1);
     let doc = match attrs.doc {
         Some(d) => d,
         None => doc,
@@ -406,17 +595,68 @@ fn item(chars: &[char], line: usize, doc: Option<String>, attrs: Attrs) -> Optio
         private: attrs.private,
         group: attrs.group,
         line,
+        deps,
+        post_deps,
+        body: String::new(),
     }))
 }
 
-/// The parameters between a recipe name and its `:`; `None` when the text is not a recipe
-/// header. Dependencies after the `:` are not parameters.
-fn header_params(chars: &[char], mut i: usize) -> Option<Vec<ParamDef>> {
+/// The dependencies after a recipe header's `:` (at `i`): `a b::c (d "arg")`, then after `&&`
+/// the ones that run after the recipe. A `:=`/`=` body or anything unreadable ends the list.
+fn dependencies(chars: &[char], mut i: usize) -> (Vec<String>, Vec<String>) {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut post = false;
+    loop {
+        i = skip_ws(chars, i);
+        let Some(&c) = chars.get(i) else { break };
+        let list = if post { &mut after } else { &mut before };
+        if c == '&' && chars.get(i + 1) == Some(&'&') {
+            post = true;
+            i += 2;
+            continue;
+        }
+        if c == '(' {
+            let end = balanced(chars, i).unwrap_or(chars.len());
+            let inner = skip_ws(chars, i + 1);
+            if let Some((name, _)) = dep_path(chars, inner) {
+                list.push(name);
+            }
+            i = end;
+            continue;
+        }
+        match dep_path(chars, i) {
+            Some((name, end)) => {
+                list.push(name);
+                i = end;
+            }
+            None => break,
+        }
+    }
+    (before, after)
+}
+
+/// A dependency name, `mod::recipe` paths included.
+fn dep_path(chars: &[char], i: usize) -> Option<(String, usize)> {
+    let (mut name, mut end) = ident(chars, i)?;
+    while chars.get(end) == Some(&':') && chars.get(end + 1) == Some(&':') {
+        let Some((next, e)) = ident(chars, end + 2) else {
+            break;
+        };
+        name.push_str("::");
+        name.push_str(&next);
+        end = e;
+    }
+    Some((name, end))
+}
+
+/// The parameters between a recipe name and its `:`, and the index of that `:`; `None` when
+/// the text is not a recipe header. Dependencies after the `:` are not parameters.
+fn header_params(chars: &[char], mut i: usize) -> Option<(Vec<ParamDef>, usize)> {
     let mut params = Vec::new();
     loop {
         i = skip_ws(chars, i);
         match chars.get(i)? {
-            ':' => return (chars.get(i + 1) != Some(&'=')).then_some(params),
+            ':' => return (chars.get(i + 1) != Some(&'=')).then_some((params, i)),
             '+' | '*' | '$' => {}
             c if is_ident_start(*c) => {}
             _ => return None,
@@ -1065,6 +1305,115 @@ serve port="8000": && open
         assert_eq!(p.commands[5].command, "just docs serve");
         assert_eq!(p.commands[6].command, "just tools lint");
         assert_eq!(p.commands[7].line, Some(8));
+    }
+
+    fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
+        p.commands
+            .iter()
+            .find(|c| c.id_name() == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .steps
+            .iter()
+            .map(|s| {
+                assert!(s.must_resolve, "{s:?}");
+                (s.name.clone(), s.how.as_str())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn imported_and_module_recipes_know_where_they_are_defined() {
+        let p = parse_in(super::parse, &module_tree(), PATH);
+        let def = |name: &str| {
+            let c = p.commands.iter().find(|c| c.id_name() == name).unwrap();
+            c.defined_in.as_ref().map(|d| (d.file.clone(), d.line))
+        };
+        assert_eq!(def("build"), None);
+        assert_eq!(
+            def("fmt"),
+            Some((PathBuf::from("/w/app/common.just"), Some(2)))
+        );
+        assert_eq!(
+            def("extra"),
+            Some((PathBuf::from("/w/app/more/extra.just"), Some(1)))
+        );
+        assert_eq!(
+            def("db::seed::run"),
+            Some((PathBuf::from("/w/app/db/seed.just"), Some(1)))
+        );
+        let fmt = p.commands.iter().find(|c| c.id_name() == "fmt").unwrap();
+        let text = crate::fs::Fs::read(&module_tree(), fmt.definition_path()).unwrap();
+        assert_eq!(
+            crate::excerpt::command_text(fmt, &text).text,
+            "# Format code\nfmt:\n  cargo fmt"
+        );
+    }
+
+    #[test]
+    fn dependencies_and_just_calls_are_steps() {
+        let p = parse(
+            "alias b := build\n\
+             [parallel]\n\
+             release: build (test \"x\" \"y\") && notify clean\n  \
+             @just lint fix\n  \
+             -{{ just_executable() }} --yes b deploy prod\n  \
+             echo just nothing; just {{target}}\n\n  \
+             cd sub && just elsewhere\n  \
+             just clean\n\
+             build:\n  x\n\
+             test a b:\n  x\n\
+             notify:\n  x\n\
+             clean:\n  x\n\
+             lint mode:\n  x\n\
+             deploy env:\n  x\n",
+        );
+        assert_eq!(
+            steps(&p, "release"),
+            [
+                ("build".to_string(), "prerequisite"),
+                ("test".to_string(), "prerequisite"),
+                ("notify".to_string(), "hook"),
+                ("clean".to_string(), "hook"),
+                ("lint".to_string(), "call"),
+                ("b".to_string(), "call"),
+                ("deploy".to_string(), "call"),
+                // The line after a `cd` runs in a shell of its own.
+                ("clean".to_string(), "call"),
+            ]
+        );
+        assert!(steps(&p, "build").is_empty());
+    }
+
+    #[test]
+    fn module_steps_are_qualified_with_the_module_path() {
+        let fs = MemFs::new()
+            .file(PATH, "mod db\nmod tools\nci: db::migrate\n  just db seed\n")
+            .file(
+                "/w/app/db.just",
+                "migrate: reset\n  just build\nreset:\n  x\nseed:\n  x\n",
+            )
+            .file("/w/app/tools/justfile", "lint:\n  just fmt\nfmt:\n  x\n");
+        let p = parse_in(super::parse, &fs, PATH);
+        assert_eq!(
+            steps(&p, "ci"),
+            [
+                ("db::migrate".to_string(), "prerequisite"),
+                ("db::seed".to_string(), "call")
+            ]
+        );
+        // A module file named like a justfile is the one `just` finds from its folder; any
+        // other module's recipes reach the root justfile.
+        assert_eq!(
+            steps(&p, "db::migrate"),
+            [
+                ("db::reset".to_string(), "prerequisite"),
+                ("build".to_string(), "call")
+            ]
+        );
+        assert_eq!(
+            steps(&p, "tools::lint"),
+            [("tools::fmt".to_string(), "call")]
+        );
     }
 
     #[test]

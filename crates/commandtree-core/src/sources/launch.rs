@@ -1,10 +1,14 @@
 //! VS Code launch configurations: `.vscode/launch.json` (JSONC). One command per configuration
 //! and per compound; `command` is the name the debugger is started with.
+//!
+//! Steps: a configuration's `preLaunchTask` and `postDebugTask` (tasks of the `tasks.json`
+//! beside it, with this platform's section applied), and a compound's configurations and its
+//! own `preLaunchTask`.
 
 use super::common::with_line;
 use super::vscode::dot_vscode_parent;
 use super::{Parsed, SourceFile};
-use crate::model::CommandItem;
+use crate::model::{CommandItem, StepHow, StepRef, StepScope};
 use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
 use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
@@ -69,10 +73,59 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                     .and_then(Value::as_str)
                     .map(str::to_string)
             };
-            let item = CommandItem::new("launch", file.path, name, name.clone())
+            let mut item = CommandItem::new("launch", file.path, name, name.clone())
                 .cwd(cwd)
                 .opt_description(description);
+            item.steps = launch_steps(file.path, entry, what == "compound");
             out.commands.push(with_line(item, line));
+        }
+    }
+    out
+}
+
+/// The tasks starting a configuration runs (`preLaunchTask` before, `postDebugTask` after) and,
+/// for a compound, the configurations it starts.
+fn launch_steps(
+    file: &std::path::Path,
+    entry: &serde_json::Map<String, Value>,
+    compound: bool,
+) -> Vec<StepRef> {
+    let entry = super::vscode::with_platform(&Value::Object(entry.clone()));
+    let tasks = StepScope::File {
+        kind: "vscode".into(),
+        file: file.with_file_name("tasks.json"),
+    };
+    let mut out = Vec::new();
+    for (key, how) in [
+        ("preLaunchTask", StepHow::Prerequisite),
+        ("postDebugTask", StepHow::Hook),
+    ] {
+        // `${defaultBuildTask}` and other variables are chosen by VS Code.
+        if let Some(t) = entry.get(key).and_then(Value::as_str)
+            && !t.is_empty()
+            && !t.contains("${")
+        {
+            out.push(StepRef::new(t, how, true).scope(tasks.clone()));
+        }
+    }
+    if compound {
+        for c in entry
+            .get("configurations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = match c {
+                Value::String(s) => Some(s.as_str()),
+                // A configuration of another folder of a multi-root workspace is not here.
+                Value::Object(m) if m.get("folder").is_none() => {
+                    m.get("name").and_then(Value::as_str)
+                }
+                _ => None,
+            };
+            if let Some(n) = name {
+                out.push(StepRef::new(n, StepHow::Call, true));
+            }
         }
     }
     out
@@ -99,6 +152,45 @@ mod tests {
     use crate::sources::testing::{labels, parse_with, warnings};
 
     const PATH: &str = "/w/.vscode/launch.json";
+
+    #[test]
+    fn pre_launch_tasks_and_compound_members_are_steps() {
+        let p = parse_with(
+            parse,
+            PATH,
+            r#"{"configurations": [
+  {"name": "a", "type": "node", "preLaunchTask": "build", "postDebugTask": "stop"},
+  {"name": "b", "type": "node", "preLaunchTask": "${defaultBuildTask}"}
+], "compounds": [{"name": "both", "configurations": ["a", {"name": "b"}, {"name": "c", "folder": "x"}], "preLaunchTask": "npm: setup"}]}"#,
+        );
+        let steps = |i: usize| -> Vec<(String, &'static str, StepScope)> {
+            p.commands[i]
+                .steps
+                .iter()
+                .map(|s| (s.name.clone(), s.how.as_str(), s.scope.clone()))
+                .collect()
+        };
+        let tasks = StepScope::File {
+            kind: "vscode".into(),
+            file: "/w/.vscode/tasks.json".into(),
+        };
+        assert_eq!(
+            steps(0),
+            [
+                ("build".to_string(), "prerequisite", tasks.clone()),
+                ("stop".to_string(), "hook", tasks.clone())
+            ]
+        );
+        assert!(steps(1).is_empty());
+        assert_eq!(
+            steps(2),
+            [
+                ("npm: setup".to_string(), "prerequisite", tasks),
+                ("a".to_string(), "call", StepScope::SameFile),
+                ("b".to_string(), "call", StepScope::SameFile)
+            ]
+        );
+    }
 
     #[test]
     fn configurations_and_compounds() {

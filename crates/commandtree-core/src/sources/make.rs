@@ -9,15 +9,21 @@
 //! `include`, `-include` and `sinclude` are followed (through `file.fs`) when their paths are
 //! literal, or `$(VAR)`/`${VAR}` of a variable set to a literal in the files read so far; paths are
 //! relative to the Makefile's folder, where make runs, and `*` works in the file name. Included
-//! targets are listed on the including Makefile, at the line of its `include`. A catch-all
+//! targets are listed on the including Makefile, at the line of its `include`, and know the file
+//! and line that define them (`CommandItem::defined_in`), where their text is read. A catch-all
 //! `%: common-%` rule makes every `common-X` target runnable as `X`, so `X` is listed too.
+//!
+//! Each target's steps are its prerequisites (from every rule naming it; a prerequisite may be a
+//! plain file, so one that names no listed target is not an error) and the targets its recipe
+//! asks this same Makefile for (`$(MAKE) x`, `make x`; not `-C dir` or `-f other`).
 //!
 //! Descriptions follow the self-documenting help convention: `target: deps ## text`, or a
 //! `## text` line directly above the rule (`.PHONY` lines in between are fine).
 
+use super::calls::{make_call, simple_commands};
 use super::common::{IncludeGuard, Refusal, normalize_path};
 use super::{Parsed, SourceFile};
-use crate::model::CommandItem;
+use crate::model::{CommandItem, Definition, StepHow, StepRef};
 use crate::text;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -36,10 +42,59 @@ const CONDITIONALS: &[&str] = &["ifeq", "ifneq", "ifdef", "ifndef", "else", "end
 
 const MODIFIERS: &[&str] = &["export", "unexport", "override", "private"];
 
+#[derive(Clone)]
 struct Target {
     name: String,
     line: usize,
     description: Option<String>,
+    /// The included file that defines it and the line there; `None` for the Makefile's own.
+    defined_in: Option<(PathBuf, usize)>,
+    /// Prerequisites, from every rule for it, in order.
+    prereqs: Vec<String>,
+    /// Targets its recipes run with `$(MAKE) x`.
+    calls: Vec<String>,
+}
+
+impl Target {
+    fn new(name: &str, line: usize, description: Option<String>) -> Self {
+        Target {
+            name: name.to_string(),
+            line,
+            description,
+            defined_in: None,
+            prereqs: Vec::new(),
+            calls: Vec::new(),
+        }
+    }
+
+    /// What a later rule for the same target adds: make merges the prerequisites of every
+    /// rule, and runs each double-colon rule's recipe.
+    fn merge(&mut self, other: &Target) {
+        for p in &other.prereqs {
+            if !self.prereqs.contains(p) {
+                self.prereqs.push(p.clone());
+            }
+        }
+        for c in &other.calls {
+            if !self.calls.contains(c) {
+                self.calls.push(c.clone());
+            }
+        }
+    }
+
+    fn steps(&self) -> Vec<StepRef> {
+        let mut out: Vec<StepRef> = self
+            .prereqs
+            .iter()
+            .map(|p| StepRef::new(p, StepHow::Prerequisite, false))
+            .collect();
+        for c in &self.calls {
+            // A dotted or path-like name is most likely a file built by a pattern rule.
+            let must = is_command_name(c) && !c.contains('.');
+            out.push(StepRef::new(c, StepHow::Call, must));
+        }
+        out
+    }
 }
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
@@ -61,8 +116,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                 let short = t.name.strip_prefix(prefix.as_str())?;
                 (!short.is_empty() && !all.seen.contains(short)).then(|| Target {
                     name: short.to_string(),
-                    line: t.line,
-                    description: t.description.clone(),
+                    ..t.clone()
                 })
             })
             .collect();
@@ -75,10 +129,17 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let prefix = make_prefix(file);
     for t in targets {
         let command = format!("{prefix} {}", text::sh_word(&t.name));
-        let item = CommandItem::new("make", file.path, &t.name, command)
+        let steps = t.steps();
+        let mut item = CommandItem::new("make", file.path, &t.name, command)
             .opt_description(t.description)
             .line(t.line)
             .private(t.name.starts_with('_'));
+        item.steps = steps;
+        item.defined_in = t.defined_in.map(|(path, line)| Definition {
+            file: path,
+            line: u32::try_from(line).ok(),
+            root: file.root.to_path_buf(),
+        });
         out.commands.push(item);
     }
     out
@@ -144,8 +205,11 @@ fn follow_includes(
                 all.catch_all.extend(sub.catch_all);
                 for mut t in sub.targets {
                     if all.seen.insert(t.name.clone()) {
+                        t.defined_in = Some((target.clone(), t.line));
                         t.line = line;
                         all.targets.push(t);
+                    } else if let Some(first) = all.targets.iter_mut().find(|f| f.name == t.name) {
+                        first.merge(&t);
                     }
                 }
                 all.guard.enter(&target);
@@ -266,6 +330,8 @@ fn scan(content: &str) -> Scan {
     let mut in_rule = false;
     let mut define_depth = 0usize;
     let mut pending: Option<String> = None;
+    // The targets the current rule names (their indices): its recipe lines are theirs.
+    let mut current: Vec<usize> = Vec::new();
 
     let mut i = 0;
     while i < physical.len() {
@@ -292,6 +358,12 @@ fn scan(content: &str) -> Scan {
         }
         if in_rule && first.starts_with(recipe_prefix) {
             pending = None;
+            if !current.is_empty() {
+                let calls = recipe_calls(parts, recipe_prefix);
+                for &at in &current {
+                    add_calls(&mut targets[at], &calls);
+                }
+            }
             continue;
         }
 
@@ -358,6 +430,8 @@ fn scan(content: &str) -> Scan {
                 targets: names,
                 prereqs,
             }) => {
+                let inline_recipe =
+                    find_top_level(prereqs, |c| c == ';').map(|i| &prereqs[i + 1..]);
                 let prereqs = until_semicolon(prereqs);
                 if find_top_level(prereqs, |c| c == '=').is_some() {
                     // `t: X = y` sets a target-specific variable; it defines no rule.
@@ -366,6 +440,7 @@ fn scan(content: &str) -> Scan {
                     continue;
                 }
                 in_rule = true;
+                current.clear();
                 let names = names.trim().trim_end_matches('&');
                 if names == "%"
                     && let [pre] = split_words(prereqs).as_slice()
@@ -385,6 +460,15 @@ fn scan(content: &str) -> Scan {
                 }
                 let inline = comment.and_then(help_text);
                 let above = pending.take();
+                // Order-only prerequisites (after `|`) are made too when missing.
+                let prereq_names: Vec<String> = split_words(prereqs)
+                    .into_iter()
+                    .filter(|w| *w != "|" && is_command_name(w))
+                    .map(str::to_string)
+                    .collect();
+                let inline_calls = inline_recipe
+                    .map(|r| recipe_calls(&[r], recipe_prefix))
+                    .unwrap_or_default();
                 for name in words {
                     if !is_command_name(name) {
                         continue;
@@ -392,23 +476,29 @@ fn scan(content: &str) -> Scan {
                     let description = inline
                         .clone()
                         .or_else(|| above.as_deref().map(|d| strip_name(d, name)));
-                    match index.get(name) {
+                    let at = match index.get(name) {
                         Some(&at) => {
                             if let Some(t) = targets.get_mut(at)
                                 && t.description.is_none()
                             {
                                 t.description = description;
                             }
+                            at
                         }
                         None => {
                             index.insert(name.to_string(), targets.len());
-                            targets.push(Target {
-                                name: name.to_string(),
-                                line: line_no,
-                                description,
-                            });
+                            targets.push(Target::new(name, line_no, description));
+                            targets.len() - 1
+                        }
+                    };
+                    let t = &mut targets[at];
+                    for p in &prereq_names {
+                        if !t.prereqs.contains(p) {
+                            t.prereqs.push(p.clone());
                         }
                     }
+                    add_calls(t, &inline_calls);
+                    current.push(at);
                 }
             }
             None => {
@@ -426,6 +516,102 @@ fn scan(content: &str) -> Scan {
         vars,
         catch_all,
     }
+}
+
+fn add_calls(t: &mut Target, calls: &[String]) {
+    for c in calls {
+        if !t.calls.contains(c) {
+            t.calls.push(c.clone());
+        }
+    }
+}
+
+/// The targets of this Makefile a recipe line (its physical lines `parts`) asks make for:
+/// `$(MAKE) x`, `${MAKE} x`, `make x`. Make's own variables are not known here; a word built
+/// from one is not a name.
+fn recipe_calls(parts: &[&str], prefix: char) -> Vec<String> {
+    let mut shell = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        // Make hands `\`-newline to the shell, dropping the recipe prefix of the next line.
+        let p = if i > 0 {
+            p.strip_prefix(prefix).unwrap_or(p)
+        } else {
+            p.strip_prefix(prefix).unwrap_or(p).trim_start()
+        };
+        let p = if i == 0 {
+            p.trim_start_matches(['@', '-', '+', ' ', '\t'])
+        } else {
+            p
+        };
+        shell.push_str(p);
+        shell.push('\n');
+    }
+    if !shell.contains("make") && !shell.contains("MAKE") {
+        return Vec::new();
+    }
+    let shell = make_vars_to_shell(&shell);
+    let mut out = Vec::new();
+    for cmd in simple_commands(&shell) {
+        if let Some(call) = make_call(&cmd) {
+            for n in call.names {
+                if is_command_name(&n) && !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `$(MAKE)`/`${MAKE}` become `make`, `$$` a shell `$`, and any other make reference a shell
+/// variable (unknown here, so never a name).
+fn make_vars_to_shell(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '$' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match chars.get(i + 1) {
+            Some('$') => {
+                out.push('$');
+                i += 2;
+            }
+            Some(&open @ ('(' | '{')) => {
+                let close = if open == '(' { ')' } else { '}' };
+                let mut depth = 0usize;
+                let mut j = i + 1;
+                while j < chars.len() {
+                    if chars[j] == open {
+                        depth += 1;
+                    } else if chars[j] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    j += 1;
+                }
+                let name: String = chars[i + 2..j.min(chars.len())].iter().collect();
+                out.push_str(if name.trim() == "MAKE" {
+                    "make"
+                } else {
+                    "$MAKEVAR"
+                });
+                i = j + 1;
+            }
+            Some(_) => {
+                out.push_str("$MAKEVAR");
+                i += 2;
+            }
+            None => i += 1,
+        }
+    }
+    out
 }
 
 fn record_literal(vars: &mut HashMap<String, String>, name: &str, value: &str) {
@@ -653,6 +839,122 @@ mod tests {
         assert_eq!(
             crate::sources::testing::warnings(&p),
             [(Some(1), "included file `nope.mk` not found")]
+        );
+    }
+
+    fn steps(p: &Parsed, label: &str) -> Vec<(String, &'static str, bool)> {
+        p.commands
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap_or_else(|| panic!("no {label}"))
+            .steps
+            .iter()
+            .map(|s| (s.name.clone(), s.how.as_str(), s.must_resolve))
+            .collect()
+    }
+
+    #[test]
+    fn included_targets_know_the_file_and_line_that_define_them() {
+        let fs = MemFs::new()
+            .file("/w/Makefile", "include mk/tools.mk\n\nbuild: clean\n\tcc\n")
+            .file(
+                "/w/mk/tools.mk",
+                "# tools\n\nclean:\n\trm -rf ~/x\ninclude mk/deep.mk\n",
+            )
+            .file("/w/mk/deep.mk", "\nwipe:\n\trm -rf /tmp/y\n");
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        let def = |label: &str| {
+            let c = p.commands.iter().find(|c| c.label == label).unwrap();
+            (
+                c.line,
+                c.defined_in.as_ref().map(|d| (d.file.clone(), d.line)),
+            )
+        };
+        assert_eq!(def("build"), (Some(3), None));
+        assert_eq!(
+            def("clean"),
+            (Some(1), Some((PathBuf::from("/w/mk/tools.mk"), Some(3))))
+        );
+        // A nested include is listed at the root include's line, defined in the deepest file.
+        assert_eq!(
+            def("wipe"),
+            (Some(1), Some((PathBuf::from("/w/mk/deep.mk"), Some(2))))
+        );
+        let clean = p.commands.iter().find(|c| c.label == "clean").unwrap();
+        assert_eq!(clean.definition_path(), Path::new("/w/mk/tools.mk"));
+        let text = crate::fs::Fs::read(&fs, clean.definition_path()).unwrap();
+        assert_eq!(
+            crate::excerpt::command_text(clean, &text).text,
+            "clean:\n\trm -rf ~/x"
+        );
+    }
+
+    #[test]
+    fn prerequisites_and_recursive_make_calls_are_steps() {
+        let p = make(
+            "all: build | dirs\n\
+             build: clean gen.o $(OBJ)\n\
+             \t@$(MAKE) --no-print-directory lint V=1\n\
+             \t-${MAKE} -j 4 fmt && make test\n\
+             \t$(MAKE) -C sub other\n\
+             \techo make no\n\
+             \tcd x && make cd-ed\n\
+             build: extra\n\
+             quick: ; $(MAKE) lint\n\
+             clean lint fmt test extra dirs:\n\
+             \ttrue\n",
+        );
+        assert_eq!(
+            steps(&p, "all"),
+            [
+                ("build".to_string(), "prerequisite", false),
+                ("dirs".to_string(), "prerequisite", false)
+            ]
+        );
+        assert_eq!(
+            steps(&p, "build"),
+            [
+                ("clean".to_string(), "prerequisite", false),
+                ("gen.o".to_string(), "prerequisite", false),
+                ("extra".to_string(), "prerequisite", false),
+                ("lint".to_string(), "call", true),
+                ("fmt".to_string(), "call", true),
+                ("test".to_string(), "call", true),
+            ]
+        );
+        assert_eq!(steps(&p, "quick"), [("lint".to_string(), "call", true)]);
+        assert!(steps(&p, "clean").is_empty());
+    }
+
+    #[test]
+    fn steps_follow_includes_and_catch_all_targets() {
+        let fs = MemFs::new()
+            .file(
+                "/w/Makefile",
+                "include tools.mk\n%: common-%\n\t@:\nbuild: clean\n\tcc\n",
+            )
+            .file(
+                "/w/tools.mk",
+                "clean: wipe\n\t$(MAKE) nuke\ncommon-lint: clean\n\tx\nbuild: more\n",
+            );
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        assert_eq!(
+            steps(&p, "build"),
+            [
+                ("clean".to_string(), "prerequisite", false),
+                ("more".to_string(), "prerequisite", false)
+            ]
+        );
+        assert_eq!(
+            steps(&p, "clean"),
+            [
+                ("wipe".to_string(), "prerequisite", false),
+                ("nuke".to_string(), "call", true)
+            ]
+        );
+        assert_eq!(
+            steps(&p, "lint"),
+            [("clean".to_string(), "prerequisite", false)]
         );
     }
 

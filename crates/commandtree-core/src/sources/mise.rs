@@ -15,10 +15,15 @@
 //! positional params; `flag "--env <env>"` is a `flag` param; a flag without a value
 //! (`flag "--force"`) is a positional param whose only option is the flag itself, so choosing it
 //! appends `--force` and leaving it empty omits it.
+//!
+//! A task's steps are its `depends` and `depends_post` (`wait_for` runs nothing: it only orders
+//! tasks that run anyway) and the tasks its `run` starts (`{ task = "x" }`, `{ tasks = [..] }`,
+//! `mise run x` in a script), looked up among the tasks of the same project folder.
 
+use super::calls::{mise_call, simple_commands};
 use super::common::{one_command, with_line};
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, ParamDef, ParamFormat};
+use crate::model::{CommandItem, ParamDef, ParamFormat, StepHow, StepRef, StepScope};
 use crate::text;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +47,148 @@ struct TaskDef {
     description: Option<String>,
     hide: bool,
     usage: Option<String>,
+    aliases: Vec<String>,
+    steps: Vec<StepRef>,
+}
+
+/// A TOML or YAML value, as far as steps need one.
+enum Plain {
+    Str(String),
+    List(Vec<Plain>),
+    Map(Vec<(String, Plain)>),
+    Other,
+}
+
+impl Plain {
+    fn toml(v: &DeValue<'_>) -> Plain {
+        match v {
+            DeValue::String(s) => Plain::Str(s.to_string()),
+            DeValue::Array(a) => Plain::List(a.iter().map(|x| Plain::toml(x.get_ref())).collect()),
+            DeValue::Table(t) => Plain::Map(
+                t.iter()
+                    .map(|(k, v)| (k.get_ref().to_string(), Plain::toml(v.get_ref())))
+                    .collect(),
+            ),
+            _ => Plain::Other,
+        }
+    }
+    fn toml_value(v: &toml::Value) -> Plain {
+        match v {
+            toml::Value::String(s) => Plain::Str(s.clone()),
+            toml::Value::Array(a) => Plain::List(a.iter().map(Plain::toml_value).collect()),
+            toml::Value::Table(t) => Plain::Map(
+                t.iter()
+                    .map(|(k, v)| (k.clone(), Plain::toml_value(v)))
+                    .collect(),
+            ),
+            _ => Plain::Other,
+        }
+    }
+    fn yaml(v: &serde_yaml_ng::Value) -> Plain {
+        use serde_yaml_ng::Value;
+        match v {
+            Value::String(s) => Plain::Str(s.clone()),
+            Value::Sequence(a) => Plain::List(a.iter().map(Plain::yaml).collect()),
+            Value::Mapping(m) => Plain::Map(
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.as_str()?.to_string(), Plain::yaml(v))))
+                    .collect(),
+            ),
+            _ => Plain::Other,
+        }
+    }
+    fn get(&self, key: &str) -> Option<&Plain> {
+        match self {
+            Plain::Map(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    /// A string, or each string of a list.
+    fn strings(&self) -> Vec<&str> {
+        match self {
+            Plain::Str(s) => vec![s.as_str()],
+            Plain::List(l) => l
+                .iter()
+                .filter_map(|x| match x {
+                    Plain::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The steps of a task: `depends`, `depends_post`, and what `run` starts. `depends` entries are
+/// a task name with arguments (`"build --release"`) or `{ task = "x" }`.
+fn task_steps(task: &Plain) -> Vec<StepRef> {
+    let mut out: Vec<StepRef> = Vec::new();
+    let mut push = |name: &str, how: StepHow| {
+        let step = StepRef::new(name, how, true).scope(StepScope::SameFolder);
+        if !name.is_empty() && !name.contains("{{") && !out.contains(&step) {
+            out.push(step);
+        }
+    };
+    for (key, how) in [
+        ("depends", StepHow::Prerequisite),
+        ("depends_post", StepHow::Hook),
+    ] {
+        let entries: Vec<&Plain> = match task.get(key) {
+            Some(Plain::List(l)) => l.iter().collect(),
+            Some(v) => vec![v],
+            None => Vec::new(),
+        };
+        for e in entries {
+            match e {
+                Plain::Str(s) => push(s.split_whitespace().next().unwrap_or(""), how),
+                Plain::Map(_) => {
+                    for n in e.get("task").map(Plain::strings).unwrap_or_default() {
+                        push(n, how);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let runs: Vec<&Plain> = match task {
+        Plain::Map(_) => match task.get("run") {
+            Some(Plain::List(l)) => l.iter().collect(),
+            Some(v) => vec![v],
+            None => Vec::new(),
+        },
+        Plain::List(l) => l.iter().collect(),
+        other => vec![other],
+    };
+    for r in runs {
+        match r {
+            Plain::Str(script) => {
+                for n in script_calls(script) {
+                    push(&n, StepHow::Call);
+                }
+            }
+            Plain::Map(_) => {
+                for key in ["task", "tasks"] {
+                    for n in r.get(key).map(Plain::strings).unwrap_or_default() {
+                        push(n.split_whitespace().next().unwrap_or(""), StepHow::Call);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The tasks a script starts with `mise run x`.
+fn script_calls(script: &str) -> Vec<String> {
+    if !script.contains("mise") {
+        return Vec::new();
+    }
+    simple_commands(script)
+        .iter()
+        .filter_map(mise_call)
+        .flat_map(|c| c.names)
+        .collect()
 }
 
 pub fn parse_config(file: &SourceFile<'_>) -> Parsed {
@@ -92,11 +239,13 @@ fn emit(out: &mut Parsed, path: &Path, cwd: &Path, base: &str, defs: Vec<TaskDef
         }
         let params = def.usage.as_deref().map(usage_params).unwrap_or_default();
         let command = format!("{base} {}", text::sh_word(&def.name));
-        let item = CommandItem::new(KIND, path, &def.name, command)
+        let mut item = CommandItem::new(KIND, path, &def.name, command)
             .cwd(cwd)
             .opt_description(def.description)
             .params(params)
             .private(def.name.starts_with('_'));
+        item.steps = def.steps;
+        item.aliases = def.aliases;
         out.commands.push(with_line(item, def.line));
     }
 }
@@ -292,6 +441,7 @@ fn task_defs(
     for (key, value) in entries {
         let name = key.get_ref().to_string();
         let line = line_at(key.span().start);
+        let plain = Plain::toml(value.get_ref());
         let def = match value.get_ref() {
             DeValue::String(_) | DeValue::Array(_) => TaskDef {
                 name,
@@ -299,6 +449,8 @@ fn task_defs(
                 description: None,
                 hide: false,
                 usage: None,
+                aliases: Vec::new(),
+                steps: task_steps(&plain),
             },
             DeValue::Table(t) => {
                 let string = |k: &str| match t.get(k).map(|v| v.get_ref()) {
@@ -315,6 +467,8 @@ fn task_defs(
                     description: string("description"),
                     hide,
                     usage: string("usage"),
+                    aliases: aliases(&plain),
+                    steps: task_steps(&plain),
                 }
             }
             _ => {
@@ -366,6 +520,7 @@ fn yaml_tasks(
             continue;
         };
         let line = lines.get(&name).copied();
+        let plain = Plain::yaml(value);
         let def = match value {
             // `world:` with nothing under it: mise and the upstream extension list it.
             Value::String(_) | Value::Sequence(_) | Value::Null => TaskDef {
@@ -374,6 +529,8 @@ fn yaml_tasks(
                 description: None,
                 hide: false,
                 usage: None,
+                aliases: Vec::new(),
+                steps: task_steps(&plain),
             },
             Value::Mapping(t) => TaskDef {
                 description: t
@@ -382,6 +539,8 @@ fn yaml_tasks(
                     .map(str::to_string),
                 hide: t.get("hide").and_then(Value::as_bool) == Some(true),
                 usage: t.get("usage").and_then(Value::as_str).map(str::to_string),
+                aliases: aliases(&plain),
+                steps: task_steps(&plain),
                 name,
                 line,
             },
@@ -397,6 +556,16 @@ fn yaml_tasks(
         defs.push(def);
     }
     defs
+}
+
+/// `alias = "b"` or `alias = ["b", "c"]`: other names `mise run` takes.
+fn aliases(task: &Plain) -> Vec<String> {
+    task.get("alias")
+        .map(Plain::strings)
+        .unwrap_or_default()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// Lines of the keys directly under a top-level block `section:`.
@@ -476,14 +645,19 @@ fn file_task_item(
     let command = format!("mise run {}", text::sh_word(&name));
     let label = display_name(&name);
     let private = label.starts_with('_');
-    Some(
-        CommandItem::new(KIND, path, &name, command)
-            .label(label)
-            .cwd(project)
-            .opt_description(header.description)
-            .params(params)
-            .private(private),
-    )
+    // The file is the task's script: its header's `depends`, then what the script runs.
+    let mut keys = header.keys;
+    keys.push(("run".to_string(), Plain::Str(content.to_string())));
+    let spec = Plain::Map(keys);
+    let mut item = CommandItem::new(KIND, path, &name, command)
+        .label(label)
+        .cwd(project)
+        .opt_description(header.description)
+        .params(params)
+        .private(private);
+    item.steps = task_steps(&spec);
+    item.aliases = aliases(&spec);
+    Some(item)
 }
 
 /// The project folder and the path parts under the innermost task folder.
@@ -548,6 +722,8 @@ struct FileHeader {
     description: Option<String>,
     hide: bool,
     usage: String,
+    /// `#MISE depends=[..]`, `depends_post`, `alias` as written.
+    keys: Vec<(String, Plain)>,
 }
 
 /// `#MISE key=value` (also `# [MISE]`, `//MISE`, `::MISE`, and the older `# mise key=value`)
@@ -562,6 +738,11 @@ fn file_header(content: &str) -> FileHeader {
                 }
                 if let Some(b) = table.get("hide").and_then(|v| v.as_bool()) {
                     h.hide = b;
+                }
+                for key in ["depends", "depends_post", "alias"] {
+                    if let Some(v) = table.get(key) {
+                        h.keys.push((key.to_string(), Plain::toml_value(v)));
+                    }
                 }
             }
         } else if let Some(spec) = usage_directive(line) {
@@ -878,6 +1059,70 @@ mod tests {
 
     fn file_task(path: &str, content: &str) -> Parsed {
         parse_in(parse_file_task, &MemFs::new().exe(path, content), path)
+    }
+
+    fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
+        p.commands
+            .iter()
+            .find(|c| c.id_name() == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .steps
+            .iter()
+            .map(|s| {
+                assert_eq!(s.scope, StepScope::SameFolder);
+                (s.name.clone(), s.how.as_str())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn depends_and_run_entries_are_steps() {
+        let p = config(
+            "/w/mise.toml",
+            "[tasks.build]\nalias = \"b\"\ndepends = [\"clean\", \"gen --fast\"]\ndepends_post = \"notify\"\nwait_for = [\"db\"]\nrun = [\"cargo build\", { task = \"lint\" }, { tasks = [\"a\", \"b2\"] }, \"mise run fmt ::: vet && mise exec -- x\"]\n\n[tasks.short]\nrun = \"mise r clean\"\n[tasks.list]\n",
+        );
+        assert_eq!(
+            steps(&p, "build"),
+            [
+                ("clean".to_string(), "prerequisite"),
+                ("gen".to_string(), "prerequisite"),
+                ("notify".to_string(), "hook"),
+                ("lint".to_string(), "call"),
+                ("a".to_string(), "call"),
+                ("b2".to_string(), "call"),
+                ("fmt".to_string(), "call"),
+                ("vet".to_string(), "call"),
+            ]
+        );
+        assert_eq!(p.commands[0].aliases, ["b"]);
+        assert_eq!(steps(&p, "short"), [("clean".to_string(), "call")]);
+        let p = config(
+            "/w/mise.yaml",
+            "tasks:\n  build:\n    depends: [clean]\n    run: mise run fmt\n",
+        );
+        assert_eq!(
+            steps(&p, "build"),
+            [
+                ("clean".to_string(), "prerequisite"),
+                ("fmt".to_string(), "call")
+            ]
+        );
+    }
+
+    #[test]
+    fn file_task_headers_and_scripts_give_steps() {
+        let p = file_task(
+            "/w/mise-tasks/deploy",
+            "#!/bin/sh\n#MISE depends=[\"build\"]\n#MISE alias=\"d\"\nmise run notify\n",
+        );
+        assert_eq!(
+            steps(&p, "deploy"),
+            [
+                ("build".to_string(), "prerequisite"),
+                ("notify".to_string(), "call")
+            ]
+        );
+        assert_eq!(p.commands[0].aliases, ["d"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::path::Path;
 
 pub mod ai;
 pub mod ant;
+pub(crate) mod calls;
 pub mod cargo;
 pub(crate) mod common;
 pub mod composer;

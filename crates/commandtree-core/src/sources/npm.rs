@@ -1,9 +1,14 @@
 //! npm scripts: the `scripts` of every `package.json` outside `node_modules`, in file order, run
 //! with the package manager the project uses (lock file, else the `packageManager` field).
+//!
+//! A script's steps are its `pre`/`post` scripts and the scripts of the same package.json it
+//! runs itself (`npm run x`, `npm test`, `yarn x`, `pnpm run x`, `bun run x`, `run-s`/`run-p`,
+//! and the commands `concurrently` starts).
 
+use super::calls::{concurrently_lines, npm_call, simple_commands};
 use super::common::{folders_up, nearest_marker, with_line};
 use super::{Parsed, SourceFile};
-use crate::model::CommandItem;
+use crate::model::{CommandItem, StepHow, StepRef};
 use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
 use jsonc_parser::ast;
 use serde_json::{Map, Value};
@@ -28,7 +33,7 @@ const LOCK_FILES: &[(&str, Runner)] = &[
 
 /// Yarn commands that shadow a script of the same name in `yarn X` (classic and berry); such
 /// scripts need `yarn run X`.
-const YARN_BUILTINS: &[&str] = &[
+pub(crate) const YARN_BUILTINS: &[&str] = &[
     "add",
     "audit",
     "autoclean",
@@ -116,6 +121,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         .unwrap_or_else(|| scripts.keys().map(|k| (k.clone(), None)).collect());
 
     let runner = detect_runner(file, &root);
+    let names: Vec<&str> = scripts.keys().map(String::as_str).collect();
     let mut out = Parsed::default();
     for (name, line) in order {
         let Some(body) = scripts.get(&name) else {
@@ -129,9 +135,46 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             out.warn(file.path, line, "script with an empty name");
             continue;
         }
-        let item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
+        let mut item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
             .description(text::truncate(body, 60));
+        item.steps = script_steps(&name, body, &names);
         out.commands.push(with_line(item, line));
+    }
+    out
+}
+
+/// The scripts running `name` (whose text is `body`) runs too: its `pre`/`post` scripts and the
+/// scripts of this package.json it calls.
+fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
+    let mut out: Vec<StepRef> = Vec::new();
+    let mut push = |step: StepRef| {
+        if !out.iter().any(|s| s.name == step.name && s.how == step.how) {
+            out.push(step);
+        }
+    };
+    let pre = format!("pre{name}");
+    if scripts.contains(&pre.as_str()) {
+        push(StepRef::new(pre, StepHow::Hook, true));
+    }
+    // `concurrently "npm run a" "npm run b"`: each argument is a command line, read once more.
+    let mut level = vec![body.to_string()];
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for line in &level {
+            for cmd in simple_commands(line) {
+                if let Some(call) = npm_call(&cmd, scripts) {
+                    for n in call.names {
+                        push(StepRef::new(n, StepHow::Call, !call.optional));
+                    }
+                }
+                next.extend(concurrently_lines(&cmd));
+            }
+        }
+        level = next;
+    }
+    let post = format!("post{name}");
+    if scripts.contains(&post.as_str()) {
+        push(StepRef::new(post, StepHow::Hook, true));
     }
     out
 }
@@ -225,6 +268,58 @@ mod tests {
   },
   "devDependencies": { "vite": "^5.0.0" }
 }"#;
+
+    #[test]
+    fn hooks_and_scripts_a_script_runs_are_steps() {
+        let p = parse_with(
+            parse,
+            "/w/package.json",
+            r#"{"scripts": {
+  "prebuild": "npm run clean",
+  "build": "npm run clean && tsc -p . && run-s 'lint:*' && npm run x --if-present",
+  "postbuild": "echo done",
+  "clean": "rm -rf ~/x",
+  "lint:a": "eslint a",
+  "lint:b": "eslint b",
+  "dev": "concurrently \"npm run watch\" 'yarn serve'",
+  "watch": "tsc -w",
+  "serve": "node s.js",
+  "ci": "npm test && npm --prefix sub run build && echo npm run fake",
+  "test": "jest"
+}}"#,
+        );
+        let steps = |name: &str| -> Vec<(String, &'static str, bool)> {
+            p.commands
+                .iter()
+                .find(|c| c.label == name)
+                .unwrap()
+                .steps
+                .iter()
+                .map(|s| (s.name.clone(), s.how.as_str(), s.must_resolve))
+                .collect()
+        };
+        assert_eq!(
+            steps("build"),
+            [
+                ("prebuild".to_string(), "hook", true),
+                ("clean".to_string(), "call", true),
+                ("lint:a".to_string(), "call", true),
+                ("lint:b".to_string(), "call", true),
+                ("x".to_string(), "call", false),
+                ("postbuild".to_string(), "hook", true),
+            ]
+        );
+        assert_eq!(steps("prebuild"), [("clean".to_string(), "call", true)]);
+        assert_eq!(
+            steps("dev"),
+            [
+                ("watch".to_string(), "call", true),
+                ("serve".to_string(), "call", true)
+            ]
+        );
+        assert_eq!(steps("ci"), [("test".to_string(), "call", true)]);
+        assert!(steps("clean").is_empty());
+    }
 
     #[test]
     fn scripts_in_file_order_with_npm() {

@@ -4,11 +4,17 @@
 //! Parsed with `serde_yaml_ng` directly rather than `text::parse_yaml`, because its mapping
 //! keeps the file order that the `serde_json` conversion would sort away. Local `includes` are
 //! followed through `file.fs` and namespaced `ns:task`, like `task --list-all` does; remote and
-//! templated includes cannot be resolved without running Task and are skipped.
+//! templated includes cannot be resolved without running Task and are skipped. Included tasks
+//! are listed on the root Taskfile and know the file and line that define them.
+//!
+//! A task's steps are its `deps` and the tasks its `cmds` run (`- task: x`, `defer: {task: x}`,
+//! and `task x` in a shell command), named as Task resolves them: relative to the including
+//! namespace, `:x` from the root.
 
+use super::calls::{simple_commands, task_call};
 use super::common::{IncludeGuard, MAX_INCLUDED_FILES, Refusal, normalize_path, with_line};
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, ParamDef, ParamFormat};
+use crate::model::{CommandItem, Definition, ParamDef, ParamFormat, StepHow, StepRef};
 use crate::text;
 use serde_yaml_ng::{Mapping, Value};
 use std::collections::{HashMap, HashSet};
@@ -150,11 +156,8 @@ impl Ctx<'_, '_> {
                 return;
             }
         };
-        let lines = if unit.include_line.is_none() {
-            section_key_lines(unit.content, "tasks")
-        } else {
-            HashMap::new()
-        };
+        // For the root, the lines of the listing; for an include, where each task is defined.
+        let lines = section_key_lines(unit.content, "tasks");
         for (key, value) in tasks {
             let Some(name) = key_string(key) else {
                 continue;
@@ -162,7 +165,8 @@ impl Ctx<'_, '_> {
             if unit.excludes.contains(&name) {
                 continue;
             }
-            let line = unit.include_line.or_else(|| lines.get(&name).copied());
+            let own_line = lines.get(&name).copied();
+            let line = unit.include_line.or(own_line);
             let (description, params) = match value {
                 Value::Mapping(task) => {
                     if task.get("internal").and_then(Value::as_bool) == Some(true) {
@@ -197,9 +201,17 @@ impl Ctx<'_, '_> {
                     ParamDef::new(pname).with_description(format!("fills `*` in {full}")),
                 );
             }
-            let item = CommandItem::new(KIND, self.file.path, &full, command)
+            let mut item = CommandItem::new(KIND, self.file.path, &full, command)
                 .opt_description(description)
                 .params(params);
+            item.steps = task_steps(value, &unit.prefix);
+            if unit.include_line.is_some() {
+                item.defined_in = Some(Definition {
+                    file: unit.path.to_path_buf(),
+                    line: own_line.and_then(|l| u32::try_from(l).ok()),
+                    root: self.file.root.to_path_buf(),
+                });
+            }
             self.out.commands.push(with_line(item, line));
         }
     }
@@ -289,6 +301,103 @@ impl Ctx<'_, '_> {
             self.guard.leave();
         }
     }
+}
+
+/// The tasks a task runs by itself: `deps`, `cmds` entries `task: x` (also deferred ones and
+/// `for` loops), and `task x` in its shell commands. `prefix` is the task's namespace (`ns:`).
+fn task_steps(task: &Value, prefix: &str) -> Vec<StepRef> {
+    let mut out: Vec<StepRef> = Vec::new();
+    let mut push = |name: String, how: StepHow| {
+        let step = StepRef::new(name, how, true);
+        if !out.contains(&step) {
+            out.push(step);
+        }
+    };
+    // `deps`/`task:` names are relative to the namespace; `:x` is the root's `x`.
+    let relative = |name: &str| match name.strip_prefix(':') {
+        Some(root) => root.to_string(),
+        None => format!("{prefix}{name}"),
+    };
+    let named = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Mapping(m) => m.get("task").and_then(key_string),
+            _ => None,
+        }
+    };
+    let cmds: Vec<&Value> = match task {
+        Value::Mapping(m) => {
+            if let Some(Value::Sequence(deps)) = m.get("deps") {
+                for d in deps {
+                    if let Some(n) = named(d).filter(|n| !n.contains("{{")) {
+                        push(relative(&n), StepHow::Prerequisite);
+                    }
+                }
+            }
+            let mut v: Vec<&Value> = Vec::new();
+            match m.get("cmds") {
+                Some(Value::Sequence(list)) => v.extend(list),
+                Some(other) => v.push(other),
+                None => {}
+            }
+            v.extend(m.get("cmd"));
+            v
+        }
+        Value::Sequence(list) => list.iter().collect(),
+        other => vec![other],
+    };
+    for c in cmds {
+        let (shell, call) = match c {
+            Value::String(s) => (Some(s.as_str()), None),
+            Value::Mapping(m) => {
+                let inner = m.get("defer").unwrap_or(c);
+                match inner {
+                    Value::String(s) => (Some(s.as_str()), None),
+                    Value::Mapping(im) => (
+                        im.get("cmd").and_then(Value::as_str),
+                        im.get("task").and_then(key_string),
+                    ),
+                    _ => (None, None),
+                }
+            }
+            _ => (None, None),
+        };
+        if let Some(n) = call.filter(|n| !n.contains("{{")) {
+            push(relative(&n), StepHow::Call);
+        }
+        if let Some(sh) = shell.filter(|s| s.contains("task") || s.contains("TASK_EXE")) {
+            for cmd in simple_commands(&templates_to_shell(sh)) {
+                // Task starts a `task` command in the root Taskfile's folder: its names are
+                // the root's.
+                for n in task_call(&cmd).map(|c| c.names).unwrap_or_default() {
+                    push(n.trim_start_matches(':').to_string(), StepHow::Call);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `{{.TASK_EXE}}` becomes `task`; any other template a shell variable.
+fn templates_to_shell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str("$TPL");
+            return out;
+        };
+        let expr: String = after[..end]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        out.push_str(if expr == ".TASK_EXE" { "task" } else { "$TPL" });
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 struct Include {
@@ -698,6 +807,76 @@ tasks:
             Some("Shared description")
         );
         assert_eq!(p.commands[1].description.as_deref(), Some("Own"));
+    }
+
+    fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
+        p.commands
+            .iter()
+            .find(|c| c.id_name() == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .steps
+            .iter()
+            .map(|s| (s.name.clone(), s.how.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn deps_and_task_calls_are_steps_named_as_task_resolves_them() {
+        let fs = MemFs::new()
+            .file(
+                "/w/Taskfile.yml",
+                "version: '3'\nincludes:\n  tools: ./tools.yml\ntasks:\n  build:\n    deps: [clean, {task: gen, vars: {A: 1}}]\n    cmds:\n      - go build\n      - task: tools:lint\n      - defer: {task: notify}\n      - '{{.TASK_EXE}} fmt && task -d sub x'\n      - cmd: task vet test\n  short: [task clean]\n  clean: rm -rf ~/x\n  gen: x\n  notify: x\n  fmt: x\n  vet: x\n  test: x\n",
+            )
+            .file(
+                "/w/tools.yml",
+                "version: '3'\ntasks:\n  lint:\n    deps: [helper, ':clean']\n    cmds: [task: other]\n  helper: x\n  other: x\n",
+            );
+        let p = parse_in(super::parse, &fs, "/w/Taskfile.yml");
+        assert_eq!(
+            steps(&p, "build"),
+            [
+                ("clean".to_string(), "prerequisite"),
+                ("gen".to_string(), "prerequisite"),
+                ("tools:lint".to_string(), "call"),
+                ("notify".to_string(), "call"),
+                ("fmt".to_string(), "call"),
+                ("vet".to_string(), "call"),
+                ("test".to_string(), "call"),
+            ]
+        );
+        assert_eq!(steps(&p, "short"), [("clean".to_string(), "call")]);
+        assert_eq!(
+            steps(&p, "tools:lint"),
+            [
+                ("tools:helper".to_string(), "prerequisite"),
+                ("clean".to_string(), "prerequisite"),
+                ("tools:other".to_string(), "call"),
+            ]
+        );
+        let lint = p
+            .commands
+            .iter()
+            .find(|c| c.id_name() == "tools:lint")
+            .unwrap();
+        assert_eq!(lint.line, Some(3), "listed at the include");
+        let d = lint.defined_in.as_ref().unwrap();
+        assert_eq!(
+            (d.file.as_path(), d.line),
+            (Path::new("/w/tools.yml"), Some(3))
+        );
+        let text = crate::fs::Fs::read(&fs, lint.definition_path()).unwrap();
+        assert_eq!(
+            crate::excerpt::command_text(lint, &text).text,
+            "  lint:\n    deps: [helper, ':clean']\n    cmds: [task: other]"
+        );
+        assert!(
+            p.commands
+                .iter()
+                .find(|c| c.id_name() == "build")
+                .unwrap()
+                .defined_in
+                .is_none()
+        );
     }
 
     fn tree() -> MemFs {

@@ -6,10 +6,13 @@
 //!
 //! serde_json is built without `preserve_order` and carries no positions, so lines come from a
 //! second pass over the jsonc-parser AST (`text::json_ast`).
+//!
+//! A task's steps are its `dependsOn` tasks (with this platform's section applied), and for a
+//! `"type": "npm"` task the npm script it runs.
 
 use super::common::with_line;
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, ParamDef};
+use crate::model::{CommandItem, ParamDef, StepHow, StepRef, StepScope};
 use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
 use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
@@ -188,9 +191,78 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             // Hidden tasks are helpers for `dependsOn`; VS Code keeps them out of its picker.
             .private(hidden);
         item.group = task_group(&task.raw);
+        item.steps = task_steps(&task.raw, cwd);
         out.commands.push(with_line(item, task.line));
     }
     out
+}
+
+/// The platform section VS Code applies on this machine.
+pub fn platform_key() -> &'static str {
+    if cfg!(windows) {
+        "windows"
+    } else if cfg!(target_os = "macos") {
+        "osx"
+    } else {
+        "linux"
+    }
+}
+
+/// Deep-merges `over` into `base`: objects merge key by key, anything else replaces.
+pub fn overlay(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(existing) => overlay(existing, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+/// `obj` with its platform section applied.
+pub fn with_platform(obj: &Value) -> Value {
+    let mut v = obj.clone();
+    if let Some(p) = obj.get(platform_key()) {
+        overlay(&mut v, p);
+    }
+    v
+}
+
+/// The labels of `dependsOn`: strings, or task identifiers (`{ "type": "npm", "script": "x" }`).
+pub fn depends_on(task: &Value) -> std::result::Result<Vec<String>, String> {
+    let items: Vec<&Value> = match task.get("dependsOn") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(v) => vec![v],
+    };
+    items
+        .into_iter()
+        .map(|d| match d {
+            Value::String(s) => Ok(s.clone()),
+            Value::Object(m) => {
+                let f = |k: &str| m.get(k).and_then(Value::as_str);
+                match (f("type"), f("script"), f("task"), f("label")) {
+                    (_, _, _, Some(l)) => Ok(l.to_string()),
+                    (Some("npm"), Some(s), _, _) => Ok(match f("path") {
+                        Some(p) => format!("npm: {s} - {}", p.trim_end_matches('/')),
+                        None => format!("npm: {s}"),
+                    }),
+                    (Some(k @ ("gulp" | "grunt" | "jake")), _, Some(t), _) => {
+                        Ok(format!("{k}: {t}"))
+                    }
+                    (_, _, Some(t), _) => Ok(t.to_string()),
+                    _ => Err(format!("`dependsOn` entry {d} names no task")),
+                }
+            }
+            other => Err(format!("`dependsOn` entry {other} is not a task name")),
+        })
+        .collect()
 }
 
 /// `"group": "test"` or `{ "kind": "build", ... }`; VS Code's `"none"` is no group.
@@ -200,6 +272,34 @@ fn task_group(task: &Value) -> Option<String> {
         v => v.as_str()?,
     };
     (!g.is_empty() && g != "none").then(|| g.to_string())
+}
+
+/// What running a task runs besides its own command: its `dependsOn` tasks (labels of this
+/// file, or VS Code's detected `npm: x` tasks, which the engine finds in the package.json) and,
+/// for an npm task, its script.
+fn task_steps(raw: &Value, folder: &Path) -> Vec<StepRef> {
+    let task = with_platform(raw);
+    let mut out: Vec<StepRef> = depends_on(&task)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| StepRef::new(l, StepHow::Prerequisite, true))
+        .collect();
+    if task.get("type").and_then(Value::as_str) == Some("npm")
+        && let Some(script) = task.get("script").and_then(Value::as_str)
+    {
+        let dir = match task.get("path").and_then(Value::as_str) {
+            Some(p) => folder.join(p.trim_end_matches('/')),
+            None => folder.to_path_buf(),
+        };
+        out.push(
+            StepRef::new(script, StepHow::Call, true).scope(StepScope::File {
+                kind: "npm".into(),
+                file: dir.join("package.json"),
+            }),
+        );
+    }
+    out
 }
 
 /// The folder holding `.vscode`, where VS Code runs tasks and launch configurations by default.
@@ -345,6 +445,51 @@ mod tests {
 
     fn parse_tasks(content: &str) -> Parsed {
         parse_with(parse, PATH, content)
+    }
+
+    #[test]
+    fn depends_on_and_npm_scripts_are_steps() {
+        let p = parse_tasks(
+            r#"{"tasks": [
+  {"label": "build", "dependsOn": ["clean", {"type": "npm", "script": "lint", "path": "web/"}],
+   "linux": {"dependsOn": "clean"}, "osx": {"dependsOn": "clean"}, "windows": {"dependsOn": "clean"}},
+  {"label": "clean", "type": "shell", "command": "rm -rf ~/x"},
+  {"label": "npm task", "type": "npm", "script": "test", "path": "web"}
+]}"#,
+        );
+        let steps = |i: usize| -> Vec<(String, &'static str, StepScope)> {
+            p.commands[i]
+                .steps
+                .iter()
+                .map(|s| (s.name.clone(), s.how.as_str(), s.scope.clone()))
+                .collect()
+        };
+        // This platform's section replaces `dependsOn`.
+        assert_eq!(
+            steps(0),
+            [("clean".to_string(), "prerequisite", StepScope::SameFile)]
+        );
+        assert!(steps(1).is_empty());
+        assert_eq!(
+            steps(2),
+            [(
+                "test".to_string(),
+                "call",
+                StepScope::File {
+                    kind: "npm".into(),
+                    file: "/w/web/package.json".into()
+                }
+            )]
+        );
+        let p = parse_tasks(
+            r#"{"tasks": [{"label": "b", "dependsOn": [{"type": "npm", "script": "lint", "path": "web/"}, "x"]}]}"#,
+        );
+        let names: Vec<&str> = p.commands[0]
+            .steps
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["npm: lint - web", "x"]);
     }
 
     #[test]

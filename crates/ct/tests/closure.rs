@@ -1,0 +1,240 @@
+//! The closure of a command is what is analysed and gated, through the real `ct`: a command
+//! defined in an included file (make `include`, just `import`/`mod`, an included Taskfile, a
+//! mise include) carries the warning of its own text, and a command whose runner executes a
+//! dangerous step by itself (make prerequisites and `$(MAKE) x`, just dependencies and
+//! `just x`, `npm run x`, Taskfile `deps` and `task:` calls, mise `depends`) carries that
+//! step's warning and is not run without a confirmation. The dangerous step is `rm -rf ~/x`,
+//! with `HOME` inside the workspace: a marker file in `~/x` surviving proves nothing ran.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use support::*;
+
+/// A workspace whose `~/x/keep` (under `HOME` = `.home`) is what `rm -rf ~/x` would delete.
+fn workspace(name: &str) -> PathBuf {
+    let w = support::workspace("closure", name);
+    write(&w, ".home/x/keep", "still here\n");
+    w
+}
+
+fn marker(w: &Path) -> PathBuf {
+    w.join(".home/x/keep")
+}
+
+fn installed(program: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Each command's `securityWarning` from `ct list --json`, by id name (the part after the file).
+fn warnings(w: &Path) -> Vec<(String, Option<String>)> {
+    let o = ct(w, &["list", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let id = c["id"].as_str().unwrap();
+            let file = c["filePath"].as_str().unwrap();
+            let kind = c["type"].as_str().unwrap();
+            let name = id[kind.len() + 1 + file.len() + 1..].to_string();
+            (name, c["securityWarning"].as_str().map(str::to_string))
+        })
+        .collect()
+}
+
+fn warning_of(w: &Path, name: &str) -> String {
+    let all = warnings(w);
+    all.iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no `{name}` in {all:?}"))
+        .1
+        .clone()
+        .unwrap_or_else(|| panic!("`{name}` has no securityWarning: {all:?}"))
+}
+
+/// `ct run NAME` with stdin closed and no `--yes`: refused, saying why, and nothing ran.
+fn refused(w: &Path, name: &str, why: &[&str]) {
+    let o = ct(w, &["run", name]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+    assert!(err.contains("has a security warning"), "{name}: {err}");
+    assert!(err.contains("--yes"), "{name}: {err}");
+    for w in why {
+        assert!(err.contains(w), "{name}: `{w}` not in {err}");
+    }
+    assert!(marker(w).exists(), "`{name}` ran: ~/x is gone");
+}
+
+#[test]
+fn make_targets_of_an_included_file_are_warned_and_gated() {
+    let w = workspace("make-include");
+    write(
+        &w,
+        "Makefile",
+        "include mk/tools.mk\n\nhello:\n\t@echo hello\n",
+    );
+    write(&w, "mk/tools.mk", "# Tools\nclean:\n\trm -rf ~/x\n");
+    let clean = warning_of(&w, "clean");
+    assert!(clean.contains("rm -rf ~/x"), "{clean}");
+    assert!(warnings(&w).contains(&("hello".into(), None)));
+    refused(&w, "clean", &["rm -rf ~/x"]);
+    // The recipe is real: confirmed, it runs and deletes.
+    if installed("make") {
+        let o = ct(&w, &["run", "clean", "--yes"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!marker(&w).exists());
+    } else {
+        assert!(std::env::var_os("CI").is_none(), "make is missing");
+    }
+}
+
+#[test]
+fn make_prerequisites_and_recursive_make_carry_the_steps_warning() {
+    let w = workspace("make-deps");
+    write(
+        &w,
+        "Makefile",
+        "build: clean\n\t@echo built\n\nclean:\n\trm -rf ~/x\n\nrelease:\n\t$(MAKE) clean\n\nall: build\n",
+    );
+    let build = warning_of(&w, "build");
+    assert!(
+        build.starts_with("Caution: runs `clean`, which deletes ~/x"),
+        "{build}"
+    );
+    let release = warning_of(&w, "release");
+    assert!(release.contains("runs `clean`"), "{release}");
+    let all = warning_of(&w, "all");
+    assert!(all.contains("runs `clean` (through `build`)"), "{all}");
+    refused(&w, "build", &["runs `clean`", "rm -rf ~/x"]);
+    refused(&w, "release", &["runs `clean`"]);
+    refused(&w, "all", &["runs `clean`"]);
+    // Confirmed, `build` really runs `clean` first.
+    if installed("make") {
+        let o = ct(&w, &["run", "build", "--yes"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!marker(&w).exists());
+    } else {
+        assert!(std::env::var_os("CI").is_none(), "make is missing");
+    }
+}
+
+#[test]
+fn just_imports_modules_dependencies_and_calls() {
+    let w = workspace("just");
+    write(
+        &w,
+        "justfile",
+        "import 'tools.just'\nmod ops\n\nbuild: clean\n    echo built\n\ndeploy:\n    just ops wipe\n\nsafe:\n    echo safe\n",
+    );
+    write(
+        &w,
+        "tools.just",
+        "# Wipe the cache\nclean:\n    rm -rf ~/x\n",
+    );
+    write(&w, "ops.just", "wipe:\n    rm -rf ~/x\n");
+    for name in ["clean", "ops::wipe"] {
+        let warning = warning_of(&w, name);
+        assert!(warning.contains("rm -rf ~/x"), "{name}: {warning}");
+    }
+    assert!(warning_of(&w, "build").contains("runs `clean`, which deletes ~/x"));
+    assert!(warning_of(&w, "deploy").contains("runs `ops::wipe`"));
+    assert!(warnings(&w).contains(&("safe".into(), None)));
+    refused(&w, "clean", &["rm -rf ~/x"]);
+    refused(&w, "build", &["runs `clean`"]);
+    refused(&w, "deploy", &["runs `ops::wipe`"]);
+}
+
+#[test]
+fn included_taskfile_tasks_deps_and_task_calls() {
+    let w = workspace("taskfile");
+    write(
+        &w,
+        "Taskfile.yml",
+        "version: '3'\nincludes:\n  tools: ./tools.yml\ntasks:\n  build:\n    deps: [tools:clean]\n    cmds: [echo built]\n  release:\n    cmds:\n      - echo releasing\n      - task: tools:clean\n",
+    );
+    write(
+        &w,
+        "tools.yml",
+        "version: '3'\ntasks:\n  clean:\n    cmds:\n      - rm -rf ~/x\n",
+    );
+    assert!(warning_of(&w, "tools:clean").contains("rm -rf ~/x"));
+    assert!(warning_of(&w, "build").contains("runs `tools:clean`"));
+    assert!(warning_of(&w, "release").contains("runs `tools:clean`"));
+    refused(&w, "tools:clean", &["rm -rf ~/x"]);
+    refused(&w, "build", &["runs `tools:clean`"]);
+    refused(&w, "release", &["runs `tools:clean`"]);
+}
+
+#[test]
+fn mise_depends_on_a_task_of_an_included_file() {
+    let w = workspace("mise");
+    write(
+        &w,
+        "mise.toml",
+        "[task_config]\nincludes = [\"tasks.toml\"]\n\n[tasks.build]\ndepends = [\"clean\"]\nrun = \"echo built\"\n\n[tasks.ci]\nrun = [{ task = \"build\" }]\n",
+    );
+    write(&w, "tasks.toml", "[clean]\nrun = \"rm -rf ~/x\"\n");
+    assert!(warning_of(&w, "clean").contains("rm -rf ~/x"));
+    assert!(warning_of(&w, "build").contains("runs `clean`"));
+    assert!(warning_of(&w, "ci").contains("runs `clean` (through `build`)"));
+    refused(&w, "build", &["runs `clean`"]);
+    refused(&w, "ci", &["runs `clean`"]);
+}
+
+#[test]
+fn npm_scripts_that_run_other_scripts_and_hooks() {
+    let w = workspace("npm");
+    write(
+        &w,
+        "package.json",
+        r#"{"name": "w", "private": true, "scripts": {
+  "build": "npm run clean && tsc",
+  "clean": "rm -rf ~/x",
+  "pretest": "npm run clean",
+  "test": "echo tested",
+  "lint": "eslint ."
+}}"#,
+    );
+    assert!(warning_of(&w, "build").contains("runs `clean`"));
+    // `npm test` runs `pretest` first, which runs `clean`.
+    assert!(warning_of(&w, "test").contains("runs `clean` (through `pretest`)"));
+    assert!(warnings(&w).contains(&("lint".into(), None)));
+    refused(&w, "build", &["runs `clean`"]);
+    refused(&w, "npm:test", &["runs `clean`"]);
+}
+
+#[test]
+fn cycles_end_and_unresolved_steps_are_shown() {
+    let w = workspace("cycle");
+    write(
+        &w,
+        "Makefile",
+        "a: b\n\t@echo a\n\nb: a\n\t@echo b\n\nc:\n\t$(MAKE) nothere\n",
+    );
+    let all = warnings(&w);
+    assert!(all.iter().all(|(_, warning)| warning.is_none()), "{all:?}");
+    // Not warnings: nothing to confirm, but said before the run.
+    let o = ct(&w, &["run", "a", "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ct(&w, &["run", "a"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("its steps run each other in a cycle (`a` → `b` → `a`)"),
+        "{err}"
+    );
+    let o = ct(&w, &["run", "c"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("runs `nothere`, which is not a command CommandTree found"),
+        "{err}"
+    );
+}
