@@ -982,7 +982,7 @@ fn logical_line(lines: &[&str]) -> (String, usize) {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with};
+    use crate::sources::testing::{labels, parse_in, parse_with, step_refs};
 
     const PATH: &str = "/w/app/justfile";
 
@@ -1308,17 +1308,10 @@ serve port="8000": && open
     }
 
     fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
-        p.commands
-            .iter()
-            .find(|c| c.id_name() == name)
-            .unwrap_or_else(|| panic!("no {name}"))
-            .steps
-            .iter()
-            .map(|s| {
-                assert!(s.must_resolve, "{s:?}");
-                (s.name.clone(), s.how.as_str())
-            })
-            .collect()
+        for s in step_refs(p, name) {
+            assert!(s.must_resolve, "{s:?}");
+        }
+        crate::sources::testing::steps(p, name)
     }
 
     #[test]

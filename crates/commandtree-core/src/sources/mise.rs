@@ -1051,7 +1051,7 @@ fn flag_param(node: &Node) -> Option<ParamDef> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with, warnings};
+    use crate::sources::testing::{labels, parse_in, parse_with, step_refs, warnings};
 
     fn config(path: &str, content: &str) -> Parsed {
         parse_with(parse_config, path, content)
@@ -1062,17 +1062,10 @@ mod tests {
     }
 
     fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
-        p.commands
-            .iter()
-            .find(|c| c.id_name() == name)
-            .unwrap_or_else(|| panic!("no {name}"))
-            .steps
-            .iter()
-            .map(|s| {
-                assert_eq!(s.scope, StepScope::SameFolder);
-                (s.name.clone(), s.how.as_str())
-            })
-            .collect()
+        for s in step_refs(p, name) {
+            assert_eq!(s.scope, StepScope::SameFolder);
+        }
+        crate::sources::testing::steps(p, name)
     }
 
     #[test]

@@ -504,6 +504,23 @@ pub(crate) mod testing {
         parse(&file)
     }
 
+    /// The steps of the command whose id name is `name`, as (name, how) pairs.
+    pub fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
+        step_refs(p, name)
+            .iter()
+            .map(|s| (s.name.clone(), s.how.as_str()))
+            .collect()
+    }
+
+    /// The steps of the command whose id name is `name`.
+    pub fn step_refs<'a>(p: &'a Parsed, name: &str) -> &'a [crate::model::StepRef] {
+        &p.commands
+            .iter()
+            .find(|c| c.id_name() == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .steps
+    }
+
     pub fn labels(p: &Parsed) -> Vec<&str> {
         p.commands.iter().map(|c| c.label.as_str()).collect()
     }

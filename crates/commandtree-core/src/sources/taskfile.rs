@@ -588,7 +588,7 @@ mod tests {
     use super::*;
     use crate::fs::MemFs;
     use crate::sources::common::MAX_INCLUDE_DEPTH;
-    use crate::sources::testing::{labels, parse_in, parse_with};
+    use crate::sources::testing::{labels, parse_in, parse_with, steps};
 
     #[test]
     fn colon_names_get_lines_and_wildcards_take_a_parameter() {
@@ -807,17 +807,6 @@ tasks:
             Some("Shared description")
         );
         assert_eq!(p.commands[1].description.as_deref(), Some("Own"));
-    }
-
-    fn steps(p: &Parsed, name: &str) -> Vec<(String, &'static str)> {
-        p.commands
-            .iter()
-            .find(|c| c.id_name() == name)
-            .unwrap_or_else(|| panic!("no {name}"))
-            .steps
-            .iter()
-            .map(|s| (s.name.clone(), s.how.as_str()))
-            .collect()
     }
 
     #[test]
