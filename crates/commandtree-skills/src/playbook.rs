@@ -347,6 +347,9 @@ pub enum Event<'a> {
         index: usize,
         step: &'a Step,
         reply: &'a str,
+        /// The reply already went to the session's text sink as it streamed in (a skill whose
+        /// reply streams, in a session with a sink): a front end that printed it need not again.
+        streamed: bool,
     },
 }
 
@@ -372,13 +375,16 @@ impl SkillApi for PlaybookApi<'_> {
 }
 
 /// Runs every step; returns `(step id, reply)` in order. Stops at the first failure or at
-/// cancellation (`host.cancel`), naming the step.
-pub fn run(
+/// cancellation (`host.cancel`), naming the step. `streaming`: text the model sends reaches a
+/// sink as it comes (see [`Event::Finished`]). Only a [`Session`](crate::Session) runs a
+/// playbook, after its trust check.
+pub(crate) fn run(
     pb: &Playbook,
     inputs: &Inputs,
     registry: &Registry,
     api: &dyn SkillApi,
     host: &Host<'_>,
+    streaming: bool,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Vec<(String, String)>, StepError> {
     let api = PlaybookApi {
@@ -403,9 +409,8 @@ pub fn run(
             replies: &replies,
         };
         let inv = prepare(step, inputs, &done).map_err(fail)?;
-        if let Ok(skill) = registry.get(&inv.skill) {
-            no_auto_approval(&inv, skill.params()).map_err(fail)?;
-        }
+        let skill = registry.get(&inv.skill).map_err(fail)?;
+        no_auto_approval(&inv, skill.params()).map_err(fail)?;
         on_event(Event::Started {
             index: i + 1,
             total,
@@ -426,6 +431,7 @@ pub fn run(
             index: i + 1,
             step,
             reply: &reply,
+            streamed: streaming && skill.model_use().streams_reply,
         });
         replies.push(reply);
     }

@@ -1782,7 +1782,7 @@ impl App {
             "asking the model to apply {skill} to {}… (m cancels)",
             item.label
         ));
-        worker::propose_skill(
+        worker::propose_command_skill(
             self.engine.root().to_path_buf(),
             item,
             skill,
@@ -1819,8 +1819,9 @@ impl App {
 
     fn apply_proposal(&mut self, p: &commandtree_skills::command_skill::Proposal) {
         let rel = self.rel(&p.path.to_string_lossy());
-        match commandtree_skills::command_skill::apply(p) {
-            Ok(()) => self.say(format!("applied to {rel}"), Level::Info),
+        let applied = commandtree_skills::Session::new(&self.engine).apply(p);
+        match applied {
+            Ok(_) => self.say(format!("applied to {rel}"), Level::Info),
             Err(e) => self.say(e.to_string(), Level::Error),
         }
     }
