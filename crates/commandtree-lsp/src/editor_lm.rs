@@ -297,25 +297,24 @@ impl Models for EditorModels<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use commandtree_skills::SkillRole;
-    use commandtree_skills::api::stored_context;
-    use commandtree_store::{ContextType, Store};
+    use commandtree_skills::context::ContextType;
+    use commandtree_skills::{Session, SkillRole};
 
     #[test]
     fn stored_context_reaches_the_editor_as_one_user_message_in_order() {
         let dir = std::env::temp_dir().join(format!("ct-lsp-roles-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("commandtree.sqlite3");
-        let _ = std::fs::remove_file(&db);
-        let mut store = Store::open(&db, true).unwrap().unwrap();
+        let engine = Engine::open(Some(&dir), &dir).unwrap();
+        let conversation = Session::new(&engine).conversation(None);
         for (t, text) in [
             (ContextType::Agent, "be brief"),
             (ContextType::User, "hi"),
             (ContextType::Assistant, "hello"),
         ] {
-            store.add_context("default", t, text).unwrap();
+            conversation.add(t, text).unwrap();
         }
-        let mut messages = stored_context(Some(&store), "default").unwrap();
+        let mut messages = conversation.to_send().unwrap();
         messages.push(SkillMessage::new(SkillRole::User, "go"));
         let mut options = RequestOptions {
             model: Some("gpt-4o".into()),

@@ -26,7 +26,7 @@ pub struct Added {
 }
 
 /// Stored messages as a model is sent them: one `user` message of workspace data that says
-/// where they come from (see [`api::stored_context`]); nothing when there are none.
+/// where they come from (see [`api::context_as_data`]); nothing when there are none.
 pub fn as_data(rows: &[ContextMessage]) -> Vec<SkillMessage> {
     let pairs: Vec<(ContextType, String)> =
         rows.iter().map(|r| (r.kind, r.content.clone())).collect();

@@ -1,10 +1,11 @@
-//! Running playbooks (`.commandtree/playbooks/*.playbook.md`, format in
-//! `commandtree_core::sources::playbook`). Steps run in order; each step's words are split
-//! first and substituted after (`{{inputs.NAME}}`, `{{steps.ID}}`, `{{last}}`), so a reply full
-//! of quotes is still one value. Each reply is appended to the playbook's context as
-//! `assistant` (unless the step says `context=false`), on top of the active context the run
-//! started with; the context lives as long as the run and is never written to the database.
-//! A failing or cancelled step stops the playbook and is named.
+//! Playbooks of LLM skill invocations (`.commandtree/playbooks/*.playbook.md`, format in
+//! `commandtree_core::sources::playbook`): finding, inputs, the dry run, and the runner a
+//! [`Session`](crate::Session) calls after its trust check. Steps run in order; each step's words
+//! are split first and substituted after (`{{inputs.NAME}}`, `{{steps.ID}}`, `{{last}}`), so a
+//! reply full of quotes is still one value. Each reply is appended to the playbook's context as
+//! `assistant` (unless the step says `context=false`), on top of the active context the run started
+//! with; the context lives as long as the run and is never written to the database. A failing or
+//! cancelled step stops the playbook and is named.
 
 use crate::api::{RequestOptions, SkillApi, SkillMessage, SkillResponse};
 use crate::invocation::{self, Invocation};
@@ -221,8 +222,8 @@ impl Replies for Placeholders<'_> {
 }
 
 /// Flag names that answer a confirmation in advance, in any spelling a CLI takes for them
-/// (compared lowercase, `_` as `-`). The file skill's `--yes` is the one a skill accepts
-/// today; the rest keep a skill added later from growing one a playbook could pass.
+/// (compared lowercase, `_` as `-`). The file skill's `--yes` is the one an LLM skill accepts
+/// today; the rest keep an LLM skill added later from growing one a playbook could pass.
 const AUTO_APPROVE: &[&str] = &[
     "yes",
     "y",

@@ -398,7 +398,7 @@ fn shows_its_diff_and_writes_only_after_y() {
     key(&mut app, KeyCode::Char('m'));
     let shown = render(&mut app, 100, 30);
     assert!(
-        shown.contains("Skill for clean.sh") && shown.contains("Clean Up Script"),
+        shown.contains("Command skill for clean.sh") && shown.contains("Clean Up Script"),
         "{shown}"
     );
     key(&mut app, KeyCode::Esc);

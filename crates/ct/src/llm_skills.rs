@@ -1,6 +1,7 @@
-//! LLM skills on the command line: `ct task`, `ct skill run|list|schema|apply`, `ct context`,
-//! `ct playbook run|list`, and `ct run` of a playbook. Wiring and printing only; the work is in
-//! `commandtree-skills`.
+//! LLM skills, command skills and playbooks on the command line: `ct task`,
+//! `ct skill run|list|schema|apply`, `ct context`, `ct playbook run|list`, and `ct run` of a
+//! playbook. Arguments, printing and the terminal's questions only; the work is the
+//! `commandtree_skills::Session`'s.
 
 use crate::commands::{self, fail};
 use crate::{Exit, output};
@@ -17,13 +18,13 @@ use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
 
 const SKILL_EXAMPLES: &str = "Examples:
-  ct skill list                                    built-in skills and this workspace's command skills
-  ct skill schema task                             the task skill's parameters as JSON Schema
+  ct skill list                                    the built-in LLM skills, this workspace's command skills
+  ct skill schema task                             the task LLM skill's parameters as JSON Schema
   ct skill run task --prompt \"Summarize this text\" --model gpt-4o \\
       --modelOptions '{\"temperature\":0.7,\"max_tokens\":256}'
   ct skill run file --action write --path ./test.json --content \"hello world\"
   ct skill apply clean-up deploy.sh                diff from the model, written after you answer y
-  ct skill load rest-api-design                    a definition skill's content (SKILL.md, *.skill.md)";
+  ct skill load rest-api-design                    a skill definition's content (SKILL.md, *.skill.md)";
 
 #[derive(Args)]
 #[command(after_help = SKILL_EXAMPLES)]
@@ -38,21 +39,21 @@ enum SkillCommand {
     Run(SkillRunArgs),
     /// The built-in LLM skills and the command skills of .commandtree/skills/.
     List(JsonArg),
-    /// A skill's parameters as JSON Schema.
+    /// An LLM skill's parameters as JSON Schema.
     Schema(SchemaArgs),
     /// Apply a command skill to a command's file: the model's version is shown as a diff and
     /// written only after you confirm.
     Apply(ApplyArgs),
-    /// Print a definition skill's content (`.github/skills/<id>/SKILL.md`, `*.skill.md`, ...:
-    /// what the `load_skill` tool returns).
+    /// Print a skill definition's content (an Agent Skill's `.github/skills/<id>/SKILL.md`, a
+    /// `*.skill.md`, ...: what the `load_skill` tool returns).
     Load(crate::skill::LoadArgs),
 }
 
 #[derive(Args)]
 struct SkillRunArgs {
-    /// The skill (task, file, run, search), with or without `@`.
+    /// The LLM skill (task, file, run, search), with or without `@`.
     skill: String,
-    /// The skill's flags, as `--name value`.
+    /// The LLM skill's flags, as `--name value`.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
