@@ -85,7 +85,8 @@ pub fn propose(ctx: &Ctx<'_>, p: ProposeParams) -> RpcResult {
         ..Default::default()
     };
     let proposal = session
-        .propose(&skill, &item, &options)
+        .proposer()
+        .and_then(|p| p.propose(&skill, &item, &options))
         .map_err(skill_error)?;
     let rel = relative(engine.root(), &proposal.path);
     work.finish(if proposal.changed() {

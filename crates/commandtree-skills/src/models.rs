@@ -29,18 +29,6 @@ pub trait Models {
     ) -> Result<Box<dyn SkillApi + '_>>;
 }
 
-impl<M: Models + ?Sized> Models for &M {
-    fn open(
-        &self,
-        engine: &Engine,
-        cancel: &CancelToken,
-        context: Vec<SkillMessage>,
-        on_text: Option<TextSink>,
-    ) -> Result<Box<dyn SkillApi + '_>> {
-        (**self).open(engine, cancel, context, on_text)
-    }
-}
-
 /// The user's LLM provider: the one the workspace's settings and the environment name or
 /// offer (`commandtree_engine::summaries::detect`, as summaries use), or one given outright.
 pub enum ProviderModels {

@@ -348,16 +348,6 @@ impl<'a> Session<'a> {
         Ok(Proposer { session: self, api })
     }
 
-    /// [`Session::proposer`], then [`Proposer::propose`].
-    pub fn propose(
-        &self,
-        skill: &CommandSkill,
-        item: &CommandItem,
-        options: &RequestOptions,
-    ) -> Result<Proposal> {
-        self.proposer()?.propose(skill, item, options)
-    }
-
     /// Writes a proposal the user accepted, after the trust check, if its file (inside the
     /// root) still holds exactly the text the proposal was made from.
     pub fn apply(&self, proposal: &Proposal) -> Result<Applied> {

@@ -18,6 +18,7 @@ use commandtree_skills::{
 };
 use common::{Reply as Answer, Request, Server, data};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::{in_own_home, trust, workspace, write};
@@ -61,9 +62,15 @@ fn echo_model() -> Server {
 }
 
 /// Models that are never there, and count how often they were looked for.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Nowhere {
-    asked: Mutex<usize>,
+    asked: Arc<AtomicUsize>,
+}
+
+impl Nowhere {
+    fn asked(&self) -> usize {
+        self.asked.load(Ordering::SeqCst)
+    }
 }
 
 impl Models for Nowhere {
@@ -74,22 +81,21 @@ impl Models for Nowhere {
         _: Vec<SkillMessage>,
         _: Option<TextSink>,
     ) -> commandtree_skills::Result<Box<dyn SkillApi + '_>> {
-        *self.asked.lock().unwrap() += 1;
+        self.asked.fetch_add(1, Ordering::SeqCst);
         Err(Error::NoModel(NoModel::NotConfigured(
             "configure a provider".into(),
         )))
     }
 }
 
-fn collecting() -> (
-    Arc<Mutex<Vec<String>>>,
-    impl Fn(&str) + Send + Sync + 'static,
-) {
+/// A session answered by `server` whose streamed text is collected.
+fn streaming<'a>(engine: &'a Engine, server: &Server) -> (Session<'a>, Arc<Mutex<Vec<String>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    (seen, move |t: &str| {
-        sink.lock().unwrap().push(t.to_string())
-    })
+    let session = Session::new(engine)
+        .with_models(provider(server))
+        .with_streaming(move |t| sink.lock().unwrap().push(t.to_string()));
+    (session, seen)
 }
 
 #[test]
@@ -111,10 +117,7 @@ fn a_task_sends_the_stored_context_first_and_its_reply_streams() {
     let root = workspace("session-task");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let server = echo_model();
-    let (seen, sink) = collecting();
-    let session = Session::new(&engine)
-        .with_models(provider(&server))
-        .with_streaming(sink);
+    let (session, seen) = streaming(&engine, &server);
     let added = session
         .conversation(Some("notes"))
         .add(ContextType::Agent, "Be brief.")
@@ -161,10 +164,11 @@ fn skills_that_do_not_ask_the_model_need_none() {
     write(&root, "notes.txt", "kept");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let nowhere = Nowhere::default();
-    let (seen, sink) = collecting();
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = seen.clone();
     let session = Session::new(&engine)
-        .with_models(&nowhere)
-        .with_streaming(sink);
+        .with_models(nowhere.clone())
+        .with_streaming(move |t| sink.lock().unwrap().push(t.to_string()));
     let reply = session
         .invoke(
             &invocation::parse("@file --action read --path notes.txt").unwrap(),
@@ -174,7 +178,7 @@ fn skills_that_do_not_ask_the_model_need_none() {
     assert_eq!(reply.text, "kept");
     assert!(!reply.streamed, "a file's text is printed, not streamed");
     assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(*nowhere.asked.lock().unwrap(), 0);
+    assert_eq!(nowhere.asked(), 0);
 
     // `task` needs one: looked for after the words check, before anything else.
     let e = session
@@ -184,7 +188,7 @@ fn skills_that_do_not_ask_the_model_need_none() {
         e,
         Error::NoModel(NoModel::NotConfigured("configure a provider".into()))
     );
-    assert_eq!(*nowhere.asked.lock().unwrap(), 1);
+    assert_eq!(nowhere.asked(), 1);
     let e = session
         .invoke(
             &invocation::parse("@task --prompt hi --tmperature 1").unwrap(),
@@ -195,11 +199,7 @@ fn skills_that_do_not_ask_the_model_need_none() {
         matches!(&e, Error::Invalid(m) if m.contains("--tmperature")),
         "{e}"
     );
-    assert_eq!(
-        *nowhere.asked.lock().unwrap(),
-        1,
-        "a wrong flag needs no model"
-    );
+    assert_eq!(nowhere.asked(), 1, "a wrong flag needs no model");
 }
 
 #[test]
@@ -265,7 +265,8 @@ fn an_untrusted_workspace_runs_no_playbook_and_no_command_skill() {
             let item = loaded.resolve("deploy.sh").unwrap().clone();
             let skill = session.find_command_skill("tidy").unwrap();
             let e = session
-                .propose(&skill, &item, &RequestOptions::default())
+                .proposer()
+                .and_then(|p| p.propose(&skill, &item, &RequestOptions::default()))
                 .unwrap_err();
             assert!(
                 matches!(&e, Error::Untrusted(m) if m.starts_with("Command skills")),
@@ -311,10 +312,7 @@ fn a_trusted_playbook_runs_its_steps_in_order_and_streams_the_model_steps() {
             trust(&root);
             let engine = Engine::open(Some(&root), &root).unwrap();
             let server = echo_model();
-            let (seen, sink) = collecting();
-            let session = Session::new(&engine)
-                .with_models(provider(&server))
-                .with_streaming(sink);
+            let (session, seen) = streaming(&engine, &server);
             let (_, pb) = session.find_playbook("notes").unwrap();
             let ready = session
                 .prepare_playbook(&pb, &[("version".into(), "2".into())])
@@ -397,7 +395,7 @@ fn a_playbook_needs_a_model_only_for_steps_that_ask_one() {
             trust(&root);
             let engine = Engine::open(Some(&root), &root).unwrap();
             let nowhere = Nowhere::default();
-            let session = Session::new(&engine).with_models(&nowhere);
+            let session = Session::new(&engine).with_models(nowhere.clone());
 
             let (_, pb) = session.find_playbook("mark").unwrap();
             let ready = session.prepare_playbook(&pb, &[]).unwrap();
@@ -409,7 +407,7 @@ fn a_playbook_needs_a_model_only_for_steps_that_ask_one() {
                 std::fs::read_to_string(root.join("marks.txt")).unwrap(),
                 "ran\n"
             );
-            assert_eq!(*nowhere.asked.lock().unwrap(), 0);
+            assert_eq!(nowhere.asked(), 0);
 
             // A later step asks the model: it is looked for before the first step runs, and its
             // absence is that step's error.
@@ -459,7 +457,8 @@ fn a_command_skill_is_proposed_by_the_model_and_written_only_once_accepted() {
             let item = loaded.resolve("deploy.sh").unwrap().clone();
             let skill = session.find_command_skill("Tidy").unwrap();
             let p = session
-                .propose(&skill, &item, &RequestOptions::default())
+                .proposer()
+                .and_then(|p| p.propose(&skill, &item, &RequestOptions::default()))
                 .unwrap();
             assert_eq!(server.count(), 1);
             assert_eq!(p.after, "#!/bin/sh\necho deploy\n");

@@ -636,7 +636,8 @@ fn a_command_skill_never_overwrites_a_file_changed_meanwhile() {
             let session = Session::new(&engine).with_models(Always(&api));
             let skill = session.find_command_skill("Clean").unwrap();
             let p = session
-                .propose(&skill, &item, &RequestOptions::default())
+                .proposer()
+                .and_then(|p| p.propose(&skill, &item, &RequestOptions::default()))
                 .unwrap();
             assert_eq!(p.after, "#!/bin/sh\necho model\n");
             let e = session.apply(&p).unwrap_err();
@@ -655,7 +656,8 @@ fn a_command_skill_never_overwrites_a_file_changed_meanwhile() {
             let mock = MockApi::new(Vec::new(), Vec::new());
             let session = Session::new(&engine).with_models(Always(&mock));
             let e = session
-                .propose(&skill, &item, &RequestOptions::default())
+                .proposer()
+                .and_then(|p| p.propose(&skill, &item, &RequestOptions::default()))
                 .unwrap_err();
             assert!(e.to_string().contains("LF line ends"), "{e}");
             assert!(mock.sent.borrow().is_empty());

@@ -338,7 +338,11 @@ pub fn propose_command_skill(
         let found = session.find_command_skill(&skill);
         let name = found.as_ref().map_or(skill.clone(), |s| s.name.clone());
         let r = found
-            .and_then(|s| session.propose(&s, &command, &RequestOptions::default()))
+            .and_then(|s| {
+                session
+                    .proposer()?
+                    .propose(&s, &command, &RequestOptions::default())
+            })
             .map_err(|e| match e {
                 Error::Cancelled => "cancelled".to_string(),
                 e => e.to_string(),
