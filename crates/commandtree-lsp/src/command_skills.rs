@@ -9,16 +9,15 @@ use crate::error::*;
 use crate::handlers::{Ctx, WorkDone, check_query, load, warning_json};
 use crate::llm_skills::{session, skill_error};
 use commandtree_engine::Engine;
-use commandtree_skills::command_skill::{Applied, Proposal};
-use commandtree_skills::{Error, RequestOptions, Session};
+use commandtree_skills::command_skill::{self, Applied, Proposal};
+use commandtree_skills::{Error, RequestOptions};
 use lsp_types::MessageType;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 pub fn list(ctx: &Ctx<'_>) -> RpcResult {
-    let engine = ctx.shared.engine()?;
-    let (skills, warnings) = Session::new(&engine).command_skills();
+    let (skills, warnings) = command_skill::discover(&ctx.shared.root);
     for w in &warnings {
         ctx.shared.log(MessageType::WARNING, w.to_string());
     }
