@@ -1,6 +1,8 @@
 //! AI definitions written once and shared with every agent: prompt commands (`*.command.md`),
-//! agents (`*.agent.md`), skills (`*.skill.md`) and instructions (`*.instructions.md`), plus the
-//! files users already have for Claude Code, GitHub Copilot and the Agent Skills format.
+//! agents (`*.agent.md`), skill definitions (`*.skill.md`: knowledge an agent loads on demand)
+//! and instructions (`*.instructions.md`), plus the files users already have for Claude Code,
+//! GitHub Copilot and the Agent Skills format (a `SKILL.md` folder is one more skill
+//! definition). Not the LLM skills and command skills of `commandtree-skills`.
 //!
 //! Parsing is pure (`parse::parse(rel_path, text)`); the service (`Definitions`) combines the
 //! built-in definitions compiled into the binary with a repository's files, and renders what each

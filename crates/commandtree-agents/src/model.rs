@@ -146,7 +146,7 @@ pub struct AgentDef {
     pub has_architecture_access: bool,
 }
 
-/// A skill with its content (`*.skill.md`, `SKILL.md`).
+/// A skill definition with its content (`*.skill.md`, an Agent Skill's `SKILL.md`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillDef {

@@ -118,7 +118,8 @@ impl CommandType {
 }
 
 impl CommandType {
-    /// AI definitions (prompt commands, agents, skills, instructions): shown, tagged and starred
+    /// AI definitions (prompt commands, agents, skill definitions, instructions): shown, tagged and
+    /// starred
     /// like any command, but only ever read.
     pub fn is_ai_definition(self) -> bool {
         matches!(

@@ -111,8 +111,8 @@ impl Verdict {
             )),
             Verdict::OldRecord => Some(
                 "the trust record is from an older version of ct, which recorded only \
-                 .commandtree/config.toml and not the playbooks, skills and definitions that \
-                 also steer ct; run `ct trust` again after reviewing them"
+                 .commandtree/config.toml and not the playbooks, command skills and AI definitions \
+                 that also steer ct; run `ct trust` again after reviewing them"
                     .into(),
             ),
         }

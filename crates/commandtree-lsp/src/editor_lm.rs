@@ -1,4 +1,5 @@
-//! Which model answers a skill run by this server, and the SkillApi over the editor's language
+//! Which model answers an LLM skill, a playbook or a command skill run by this server
+//! ([`EditorModels`]), and the SkillApi over the editor's language
 //! models (`commandtree/languageModelRequest`, a request from the server to the client).
 //!
 //! The rule: when the client said in `initialize` that it answers language model requests and
@@ -10,14 +11,15 @@
 use crate::error::*;
 use crate::server::{ClientError, Shared};
 use commandtree_core::{CancelToken, Workspace};
+use commandtree_engine::Engine;
 use commandtree_engine::summaries;
 use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE, ProviderConfig};
 use commandtree_llm::{ErrorKind, LlmError, Message, Options, Role, Tool, ToolCall, ToolCaller};
 use commandtree_skills::{
-    Error, LlmSkillApi, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
+    Error, LlmSkillApi, Models, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
+    TextSink,
 };
 use serde_json::{Value, json};
-use std::cell::OnceCell;
 use std::sync::Arc;
 
 /// The server→client request.
@@ -255,90 +257,64 @@ impl ToolCaller for EditorToolCaller {
     }
 }
 
-/// Chooses the source at the first request, so a run of skills that never ask a model (`file`,
-/// `run`) needs neither the editor nor a provider.
-pub struct LazyApi<'a> {
+/// The models of skills run by this server, under the rule above: the editor's, or the
+/// configured (or detected) provider's. A session opens them only for work that asks a model,
+/// so `file` and `run` need neither.
+pub struct EditorModels<'a> {
     shared: &'a Arc<Shared>,
-    ws: &'a Workspace,
-    cancel: CancelToken,
-    context: Vec<SkillMessage>,
-    chosen: OnceCell<std::result::Result<Box<dyn SkillApi>, String>>,
 }
 
-impl<'a> LazyApi<'a> {
-    pub fn new(
-        shared: &'a Arc<Shared>,
-        ws: &'a Workspace,
-        cancel: CancelToken,
-        context: Vec<SkillMessage>,
-    ) -> Self {
-        LazyApi {
-            shared,
-            ws,
-            cancel,
-            context,
-            chosen: OnceCell::new(),
-        }
-    }
-
-    fn api(&self) -> Result<&dyn SkillApi> {
-        let chosen = self
-            .chosen
-            .get_or_init(|| match source(self.shared, self.ws) {
-                Ok(Source::Editor) => Ok(Box::new(EditorSkillApi::new(
-                    self.shared.clone(),
-                    self.cancel.clone(),
-                    self.context.clone(),
-                ))),
-                Ok(Source::Provider(c)) => Ok(Box::new(
-                    LlmSkillApi::new(commandtree_llm::Client::new(*c), self.cancel.clone())
-                        .with_context(self.context.clone()),
-                )),
-                Err(e) => Err(e.message),
-            });
-        match chosen {
-            Ok(api) => Ok(api.as_ref()),
-            Err(m) => Err(Error::failed(m.clone())),
-        }
+impl<'a> EditorModels<'a> {
+    pub fn new(shared: &'a Arc<Shared>) -> Self {
+        EditorModels { shared }
     }
 }
 
-impl SkillApi for LazyApi<'_> {
-    fn active_context(&self) -> Result<Vec<SkillMessage>> {
-        Ok(self.context.clone())
-    }
-
-    fn send_request(
+impl Models for EditorModels<'_> {
+    fn open(
         &self,
-        messages: Vec<SkillMessage>,
-        options: &RequestOptions,
-    ) -> Result<SkillResponse> {
-        self.api()?.send_request(messages, options)
+        engine: &Engine,
+        cancel: &CancelToken,
+        context: Vec<SkillMessage>,
+        // The editor's answer comes whole; a provider's is not shown before it is complete.
+        _on_text: Option<TextSink>,
+    ) -> Result<Box<dyn SkillApi + '_>> {
+        match source(self.shared, engine.workspace()) {
+            Ok(Source::Editor) => Ok(Box::new(EditorSkillApi::new(
+                self.shared.clone(),
+                cancel.clone(),
+                context,
+            ))),
+            Ok(Source::Provider(c)) => Ok(Box::new(
+                LlmSkillApi::new(commandtree_llm::Client::new(*c), cancel.clone())
+                    .with_context(context),
+            )),
+            Err(e) => Err(Error::failed(e.message)),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use commandtree_skills::SkillRole;
-    use commandtree_skills::api::stored_context;
-    use commandtree_store::{ContextType, Store};
+    use commandtree_skills::context::ContextType;
+    use commandtree_skills::{Session, SkillRole};
 
     #[test]
     fn stored_context_reaches_the_editor_as_one_user_message_in_order() {
         let dir = std::env::temp_dir().join(format!("ct-lsp-roles-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("commandtree.sqlite3");
-        let _ = std::fs::remove_file(&db);
-        let mut store = Store::open(&db, true).unwrap().unwrap();
+        let engine = Engine::open(Some(&dir), &dir).unwrap();
+        let conversation = Session::new(&engine).conversation(None);
         for (t, text) in [
             (ContextType::Agent, "be brief"),
             (ContextType::User, "hi"),
             (ContextType::Assistant, "hello"),
         ] {
-            store.add_context("default", t, text).unwrap();
+            conversation.add(t, text).unwrap();
         }
-        let mut messages = stored_context(Some(&store), "default").unwrap();
+        let mut messages = conversation.to_send().unwrap();
         messages.push(SkillMessage::new(SkillRole::User, "go"));
         let mut options = RequestOptions {
             model: Some("gpt-4o".into()),

@@ -6,13 +6,13 @@
 //! Threads, not async: `lsp-server` for the message types, framing read here so a malformed
 //! message never ends the connection (see [`transport`]).
 
+mod command_skills;
 mod editor_lm;
 mod error;
 mod handlers;
+mod llm_skills;
 mod parent;
 mod server;
-mod skill_runs;
-mod skills;
 pub mod transport;
 mod watch;
 

@@ -1,5 +1,6 @@
-//! The SkillApi: what a skill sends through. `send_request(messages, options)` and
-//! `active_context()`, as the task-skill story describes them, with the story's role mapping:
+//! The SkillApi: what an LLM skill (and a command skill) sends through.
+//! `send_request(messages, options)` and `active_context()`, as the task-skill story describes
+//! them, with the story's role mapping:
 //! a context message of type `agent` is sent as role `agent`, `assistant` as `assistant`,
 //! `user` as `user`. Only the provider adapters of `commandtree-llm` then turn `agent` into
 //! what each wire protocol has (OpenAI-compatible: a `system` message in place; Anthropic: the
@@ -11,7 +12,7 @@
 use crate::{Error, Result};
 use commandtree_engine::CancelToken;
 use commandtree_llm::{ChatRequest, Client, Message, Options, StreamEvent};
-use commandtree_store::{ContextType, Store};
+use commandtree_store::ContextType;
 use serde_json::{Map, Value};
 
 /// A chat role at the SkillApi level.
@@ -76,8 +77,8 @@ pub fn to_llm(m: &SkillMessage) -> Message {
     }
 }
 
-/// The context of `conversation` in the workspace database, as data. No database (or no
-/// message) means no context.
+/// The one `user` message stored context messages are sent as: `rows` (type, text), oldest
+/// first.
 ///
 /// The database is a file inside the workspace, and a repository can ship one: its rows are
 /// not known to come from the user. So they are never sent with the instruction role (nor as
@@ -86,24 +87,6 @@ pub fn to_llm(m: &SkillMessage) -> Message {
 /// hash of the whole text (which the text cannot contain). A model is then told, in the same
 /// message, that it is context to weigh, not instructions. The user's own prompt follows as a
 /// message of its own.
-pub fn stored_context(store: Option<&Store>, conversation: &str) -> Result<Vec<SkillMessage>> {
-    let Some(store) = store else {
-        return Ok(Vec::new());
-    };
-    let rows = store
-        .context(conversation)
-        .map_err(|e| Error::failed(e.to_string()))?;
-    Ok(context_as_data(
-        &rows
-            .into_iter()
-            .map(|r| (r.kind, r.content))
-            .collect::<Vec<_>>(),
-    )
-    .into_iter()
-    .collect())
-}
-
-/// The one `user` message [`stored_context`] sends for `rows` (type, text), oldest first.
 pub fn context_as_data(rows: &[(ContextType, String)]) -> Option<SkillMessage> {
     use sha2::{Digest, Sha256};
     if rows.is_empty() {
@@ -168,7 +151,7 @@ pub struct RequestOptions {
 }
 
 impl RequestOptions {
-    /// The options of a skill's bound parameters (`model`, `modelOptions`, `justification`,
+    /// The options of an LLM skill's bound parameters (`model`, `modelOptions`, `justification`,
     /// `tools`, `toolMode`), validated.
     pub fn from_params(p: &crate::Params) -> Result<RequestOptions> {
         let bad =
@@ -275,10 +258,12 @@ pub struct SkillResponse {
     pub model: String,
 }
 
-/// What skills send through. Implementations: [`LlmSkillApi`] (the user's provider), the
-/// playbook runner's wrapper (adds the playbook's replies to the context), and test doubles.
+/// What LLM skills and command skills send through. Implementations: [`LlmSkillApi`] (the
+/// user's provider), the editor's models (`ct lsp`), the playbook runner's wrapper (adds the
+/// playbook's replies to the context), and test doubles. A session gets one from its
+/// [`Models`](crate::Models).
 pub trait SkillApi {
-    /// The context messages to send before a skill's own message, oldest first.
+    /// The context messages to send before an LLM skill's own message, oldest first.
     fn active_context(&self) -> Result<Vec<SkillMessage>>;
     /// Sends `messages` as they are (the caller put the context first) and returns the reply.
     fn send_request(
@@ -309,7 +294,7 @@ impl LlmSkillApi {
         }
     }
 
-    /// The active context (see [`stored_context`]); none by default.
+    /// The active context (see [`crate::context::Conversation::to_send`]); none by default.
     pub fn with_context(mut self, context: Vec<SkillMessage>) -> Self {
         self.context = context;
         self

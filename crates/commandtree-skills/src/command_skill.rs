@@ -241,8 +241,9 @@ pub fn extract(reply: &str, original: &str) -> String {
     text
 }
 
-/// Asks the model for the new version of `item`'s file. Nothing is written.
-pub fn propose(
+/// Asks the model for the new version of `item`'s file. Nothing is written. Only a
+/// [`Session`](crate::Session) asks, after its trust check.
+pub(crate) fn propose(
     root: &Path,
     skill: &CommandSkill,
     item: &CommandItem,
@@ -279,8 +280,18 @@ pub fn propose(
     })
 }
 
-/// Writes the proposal, atomically, if the file still holds exactly what was sent.
-pub fn apply(p: &Proposal) -> Result<()> {
+/// What [`apply`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    Written,
+    /// The proposal is the file as it is: nothing to write.
+    Unchanged,
+}
+
+/// Writes the proposal, atomically, if the file still holds exactly what was sent
+/// ([`Error::Changed`] otherwise). Only a [`Session`](crate::Session) writes, after its trust
+/// check.
+pub(crate) fn apply(p: &Proposal) -> Result<Applied> {
     // Read without waiting: a FIFO put there meanwhile is refused, not waited on. Any size
     // well over what was sent only needs to be seen to differ.
     let now = commandtree_safefs::read_existing(
@@ -290,13 +301,14 @@ pub fn apply(p: &Proposal) -> Result<()> {
     )
     .map_err(|e| Error::failed(e.to_string()))?;
     if now.as_deref() != Some(p.before.as_bytes()) {
-        return Err(Error::failed(format!(
-            "{} changed while the model was answering; nothing was written",
-            p.path.display()
-        )));
+        return Err(Error::Changed(p.path.clone()));
+    }
+    if !p.changed() {
+        return Ok(Applied::Unchanged);
     }
     crate::builtin::file::write_atomic(None, &p.path, p.after.as_bytes())
-        .map_err(|e| Error::failed(e.to_string()))
+        .map_err(|e| Error::failed(e.to_string()))?;
+    Ok(Applied::Written)
 }
 
 /// Keeps the command skills of a workspace current: `on_change` gets the whole new list (and

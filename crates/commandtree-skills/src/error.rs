@@ -1,6 +1,7 @@
 use std::fmt;
+use std::path::PathBuf;
 
-/// Why a skill, a playbook step or a command skill did not produce its result.
+/// Why an LLM skill, a playbook step or a command skill did not produce its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The invocation is wrong (unknown skill or flag, a missing or malformed value). The text
@@ -10,8 +11,36 @@ pub enum Error {
     Cancelled,
     /// The user answered no to a confirmation.
     Declined(String),
+    /// The workspace's own playbooks and command skills run only where the user trusts the
+    /// workspace as it is now; the text says what changed and what to do.
+    Untrusted(String),
+    /// No model can answer, and nothing was sent.
+    NoModel(NoModel),
+    /// The file a command skill's proposal was made from changed since; nothing was written.
+    Changed(PathBuf),
     /// Anything else: the LLM request failed, a file could not be written...
     Failed(String),
+}
+
+/// Why no model answers. Front ends add what their user can do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoModel {
+    /// `provider = none`, set in this file or variable: AI features are switched off.
+    SwitchedOff(String),
+    /// Nothing names or offers a provider; the text says how to configure one.
+    NotConfigured(String),
+}
+
+impl fmt::Display for NoModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoModel::SwitchedOff(by) => write!(
+                f,
+                "AI features are switched off (provider = none, set in {by})"
+            ),
+            NoModel::NotConfigured(how) => f.write_str(how),
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -28,9 +57,15 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Invalid(m) | Error::Failed(m) => f.write_str(m),
+            Error::Invalid(m) | Error::Failed(m) | Error::Untrusted(m) => f.write_str(m),
             Error::Declined(m) => write!(f, "not done: {m}"),
             Error::Cancelled => f.write_str("cancelled"),
+            Error::NoModel(why) => why.fmt(f),
+            Error::Changed(path) => write!(
+                f,
+                "{} changed while the model was answering; nothing was written",
+                path.display()
+            ),
         }
     }
 }

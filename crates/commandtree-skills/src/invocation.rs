@@ -1,10 +1,10 @@
-//! `@name --flag value ...`: the words of a skill invocation, split with POSIX shell quoting
+//! `@name --flag value ...`: the words of an LLM skill invocation, split with POSIX shell quoting
 //! (`shlex`), so `--prompt "Summarize this text"` and `--modelOptions '{"temperature":0.7}'`
 //! arrive as one word each.
 
 use crate::{Error, Result};
 
-/// A skill name and the words after it.
+/// An LLM skill's name and the words after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
     pub skill: String,
@@ -42,6 +42,29 @@ pub fn from_words(mut words: Vec<String>) -> Result<Invocation> {
         )));
     }
     Ok(Invocation { skill, args: words })
+}
+
+/// An invocation from a skill's name (with or without `@`) and its flags as a JSON object
+/// (what an editor sends): each `"name": value` becomes `--name` and the value's [`word`].
+pub fn from_params(
+    skill: &str,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Invocation> {
+    let mut words = vec![skill.trim_start_matches('@').to_string()];
+    for (k, v) in params {
+        words.push(format!("--{k}"));
+        words.push(word(v));
+    }
+    from_words(words)
+}
+
+/// A JSON value as the word a flag (or a playbook input) takes: a string as it is, anything
+/// else as JSON.
+pub fn word(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -97,5 +120,23 @@ mod tests {
             matches!(parse("--prompt x"), Err(Error::Invalid(m)) if m.contains("not a skill name"))
         );
         assert!(parse("@").is_err());
+    }
+
+    #[test]
+    fn params_become_flags_with_json_values_as_words() {
+        let params =
+            serde_json::json!({"prompt": "hi there", "modelOptions": {"temperature": 0.7}});
+        let inv = from_params("@task", params.as_object().unwrap()).unwrap();
+        assert_eq!(inv.skill, "task");
+        assert_eq!(
+            inv.args,
+            [
+                "--modelOptions",
+                r#"{"temperature":0.7}"#,
+                "--prompt",
+                "hi there"
+            ]
+        );
+        assert!(from_params("", &serde_json::Map::new()).is_err());
     }
 }

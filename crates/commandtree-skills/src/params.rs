@@ -1,4 +1,4 @@
-//! A skill's typed parameters: binding the words of an invocation to them (`--flag value`,
+//! An LLM skill's typed parameters: binding the words of an invocation to them (`--flag value`,
 //! `--flag=value`, JSON for object and array flags), and exporting them as JSON Schema
 //! (`ct skill schema task`). Errors name the flag.
 

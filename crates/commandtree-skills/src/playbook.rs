@@ -1,10 +1,11 @@
-//! Running playbooks (`.commandtree/playbooks/*.playbook.md`, format in
-//! `commandtree_core::sources::playbook`). Steps run in order; each step's words are split
-//! first and substituted after (`{{inputs.NAME}}`, `{{steps.ID}}`, `{{last}}`), so a reply full
-//! of quotes is still one value. Each reply is appended to the playbook's context as
-//! `assistant` (unless the step says `context=false`), on top of the active context the run
-//! started with; the context lives as long as the run and is never written to the database.
-//! A failing or cancelled step stops the playbook and is named.
+//! Playbooks of LLM skill invocations (`.commandtree/playbooks/*.playbook.md`, format in
+//! `commandtree_core::sources::playbook`): finding, inputs, the dry run, and the runner a
+//! [`Session`](crate::Session) calls after its trust check. Steps run in order; each step's words
+//! are split first and substituted after (`{{inputs.NAME}}`, `{{steps.ID}}`, `{{last}}`), so a
+//! reply full of quotes is still one value. Each reply is appended to the playbook's context as
+//! `assistant` (unless the step says `context=false`), on top of the active context the run started
+//! with; the context lives as long as the run and is never written to the database. A failing or
+//! cancelled step stops the playbook and is named.
 
 use crate::api::{RequestOptions, SkillApi, SkillMessage, SkillResponse};
 use crate::invocation::{self, Invocation};
@@ -221,8 +222,8 @@ impl Replies for Placeholders<'_> {
 }
 
 /// Flag names that answer a confirmation in advance, in any spelling a CLI takes for them
-/// (compared lowercase, `_` as `-`). The file skill's `--yes` is the one a skill accepts
-/// today; the rest keep a skill added later from growing one a playbook could pass.
+/// (compared lowercase, `_` as `-`). The file skill's `--yes` is the one an LLM skill accepts
+/// today; the rest keep an LLM skill added later from growing one a playbook could pass.
 const AUTO_APPROVE: &[&str] = &[
     "yes",
     "y",
@@ -347,6 +348,9 @@ pub enum Event<'a> {
         index: usize,
         step: &'a Step,
         reply: &'a str,
+        /// The reply already went to the session's text sink as it streamed in (a skill whose
+        /// reply streams, in a session with a sink): a front end that printed it need not again.
+        streamed: bool,
     },
 }
 
@@ -372,13 +376,16 @@ impl SkillApi for PlaybookApi<'_> {
 }
 
 /// Runs every step; returns `(step id, reply)` in order. Stops at the first failure or at
-/// cancellation (`host.cancel`), naming the step.
-pub fn run(
+/// cancellation (`host.cancel`), naming the step. `streaming`: text the model sends reaches a
+/// sink as it comes (see [`Event::Finished`]). Only a [`Session`](crate::Session) runs a
+/// playbook, after its trust check.
+pub(crate) fn run(
     pb: &Playbook,
     inputs: &Inputs,
     registry: &Registry,
     api: &dyn SkillApi,
     host: &Host<'_>,
+    streaming: bool,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Vec<(String, String)>, StepError> {
     let api = PlaybookApi {
@@ -403,9 +410,8 @@ pub fn run(
             replies: &replies,
         };
         let inv = prepare(step, inputs, &done).map_err(fail)?;
-        if let Ok(skill) = registry.get(&inv.skill) {
-            no_auto_approval(&inv, skill.params()).map_err(fail)?;
-        }
+        let skill = registry.get(&inv.skill).map_err(fail)?;
+        no_auto_approval(&inv, skill.params()).map_err(fail)?;
         on_event(Event::Started {
             index: i + 1,
             total,
@@ -426,6 +432,7 @@ pub fn run(
             index: i + 1,
             step,
             reply: &reply,
+            streamed: streaming && skill.model_use().streams_reply,
         });
         replies.push(reply);
     }

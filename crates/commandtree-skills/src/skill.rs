@@ -1,4 +1,4 @@
-//! The skill model and the registry of built-in skills.
+//! The LLM skill model and the registry of built-in LLM skills.
 
 use crate::invocation::Invocation;
 use crate::params::{self, ParamSpec, Params};
@@ -6,13 +6,52 @@ use crate::{Error, Result, SkillApi};
 use commandtree_engine::{CancelToken, Engine};
 use std::path::Path;
 
-/// A named action with typed parameters that returns a string.
-pub trait Skill: Send + Sync {
+/// What an LLM skill does with the model. The [`Session`](crate::Session) reads it to decide,
+/// for each invocation and each playbook step, whether a model must answer (a provider or the
+/// editor's models), whether the conversation's stored context is read and sent, and whether
+/// the reply reaches the front end as it streams in: a skill says it once, here, and no front
+/// end decides it by the skill's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ModelUse {
+    /// The skill sends requests to the model: one must be configured before it runs.
+    pub asks_model: bool,
+    /// The conversation's stored context goes in front of the skill's own messages.
+    pub takes_context: bool,
+    /// The reply is the model's text, shown as it streams in where the front end can.
+    pub streams_reply: bool,
+}
+
+impl ModelUse {
+    /// Never talks to the model (`file`, `run`, `search`).
+    pub const NONE: ModelUse = ModelUse {
+        asks_model: false,
+        takes_context: false,
+        streams_reply: false,
+    };
+    /// A turn of the conversation (`task`): the stored context, then the skill's message; the
+    /// model's reply is the skill's reply.
+    pub const CONVERSATION: ModelUse = ModelUse {
+        asks_model: true,
+        takes_context: true,
+        streams_reply: true,
+    };
+}
+
+/// An LLM skill: a built-in named action with typed parameters, invoked as `@name --flag value`
+/// (alone or as a playbook step), that returns a string. Not a command skill
+/// ([`crate::command_skill`]) and not a skill definition (the knowledge `commandtree-agents`
+/// reads from `*.skill.md` and Agent Skills folders).
+pub trait LlmSkill: Send + Sync {
     fn name(&self) -> &'static str;
     fn description(&self) -> &'static str;
     fn params(&self) -> &'static [ParamSpec];
-    /// Runs with parameters already bound and checked against [`Skill::params`].
+    /// Runs with parameters already bound and checked against [`LlmSkill::params`].
     fn execute(&self, api: &dyn SkillApi, host: &Host<'_>, params: &Params) -> Result<String>;
+
+    /// What the skill does with the model; nothing unless it says otherwise.
+    fn model_use(&self) -> ModelUse {
+        ModelUse::NONE
+    }
 
     /// The parameters as JSON Schema.
     fn schema(&self) -> serde_json::Value {
@@ -20,8 +59,8 @@ pub trait Skill: Send + Sync {
     }
 }
 
-/// What a skill may use besides the LLM: the workspace (through the engine), the cancellation
-/// of the whole operation, and the user's answer to a confirmation.
+/// What an LLM skill may use besides the model: the workspace (through the engine), the
+/// cancellation of the whole operation, and the user's answer to a confirmation.
 pub struct Host<'a> {
     pub engine: &'a Engine,
     pub cancel: CancelToken,
@@ -52,9 +91,9 @@ impl Host<'_> {
     }
 }
 
-/// The skills an invocation can name.
+/// The LLM skills an invocation can name.
 pub struct Registry {
-    skills: Vec<Box<dyn Skill>>,
+    skills: Vec<Box<dyn LlmSkill>>,
 }
 
 impl Default for Registry {
@@ -71,11 +110,11 @@ impl Registry {
         }
     }
 
-    pub fn skills(&self) -> impl Iterator<Item = &dyn Skill> {
+    pub fn skills(&self) -> impl Iterator<Item = &dyn LlmSkill> {
         self.skills.iter().map(|s| s.as_ref())
     }
 
-    pub fn get(&self, name: &str) -> Result<&dyn Skill> {
+    pub fn get(&self, name: &str) -> Result<&dyn LlmSkill> {
         self.skills().find(|s| s.name() == name).ok_or_else(|| {
             let known: Vec<&str> = self.skills().map(|s| s.name()).collect();
             Error::invalid(format!(
@@ -85,10 +124,17 @@ impl Registry {
         })
     }
 
-    /// Binds and runs an invocation.
-    pub fn invoke(&self, inv: &Invocation, api: &dyn SkillApi, host: &Host<'_>) -> Result<String> {
+    /// The skill `inv` names, with its words bound to the skill's parameters: an unknown skill,
+    /// an unknown flag or a missing value is an error here, before anything is sent or asked.
+    pub fn check(&self, inv: &Invocation) -> Result<(&dyn LlmSkill, Params)> {
         let skill = self.get(&inv.skill)?;
         let bound = params::bind(skill.name(), skill.params(), &inv.args)?;
+        Ok((skill, bound))
+    }
+
+    /// Binds and runs an invocation.
+    pub fn invoke(&self, inv: &Invocation, api: &dyn SkillApi, host: &Host<'_>) -> Result<String> {
+        let (skill, bound) = self.check(inv)?;
         if host.cancel.is_cancelled() {
             return Err(Error::Cancelled);
         }

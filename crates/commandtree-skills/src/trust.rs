@@ -7,13 +7,10 @@
 use commandtree_core::trust::{self, Verdict};
 use std::path::Path;
 
-/// Whether the user ran `ct trust` here and no steering file changed since.
-pub fn is_trusted(root: &Path) -> bool {
-    trust::check(root).is_trusted()
-}
-
-/// `Err` with the explanation (what changed, when something did) when `root` is not trusted.
-pub fn require(root: &Path, what: &str) -> crate::Result<()> {
+/// [`Error::Untrusted`](crate::Error::Untrusted) with the explanation (what changed, when
+/// something did) when `root` is not trusted. The [`Session`](crate::Session) checks it before
+/// it runs a playbook or a command skill.
+pub(crate) fn require(root: &Path, what: &str) -> crate::Result<()> {
     let verdict = trust::check(root);
     let Some(why) = verdict.reason() else {
         return Ok(());
@@ -22,7 +19,7 @@ pub fn require(root: &Path, what: &str) -> crate::Result<()> {
         Verdict::Changed(_) => "Review those files",
         _ => "Review .commandtree/ and the AI definition folders",
     };
-    Err(crate::Error::failed(format!(
+    Err(crate::Error::Untrusted(format!(
         "{what} come from this workspace's own files, so they run only in a workspace you trust, \
          and {why}: nothing was sent and nothing was written. {review} and run `ct trust` in {}",
         root.display()

@@ -1,16 +1,23 @@
-//! Each built-in skill and the playbook runner with a mock SkillApi, on real files and a real
-//! engine. The SkillApi is a mock on purpose: these tests are about what a skill puts into its
-//! request and does with the reply (and about requests that must never be made); the real
-//! SkillApi is tested on the wire against a loopback LLM server in `crates/ct/tests/skills.rs`.
+//! Each built-in LLM skill, and playbooks and command skills through the session, with a mock
+//! SkillApi, on real files and a real engine (the session's trust check is the real one, in a
+//! home folder of the test's own). The SkillApi is a mock on purpose: these tests are about
+//! what a skill puts into its request and does with the reply (and about requests that must
+//! never be made); the real SkillApi is tested on the wire against a loopback LLM server in
+//! `tests/session.rs` and `crates/ct/tests/skills.rs`.
+
+mod support;
 
 use commandtree_engine::{CancelToken, Engine};
+use commandtree_skills::context::ContextType;
 use commandtree_skills::invocation;
-use commandtree_skills::playbook::{self, Event};
+use commandtree_skills::playbook::Event;
 use commandtree_skills::{
-    Error, Host, Registry, RequestOptions, SkillApi, SkillMessage, SkillResponse, SkillRole,
+    Error, Host, Models, PlaybookError, Registry, RequestOptions, Session, SkillApi, SkillMessage,
+    SkillResponse, SkillRole, TextSink,
 };
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use support::{in_own_home, trust, workspace, write};
 
 /// Records every request and answers from a script (or fails with the scripted error).
 struct MockApi {
@@ -47,18 +54,41 @@ impl SkillApi for MockApi {
     }
 }
 
-fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-skills-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
+/// The mock answers a session: its requests carry the context the session read.
+struct Answering<'a> {
+    api: &'a dyn SkillApi,
+    context: Vec<SkillMessage>,
 }
 
-fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, text).unwrap();
-    p
+impl SkillApi for Answering<'_> {
+    fn active_context(&self) -> commandtree_skills::Result<Vec<SkillMessage>> {
+        Ok(self.context.clone())
+    }
+    fn send_request(
+        &self,
+        messages: Vec<SkillMessage>,
+        options: &RequestOptions,
+    ) -> commandtree_skills::Result<SkillResponse> {
+        self.api.send_request(messages, options)
+    }
+}
+
+/// Models that are always `api`.
+struct Always<'a>(&'a dyn SkillApi);
+
+impl Models for Always<'_> {
+    fn open(
+        &self,
+        _: &Engine,
+        _: &CancelToken,
+        context: Vec<SkillMessage>,
+        _: Option<TextSink>,
+    ) -> commandtree_skills::Result<Box<dyn SkillApi + '_>> {
+        Ok(Box::new(Answering {
+            api: self.0,
+            context,
+        }))
+    }
 }
 
 fn invoke(
@@ -300,165 +330,166 @@ fn search_without_embeddings_says_how_to_make_them() {
 
 const PLAYBOOK: &str = "---\nname: notes\ninputs:\n  - name: version\n  - name: tone\n    default: plain\n---\n\n```step id=draft\n@task --prompt \"Draft notes for {{inputs.version}} in a {{inputs.tone}} tone\"\n```\n\n```step id=check context=false\n@task --prompt 'Check: {{steps.draft}}'\n```\n\n```step\n@task --prompt \"Polish: {{last}} / {{steps.draft}}\"\n```\n";
 
-fn host(engine: &Engine) -> Host<'_> {
-    Host {
-        engine,
-        cancel: CancelToken::new(),
-        yes: false,
-        ask: None,
-    }
+/// The inputs a run of [`PLAYBOOK`] gets.
+fn version(v: &str) -> Vec<(String, String)> {
+    vec![("version".into(), v.into())]
 }
 
 #[test]
 fn playbook_passes_replies_on_and_builds_its_context() {
-    let root = workspace("pb");
-    write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
-    let engine = Engine::open(Some(&root), &root).unwrap();
-    let (_, pb) = playbook::find(&root, "notes").unwrap();
-    let inputs = playbook::inputs(&pb, &[("version".into(), "2.0".into())]).unwrap();
-    let api = MockApi::new(
-        vec![SkillMessage::new(
-            SkillRole::Agent,
-            "You write release notes.",
-        )],
-        vec![
-            Ok("DRAFT \"quoted\"".into()),
-            Ok("OK".into()),
-            Ok("FINAL".into()),
-        ],
-    );
-    let mut started = Vec::new();
-    let done = playbook::run(
-        &pb,
-        &inputs,
-        &Registry::builtin(),
-        &api,
-        &host(&engine),
-        &mut |ev| {
-            if let Event::Started { step, .. } = ev {
-                started.push(step.id.clone())
-            }
-        },
-    )
-    .unwrap();
-    assert_eq!(started, ["draft", "check", "step3"]);
-    assert_eq!(
-        done.last().unwrap(),
-        &("step3".to_string(), "FINAL".to_string())
-    );
-    let sent = api.sent.borrow();
-    let last = |i: usize| sent[i].0.last().unwrap().content.clone();
-    assert_eq!(last(0), "Draft notes for 2.0 in a plain tone");
-    assert_eq!(last(1), "Check: DRAFT \"quoted\"");
-    assert_eq!(last(2), "Polish: OK / DRAFT \"quoted\"");
-    // Step 2 sees the draft as assistant context; step 3 too, but not step 2's reply
-    // (context=false).
-    let roles = |i: usize| -> Vec<(SkillRole, String)> {
-        sent[i]
-            .0
-            .iter()
-            .map(|m| (m.role, m.content.clone()))
-            .collect()
-    };
-    assert_eq!(
-        roles(1)[1],
-        (SkillRole::Assistant, "DRAFT \"quoted\"".to_string())
-    );
-    assert_eq!(roles(2).len(), 3);
-    assert!(!roles(2).iter().any(|(_, c)| c == "OK"));
+    in_own_home("playbook_passes_replies_on_and_builds_its_context", || {
+        let root = workspace("pb");
+        write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
+        trust(&root);
+        let engine = Engine::open(Some(&root), &root).unwrap();
+        let api = MockApi::new(
+            Vec::new(),
+            vec![
+                Ok("DRAFT \"quoted\"".into()),
+                Ok("OK".into()),
+                Ok("FINAL".into()),
+            ],
+        );
+        let session = Session::new(&engine).with_models(Always(&api));
+        session
+            .conversation(None)
+            .add(ContextType::Agent, "You write release notes.")
+            .unwrap();
+        let (_, pb) = session.find_playbook("notes").unwrap();
+        let ready = session.prepare_playbook(&pb, &version("2.0")).unwrap();
+        let mut started = Vec::new();
+        let done = session
+            .run_playbook(ready, Some("default"), &mut |ev| {
+                if let Event::Started { step, .. } = ev {
+                    started.push(step.id.clone())
+                }
+            })
+            .unwrap();
+        assert_eq!(started, ["draft", "check", "step3"]);
+        assert_eq!(
+            done.last().unwrap(),
+            &("step3".to_string(), "FINAL".to_string())
+        );
+        let sent = api.sent.borrow();
+        let last = |i: usize| sent[i].0.last().unwrap().content.clone();
+        assert_eq!(last(0), "Draft notes for 2.0 in a plain tone");
+        assert_eq!(last(1), "Check: DRAFT \"quoted\"");
+        assert_eq!(last(2), "Polish: OK / DRAFT \"quoted\"");
+        // The stored context goes first, as workspace data; step 2 sees the draft as assistant
+        // context; step 3 too, but not step 2's reply (context=false).
+        let roles = |i: usize| -> Vec<(SkillRole, String)> {
+            sent[i]
+                .0
+                .iter()
+                .map(|m| (m.role, m.content.clone()))
+                .collect()
+        };
+        assert_eq!(roles(0)[0].0, SkillRole::User);
+        assert!(roles(0)[0].1.contains("You write release notes."));
+        assert_eq!(
+            roles(1)[1],
+            (SkillRole::Assistant, "DRAFT \"quoted\"".to_string())
+        );
+        assert_eq!(roles(2).len(), 3);
+        assert!(!roles(2).iter().any(|(_, c)| c == "OK"));
+    });
 }
 
 #[test]
 fn playbook_failures_and_bad_references_name_the_step() {
-    let root = workspace("pb-fail");
-    write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
-    write(
-        &root,
-        ".commandtree/playbooks/bad.playbook.md",
-        "```step id=a\n@task --prompt x\n```\n```step id=b\n@task --prompt '{{steps.zzz}}'\n```\n",
-    );
-    let engine = Engine::open(Some(&root), &root).unwrap();
-    let (_, pb) = playbook::find(&root, "notes").unwrap();
-    let e = playbook::inputs(&pb, &[]).unwrap_err().to_string();
-    assert!(e.contains("Missing or invalid input version"), "{e}");
-    let e = playbook::inputs(&pb, &[("colour".into(), "x".into())])
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("no input `colour`"), "{e}");
-    let inputs = playbook::inputs(&pb, &[("version".into(), "1".into())]).unwrap();
-    let api = MockApi::new(
-        Vec::new(),
-        vec![Ok("D".into()), Err(Error::failed("quota exceeded"))],
-    );
-    let e = playbook::run(
-        &pb,
-        &inputs,
-        &Registry::builtin(),
-        &api,
-        &host(&engine),
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert_eq!((e.index, e.id.as_str()), (2, "check"));
-    assert_eq!(
-        e.to_string(),
-        "step 2 `check` (line 13) failed: quota exceeded"
-    );
-    assert_eq!(api.sent.borrow().len(), 2, "the third step never ran");
+    in_own_home("playbook_failures_and_bad_references_name_the_step", || {
+        let root = workspace("pb-fail");
+        write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
+        write(
+            &root,
+            ".commandtree/playbooks/bad.playbook.md",
+            "```step id=a\n@task --prompt x\n```\n```step id=b\n@task --prompt '{{steps.zzz}}'\n```\n",
+        );
+        trust(&root);
+        let engine = Engine::open(Some(&root), &root).unwrap();
+        let api = MockApi::new(
+            Vec::new(),
+            vec![Ok("D".into()), Err(Error::failed("quota exceeded"))],
+        );
+        let session = Session::new(&engine).with_models(Always(&api));
+        let (_, pb) = session.find_playbook("notes").unwrap();
+        let input_error = |given: &[(String, String)]| match session.prepare_playbook(&pb, given) {
+            Err(PlaybookError::Playbook(e)) => e.to_string(),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("prepared"),
+        };
+        let e = input_error(&[]);
+        assert!(e.contains("Missing or invalid input version"), "{e}");
+        let e = input_error(&[("colour".into(), "x".into())]);
+        assert!(e.contains("no input `colour`"), "{e}");
+        let ready = session.prepare_playbook(&pb, &version("1")).unwrap();
+        let e = session.run_playbook(ready, None, &mut |_| {}).unwrap_err();
+        assert_eq!((e.index, e.id.as_str()), (2, "check"));
+        assert_eq!(
+            e.to_string(),
+            "step 2 `check` (line 13) failed: quota exceeded"
+        );
+        assert_eq!(api.sent.borrow().len(), 2, "the third step never ran");
 
-    let (_, bad) = playbook::find(&root, "bad").unwrap();
-    let api = MockApi::new(Vec::new(), vec![Ok("A".into())]);
-    let e = playbook::run(
-        &bad,
-        &Default::default(),
-        &Registry::builtin(),
-        &api,
-        &host(&engine),
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert_eq!(e.id, "b");
-    assert!(
-        e.to_string().contains("no earlier step has id `zzz`"),
-        "{e}"
-    );
-    // A dry run finds the same problem without sending anything.
-    let api = MockApi::new(Vec::new(), Vec::new());
-    let e = playbook::dry_run(&bad, &Default::default(), &Registry::builtin()).unwrap_err();
-    assert_eq!(e.id, "b");
-    assert!(api.sent.borrow().is_empty());
-    let steps = playbook::dry_run(&pb, &inputs, &Registry::builtin()).unwrap();
-    assert_eq!(
-        steps[2].args[1],
-        "Polish: <reply of step check> / <reply of step draft>"
-    );
-    assert!(
-        playbook::find(&root, "missing")
-            .unwrap_err()
-            .to_string()
-            .contains("there are: bad, notes")
-    );
+        // A reference to no earlier step stops the playbook before anything is sent, as the
+        // dry run finds it.
+        let (_, bad) = session.find_playbook("bad").unwrap();
+        let api = MockApi::new(Vec::new(), vec![Ok("A".into())]);
+        let session = Session::new(&engine).with_models(Always(&api));
+        for e in [
+            session.prepare_playbook(&bad, &[]).err().unwrap(),
+            session.plan_playbook(&bad, &[]).unwrap_err(),
+        ] {
+            let PlaybookError::Step(e) = e else {
+                panic!("{e}")
+            };
+            assert_eq!(e.id, "b");
+            assert!(
+                e.to_string().contains("no earlier step has id `zzz`"),
+                "{e}"
+            );
+        }
+        assert!(api.sent.borrow().is_empty());
+        let steps = session.plan_playbook(&pb, &version("1")).unwrap();
+        assert_eq!(
+            steps[2].args[1],
+            "Polish: <reply of step check> / <reply of step draft>"
+        );
+        assert!(
+            session
+                .find_playbook("missing")
+                .unwrap_err()
+                .to_string()
+                .contains("there are: bad, notes")
+        );
+    });
 }
 
 #[test]
-fn a_cancelled_host_stops_before_the_next_step() {
-    let root = workspace("pb-cancel");
-    write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
-    let engine = Engine::open(Some(&root), &root).unwrap();
-    let (_, pb) = playbook::find(&root, "notes").unwrap();
-    let inputs = playbook::inputs(&pb, &[("version".into(), "1".into())]).unwrap();
-    let api = MockApi::new(Vec::new(), vec![Ok("D".into()), Ok("never".into())]);
-    let h = host(&engine);
-    let cancel = h.cancel.clone();
-    let e = playbook::run(&pb, &inputs, &Registry::builtin(), &api, &h, &mut |ev| {
-        if let Event::Finished { .. } = ev {
-            cancel.cancel()
-        }
-    })
-    .unwrap_err();
-    assert_eq!(e.error, Error::Cancelled);
-    assert_eq!(e.to_string(), "step 2 `check` was cancelled");
-    assert_eq!(api.sent.borrow().len(), 1);
+fn a_cancelled_session_stops_before_the_next_step() {
+    in_own_home("a_cancelled_session_stops_before_the_next_step", || {
+        let root = workspace("pb-cancel");
+        write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
+        trust(&root);
+        let engine = Engine::open(Some(&root), &root).unwrap();
+        let api = MockApi::new(Vec::new(), vec![Ok("D".into()), Ok("never".into())]);
+        let cancel = CancelToken::new();
+        let session = Session::new(&engine)
+            .with_models(Always(&api))
+            .with_cancel(cancel.clone());
+        let (_, pb) = session.find_playbook("notes").unwrap();
+        let ready = session.prepare_playbook(&pb, &version("1")).unwrap();
+        let e = session
+            .run_playbook(ready, None, &mut |ev| {
+                if let Event::Finished { .. } = ev {
+                    cancel.cancel()
+                }
+            })
+            .unwrap_err();
+        assert_eq!(e.error, Error::Cancelled);
+        assert_eq!(e.to_string(), "step 2 `check` was cancelled");
+        assert_eq!(api.sent.borrow().len(), 1);
+    });
 }
 
 #[test]
@@ -585,38 +616,51 @@ impl SkillApi for EditsWhileAnswering {
 
 #[test]
 fn a_command_skill_never_overwrites_a_file_changed_meanwhile() {
-    use commandtree_skills::command_skill;
-    let root = workspace("apply-race");
-    let script = write(&root, "deploy.sh", "#!/bin/sh\necho deploy\n");
-    write(
-        &root,
-        ".commandtree/skills/clean.md",
-        "---\nname: Clean\n---\nTidy it.\n",
+    in_own_home(
+        "a_command_skill_never_overwrites_a_file_changed_meanwhile",
+        || {
+            let root = workspace("apply-race");
+            let script = write(&root, "deploy.sh", "#!/bin/sh\necho deploy\n");
+            write(
+                &root,
+                ".commandtree/skills/clean.md",
+                "---\nname: Clean\n---\nTidy it.\n",
+            );
+            trust(&root);
+            let engine = Engine::open(Some(&root), &root).unwrap();
+            let loaded = engine.load(&Default::default()).unwrap();
+            let item = loaded.resolve("deploy.sh").unwrap().clone();
+            let api = EditsWhileAnswering {
+                file: script.clone(),
+            };
+            let session = Session::new(&engine).with_models(Always(&api));
+            let skill = session.find_command_skill("Clean").unwrap();
+            let p = session
+                .proposer()
+                .and_then(|p| p.propose(&skill, &item, &RequestOptions::default()))
+                .unwrap();
+            assert_eq!(p.after, "#!/bin/sh\necho model\n");
+            let e = session.apply(&p).unwrap_err();
+            assert_eq!(e, Error::Changed(script.clone()));
+            assert!(
+                e.to_string()
+                    .contains("changed while the model was answering"),
+                "{e}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&script).unwrap(),
+                "#!/bin/sh\necho edited by hand\n"
+            );
+            // CRLF files are refused before anything is sent.
+            std::fs::write(&script, "#!/bin/sh\r\necho deploy\r\n").unwrap();
+            let mock = MockApi::new(Vec::new(), Vec::new());
+            let session = Session::new(&engine).with_models(Always(&mock));
+            let e = session
+                .proposer()
+                .and_then(|p| p.propose(&skill, &item, &RequestOptions::default()))
+                .unwrap_err();
+            assert!(e.to_string().contains("LF line ends"), "{e}");
+            assert!(mock.sent.borrow().is_empty());
+        },
     );
-    let engine = Engine::open(Some(&root), &root).unwrap();
-    let loaded = engine.load(&Default::default()).unwrap();
-    let item = loaded.resolve("deploy.sh").unwrap().clone();
-    let skill = command_skill::find(&root, "Clean").unwrap();
-    let api = EditsWhileAnswering {
-        file: script.clone(),
-    };
-    let p = command_skill::propose(&root, &skill, &item, &api, &RequestOptions::default()).unwrap();
-    assert_eq!(p.after, "#!/bin/sh\necho model\n");
-    let e = command_skill::apply(&p).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("changed while the model was answering"),
-        "{e}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(&script).unwrap(),
-        "#!/bin/sh\necho edited by hand\n"
-    );
-    // CRLF files are refused before anything is sent.
-    std::fs::write(&script, "#!/bin/sh\r\necho deploy\r\n").unwrap();
-    let mock = MockApi::new(Vec::new(), Vec::new());
-    let e = command_skill::propose(&root, &skill, &item, &mock, &RequestOptions::default())
-        .unwrap_err();
-    assert!(e.to_string().contains("LF line ends"), "{e}");
-    assert!(mock.sent.borrow().is_empty());
 }

@@ -76,7 +76,7 @@ pub enum PickFor {
     TagFilter,
     RemoveTag(String),
     /// A command skill for this command id; the file ids of the skills, in the items' order.
-    Skill(String, Vec<String>),
+    CommandSkill(String, Vec<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -1048,7 +1048,7 @@ impl App {
                 return Some(Effect::Copy(line));
             }
             KeyCode::Char('S') => self.summarize(),
-            KeyCode::Char('m') => self.pick_skill(),
+            KeyCode::Char('m') => self.pick_command_skill(),
             KeyCode::Char('i') if self.selected_command().is_some() => {
                 self.popup = Some(Popup::Details);
             }
@@ -1734,7 +1734,7 @@ impl App {
 
     /// `m`: the workspace's command skills for the selected command; pressed again while the
     /// model is answering, it cancels.
-    fn pick_skill(&mut self) {
+    fn pick_command_skill(&mut self) {
         if let Some(t) = self.busy.take() {
             t.cancel();
             self.say("cancelled", Level::Info);
@@ -1762,14 +1762,14 @@ impl App {
             return;
         }
         self.popup = Some(Popup::Pick {
-            title: format!("Skill for {}", clean(&label)),
+            title: format!("Command skill for {}", clean(&label)),
             items: skills.iter().map(|s| clean(&s.name)).collect(),
             sel: 0,
-            purpose: PickFor::Skill(id, skills.into_iter().map(|s| s.id).collect()),
+            purpose: PickFor::CommandSkill(id, skills.into_iter().map(|s| s.id).collect()),
         });
     }
 
-    fn propose_skill(&mut self, command: &str, skill: String) {
+    fn propose_command_skill(&mut self, command: &str, skill: String) {
         if !self.ready() {
             return;
         }
@@ -1782,7 +1782,7 @@ impl App {
             "asking the model to apply {skill} to {}… (m cancels)",
             item.label
         ));
-        worker::propose_skill(
+        worker::propose_command_skill(
             self.engine.root().to_path_buf(),
             item,
             skill,
@@ -1819,8 +1819,9 @@ impl App {
 
     fn apply_proposal(&mut self, p: &commandtree_skills::command_skill::Proposal) {
         let rel = self.rel(&p.path.to_string_lossy());
-        match commandtree_skills::command_skill::apply(p) {
-            Ok(()) => self.say(format!("applied to {rel}"), Level::Info),
+        let applied = commandtree_skills::Session::new(&self.engine).apply(p);
+        match applied {
+            Ok(_) => self.say(format!("applied to {rel}"), Level::Info),
             Err(e) => self.say(e.to_string(), Level::Error),
         }
     }
@@ -1828,9 +1829,9 @@ impl App {
     fn picked(&mut self, sel: usize, item: String, purpose: PickFor) {
         match purpose {
             // By position: two skills may share a display name.
-            PickFor::Skill(command, ids) => {
+            PickFor::CommandSkill(command, ids) => {
                 if let Some(skill) = ids.get(sel) {
-                    self.propose_skill(&command, skill.clone());
+                    self.propose_command_skill(&command, skill.clone());
                 }
             }
             PickFor::TagFilter => {

@@ -316,44 +316,37 @@ pub fn stop(root: PathBuf, run_id: i64, tx: Sender<Msg>) {
 }
 
 /// Asks the model for command skill `skill`'s version of `command`'s file. Nothing is written
-/// here: the proposal comes back for the user to confirm. Like `ct skill apply`, it needs
-/// `ct trust` in the workspace, since the instructions are the workspace's own files.
-pub fn propose_skill(
+/// here: the proposal comes back for the user to confirm. The session checks `ct trust` first,
+/// as for `ct skill apply`, since the instructions are the workspace's own files.
+pub fn propose_command_skill(
     root: PathBuf,
     command: CommandItem,
     skill: String,
     cancel: CancelToken,
     tx: Sender<Msg>,
 ) {
-    use commandtree_skills::{LlmSkillApi, RequestOptions, command_skill};
+    use commandtree_skills::{Error, RequestOptions, Session};
     std::thread::spawn(move || {
-        let found = command_skill::find(&root, &skill).map_err(|e| e.to_string());
+        let engine = match commandtree_engine::Engine::open(Some(&root), &root) {
+            Ok(e) => e,
+            Err(e) => {
+                let _ = tx.send(Msg::Proposed(skill, Err(e.to_string())));
+                return;
+            }
+        };
+        let session = Session::new(&engine).with_cancel(cancel);
+        let found = session.find_command_skill(&skill);
         let name = found.as_ref().map_or(skill.clone(), |s| s.name.clone());
-        let r = found.and_then(|s| {
-            commandtree_skills::trust::require(&root, "Command skills")
-                .map_err(|e| e.to_string())?;
-            use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
-            let provider = match commandtree_engine::summaries::detect(&ws(&root)) {
-                Ok(Detection::Found(c)) => *c,
-                Ok(Detection::Disabled(by)) => {
-                    return Err(format!(
-                        "AI features are switched off (provider = none, set in {by})"
-                    ));
-                }
-                Ok(Detection::NotFound) => return Err(HOW_TO_CONFIGURE.to_string()),
-                Err(e) => return Err(e.to_string()),
-            };
-            let api = LlmSkillApi::new(commandtree_llm::Client::new(provider), cancel.clone());
-            command_skill::propose(&root, &s, &command, &api, &RequestOptions::default()).map_err(
-                |e| {
-                    if cancel.is_cancelled() {
-                        "cancelled".to_string()
-                    } else {
-                        e.to_string()
-                    }
-                },
-            )
-        });
+        let r = found
+            .and_then(|s| {
+                session
+                    .proposer()?
+                    .propose(&s, &command, &RequestOptions::default())
+            })
+            .map_err(|e| match e {
+                Error::Cancelled => "cancelled".to_string(),
+                e => e.to_string(),
+            });
         let _ = tx.send(Msg::Proposed(name, r));
     });
 }

@@ -346,11 +346,51 @@ fn proposal(root: &std::path::Path, before: &str) -> commandtree_skills::command
     }
 }
 
+/// Set in the child [`in_own_home`] starts.
+const CHILD: &str = "COMMANDTREE_TUI_TEST_HOME";
+
+/// Runs `body` in a child process of this test binary (the test named `test`, alone) whose
+/// `HOME` is a scratch folder, so the `ct trust` record a test writes never touches the
+/// user's; here, waits for it and fails when it failed or did not run that test.
+fn in_own_home(test: &str, body: impl FnOnce()) {
+    if std::env::var_os(CHILD).is_some() {
+        body();
+        return;
+    }
+    let home = std::env::temp_dir().join(format!("ct-tui-home-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let _gone = Scratch(home.clone());
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(&format!("test {test} ... ok")),
+        "{test} in its own home failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn a_command_skill_shows_its_diff_and_writes_only_after_y() {
+    in_own_home(
+        "a_command_skill_shows_its_diff_and_writes_only_after_y",
+        shows_its_diff_and_writes_only_after_y,
+    );
+}
+
+fn shows_its_diff_and_writes_only_after_y() {
     let (scratch, mut app) = app("skill-diff");
     let root = scratch.0.join("demo").canonicalize().unwrap();
     write(&root, ".commandtree/skills/clean-up.md", SKILL);
+    // Writing a command skill's proposal, like asking for one, needs the user's `ct trust`.
+    assert!(std::env::var_os(CHILD).is_some());
+    commandtree_core::trust::trust(&root).unwrap();
     let script = root.join("scripts/clean.sh");
     let before = std::fs::read_to_string(&script).unwrap();
 
@@ -358,7 +398,7 @@ fn a_command_skill_shows_its_diff_and_writes_only_after_y() {
     key(&mut app, KeyCode::Char('m'));
     let shown = render(&mut app, 100, 30);
     assert!(
-        shown.contains("Skill for clean.sh") && shown.contains("Clean Up Script"),
+        shown.contains("Command skill for clean.sh") && shown.contains("Clean Up Script"),
         "{shown}"
     );
     key(&mut app, KeyCode::Esc);

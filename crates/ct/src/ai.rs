@@ -20,11 +20,11 @@ pub struct PromptArgs {
     /// Its arguments: `$ARGUMENTS` gets them all, `$1`…`$9` one each (from 1),
     /// `$ARGUMENTS[n]` one each (from 0). Put arguments starting with `-` after `--`.
     args: Vec<String>,
-    /// Precede the prompt with this agent's instructions and the skills table.
+    /// Precede the prompt with this agent's instructions and the table of skill definitions.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
-    /// Send the rendered prompt to the configured LLM (the `task` skill, without the context of
-    /// `ct context`) and print the reply.
+    /// Send the rendered prompt to the configured LLM (the `task` LLM skill, without the context
+    /// of `ct context`) and print the reply.
     #[arg(long, conflicts_with = "json")]
     send: bool,
     /// Print {command, agent, prompt} as JSON.
@@ -40,7 +40,8 @@ pub struct AgentArgs {
 
 #[derive(Subcommand)]
 enum AgentAction {
-    /// Print an agent's full system prompt: its body, its instructions, the skills table.
+    /// Print an agent's full system prompt: its body, its instructions, the table of skill
+    /// definitions.
     Show {
         id: String,
         /// Print the agent and its system prompt as JSON.

@@ -1,6 +1,7 @@
-//! LLM skills on the command line: `ct task`, `ct skill run|list|schema|apply`, `ct context`,
-//! `ct playbook run|list`, and `ct run` of a playbook. Wiring and printing only; the work is in
-//! `commandtree-skills`.
+//! LLM skills, command skills and playbooks on the command line: `ct task`,
+//! `ct skill run|list|schema|apply`, `ct context`, `ct playbook run|list`, and `ct run` of a
+//! playbook. Arguments, printing and the terminal's questions only; the work is the
+//! `commandtree_skills::Session`'s.
 
 use crate::commands::{self, fail};
 use crate::{Exit, output};
@@ -9,21 +10,21 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use commandtree_core::CommandItem;
 use commandtree_engine::{CancelToken, Engine};
-use commandtree_skills::api::{self, LlmSkillApi};
+use commandtree_skills::context::{ContextType, DEFAULT_CONVERSATION};
+use commandtree_skills::invocation::{self, Invocation};
 use commandtree_skills::playbook::{self, Event};
-use commandtree_skills::{Error, Host, Registry, RequestOptions, command_skill, invocation};
-use commandtree_store::{ContextType, DEFAULT_CONVERSATION, Store};
+use commandtree_skills::{Error, NoModel, PlaybookError, RequestOptions, Session, command_skill};
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
 
 const SKILL_EXAMPLES: &str = "Examples:
-  ct skill list                                    built-in skills and this workspace's command skills
-  ct skill schema task                             the task skill's parameters as JSON Schema
+  ct skill list                                    the built-in LLM skills, this workspace's command skills
+  ct skill schema task                             the task LLM skill's parameters as JSON Schema
   ct skill run task --prompt \"Summarize this text\" --model gpt-4o \\
       --modelOptions '{\"temperature\":0.7,\"max_tokens\":256}'
   ct skill run file --action write --path ./test.json --content \"hello world\"
   ct skill apply clean-up deploy.sh                diff from the model, written after you answer y
-  ct skill load rest-api-design                    a definition skill's content (SKILL.md, *.skill.md)";
+  ct skill load rest-api-design                    a skill definition's content (SKILL.md, *.skill.md)";
 
 #[derive(Args)]
 #[command(after_help = SKILL_EXAMPLES)]
@@ -38,21 +39,21 @@ enum SkillCommand {
     Run(SkillRunArgs),
     /// The built-in LLM skills and the command skills of .commandtree/skills/.
     List(JsonArg),
-    /// A skill's parameters as JSON Schema.
+    /// An LLM skill's parameters as JSON Schema.
     Schema(SchemaArgs),
     /// Apply a command skill to a command's file: the model's version is shown as a diff and
     /// written only after you confirm.
     Apply(ApplyArgs),
-    /// Print a definition skill's content (`.github/skills/<id>/SKILL.md`, `*.skill.md`, ...:
-    /// what the `load_skill` tool returns).
+    /// Print a skill definition's content (an Agent Skill's `.github/skills/<id>/SKILL.md`, a
+    /// `*.skill.md`, ...: what the `load_skill` tool returns).
     Load(crate::skill::LoadArgs),
 }
 
 #[derive(Args)]
 struct SkillRunArgs {
-    /// The skill (task, file, run, search), with or without `@`.
+    /// The LLM skill (task, file, run, search), with or without `@`.
     skill: String,
-    /// The skill's flags, as `--name value`.
+    /// The LLM skill's flags, as `--name value`.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -180,14 +181,34 @@ struct PlaybookRunArgs {
 }
 
 /// An error of the skills layer, printed; exit 2 for a wrong invocation, 130 when cancelled.
+/// Without a model, the way to configure one (as `ct summarize` says it).
 fn skill_fail(e: Error) -> anyhow::Error {
-    let code = match e {
+    let code = match &e {
         Error::Invalid(_) => 2,
         Error::Cancelled => 130,
+        Error::NoModel(NoModel::NotConfigured(how)) => {
+            eprintln!("{how}");
+            return Exit(1).into();
+        }
+        Error::NoModel(NoModel::SwitchedOff(_)) => {
+            output::error(&format!("{e}; name a provider there to summarize"));
+            return Exit(1).into();
+        }
         _ => 1,
     };
     output::error(&e.to_string());
     Exit(code).into()
+}
+
+/// A playbook that did not start: a step that does not check is a usage error (exit 2).
+fn playbook_fail(e: PlaybookError) -> anyhow::Error {
+    match e {
+        PlaybookError::Playbook(e) => skill_fail(e),
+        PlaybookError::Step(e) => {
+            output::error(&e.to_string());
+            Exit(2).into()
+        }
+    }
 }
 
 /// The process's token, cancelled by the first SIGINT or SIGTERM; a second one ends the
@@ -254,30 +275,22 @@ fn terminal_text(s: &str) -> String {
     output::clean_lines(s).into_owned()
 }
 
-/// The SkillApi over the configured provider; replies stream to stdout on a terminal.
-fn skill_api(
-    engine: &Engine,
-    cancel: &CancelToken,
-    context: Vec<api::SkillMessage>,
-    stream: bool,
-) -> Result<LlmSkillApi> {
-    let provider = crate::summarize::require_provider(engine)?;
-    let api = LlmSkillApi::new(commandtree_llm::Client::new(provider), cancel.clone())
-        .with_context(context);
+/// The session of one `ct` command: Ctrl-C cancels it, questions go to the terminal, answers
+/// come from the configured provider and, with `stream`, stream to stdout.
+fn session(engine: &Engine, yes: bool, stream: bool) -> Result<Session<'_>> {
+    let session = Session::new(engine)
+        .with_cancel(interrupt_token()?)
+        .with_yes(yes)
+        .with_ask(&ASK);
     Ok(if stream {
-        api.on_text(|t| {
+        session.with_streaming(|t| {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(terminal_text(t).as_bytes());
             let _ = out.flush();
         })
     } else {
-        api
+        session
     })
-}
-
-fn active_context(engine: &Engine, conversation: &str) -> Result<Vec<api::SkillMessage>> {
-    let store = Store::open_read_only(&engine.db_path()).map_err(|e| anyhow::anyhow!(e))?;
-    api::stored_context(store.as_ref(), conversation).map_err(skill_fail)
 }
 
 /// Prints a reply: streamed already on a terminal (then only the final newline), whole
@@ -308,76 +321,27 @@ pub fn task(engine: &Engine, args: TaskArgs) -> Result<()> {
     if let Some(o) = args.model_options {
         words.extend(["--modelOptions".to_string(), o]);
     }
-    let inv = invocation::Invocation {
+    let inv = Invocation {
         skill: "task".into(),
         args: words,
     };
-    let context = if args.no_context {
-        Vec::new()
-    } else {
-        active_context(engine, &args.conversation)?
-    };
-    run_invocation(engine, &inv, context)
+    let conversation = (!args.no_context).then_some(args.conversation.as_str());
+    run_invocation(engine, &inv, conversation)
 }
 
 /// `ct prompt --send`: a rendered prompt command through the `task` skill, alone.
 pub fn send_prompt(engine: &Engine, prompt: String) -> Result<()> {
-    let inv = invocation::Invocation {
+    let inv = Invocation {
         skill: "task".into(),
         args: vec!["--prompt".to_string(), prompt],
     };
-    run_invocation(engine, &inv, Vec::new())
+    run_invocation(engine, &inv, None)
 }
 
-fn run_invocation(
-    engine: &Engine,
-    inv: &invocation::Invocation,
-    context: Vec<api::SkillMessage>,
-) -> Result<()> {
-    let registry = Registry::builtin();
-    // Checked before a provider is needed, so a wrong flag is named even without one.
-    let skill = registry.get(&inv.skill).map_err(skill_fail)?;
-    commandtree_skills::params::bind(skill.name(), skill.params(), &inv.args)
-        .map_err(skill_fail)?;
-    let cancel = interrupt_token()?;
-    let stream = std::io::stdout().is_terminal();
-    let api: Box<dyn commandtree_skills::SkillApi> = if skill.name() == "task" {
-        Box::new(skill_api(engine, &cancel, context, stream)?)
-    } else {
-        // Only `task` talks to the model; the others must not need a provider.
-        Box::new(NoLlm)
-    };
-    let host = Host {
-        engine,
-        cancel,
-        yes: false,
-        ask: Some(&ASK),
-    };
-    let reply = registry.invoke(inv, api.as_ref(), &host).map_err(|e| {
-        // A question left unanswered by Ctrl-C reads as "no"; report the Ctrl-C.
-        skill_fail(if host.cancel.is_cancelled() {
-            Error::Cancelled
-        } else {
-            e
-        })
-    })?;
-    print_reply(&reply, stream && skill.name() == "task")
-}
-
-/// For skills that never ask the model.
-struct NoLlm;
-
-impl commandtree_skills::SkillApi for NoLlm {
-    fn active_context(&self) -> commandtree_skills::Result<Vec<api::SkillMessage>> {
-        Ok(Vec::new())
-    }
-    fn send_request(
-        &self,
-        _: Vec<api::SkillMessage>,
-        _: &RequestOptions,
-    ) -> commandtree_skills::Result<commandtree_skills::SkillResponse> {
-        Err(Error::failed("this skill does not talk to the LLM"))
-    }
+fn run_invocation(engine: &Engine, inv: &Invocation, conversation: Option<&str>) -> Result<()> {
+    let session = session(engine, false, std::io::stdout().is_terminal())?;
+    let reply = session.invoke(inv, conversation).map_err(skill_fail)?;
+    print_reply(&reply.text, reply.streamed)
 }
 
 pub fn skill(engine: &Engine, args: SkillArgs, quiet: bool) -> Result<()> {
@@ -386,19 +350,14 @@ pub fn skill(engine: &Engine, args: SkillArgs, quiet: bool) -> Result<()> {
             let mut words = vec![a.skill];
             words.extend(a.flags);
             let inv = invocation::from_words(words).map_err(skill_fail)?;
-            let context = if inv.skill == "task" {
-                active_context(engine, DEFAULT_CONVERSATION)?
-            } else {
-                Vec::new()
-            };
-            run_invocation(engine, &inv, context)
+            run_invocation(engine, &inv, Some(DEFAULT_CONVERSATION))
         }
         SkillCommand::List(a) => list_skills(engine, a.json, quiet),
         SkillCommand::Load(a) => crate::skill::load(engine, a, quiet),
         SkillCommand::Schema(a) => {
             let name = a.skill.trim_start_matches('@');
-            let registry = Registry::builtin();
-            let skill = registry.get(name).map_err(skill_fail)?;
+            let session = Session::new(engine);
+            let skill = session.registry().get(name).map_err(skill_fail)?;
             let mut out = std::io::stdout().lock();
             output::json(&mut out, &skill.schema())?;
             Ok(())
@@ -408,14 +367,15 @@ pub fn skill(engine: &Engine, args: SkillArgs, quiet: bool) -> Result<()> {
 }
 
 fn list_skills(engine: &Engine, json: bool, quiet: bool) -> Result<()> {
-    let registry = Registry::builtin();
-    let (found, warnings) = command_skill::discover(engine.root());
+    let session = Session::new(engine);
+    let (found, warnings) = session.command_skills();
     if !quiet {
         output::warnings(&warnings);
     }
     let mut out = std::io::stdout().lock();
     if json {
-        let builtin: Vec<_> = registry
+        let builtin: Vec<_> = session
+            .registry()
             .skills()
             .map(|s| json!({"name": s.name(), "description": s.description()}))
             .collect();
@@ -426,7 +386,7 @@ fn list_skills(engine: &Engine, json: bool, quiet: bool) -> Result<()> {
         return Ok(());
     }
     writeln!(out, "Built-in skills (ct skill run NAME --flag value):")?;
-    for s in registry.skills() {
+    for s in session.registry().skills() {
         writeln!(out, "  @{:<8} {}", s.name(), s.description())?;
     }
     if found.is_empty() {
@@ -476,12 +436,11 @@ fn colour_diff(diff: &str) -> String {
 
 fn apply(engine: &Engine, a: ApplyArgs, quiet: bool) -> Result<()> {
     let root = engine.root();
-    let skill = command_skill::find(root, &a.skill).map_err(skill_fail)?;
+    let session = session(engine, false, false)?;
+    let skill = session.find_command_skill(&a.skill).map_err(skill_fail)?;
     let loaded = commands::load(engine, Vec::new(), quiet, false)?;
     let item: CommandItem = loaded.resolve(&a.command).map_err(fail)?.clone();
-    commandtree_skills::trust::require(root, "Command skills").map_err(skill_fail)?;
-    let cancel = interrupt_token()?;
-    let api = skill_api(engine, &cancel, Vec::new(), false)?;
+    let proposer = session.proposer().map_err(skill_fail)?;
     let options = RequestOptions {
         model: a.model,
         ..Default::default()
@@ -493,8 +452,9 @@ fn apply(engine: &Engine, a: ApplyArgs, quiet: bool) -> Result<()> {
             output::clean(&commands::name(&item))
         );
     }
-    let proposal =
-        command_skill::propose(root, &skill, &item, &api, &options).map_err(skill_fail)?;
+    let proposal = proposer
+        .propose(&skill, &item, &options)
+        .map_err(skill_fail)?;
     if !proposal.changed() {
         println!(
             "No changes proposed for {}.",
@@ -518,32 +478,24 @@ fn apply(engine: &Engine, a: ApplyArgs, quiet: bool) -> Result<()> {
         .display()
         .to_string();
     if !a.yes && !ask(&format!("Apply these changes to {rel}?")) {
-        if cancel.is_cancelled() {
+        if session.cancel_token().is_cancelled() {
             return Err(skill_fail(Error::Cancelled));
         }
         eprintln!("Not applied; {} is unchanged.", output::clean(&rel));
         return Err(Exit(1).into());
     }
-    command_skill::apply(&proposal).map_err(skill_fail)?;
+    session.apply(&proposal).map_err(skill_fail)?;
     println!("Applied to {}.", output::clean(&rel));
     Ok(())
 }
 
 pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
-    let conversation = args.conversation.as_str();
+    let session = Session::new(engine);
+    let conversation = session.conversation(Some(&args.conversation));
     match args.command {
         ContextCommand::Add(a) => {
             let kind: ContextType = a.kind.parse().map_err(anyhow::Error::msg)?;
-            let mut store = Store::open(&engine.db_path(), true)
-                .map_err(|e| anyhow::anyhow!(e))?
-                .ok_or_else(|| anyhow::anyhow!("the workspace database cannot be created"))?;
-            store
-                .add_context(conversation, kind, &a.text)
-                .map_err(|e| anyhow::anyhow!(e))?;
-            let n = store
-                .context(conversation)
-                .map_err(|e| anyhow::anyhow!(e))?
-                .len();
+            let n = conversation.add(kind, &a.text).map_err(skill_fail)?.count;
             println!(
                 "Added ({n} message{} in the context).",
                 if n == 1 { "" } else { "s" }
@@ -551,11 +503,7 @@ pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
             Ok(())
         }
         ContextCommand::List(a) => {
-            let store = Store::open_read_only(&engine.db_path()).map_err(|e| anyhow::anyhow!(e))?;
-            let rows = match &store {
-                Some(s) => s.context(conversation).map_err(|e| anyhow::anyhow!(e))?,
-                None => Vec::new(),
-            };
+            let rows = conversation.messages().map_err(skill_fail)?;
             let mut out = std::io::stdout().lock();
             if a.json {
                 output::json(&mut out, &rows)?;
@@ -572,12 +520,7 @@ pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
             Ok(())
         }
         ContextCommand::Clear => {
-            let n = match Store::open(&engine.db_path(), false).map_err(|e| anyhow::anyhow!(e))? {
-                Some(mut s) => s
-                    .clear_context(conversation)
-                    .map_err(|e| anyhow::anyhow!(e))?,
-                None => 0,
-            };
+            let n = conversation.clear().map_err(skill_fail)?;
             println!("Removed {n} message{}.", if n == 1 { "" } else { "s" });
             Ok(())
         }
@@ -587,7 +530,7 @@ pub fn context(engine: &Engine, args: ContextArgs) -> Result<()> {
 pub fn playbook(engine: &Engine, args: PlaybookArgs, quiet: bool) -> Result<()> {
     match args.command {
         PlaybookCommand::List(a) => {
-            let all = playbook::list(engine.root());
+            let all = Session::new(engine).playbooks();
             let mut out = std::io::stdout().lock();
             if a.json {
                 let list: Vec<_> = all
@@ -634,7 +577,9 @@ pub fn playbook(engine: &Engine, args: PlaybookArgs, quiet: bool) -> Result<()> 
                 output::error(&e.to_string());
                 anyhow::Error::from(Exit(2))
             })?;
-            let (_, pb) = playbook::find(engine.root(), &a.name).map_err(skill_fail)?;
+            let (_, pb) = Session::new(engine)
+                .find_playbook(&a.name)
+                .map_err(skill_fail)?;
             let given: Vec<(String, String)> = given.into_iter().collect();
             run_playbook(engine, &pb, &given, a.yes, a.dry_run, a.json)
         }
@@ -663,11 +608,10 @@ fn run_playbook(
     dry_run: bool,
     as_json: bool,
 ) -> Result<()> {
-    let inputs = playbook::inputs(pb, given).map_err(skill_fail)?;
-    let registry = Registry::builtin();
+    let stream = std::io::stdout().is_terminal() && !as_json;
+    let session = session(engine, yes, stream)?;
     if dry_run {
-        let steps = playbook::dry_run(pb, &inputs, &registry)
-            .map_err(|e| skill_fail(Error::Invalid(e.to_string())))?;
+        let steps = session.plan_playbook(pb, given).map_err(playbook_fail)?;
         let mut out = std::io::stdout().lock();
         for (step, inv) in pb.steps.iter().zip(steps) {
             let words: Vec<String> = inv
@@ -686,28 +630,8 @@ fn run_playbook(
         }
         return Ok(());
     }
-    // Every step checked before anything is sent or asked, as `--dry-run` does.
-    playbook::dry_run(pb, &inputs, &registry).map_err(|e| {
-        output::error(&e.to_string());
-        anyhow::Error::from(Exit(2))
-    })?;
-    commandtree_skills::trust::require(engine.root(), "Playbooks").map_err(skill_fail)?;
-    let cancel = interrupt_token()?;
-    let stream = std::io::stdout().is_terminal() && !as_json;
-    let api = skill_api(
-        engine,
-        &cancel,
-        active_context(engine, DEFAULT_CONVERSATION)?,
-        stream,
-    )?;
-    let host = Host {
-        engine,
-        cancel,
-        yes,
-        ask: Some(&ASK),
-    };
-    let mut printed_by_stream = false;
-    let result = playbook::run(pb, &inputs, &registry, &api, &host, &mut |ev| match ev {
+    let ready = session.prepare_playbook(pb, given).map_err(playbook_fail)?;
+    let result = session.run_playbook(ready, Some(DEFAULT_CONVERSATION), &mut |ev| match ev {
         Event::Started {
             index,
             total,
@@ -719,11 +643,12 @@ fn run_playbook(
                 output::clean(&step.id),
                 output::clean(&invocation.skill)
             );
-            printed_by_stream = stream && invocation.skill == "task";
         }
-        Event::Finished { reply, .. } => {
+        Event::Finished {
+            reply, streamed, ..
+        } => {
             if !as_json {
-                let _ = print_reply(reply, printed_by_stream);
+                let _ = print_reply(reply, streamed);
             }
         }
     });
@@ -738,6 +663,8 @@ fn run_playbook(
             }
             Ok(())
         }
+        // Looked for before the first step runs, and said as for a single skill.
+        Err(e) if matches!(e.error, Error::NoModel(_)) => Err(skill_fail(e.error)),
         Err(e) => {
             if stream {
                 println!();

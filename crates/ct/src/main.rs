@@ -110,7 +110,7 @@ enum Command {
     /// Send a prompt to your LLM (after the context of `ct context`) and print the reply.
     Task(llm_skills::TaskArgs),
     /// Skills: `run` a built-in LLM skill (task, file, run, search), `list`, `schema`, `apply` a
-    /// command skill of .commandtree/skills/ to a command's file, `load` a definition skill.
+    /// command skill of .commandtree/skills/ to a command's file, `load` a skill definition.
     Skill(llm_skills::SkillArgs),
     /// The context messages `ct task` and playbooks send first: `add`, `list`, `clear`.
     Context(llm_skills::ContextArgs),

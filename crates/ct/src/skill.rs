@@ -1,6 +1,6 @@
-//! `ct skill load`: a definition skill's content (the `.skill.md` / `SKILL.md` knowledge that
-//! agents load on demand). The LLM skills of `ct skill run|list|schema|apply` are in
-//! `llm_skills.rs`, which routes `load` here.
+//! `ct skill load`: a skill definition's content (the `*.skill.md` / Agent Skill `SKILL.md`
+//! knowledge that agents load on demand). The LLM skills and command skills of
+//! `ct skill run|list|schema|apply` are in `llm_skills.rs`, which routes `load` here.
 
 use crate::{ai, output};
 use anyhow::{Result, bail};
@@ -10,9 +10,10 @@ use std::io::Write;
 
 #[derive(Args)]
 pub struct LoadArgs {
-    /// Skill id (`rest-api-design`, a `.github/skills/<id>/SKILL.md` folder name, ...).
+    /// The skill definition's id (`rest-api-design`, a `.github/skills/<id>/SKILL.md` folder
+    /// name, ...).
     id: String,
-    /// Print the skill's metadata and content as JSON.
+    /// Print the skill definition's metadata and content as JSON.
     #[arg(long)]
     json: bool,
 }

@@ -1,6 +1,6 @@
-//! AI definitions (prompt commands, agents, skills, instructions) as tree items. The reading is
-//! `commandtree_agents::parse`; this turns its result into commands whose `command` is the file
-//! (they are read, never run).
+//! AI definitions (prompt commands, agents, skill definitions, instructions) as tree items. The
+//! reading is `commandtree_agents::parse`; this turns its result into commands whose `command` is
+//! the file (they are read, never run).
 
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, Warning};

@@ -20,7 +20,7 @@ pub struct Input {
     pub default: Option<String>,
 }
 
-/// One step: the skill invocation in its fenced block.
+/// One step: the LLM skill invocation in its fenced block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
     /// `id=NAME`, else `step<N>` (1-based position).

@@ -9,7 +9,7 @@
 //! configuration and trust records).
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
-use crate::{Error, Host, Result, Skill, SkillApi};
+use crate::{Error, Host, LlmSkill, Result, SkillApi};
 use std::path::{Component, Path, PathBuf};
 
 pub struct File;
@@ -41,7 +41,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
-impl Skill for File {
+impl LlmSkill for File {
     fn name(&self) -> &'static str {
         "file"
     }

@@ -1,13 +1,13 @@
-//! The built-in skills.
+//! The built-in LLM skills.
 
 pub mod file;
 pub mod run;
 pub mod search;
 pub mod task;
 
-use crate::Skill;
+use crate::LlmSkill;
 
-pub fn all() -> Vec<Box<dyn Skill>> {
+pub fn all() -> Vec<Box<dyn LlmSkill>> {
     vec![
         Box::new(task::Task),
         Box::new(file::File),

@@ -4,7 +4,7 @@
 //! with a security warning (its own or a step's) runs only after the user confirms.
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
-use crate::{Error, Host, Result, Skill, SkillApi};
+use crate::{Error, Host, LlmSkill, Result, SkillApi};
 use commandtree_engine::runs::{self, CaptureOptions, RunRequest, Target};
 use commandtree_engine::{LoadOptions, gate};
 use serde_json::Value;
@@ -43,7 +43,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
-impl Skill for Run {
+impl LlmSkill for Run {
     fn name(&self) -> &'static str {
         "run"
     }

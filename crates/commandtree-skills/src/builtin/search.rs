@@ -2,7 +2,7 @@
 //! embeddings `ct search` uses), best first, one per line.
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
-use crate::{Error, Host, Result, Skill, SkillApi};
+use crate::{Error, Host, LlmSkill, Result, SkillApi};
 use commandtree_engine::{LoadOptions, NoProgress, search};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
-impl Skill for Search {
+impl LlmSkill for Search {
     fn name(&self) -> &'static str {
         "search"
     }

@@ -2,7 +2,7 @@
 //! sends the prompt as `user`, after the active context, and returns the reply.
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
-use crate::{Host, RequestOptions, Result, Skill, SkillApi, SkillMessage};
+use crate::{Host, LlmSkill, ModelUse, RequestOptions, Result, SkillApi, SkillMessage};
 
 pub struct Task;
 
@@ -45,7 +45,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
-impl Skill for Task {
+impl LlmSkill for Task {
     fn name(&self) -> &'static str {
         "task"
     }
@@ -54,6 +54,9 @@ impl Skill for Task {
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+    fn model_use(&self) -> ModelUse {
+        ModelUse::CONVERSATION
     }
     fn execute(&self, api: &dyn SkillApi, _host: &Host<'_>, p: &Params) -> Result<String> {
         let prompt = params::string(p, "prompt")
