@@ -544,6 +544,40 @@ fn positional<'a>(args: &'a [Word], with_value: &[&str], refuse: &[&str]) -> Opt
     Some(out)
 }
 
+/// `./scripts/x.sh`, `scripts/x.sh args`, `bash scripts/x.sh`: the path of a script the command
+/// runs, as written (relative, literal; nothing expanded). A script only sourced (`. lib.sh`)
+/// is not run as a command of its own.
+pub(crate) fn script_call(cmd: &Simple) -> Option<String> {
+    if cmd.after_cd {
+        return None;
+    }
+    let first = cmd.words.first()?.lit()?;
+    let program = first.rsplit('/').next().unwrap_or(first);
+    let path = if matches!(program, "sh" | "bash" | "zsh" | "dash" | "ksh") {
+        let mut args = cmd.args().iter();
+        let script = loop {
+            let w = args.next()?;
+            let t = w.lit()?;
+            if t == "-c" || t == "-s" {
+                return None;
+            }
+            if !t.starts_with('-') {
+                break t;
+            }
+        };
+        script
+    } else {
+        if !first.contains('/') {
+            return None;
+        }
+        first
+    };
+    if path.starts_with('/') || path.starts_with('~') || path.is_empty() {
+        return None;
+    }
+    Some(path.to_string())
+}
+
 /// `make x y` / `$(MAKE) x`: the targets, when the call runs this same makefile. Make variables
 /// (`$(MAKE)`) must have been replaced by the caller.
 pub(crate) fn make_call(cmd: &Simple) -> Option<Call> {
