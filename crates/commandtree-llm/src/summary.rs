@@ -503,7 +503,7 @@ pub fn save(
 /// Stores a summary and the subject's findings in one transaction.
 pub fn save_subject(store: &mut Store, s: &Subject, a: &Analysis) -> commandtree_store::Result<()> {
     save(store, &s.item.id, &s.hash, a)?;
-    let scan_hash = commandtree_risk::scan_hash(&s.item.kind, &s.item.command, &s.content);
+    let scan_hash = commandtree_risk::scan_hash(&s.item, &s.content);
     store.write(|tx| commandtree_store::findings::save(tx, &s.item.id, &scan_hash, &a.findings))
 }
 
