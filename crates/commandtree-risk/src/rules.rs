@@ -608,6 +608,7 @@ impl Analyser<'_> {
         if name == "install.sh" {
             self.installer(c);
         }
+        self.publishing_script(c);
         match name {
             "rm" | "rmdir" => self.rm(c),
             "chmod" => self.chmod(c),
@@ -1239,6 +1240,53 @@ impl Analyser<'_> {
         }
     }
 
+    /// Runs one of the project's scripts whose name says it publishes or deploys
+    /// (`./scripts/deploy-worker.sh`, `tsx scripts/publishCI.ts`): that is what it is for.
+    fn publishing_script(&mut self, c: &Cmd) {
+        let script = if c.name.is_empty() {
+            None
+        } else if matches!(
+            c.name.as_str(),
+            "node"
+                | "tsx"
+                | "ts-node"
+                | "bun"
+                | "deno"
+                | "ruby"
+                | "python"
+                | "python3"
+                | "sh"
+                | "bash"
+                | "zsh"
+        ) {
+            c.operands()
+                .into_iter()
+                .map(Word::text)
+                .find(|t| t != "run" && t.contains('.'))
+        } else if [".sh", ".bash", ".ts", ".js", ".mjs", ".py", ".rb"]
+            .iter()
+            .any(|e| c.name.ends_with(e))
+        {
+            Some(c.name.clone())
+        } else {
+            None
+        };
+        let Some(script) = script else { return };
+        let file = basename(&script);
+        let words = name_words(file.rsplit_once('.').map_or(file, |(stem, _)| stem));
+        if let Some(w) = words
+            .iter()
+            .find(|w| matches!(w.as_str(), "publish" | "deploy"))
+        {
+            self.shared(
+                Level::Caution,
+                c.line,
+                format!("runs a script made to {w} ({file})"),
+                &c.snippet,
+            );
+        }
+    }
+
     /// Runs a script that installs something (an installer changes the machine on purpose).
     fn installer(&mut self, c: &Cmd) {
         self.add(
@@ -1752,6 +1800,32 @@ impl Analyser<'_> {
             return;
         }
     }
+}
+
+/// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
+/// `deploy`, `worker`.
+fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+        cur.push(ch.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// `host:path`, `user@host:path`, `remote:bucket/x` (rclone): somewhere on another machine.

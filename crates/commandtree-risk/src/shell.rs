@@ -454,6 +454,11 @@ impl Analyser<'_> {
         };
         let name = self.text(name_node);
         let append = self.src[name_node.end_byte()..].starts_with(b"+=");
+        // `cmd+=" --dry-run"` under an `if`: the command may run without it, which is the
+        // one that matters.
+        if append && conditional(n) {
+            return;
+        }
         let before = if append {
             self.vars.get(&name).cloned()
         } else {
@@ -1041,6 +1046,33 @@ impl Analyser<'_> {
             );
         }
     }
+}
+
+/// Whether `n` runs only on some paths: under an `if`, a `case`, a loop or a `&&`/`||` list
+/// (within its function).
+fn conditional(n: Node) -> bool {
+    let mut cur = n.parent();
+    let mut steps = 0;
+    while let Some(p) = cur {
+        match p.kind() {
+            "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "case_item"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "list" => return true,
+            "function_definition" | "program" => return false,
+            _ => {}
+        }
+        steps += 1;
+        if steps > MAX_TREE_DEPTH {
+            return false;
+        }
+        cur = p.parent();
+    }
+    false
 }
 
 pub(crate) fn one_line(s: &str) -> String {

@@ -338,6 +338,7 @@ fn publishing_pushing_and_deploying_are_cautions() {
         "npm publish --access public",
         "pnpm publish --access public --no-git-checks --tag next",
         "cmd=\"pnpm publish --access public --tag ${tag}\"\neval \"${cmd}\"",
+        "cmd=\"pnpm publish --tag ${tag}\"\nif [ \"$1\" = dry ]; then\n  cmd+=\" --dry-run\"\nfi\neval \"${cmd}\"",
         "docker push ghcr.io/x/y:1",
         "docker buildx build --push -t x .",
         "DOCKER_CLI_EXPERIMENTAL=enabled docker manifest push x:1",
@@ -354,6 +355,9 @@ fn publishing_pushing_and_deploying_are_cautions() {
         "git push origin v1",
         "git push origin :test-release",
         "dput ppa:x/y ../x.changes",
+        "tsx scripts/publishCI.ts",
+        "./scripts/deploy-worker.sh",
+        "node scripts/deploy.mjs --prod",
     ] {
         warned("shell", t, Level::Caution);
     }
@@ -366,6 +370,8 @@ fn publishing_pushing_and_deploying_are_cautions() {
         "curl -X POST https://hooks.example.com -d '{}'",
         "docker build -t x .",
         "npm pack",
+        "tsx scripts/release-notes.ts",
+        "./scripts/republisher-check.sh",
     ] {
         quiet("shell", t);
     }

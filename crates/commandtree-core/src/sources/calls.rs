@@ -54,7 +54,7 @@ const MAX_TEXT: usize = 256 * 1024;
 pub(crate) fn simple_commands(text: &str) -> Vec<Simple> {
     let mut out = Vec::new();
     if text.len() <= MAX_TEXT {
-        let mut cd = false;
+        let mut cd = Cd::default();
         split(text, 0, &mut out, &mut cd);
     }
     out
@@ -79,7 +79,15 @@ const PREFIXES: &[&str] = &[
     "nice",
 ];
 
-fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
+/// Where the commands read so far left the shell: a `cd` moves it for good; a `pushd` until
+/// its `popd`.
+#[derive(Default)]
+struct Cd {
+    moved: bool,
+    pushed: usize,
+}
+
+fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd) {
     let mut lx = Lexer {
         chars: text.chars().collect(),
         i: 0,
@@ -122,7 +130,7 @@ fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
 }
 
 /// Turns the words of one command into a [`Simple`] (prefixes dropped), reading `sh -c` code.
-fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
+fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd) {
     loop {
         let Some(first) = words.first() else { return };
         let drop_first = match first.lit() {
@@ -152,10 +160,16 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut bo
     }
     let simple = Simple {
         words,
-        after_cd: *cd,
+        after_cd: cd.moved || cd.pushed > 0,
     };
+    match simple.program() {
+        Some("cd") => cd.moved = true,
+        Some("pushd") => cd.pushed += 1,
+        Some("popd") if cd.pushed > 0 => cd.pushed -= 1,
+        Some("popd") => cd.moved = true,
+        _ => {}
+    }
     if matches!(simple.program(), Some("cd" | "pushd" | "popd")) {
-        *cd = true;
         return;
     }
     if depth < MAX_DEPTH

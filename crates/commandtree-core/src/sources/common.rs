@@ -136,12 +136,14 @@ pub(crate) fn normalize_path(path: &Path) -> PathBuf {
 }
 
 /// Steps for the workspace's own scripts that `text` (shell code run in `cwd`) runs: each
-/// script is looked up from `cwd`, then from the workspace root (release scripts are often
-/// written to run from there). A script is a step only when it is a file inside the root.
+/// script is looked up from `cwd`, and with `from_root` then from the workspace root (release
+/// scripts are often written to run from there). A script is a step only when it is a file
+/// inside the root.
 pub(crate) fn script_steps(
     file: &super::SourceFile<'_>,
     text: &str,
     cwd: &Path,
+    from_root: bool,
 ) -> Vec<crate::model::StepRef> {
     use crate::model::{StepHow, StepRef, StepScope};
     let mut out: Vec<StepRef> = Vec::new();
@@ -149,7 +151,8 @@ pub(crate) fn script_steps(
         let Some(rel) = super::calls::script_call(&cmd) else {
             continue;
         };
-        let found = [cwd, file.root]
+        let bases: &[&Path] = if from_root { &[cwd, file.root] } else { &[cwd] };
+        let found = bases
             .iter()
             .map(|base| normalize_path(&base.join(&rel)))
             .find(|p| p.starts_with(file.root) && p != file.path && file.fs.is_file(p));

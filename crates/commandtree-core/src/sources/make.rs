@@ -176,7 +176,8 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                 .code
                 .trim_start()
                 .trim_start_matches(['@', '-', '+', ' ', '\t']);
-            for s in script_steps(file, &make_vars_to_shell(code), file.dir()) {
+            // Make runs recipes in the Makefile's folder, always.
+            for s in script_steps(file, &make_vars_to_shell(code), file.dir(), false) {
                 if !steps.contains(&s) {
                     steps.push(s);
                 }

@@ -32,7 +32,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         .params(params(content))
         .opt_description(description(content));
     // The project's scripts it runs are steps: their warnings are its own.
-    item.steps = script_steps(file, content, file.dir());
+    item.steps = script_steps(file, content, file.dir(), true);
     one_command(item)
 }
 
@@ -408,7 +408,7 @@ mod tests {
         let fs = MemFs::new()
             .file(
                 "/w/scripts/release.sh",
-                "#!/bin/sh\n./scripts/publish.sh\nbash scripts/tag.sh v1\n. ./scripts/lib.sh\n\
+                "#!/bin/sh\n./scripts/publish.sh\npushd out\npopd\nbash scripts/tag.sh v1\n. ./scripts/lib.sh\n\
                  ./missing.sh\n$DIR/x.sh\ncd sub && ./scripts/publish.sh\n",
             )
             .file("/w/scripts/publish.sh", "#!/bin/sh\n")
@@ -426,7 +426,8 @@ mod tests {
             })
             .collect();
         // Looked up from the script's folder, then from the workspace root; sourced files,
-        // missing ones, computed paths and calls after a `cd` are not steps.
+        // missing ones, computed paths and calls after a `cd` (not one undone by `popd`) are
+        // not steps.
         assert_eq!(
             files,
             [
