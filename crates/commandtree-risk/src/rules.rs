@@ -489,7 +489,6 @@ impl Analyser<'_> {
             self.nested(&t, c.line);
             return;
         }
-        let raw: String = code.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
         let env_setup = code.iter().all(|w| w.substs().all(is_env_setup))
             && code.iter().any(|w| w.substs().next().is_some());
         if !env_setup {
@@ -514,7 +513,6 @@ impl Analyser<'_> {
                 );
             }
         }
-        let _ = raw;
         // The substitutions run too.
         for w in code {
             for s in w.substs() {

@@ -569,7 +569,7 @@ pub(crate) fn script_call(cmd: &Simple) -> Option<String> {
     let program = first.rsplit('/').next().unwrap_or(first);
     let path = if matches!(program, "sh" | "bash" | "zsh" | "dash" | "ksh") {
         let mut args = cmd.args().iter();
-        let script = loop {
+        loop {
             let w = args.next()?;
             let t = w.lit()?;
             if t == "-c" || t == "-s" {
@@ -578,8 +578,7 @@ pub(crate) fn script_call(cmd: &Simple) -> Option<String> {
             if !t.starts_with('-') {
                 break t;
             }
-        };
-        script
+        }
     } else {
         if !first.contains('/') {
             return None;

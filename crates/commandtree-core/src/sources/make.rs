@@ -774,7 +774,6 @@ fn unroll_for(text: &str) -> String {
 /// The loop after `for` written out, and how much of `s` it used.
 fn one_loop(s: &str) -> Option<(String, usize)> {
     let t = s.trim_start();
-    let skipped = s.len() - t.len();
     let var: String = t
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -807,7 +806,6 @@ fn one_loop(s: &str) -> Option<(String, usize)> {
         unrolled.push_str("; ");
     }
     let used_to = s.len() - (body_start.len() - done - "done".len());
-    let _ = skipped;
     Some((unrolled, used_to))
 }
 

@@ -1047,5 +1047,60 @@ val out = "git push -f".execute()
         }
         let deep = "\"#{".repeat(10_000);
         let _ = ruby(&format!("sh {deep}"));
+        // Random texts made of the pieces the readers care about.
+        const PIECES: &[&str] = &[
+            "\"",
+            "'",
+            "`",
+            "%x(",
+            "%(",
+            "%q[",
+            "#{",
+            "}",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "<<~E\n",
+            "E\n",
+            "\n",
+            "\\",
+            " ",
+            ",",
+            "sh ",
+            "system(",
+            "commandLine(",
+            "executable ",
+            "args(",
+            "listOf(",
+            "$",
+            "${",
+            "<Exec Command=\"",
+            "/>",
+            "<exec executable=\"x\">",
+            "<arg line=\"",
+            "=begin\n",
+            "=end\n",
+            "#",
+            "//",
+            "/*",
+            "*/",
+            "\"\"\"",
+            ".execute(",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..3_000 {
+            let mut t = String::new();
+            for _ in 0..(seed % 40) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                t.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            for kind in ["rake", "gradle", "dotnet", "maven", "ant"] {
+                let _ = of(kind, &t);
+            }
+        }
     }
 }
