@@ -43,7 +43,10 @@ mod workflow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use warning::{effective_warning, normalise_warning, step_warning, warning_text};
+pub use warning::{
+    AGENT_MARK, effective_warning, effective_warning_for, normalise_warning, step_warning,
+    warning_text,
+};
 
 /// Bump when the rules change, so stored findings are recomputed.
 pub const ANALYSER_VERSION: u32 = 2;

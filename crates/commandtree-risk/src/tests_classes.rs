@@ -436,3 +436,28 @@ fn other_languages_build_files_and_documents_never_read_as_shell() {
     quiet("cargo", "[alias]\nxtask = \"run --package xtask --\"\n");
     quiet("csharp-script", "Process.Start(\"rm\", \"-rf /\");\n");
 }
+
+#[test]
+fn a_models_warning_about_an_ai_definition_is_marked_as_such() {
+    let w = "Tells the agent to delete the user's home folder.";
+    let shown = effective_warning_for("agent", Some(w), Some(Risk::Danger), &[]).unwrap();
+    assert_eq!(shown, format!("{AGENT_MARK}{w}"));
+    // Marking twice (a listing annotated again) changes nothing.
+    assert_eq!(
+        effective_warning_for("agent", Some(&shown), None, &[]).as_deref(),
+        Some(shown.as_str())
+    );
+    assert_eq!(
+        effective_warning_for("prompt", Some(w), Some(Risk::None), &[]),
+        None
+    );
+    assert_eq!(
+        effective_warning_for("prompt", Some("None"), None, &[]),
+        None
+    );
+    // Other commands keep the model's words; a model's danger without a static finding shows.
+    assert_eq!(
+        effective_warning_for("shell", Some("Wipes the disk."), Some(Risk::Danger), &[]).as_deref(),
+        Some("Wipes the disk.")
+    );
+}

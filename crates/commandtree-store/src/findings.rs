@@ -9,7 +9,7 @@
 use crate::{Result, Store};
 use commandtree_core::fs::Fs;
 use commandtree_core::{CommandItem, FileHook};
-use commandtree_risk::{Finding, effective_warning};
+use commandtree_risk::{Finding, effective_warning, effective_warning_for};
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashMap;
 use std::path::Path;
@@ -434,7 +434,8 @@ pub fn apply(store: Option<&mut Store>, items: &mut [CommandItem], prescan: Opti
 /// [`annotate`] with findings in the order of `items` (as [`scan_prepared`] gives them).
 pub fn annotate_in_order(items: &mut [CommandItem], findings: Vec<Vec<Finding>>) {
     for (item, f) in items.iter_mut().zip(findings) {
-        item.security_warning = effective_warning(item.security_warning.as_deref(), None, &f);
+        item.security_warning =
+            effective_warning_for(&item.kind, item.security_warning.as_deref(), None, &f);
     }
 }
 
@@ -443,7 +444,8 @@ pub fn annotate_in_order(items: &mut [CommandItem], findings: Vec<Vec<Finding>>)
 pub fn annotate(items: &mut [CommandItem], findings: &HashMap<String, Vec<Finding>>) {
     for item in items {
         let f = findings.get(&item.id).map(Vec::as_slice).unwrap_or(&[]);
-        item.security_warning = effective_warning(item.security_warning.as_deref(), None, f);
+        item.security_warning =
+            effective_warning_for(&item.kind, item.security_warning.as_deref(), None, f);
     }
 }
 
