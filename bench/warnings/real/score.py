@@ -42,15 +42,15 @@ class Tally:
 
     def row(self, name):
         v = self.verdicts
-        return (f"{name:26} {self.commands:5} | {v['safe']:4} {v['caution']:4} {v['danger']:4} | {self.shown:5} {self.true:4} "
+        return (f"{name:30} {self.commands:5} | {v['safe']:4} {v['caution']:4} {v['danger']:4} | {self.shown:5} {self.true:4} "
                 f"{self.false:5} {pct(self.true, self.true + self.false):>5} | {self.risky:5} {self.recalled:6} "
                 f"{pct(self.recalled, self.risky):>6} {pct(self.recalled_own, self.risky_own):>5} "
                 f"{pct(self.recalled - self.recalled_own, self.risky - self.risky_own):>5}"
                 + (f"  ({self.unlabelled} unlabelled)" if self.unlabelled else ""))
 
 
-HEADER = (f"{'':26} {'':5} | {'labels':^14} | {'shown warnings':^23} | labelled risky commands\n"
-          f"{'repository':26} {'cmds':>5} | safe caut dang | shown true false  prec | risky warned recall   own   dep")
+HEADER = (f"{'':30} {'':5} | {'labels':^14} | {'shown warnings':^23} | labelled risky commands\n"
+          f"{'repository':30} {'cmds':>5} | safe caut dang | shown true false  prec | risky warned recall   own   dep")
 
 
 def main():
@@ -114,7 +114,7 @@ def main():
     for name, (role, t) in per.items():
         print(t.row(name + (" (held-out)" if role == "held-out" else "")))
         (held if role == "held-out" else tune).add(t)
-    print("-" * 110)
+    print("-" * 114)
     print(tune.row("tuning set total"))
     if any(role == "held-out" for role, _ in per.values()):
         print(held.row("held-out total"))

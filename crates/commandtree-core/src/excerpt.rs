@@ -84,6 +84,11 @@ impl<'a> Excerpts<'a> {
         if item.command_type().is_some_and(|t| t.is_ai_definition()) {
             return CommandText::whole(content);
         }
+        // A dispatched workflow runs all its jobs: its text is the file, not the trigger the
+        // item points at.
+        if item.command_type() == Some(crate::CommandType::Workflow) {
+            return CommandText::whole(content);
+        }
         let json = || {
             self.json
                 .get_or_init(|| crate::text::parse_jsonc(content).ok())

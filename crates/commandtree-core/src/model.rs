@@ -124,6 +124,24 @@ pub struct CommandItem {
     /// contract: `securityWarning` already holds it.
     #[serde(skip)]
     pub step_warning: Option<String>,
+    /// The code its runner hands to a shell for it, when the parser works that out from more
+    /// than the command's own text: a make recipe with the Makefile's variables filled in, and
+    /// the recipes of prerequisites that are files rather than commands (`$(GOLANGCI_LINT)`).
+    /// Empty when the own text says it all. The static analyser reads this instead of the
+    /// text. Not in the JSON contract.
+    #[serde(skip)]
+    pub run_code: Vec<ShellCode>,
+}
+
+/// A piece of shell code a runner executes for a command, from the file that defines it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCode {
+    pub code: String,
+    /// 1-based line of the definition file (`CommandItem::definition_path`) where it starts;
+    /// for code reached through `via`, the line of the command's own definition.
+    pub line: u32,
+    /// The prerequisite (a file target) whose recipe this is; `None` for the command's own.
+    pub via: Option<String>,
 }
 
 /// The file and line that hold an included command's text.

@@ -26,7 +26,7 @@ use crate::error::LlmError;
 use commandtree_core::CancelToken;
 use commandtree_core::CommandItem;
 use commandtree_core::excerpt::command_text;
-use commandtree_risk::{Finding, Risk, effective_warning, normalise_warning};
+use commandtree_risk::{Finding, Risk, effective_warning_for, normalise_warning};
 use commandtree_store::Store;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -403,7 +403,12 @@ pub fn analyse(
     let findings = findings(s);
     let model_warning = model_warning(&text("securityWarning"), risk);
     Ok(Analysis {
-        security_warning: effective_warning(model_warning.as_deref(), risk, &findings),
+        security_warning: effective_warning_for(
+            &s.item.kind,
+            model_warning.as_deref(),
+            risk,
+            &findings,
+        ),
         summary,
         model_warning,
         risk,
@@ -503,7 +508,7 @@ pub fn save(
 /// Stores a summary and the subject's findings in one transaction.
 pub fn save_subject(store: &mut Store, s: &Subject, a: &Analysis) -> commandtree_store::Result<()> {
     save(store, &s.item.id, &s.hash, a)?;
-    let scan_hash = commandtree_risk::scan_hash(&s.item.kind, &s.item.command, &s.content);
+    let scan_hash = commandtree_risk::scan_hash(&s.item, &s.content);
     store.write(|tx| commandtree_store::findings::save(tx, &s.item.id, &scan_hash, &a.findings))
 }
 

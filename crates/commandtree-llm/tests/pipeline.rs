@@ -434,12 +434,20 @@ curl -fsSL https://get.example.com/cli | sh
     for r in rows(&root) {
         assert_eq!(r.3, None, "{}", r.0);
     }
-    // The run reports the static finding for the download piped into a shell, and nothing else.
+    // The run reports the static findings (the download piped into a shell; the copy to the
+    // production host), and nothing else.
     for (s, a) in &done {
         if s.item.label == "install.sh" {
             let w = a.security_warning.as_deref().unwrap_or("");
             assert!(
                 w.starts_with("Danger: pipes a download (curl) into sh (line 3"),
+                "{w}"
+            );
+            assert_eq!(a.model_warning, None);
+        } else if s.item.label == "deploy.sh" {
+            let w = a.security_warning.as_deref().unwrap_or("");
+            assert!(
+                w.starts_with("Caution: copies files to another machine (scp) (line 3"),
                 "{w}"
             );
             assert_eq!(a.model_warning, None);
@@ -461,7 +469,7 @@ curl -fsSL https://get.example.com/cli | sh
         .filter(|c| c.security_warning.is_some())
         .map(|c| c.label.as_str())
         .collect();
-    assert_eq!(warned, vec!["install.sh"]);
+    assert_eq!(warned, vec!["deploy.sh", "install.sh"]);
 }
 
 #[test]

@@ -13,10 +13,38 @@ pub enum Language {
     Shell,
     PowerShell,
     Python,
+    /// A dispatched workflow: shell that runs on a CI runner, and the workflow's own settings.
+    Workflow,
+    /// A Compose file: the containers' configuration.
+    Compose,
+}
+
+/// Types whose text never runs: documents and instructions for a model. A Markdown file is
+/// opened in a pager; an AI definition is read by an assistant; a playbook's steps are skill
+/// invocations, whose commands carry their own warnings.
+pub fn is_document(kind: &str) -> bool {
+    matches!(
+        kind,
+        "markdown" | "prompt" | "agent" | "skill" | "instructions" | "playbook"
+    )
 }
 
 pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
     let shell = |f: Fragment| (Language::Shell, f);
+    if is_document(kind) {
+        return Vec::new();
+    }
+    if let Some(codes) = commandtree_core::sources::shell_code::of(kind, text) {
+        return codes
+            .into_iter()
+            .map(|c| {
+                shell(Fragment {
+                    code: c.code,
+                    line: c.line,
+                })
+            })
+            .collect();
+    }
     match kind {
         "shell" | "bash" | "sh" | "zsh" | "dash" | "ksh" => vec![shell(whole(text))],
         "powershell" => vec![(Language::PowerShell, whole(text))],
@@ -26,17 +54,116 @@ pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
         "npm" | "composer" | "deno" | "vscode" | "launch" | "turbo" | "nx" => {
             json(kind, text).into_iter().map(shell).collect()
         }
-        "workflow" | "taskfile" | "docker" => yaml(text).into_iter().map(shell).collect(),
-        "mise" | "cargo" | "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
-        // AI definitions are Markdown too: only their shell blocks are code.
-        "markdown" | "prompt" | "agent" | "skill" | "instructions" => {
-            markdown(text).into_iter().map(shell).collect()
-        }
+        "workflow" => vec![(Language::Workflow, whole(text))],
+        "taskfile" => yaml(text).into_iter().map(shell).collect(),
+        // A Dockerfile's steps change only the image being built; a Compose file says what its
+        // containers get of the host.
+        "docker" if is_compose(text) => vec![(Language::Compose, whole(text))],
+        "docker" => Vec::new(),
+        "mise" => mise(text),
+        "cargo" => cargo_aliases(text).into_iter().map(shell).collect(),
+        "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
         "procfile" => vec![shell(procfile(text))],
+        // C# and F# scripts are not shell.
+        "csharp-script" | "fsharp-script" => Vec::new(),
         // Unknown or other tools' files: the text as shell. Only command positions count, so
         // prose and other languages rarely match.
         _ => vec![shell(whole(text))],
     }
+}
+
+/// A Compose file (or one service cut out of it) rather than a Dockerfile.
+fn is_compose(text: &str) -> bool {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    let word = first
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    // Every Dockerfile starts with an instruction (`FROM`, `ARG`, `# syntax=` comments aside).
+    if matches!(
+        word.as_str(),
+        "FROM" | "ARG" | "RUN" | "ENV" | "LABEL" | "WORKDIR" | "COPY" | "ADD"
+    ) {
+        return false;
+    }
+    yaml_value(text).is_some_and(|v| v.is_object())
+}
+
+/// A mise task: TOML (`run = …`), or a file task in the language of its shebang.
+fn mise(text: &str) -> Vec<(Language, Fragment)> {
+    if let Some(first) = text.lines().next()
+        && let Some(sb) = first.strip_prefix("#!")
+    {
+        let words: Vec<&str> = sb
+            .split_whitespace()
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .filter(|w| *w != "env" && !w.starts_with('-'))
+            .collect();
+        let prog = words.first().copied().unwrap_or("");
+        return match prog {
+            p if ["sh", "bash", "zsh", "dash", "ksh"].contains(&p) => {
+                vec![(Language::Shell, whole(text))]
+            }
+            p if p.starts_with("python") => vec![(Language::Python, whole(text))],
+            "pwsh" | "powershell" => vec![(Language::PowerShell, whole(text))],
+            // node, bun, deno, ruby, …: not a language the analyser reads.
+            _ => Vec::new(),
+        };
+    }
+    toml_strings(text)
+        .into_iter()
+        .map(|f| (Language::Shell, f))
+        .collect()
+}
+
+/// Cargo's `[alias]` values are arguments to cargo (`xtask = "run -p xtask --"`).
+fn cargo_aliases(text: &str) -> Vec<Fragment> {
+    let Ok(t) = commandtree_core::text::parse_toml(text) else {
+        return Vec::new();
+    };
+    let alias = t.get("alias").and_then(toml::Value::as_table).unwrap_or(&t);
+    let mut out = Vec::new();
+    for v in alias.values() {
+        let line = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Array(a) => a
+                .iter()
+                .filter_map(toml::Value::as_str)
+                .map(commandtree_core::text::sh_word)
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => continue,
+        };
+        out.push(Fragment {
+            line: line_of(text, &line),
+            code: format!("cargo {line}"),
+        });
+    }
+    out
+}
+
+/// Recipe lines of a make target as the parser worked them out (variables filled in, file
+/// prerequisites' recipes included), in make's syntax.
+pub fn make_code(code: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in code.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let body = if i == 0 {
+            line.trim_start()
+                .trim_start_matches(['@', '-', '+', ' ', '\t'])
+        } else {
+            line
+        };
+        out.push_str(&make_vars(body));
+    }
+    out
 }
 
 fn whole(text: &str) -> Fragment {
@@ -186,7 +313,7 @@ fn just_vars(s: &str) -> String {
 }
 
 /// The line of `text` where `needle` (a value's first line, as written in the file) starts.
-fn line_of(text: &str, needle: &str) -> u32 {
+pub(crate) fn line_of(text: &str, needle: &str) -> u32 {
     let first: String = needle
         .lines()
         .next()
@@ -333,9 +460,9 @@ const CODE_KEYS: &[&str] = &[
     "exec",
 ];
 
-fn yaml(text: &str) -> Vec<Fragment> {
-    use serde_json::Value;
-    // An excerpt is an indented piece of a larger file: take its common indentation off.
+/// `text` read as YAML; an excerpt (an indented piece of a larger file) has its common
+/// indentation taken off first.
+pub(crate) fn yaml_value(text: &str) -> Option<serde_json::Value> {
     let indent = text
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -347,7 +474,12 @@ fn yaml(text: &str) -> Vec<Fragment> {
         .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
         .collect::<Vec<_>>()
         .join("\n");
-    let Ok(value) = commandtree_core::text::parse_yaml(&dedented) else {
+    commandtree_core::text::parse_yaml(&dedented).ok()
+}
+
+fn yaml(text: &str) -> Vec<Fragment> {
+    use serde_json::Value;
+    let Some(value) = yaml_value(text) else {
         return vec![whole(text)];
     };
     let mut codes = Vec::new();
@@ -419,38 +551,6 @@ fn toml_strings(text: &str) -> Vec<Fragment> {
             code: c,
         })
         .collect()
-}
-
-/// Fenced code blocks meant for a shell (`sh`, `bash`, `console`, no language).
-fn markdown(text: &str) -> Vec<Fragment> {
-    let mut out = Vec::new();
-    let mut current: Option<(String, u32)> = None;
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            match current.take() {
-                Some((code, start)) => out.push(Fragment { code, line: start }),
-                None => {
-                    let lang = t.trim_start_matches(['`', '~']).trim().to_ascii_lowercase();
-                    let lang = lang.split([' ', '{', ',']).next().unwrap_or("");
-                    if matches!(
-                        lang,
-                        "" | "sh" | "bash" | "shell" | "zsh" | "console" | "shellsession"
-                    ) {
-                        current = Some((String::new(), i as u32 + 2));
-                    }
-                }
-            }
-            continue;
-        }
-        if let Some((code, _)) = current.as_mut() {
-            // A console transcript's prompt is not part of the command.
-            let l = line.strip_prefix("$ ").unwrap_or(line);
-            code.push_str(l);
-            code.push('\n');
-        }
-    }
-    out
 }
 
 fn procfile(text: &str) -> Fragment {

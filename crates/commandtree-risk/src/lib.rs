@@ -1,15 +1,30 @@
-//! Security warnings without an LLM: a static analyser over a command's own text (the script
-//! file, the npm script body, the make rule, the just recipe, the VS Code task, …) for
-//! well-known destructive or risky patterns, and the rules that combine its findings with what
-//! a model said.
+//! Security warnings without an LLM: a static analyser over what a command runs (the script
+//! file, the npm script body, the make recipe, the just recipe, the VS Code task, the strings a
+//! Rakefile or a Gradle build hands to a shell, …) for well-known destructive or risky
+//! patterns, and the rules that combine its findings with what a model said.
 //!
-//! Shell text is parsed with tree-sitter-bash, so only what the shell would run counts: the
-//! same words inside a quoted argument, a comment or a heredoc fed to `cat` are not findings;
-//! inside `$(…)`, `bash -c '…'`, `eval '…'`, a heredoc fed to a shell or a variable that holds
-//! a command they are. PowerShell and Python scripts get a tokenizer that keeps strings and
-//! comments apart from code.
+//! Only what runs is analysed, each in its language and in the context it runs in:
+//!
+//! - Shell text is parsed with tree-sitter-bash, so only what the shell would run counts: the
+//!   same words inside a quoted argument, a comment or a heredoc fed to `cat` are not findings;
+//!   inside `$(…)`, `bash -c '…'`, `eval '…'`, a heredoc fed to a shell or a variable that
+//!   holds a command they are. PowerShell and Python scripts get a tokenizer that keeps strings
+//!   and comments apart from code.
+//! - Build files in other languages give only the strings they hand to a shell or an exec call
+//!   (`commandtree_core::sources::shell_code`); a make target gives the recipe its parser
+//!   worked out (`CommandItem::run_code`).
+//! - Documents and AI definitions give nothing: nothing in them runs.
+//! - A Dockerfile's steps change only the image; a Compose file is judged by what its
+//!   containers get of the host (`container`). A dispatched workflow runs on GitHub: only what
+//!   it does to shared things counts (`workflow`).
+//!
+//! Severity: `Danger` loses data or credentials outside the project, runs remote code or
+//! force-rewrites shared history; `Caution` needs privileges, changes the machine or talks to
+//! production (publishing, pushing, deploying). Nothing else is a finding.
 //!
 //! - `analyse(kind, text)`: the findings, in line order.
+//! - `analyse_command(item, text, from_file)`: the same for a discovered command, which may
+//!   carry more than its text (a make recipe's variables, a Compose command's services).
 //! - `warning_text(findings)`: the one line a user sees.
 //! - `normalise_warning(text)`: a model's (or another tool's) warning, or `None` when it is
 //!   a placeholder or a negation ("none", "Not a security warning", "N/A", …).
@@ -17,18 +32,24 @@
 //!   model's warning unless it said `none`.
 //! - `step_warning(step, via, warning)`: what a command shows for a step it runs.
 
+mod container;
 mod extract;
 mod other;
+mod rules;
 mod shell;
 mod warning;
+mod workflow;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use warning::{effective_warning, normalise_warning, step_warning, warning_text};
+pub use warning::{
+    AGENT_MARK, effective_warning, effective_warning_for, normalise_warning, step_warning,
+    warning_text,
+};
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 1;
+pub const ANALYSER_VERSION: u32 = 2;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -100,49 +121,166 @@ pub fn analyse(kind: &str, text: &str) -> Vec<Finding> {
             extract::Language::Shell => shell::analyse(&f.code, f.line, &mut found),
             extract::Language::PowerShell => other::powershell(&f.code, &mut found),
             extract::Language::Python => other::python(&f.code, &mut found),
+            extract::Language::Workflow => workflow::analyse(&f.code, &mut found),
+            extract::Language::Compose => container::compose(&f.code, &mut found),
         }
-        for x in found {
-            if !out
-                .iter()
-                .any(|o: &Finding| o.line == x.line && o.reason == x.reason)
-            {
-                out.push(x);
-            }
-        }
+        merge(&mut out, found);
     }
-    out.sort_by(|a, b| a.line.cmp(&b.line).then(b.level.cmp(&a.level)));
+    sort(&mut out);
     out
 }
 
+fn merge(out: &mut Vec<Finding>, found: Vec<Finding>) {
+    for x in found {
+        if !out
+            .iter()
+            .any(|o: &Finding| o.line == x.line && o.reason == x.reason)
+        {
+            out.push(x);
+        }
+    }
+}
+
+fn sort(out: &mut [Finding]) {
+    out.sort_by(|a, b| a.line.cmp(&b.line).then(b.level.cmp(&a.level)));
+}
+
+/// The findings of a discovered command whose own text (`excerpt::command_text` of its
+/// definition file) is `text`; `from_file` is false when no file could be read and `text` is
+/// its command line. Beyond [`analyse`]: a make target is read from the recipe its parser
+/// worked out, and a Compose command only counts when it starts containers.
+pub fn analyse_command(
+    item: &commandtree_core::CommandItem,
+    text: &str,
+    from_file: bool,
+) -> Vec<Finding> {
+    if !from_file {
+        if extract::is_document(&item.kind) {
+            return Vec::new();
+        }
+        return analyse("shell", text);
+    }
+    match item.kind.as_str() {
+        "make" if !item.run_code.is_empty() => make_findings(item, text),
+        "docker" if !starts_containers(item) => Vec::new(),
+        kind => analyse(kind, text),
+    }
+}
+
+/// What besides its text decides a command's findings: commands whose texts and keys are
+/// equal have equal findings, so a caller may analyse such a text once.
+pub fn analysis_key(item: &commandtree_core::CommandItem, from_file: bool) -> String {
+    if !from_file {
+        return if extract::is_document(&item.kind) {
+            item.kind.clone()
+        } else {
+            "shell".into()
+        };
+    }
+    match item.kind.as_str() {
+        "make" if !item.run_code.is_empty() => {
+            let mut key = format!("make\0{}", item.definition_line().unwrap_or(0));
+            for c in &item.run_code {
+                key.push_str(&format!(
+                    "\0{}\0{}\0{}",
+                    c.line,
+                    c.via.as_deref().unwrap_or(""),
+                    c.code
+                ));
+            }
+            key
+        }
+        "docker" => format!("docker\0{}", starts_containers(item)),
+        kind => kind.to_string(),
+    }
+}
+
+/// `docker compose up`, `up -d`, `up SERVICE`: the commands that start containers.
+fn starts_containers(item: &commandtree_core::CommandItem) -> bool {
+    item.label == "up" || item.label.starts_with("up ")
+}
+
+/// A make target's recipe as its parser gave it, numbered in `text` (the target's own text,
+/// which begins with any comment lines above the rule). What a file prerequisite's recipe does
+/// is told as such (`makes `$(LINT)`, which …`).
+fn make_findings(item: &commandtree_core::CommandItem, text: &str) -> Vec<Finding> {
+    let header = text
+        .lines()
+        .position(|l| {
+            let t = l.trim_start();
+            !(t.is_empty() || t.starts_with('#'))
+        })
+        .unwrap_or(0) as u32;
+    let def = item.definition_line().unwrap_or(1);
+    let mut out = Vec::new();
+    for piece in &item.run_code {
+        let first = match &piece.via {
+            None => (piece.line.saturating_sub(def)) + header + 1,
+            Some(_) => header + 1,
+        };
+        let mut found = Vec::new();
+        shell::analyse(&extract::make_code(&piece.code), first, &mut found);
+        if let Some(via) = &piece.via {
+            for f in &mut found {
+                f.line = first;
+                f.reason = format!("makes `{via}`, which {}", f.reason);
+            }
+        }
+        merge(&mut out, found);
+    }
+    sort(&mut out);
+    out
+}
 /// The highest level among `findings`.
 pub fn level(findings: &[Finding]) -> Option<Level> {
     findings.iter().map(|f| f.level).max()
 }
 
-/// The key stored findings are kept under: changes with the type, the command line, the text
-/// and the analyser's rules. Lowercase hex SHA-256.
-pub fn scan_hash(kind: &str, command: &str, text: &str) -> String {
+/// The key stored findings are kept under: changes with the type, the command line, the text,
+/// whatever else the analyser reads of the command (its label, the code its parser worked
+/// out) and the analyser's rules. Lowercase hex SHA-256.
+pub fn scan_hash(item: &commandtree_core::CommandItem, text: &str) -> String {
     let mut h = Sha256::new();
     h.update(ANALYSER_VERSION.to_le_bytes());
-    for part in [kind, command, text] {
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
+    let part = |h: &mut Sha256, s: &str| {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    for p in [
+        item.kind.as_str(),
+        item.command.as_str(),
+        text,
+        item.label.as_str(),
+    ] {
+        part(&mut h, p);
+    }
+    h.update((item.run_code.len() as u64).to_le_bytes());
+    for c in &item.run_code {
+        part(&mut h, &c.code);
+        h.update(c.line.to_le_bytes());
+        part(&mut h, c.via.as_deref().unwrap_or(""));
+    }
+    if let Some(l) = item.definition_line() {
+        h.update(l.to_le_bytes());
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The findings of one discovered command: its own text (`file_text` is the content of
-/// `item.file_path`, when it could be read) and, for types whose definition is the command
+/// The findings of one discovered command: its own text (`file_text` is the content of its
+/// definition file, when it could be read) and, for types whose definition is the command
 /// line itself (a VS Code task without a file), that line.
 pub fn analyse_item(item: &commandtree_core::CommandItem, file_text: Option<&str>) -> Vec<Finding> {
     match file_text {
         Some(content) => {
             let t = commandtree_core::excerpt::command_text(item, content);
-            analyse(&item.kind, &t.text)
+            analyse_command(item, &t.text, true)
         }
-        None => analyse("shell", &item.command),
+        None => analyse_command(item, &item.command, false),
     }
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_classes;

@@ -178,15 +178,9 @@ fn ps_statement(stmt: &[(String, bool, u32)], text: &str, out: &mut Vec<Finding>
             "runs hidden code decoded from base64 (iex)",
             text,
         );
-    } else if exec {
-        add(
-            out,
-            Level::Caution,
-            line,
-            "evaluates text as code (Invoke-Expression)",
-            text,
-        );
     }
+    // Other text evaluated (`mise activate pwsh | Invoke-Expression`) is judged where it is
+    // made.
     if code
         .iter()
         .any(|w| *w == "-encodedcommand" || *w == "-enc" || *w == "-e")
@@ -371,14 +365,6 @@ pub fn python(text: &str, out: &mut Vec<Finding>) {
                         Level::Danger,
                         line,
                         "runs downloaded or decoded code (exec)",
-                        text,
-                    );
-                } else if !args.is_empty() || !words.is_empty() {
-                    add(
-                        out,
-                        Level::Caution,
-                        line,
-                        "evaluates text as code (exec/eval)",
                         text,
                     );
                 }

@@ -1,7 +1,12 @@
 //! Shell text, parsed with tree-sitter-bash: only what the shell would execute counts, so a
 //! pattern inside a quoted argument (`echo "rm -rf /"`), a comment or a heredoc fed to `cat` is
-//! not a finding, while one inside `$(…)`, `bash -c '…'`, `eval '…'` or a heredoc fed to a shell
-//! is.
+//! not a finding, while one inside `$(…)`, `bash -c '…'`, `eval '…'`, `trap '…'` or a heredoc
+//! fed to a shell is.
+//!
+//! The rules for each command live in `rules`; this module reads the text: words and what they
+//! expand to (literal variables, `$HOME` as `~`, `$(mktemp -d)` as a temporary folder, `$(pwd)`
+//! as the project), wrappers (`sudo`, `env`, `bundle exec`, `npx`, …), pipelines, redirections
+//! and heredocs.
 
 use crate::{Finding, Level};
 use std::collections::HashMap;
@@ -9,20 +14,36 @@ use tree_sitter::{Node, Parser};
 
 /// Nested `bash -c` / `eval` / variable expansion depth: deeper text is only flagged, never
 /// re-parsed, so crafted input cannot recurse without end.
-const MAX_DEPTH: usize = 4;
+pub(crate) const MAX_DEPTH: usize = 4;
 const MAX_TREE_DEPTH: usize = 400;
 
-/// Analyses `text` as a shell script; `first_line` is the line of `text`'s first line in what
-/// the caller was given (findings carry that numbering).
-pub fn analyse(text: &str, first_line: u32, out: &mut Vec<Finding>) {
-    let mut vars = HashMap::new();
-    analyse_nested(text, first_line, 0, &mut vars, out);
+/// Where the code runs, which decides what can hurt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// On the user's machine: everything counts.
+    Host,
+    /// On someone else's machine (a CI runner a dispatched workflow starts): only what reaches
+    /// shared things counts (publishing, pushing, deploying, changing the shared repository).
+    Remote,
 }
 
-fn analyse_nested(
+/// Analyses `text` as a shell script run on the user's machine; `first_line` is the line of
+/// `text`'s first line in what the caller was given (findings carry that numbering).
+pub fn analyse(text: &str, first_line: u32, out: &mut Vec<Finding>) {
+    analyse_in(text, first_line, Scope::Host, out);
+}
+
+/// [`analyse`] for code that runs in `scope`.
+pub fn analyse_in(text: &str, first_line: u32, scope: Scope, out: &mut Vec<Finding>) {
+    let mut vars = HashMap::new();
+    analyse_nested(text, first_line, 0, scope, &mut vars, out);
+}
+
+pub(crate) fn analyse_nested(
     text: &str,
     first_line: u32,
     depth: usize,
+    scope: Scope,
     vars: &mut HashMap<String, String>,
     out: &mut Vec<Finding>,
 ) {
@@ -43,6 +64,7 @@ fn analyse_nested(
         src: text.as_bytes(),
         first_line,
         depth,
+        scope,
         vars,
         out,
         nest: 0,
@@ -51,7 +73,7 @@ fn analyse_nested(
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Piece {
+pub(crate) enum Piece {
     Lit(String),
     /// An expansion whose value is unknown; `guarded` when it fails or has a default when
     /// empty (`${X:?}`, `${X:-y}`).
@@ -64,13 +86,13 @@ enum Piece {
 }
 
 #[derive(Debug, Clone)]
-struct Word {
-    raw: String,
-    pieces: Vec<Piece>,
+pub(crate) struct Word {
+    pub raw: String,
+    pub pieces: Vec<Piece>,
 }
 
 impl Word {
-    fn lit(text: &str) -> Word {
+    pub fn lit(text: &str) -> Word {
         Word {
             raw: text.to_string(),
             pieces: vec![Piece::Lit(text.to_string())],
@@ -78,7 +100,7 @@ impl Word {
     }
 
     /// The value when it has no run-time part.
-    fn literal(&self) -> Option<String> {
+    pub fn literal(&self) -> Option<String> {
         let mut s = String::new();
         for p in &self.pieces {
             match p {
@@ -90,7 +112,7 @@ impl Word {
     }
 
     /// The value with unknown parts written as `$name` / `$(…)`, for matching and messages.
-    fn text(&self) -> String {
+    pub fn text(&self) -> String {
         let mut s = String::new();
         for p in &self.pieces {
             match p {
@@ -105,7 +127,7 @@ impl Word {
         s
     }
 
-    fn substs(&self) -> impl Iterator<Item = &str> {
+    pub fn substs(&self) -> impl Iterator<Item = &str> {
         self.pieces.iter().filter_map(|p| match p {
             Piece::Subst(r) => Some(r.as_str()),
             _ => None,
@@ -113,19 +135,20 @@ impl Word {
     }
 }
 
-struct Cmd {
-    name: String,
-    args: Vec<Word>,
-    line: u32,
-    snippet: String,
+pub(crate) struct Cmd {
+    pub name: String,
+    pub args: Vec<Word>,
+    pub line: u32,
+    pub snippet: String,
 }
 
 impl Cmd {
-    fn has_flag(&self, short: char, long: &str) -> bool {
+    pub fn has_flag(&self, short: char, long: &str) -> bool {
         self.args.iter().any(|a| {
             let t = a.text();
             if let Some(l) = t.strip_prefix("--") {
-                !long.is_empty() && l == long
+                !long.is_empty()
+                    && (l == long || l.strip_prefix(long).is_some_and(|r| r.starts_with('=')))
             } else if let Some(s) = t.strip_prefix('-') {
                 !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()) && s.contains(short)
             } else {
@@ -134,12 +157,12 @@ impl Cmd {
         })
     }
 
-    fn arg_texts(&self) -> Vec<String> {
+    pub fn arg_texts(&self) -> Vec<String> {
         self.args.iter().map(Word::text).collect()
     }
 
     /// Arguments that are not options.
-    fn operands(&self) -> Vec<&Word> {
+    pub fn operands(&self) -> Vec<&Word> {
         let mut after_dd = false;
         let mut out = Vec::new();
         for a in &self.args {
@@ -157,7 +180,7 @@ impl Cmd {
     }
 
     /// The first operand, skipping options that take a value (`git -C dir push`).
-    fn subcommand(&self, with_value: &[&str]) -> Option<(usize, String)> {
+    pub fn subcommand(&self, with_value: &[&str]) -> Option<(usize, String)> {
         let mut skip = false;
         for (i, a) in self.args.iter().enumerate() {
             let t = a.text();
@@ -176,9 +199,20 @@ impl Cmd {
         }
         None
     }
+
+    /// The same command with its first `n` arguments taken off and the next as its name.
+    pub fn shifted(&self, n: usize) -> Option<Cmd> {
+        let first = self.args.get(n)?;
+        Some(Cmd {
+            name: basename(&first.text()).to_string(),
+            args: self.args[n + 1..].to_vec(),
+            line: self.line,
+            snippet: self.snippet.clone(),
+        })
+    }
 }
 
-const SHELLS: &[&str] = &[
+pub(crate) const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox",
 ];
 const INTERPRETERS: &[&str] = &[
@@ -192,18 +226,53 @@ const INTERPRETERS: &[&str] = &[
     "pwsh",
     "powershell",
 ];
-const DOWNLOADERS: &[&str] = &[
+pub(crate) const DOWNLOADERS: &[&str] = &[
     "curl", "wget", "fetch", "http", "https", "xh", "aria2c", "iwr", "irm",
 ];
-const DECODERS: &[&str] = &["base64", "base32", "xxd", "openssl", "uudecode", "rev"];
-const NETWORK: &[&str] = &[
+pub(crate) const DECODERS: &[&str] = &["base64", "base32", "xxd", "openssl", "uudecode", "rev"];
+pub(crate) const NETWORK: &[&str] = &[
     "curl", "wget", "nc", "ncat", "netcat", "scp", "rsync", "http", "https", "xh", "socat", "sftp",
     "ftp",
 ];
 
+/// Variables that name a well-known tool (`$(GIT)`, `${DOCKER}`, make's `$(RM)`): used as a
+/// command name they run that tool.
+const TOOL_VARIABLES: &[(&str, &str)] = &[
+    ("GIT", "git"),
+    ("DOCKER", "docker"),
+    ("PODMAN", "podman"),
+    ("GO", "go"),
+    ("GOCMD", "go"),
+    ("CARGO", "cargo"),
+    ("NPM", "npm"),
+    ("PNPM", "pnpm"),
+    ("YARN", "yarn"),
+    ("RM", "rm"),
+    ("KUBECTL", "kubectl"),
+    ("HELM", "helm"),
+    ("TERRAFORM", "terraform"),
+    ("PIP", "pip"),
+    ("TWINE", "twine"),
+    ("GH", "gh"),
+    ("AWS", "aws"),
+    ("CURL", "curl"),
+    ("WGET", "wget"),
+    ("SUDO", "sudo"),
+    ("INSTALL", "install"),
+    ("CP", "cp"),
+    ("MV", "mv"),
+    ("LN", "ln"),
+    ("MKDIR", "mkdir"),
+    ("CHMOD", "chmod"),
+    ("GEM", "gem"),
+    ("BUNDLE", "bundle"),
+    ("RAKE", "rake"),
+    ("MVN", "mvn"),
+];
+
 /// `$(ssh-agent -s)`, `$(direnv export bash)`: tools whose whole job is printing shell code for
 /// `eval`.
-fn is_env_setup(subst: &str) -> bool {
+pub(crate) fn is_env_setup(subst: &str) -> bool {
     let inner = subst.trim_start_matches(['$', '<']).trim_start_matches('(');
     let first = inner.split_whitespace().next().unwrap_or("");
     matches!(
@@ -235,157 +304,101 @@ fn is_env_setup(subst: &str) -> bool {
     )
 }
 
-fn basename(s: &str) -> &str {
+pub(crate) fn basename(s: &str) -> &str {
     let s = s.trim_start_matches('\\');
     s.rsplit('/').next().unwrap_or(s)
 }
 
-fn is_shell(name: &str) -> bool {
+pub(crate) fn is_shell(name: &str) -> bool {
     SHELLS.contains(&name)
 }
 
-fn is_interpreter(name: &str) -> bool {
+pub(crate) fn is_interpreter(name: &str) -> bool {
     is_shell(name)
         || INTERPRETERS.contains(&name)
         || name.starts_with("python3.")
         || name.starts_with("python2.")
 }
 
-fn mentions_any(raw: &str, names: &[&str]) -> Option<String> {
+pub(crate) fn mentions_any(raw: &str, names: &[&str]) -> Option<String> {
     raw.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
         .find(|w| names.contains(w))
         .map(str::to_string)
 }
 
-/// `~/…` for a path under the home folder (`$HOME` is folded into `~` already).
-fn home_rel(p: &str) -> Option<&str> {
-    if p == "~" {
-        Some("")
+/// What a command substitution stands for when its value is known in kind: a fresh temporary
+/// folder (`mktemp -d`), the project (`pwd`, `dirname "$0"`, `git rev-parse --show-toplevel`).
+fn known_substitution(raw: &str) -> Option<&'static str> {
+    let inner = raw
+        .trim_start_matches('$')
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    let inner = inner.trim_start_matches('`').trim_end_matches('`').trim();
+    // `$(cd "$(dirname "$0")/.." && pwd)`: the last command decides.
+    let last = inner.rsplit("&&").next().unwrap_or(inner).trim();
+    let first = last.split_whitespace().next().unwrap_or("");
+    match basename(first) {
+        "mktemp" => Some(TEMP_DIR),
+        "pwd" => Some("."),
+        "dirname" | "realpath" | "readlink"
+            if last.contains("$0") || last.contains("BASH_SOURCE") =>
+        {
+            Some(".")
+        }
+        "git" if last.contains("--show-toplevel") => Some("."),
+        _ => None,
+    }
+}
+
+/// Marks a variable's value as a template: text with run-time parts, not a literal.
+const TEMPLATE: char = '\u{1}';
+
+fn ensure_template(v: &str) -> String {
+    if v.starts_with(TEMPLATE) {
+        v.to_string()
     } else {
-        p.strip_prefix("~/")
+        format!("{TEMPLATE}{v}")
     }
 }
 
-/// A file whose change or leak hurts: (level, what it is).
-pub(crate) fn sensitive_path(p: &str) -> Option<(Level, &'static str)> {
-    let p = p.trim_matches(['"', '\'']);
-    if let Some(rel) = home_rel(p) {
-        let rel = rel.trim_start_matches("./");
-        const CREDS: &[&str] = &[
-            ".ssh",
-            ".aws",
-            ".gnupg",
-            ".netrc",
-            ".npmrc",
-            ".pypirc",
-            ".git-credentials",
-            ".docker/config.json",
-            ".kube/config",
-            ".config/gcloud",
-            ".azure",
-            ".config/gh/hosts.yml",
-            ".cargo/credentials",
-            ".cargo/credentials.toml",
-        ];
-        const STARTUP: &[&str] = &[
-            ".bashrc",
-            ".bash_profile",
-            ".bash_login",
-            ".profile",
-            ".zshrc",
-            ".zprofile",
-            ".zshenv",
-            ".config/fish/config.fish",
-            ".gitconfig",
-        ];
-        let under = |list: &[&str]| {
-            list.iter()
-                .any(|c| rel == *c || rel.starts_with(&format!("{c}/")))
-        };
-        if under(CREDS) {
-            return Some((Level::Danger, "a credentials file"));
-        }
-        if under(STARTUP) {
-            return Some((Level::Caution, "a shell startup file"));
-        }
-        return None;
-    }
-    if p.ends_with("/authorized_keys") || p.contains("/.ssh/") {
-        return Some((Level::Danger, "a credentials file"));
-    }
-    if p == "/etc/sudoers"
-        || p.starts_with("/etc/sudoers.d")
-        || p == "/etc/passwd"
-        || p == "/etc/shadow"
-    {
-        return Some((Level::Danger, "a system account file"));
-    }
-    if matches!(p, "/etc/profile" | "/etc/bash.bashrc" | "/etc/environment")
-        || p.starts_with("/etc/profile.d/")
-    {
-        return Some((Level::Caution, "a shell startup file"));
-    }
-    None
-}
+/// The value `$(mktemp -d)` and friends stand for: somewhere under the temporary folder.
+pub(crate) const TEMP_DIR: &str = "/tmp/mktemp";
 
-fn is_block_device(p: &str) -> bool {
-    let Some(d) = p.strip_prefix("/dev/") else {
-        return false;
-    };
-    [
-        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop",
-    ]
-    .iter()
-    .any(|x| d.starts_with(x))
-}
-
-const SYSTEM_DIRS: &[&str] = &[
-    "bin",
-    "boot",
-    "dev",
-    "etc",
-    "home",
-    "lib",
-    "lib32",
-    "lib64",
-    "opt",
-    "proc",
-    "root",
-    "sbin",
-    "srv",
-    "sys",
-    "usr",
-    "var",
-    "Users",
-    "System",
-    "Library",
-    "Applications",
-    "mnt",
-    "media",
-    "snap",
-];
-
-struct Analyser<'a> {
-    src: &'a [u8],
-    first_line: u32,
-    depth: usize,
-    vars: &'a mut HashMap<String, String>,
-    out: &'a mut Vec<Finding>,
-    nest: usize,
+pub(crate) struct Analyser<'a> {
+    pub src: &'a [u8],
+    pub first_line: u32,
+    pub depth: usize,
+    pub scope: Scope,
+    pub vars: &'a mut HashMap<String, String>,
+    pub out: &'a mut Vec<Finding>,
+    pub nest: usize,
 }
 
 impl Analyser<'_> {
-    fn text(&self, n: Node) -> String {
+    pub fn text(&self, n: Node) -> String {
         n.utf8_text(self.src).unwrap_or("").to_string()
     }
 
-    fn line(&self, n: Node) -> u32 {
+    pub fn line(&self, n: Node) -> u32 {
         self.first_line + n.start_position().row as u32
     }
 
-    fn add(&mut self, level: Level, line: u32, reason: impl Into<String>, snippet: &str) {
+    /// A finding about the machine the code runs on: dropped when that is not the user's.
+    pub fn add(&mut self, level: Level, line: u32, reason: impl Into<String>, snippet: &str) {
+        if self.scope == Scope::Host {
+            self.push(level, line, reason.into(), snippet);
+        }
+    }
+
+    /// A finding about something shared (a registry, a remote repository, a deployed
+    /// service): it counts wherever the code runs.
+    pub fn shared(&mut self, level: Level, line: u32, reason: impl Into<String>, snippet: &str) {
+        self.push(level, line, reason.into(), snippet);
+    }
+
+    fn push(&mut self, level: Level, line: u32, reason: String, snippet: &str) {
         let snippet = one_line(snippet);
-        let reason = reason.into();
         if self
             .out
             .iter()
@@ -401,6 +414,12 @@ impl Analyser<'_> {
         });
     }
 
+    /// Analyses `text` as shell code run from here (one level deeper).
+    pub fn nested(&mut self, text: &str, line: u32) {
+        let mut vars = self.vars.clone();
+        analyse_nested(text, line, self.depth + 1, self.scope, &mut vars, self.out);
+    }
+
     fn walk(&mut self, n: Node) {
         // Deeper trees are not real scripts; walking them would only risk the stack.
         if self.nest > MAX_TREE_DEPTH {
@@ -411,7 +430,7 @@ impl Analyser<'_> {
             "variable_assignment" => self.assignment(n),
             "command" => {
                 if let Some(c) = self.command(n) {
-                    self.check_command(&c, n);
+                    self.check_command(&c);
                 }
             }
             "pipeline" => self.pipeline(n),
@@ -430,26 +449,48 @@ impl Analyser<'_> {
     }
 
     fn assignment(&mut self, n: Node) {
-        let Some(name) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.child_by_field_name("name") else {
             return;
         };
-        let name = self.text(name);
-        match n.child_by_field_name("value").map(|v| self.word(v)) {
-            Some(w) => match w.literal() {
-                Some(v) => {
-                    self.vars.insert(name, v);
-                }
-                None => {
-                    self.vars.remove(&name);
-                }
-            },
-            None => {
-                self.vars.insert(name, String::new());
-            }
+        let name = self.text(name_node);
+        let append = self.src[name_node.end_byte()..].starts_with(b"+=");
+        // `cmd+=" --dry-run"` under an `if`: the command may run without it, which is the
+        // one that matters.
+        if append && conditional(n) {
+            return;
         }
+        let before = if append {
+            self.vars.get(&name).cloned()
+        } else {
+            None
+        };
+        let value = match n.child_by_field_name("value").map(|v| self.word(v)) {
+            Some(w) => match w.literal() {
+                Some(v) => v,
+                // Not known before it runs: kept as a template (`cmd="pnpm publish --tag
+                // ${tag}"`), which only `eval "$cmd"` reads.
+                None => format!("{TEMPLATE}{}", w.text()),
+            },
+            None => String::new(),
+        };
+        let value = match before {
+            Some(b) => match (b.starts_with(TEMPLATE), value.strip_prefix(TEMPLATE)) {
+                (_, Some(v)) => format!("{}{v}", ensure_template(&b)),
+                (true, None) => format!("{b}{value}"),
+                (false, None) => format!("{b}{value}"),
+            },
+            None if append => format!("{TEMPLATE}${name}{}", value.trim_start_matches(TEMPLATE)),
+            None => value,
+        };
+        self.vars.insert(name, value);
     }
 
-    fn word(&self, n: Node) -> Word {
+    /// The code a variable holds when it was set from text with run-time parts.
+    pub fn template(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).and_then(|v| v.strip_prefix(TEMPLATE))
+    }
+
+    pub fn word(&self, n: Node) -> Word {
         let mut pieces = Vec::new();
         self.pieces(n, &mut pieces);
         Word {
@@ -461,8 +502,10 @@ impl Analyser<'_> {
     fn var_piece(&self, name: &str, guarded: bool) -> Piece {
         match name {
             "HOME" | "USERPROFILE" => Piece::Lit("~".into()),
+            "PWD" => Piece::Lit(".".into()),
+            "TMPDIR" | "RUNNER_TEMP" | "TMP" | "TEMP" => Piece::Lit(TEMP_DIR.into()),
             _ => match self.vars.get(name) {
-                Some(v) if !guarded => Piece::Lit(v.clone()),
+                Some(v) if !guarded && !v.starts_with(TEMPLATE) => Piece::Lit(v.clone()),
                 _ => Piece::Var {
                     name: name.to_string(),
                     guarded,
@@ -522,9 +565,14 @@ impl Analyser<'_> {
                     out.push(self.var_piece(&name, guarded));
                 }
             }
-            "command_substitution" | "process_substitution" | "arithmetic_expansion" => {
-                out.push(Piece::Subst(self.text(n)))
+            "command_substitution" => {
+                let t = self.text(n);
+                match known_substitution(&t) {
+                    Some(v) => out.push(Piece::Lit(v.to_string())),
+                    None => out.push(Piece::Subst(t)),
+                }
             }
+            "process_substitution" | "arithmetic_expansion" => out.push(Piece::Subst(self.text(n))),
             "string" | "concatenation" | "command_name" | "translated_string" => {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
@@ -551,7 +599,7 @@ impl Analyser<'_> {
     }
 
     /// The command with wrappers (`sudo`, `env`, `nohup`, …) taken off; `sudo` is a finding.
-    fn command(&mut self, n: Node) -> Option<Cmd> {
+    pub fn command(&mut self, n: Node) -> Option<Cmd> {
         let name_node = n.child_by_field_name("name")?;
         let name_word = self.word(name_node);
         let mut words: Vec<Word> = vec![name_word];
@@ -572,7 +620,7 @@ impl Analyser<'_> {
         self.unwrap(words, line, &snippet, 0)
     }
 
-    fn unwrap(
+    pub fn unwrap(
         &mut self,
         mut words: Vec<Word>,
         line: u32,
@@ -582,25 +630,23 @@ impl Analyser<'_> {
         loop {
             let first = words.first()?.clone();
             let Some(lit) = first.literal() else {
-                // `$SHELL`: the user's shell.
-                if let [Piece::Var { name, .. }] = first.pieces.as_slice()
-                    && matches!(name.as_str(), "SHELL" | "BASH")
-                {
-                    return Some(Cmd {
-                        name: "sh".into(),
-                        args: words[1..].to_vec(),
-                        line,
-                        snippet: snippet.to_string(),
-                    });
+                if let [Piece::Var { name, .. }] = first.pieces.as_slice() {
+                    // `$SHELL`: the user's shell.
+                    if matches!(name.as_str(), "SHELL" | "BASH") {
+                        return Some(Cmd {
+                            name: "sh".into(),
+                            args: words[1..].to_vec(),
+                            line,
+                            snippet: snippet.to_string(),
+                        });
+                    }
+                    // `$(GIT) clean -xdf`: a variable named after a tool runs that tool.
+                    if let Some((_, tool)) = TOOL_VARIABLES.iter().find(|(v, _)| v == name) {
+                        words[0] = Word::lit(tool);
+                        continue;
+                    }
                 }
-                if first.substs().next().is_some() {
-                    self.add(
-                        Level::Caution,
-                        line,
-                        "runs a command whose name is computed at run time",
-                        snippet,
-                    );
-                }
+                // A name made at run time: what it runs is judged where it is made.
                 return Some(Cmd {
                     name: String::new(),
                     args: words[1..].to_vec(),
@@ -616,6 +662,7 @@ impl Analyser<'_> {
                 return self.unwrap(w, line, snippet, depth + 1);
             }
             let name = basename(&lit).to_string();
+            let opt = |w: &Word| w.text().starts_with('-');
             match name.as_str() {
                 "sudo" | "doas" | "pkexec" | "run0" => {
                     self.add(
@@ -670,6 +717,62 @@ impl Analyser<'_> {
                         .unwrap_or(words.len());
                     words.drain(..i);
                 }
+                // Runners that start the program named next: `npx netlify deploy`.
+                "npx" | "pnpx" | "bunx" => {
+                    words.remove(0);
+                    let mut i = 0;
+                    while i < words.len() && opt(&words[i]) {
+                        i += if matches!(words[i].text().as_str(), "-p" | "--package") {
+                            2
+                        } else {
+                            1
+                        };
+                    }
+                    words.drain(..i.min(words.len()));
+                }
+                "bundle" | "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
+                    if words
+                        .get(1)
+                        .is_some_and(|w| matches!(w.text().as_str(), "exec" | "run")) =>
+                {
+                    words.drain(..2);
+                    while words.first().is_some_and(opt) {
+                        words.remove(0);
+                    }
+                }
+                "pnpm" | "yarn" | "npm" | "bun"
+                    if words
+                        .get(1)
+                        .is_some_and(|w| matches!(w.text().as_str(), "exec" | "dlx" | "x")) =>
+                {
+                    words.drain(..2);
+                    while words.first().is_some_and(|w| opt(w) && w.text() != "--") {
+                        words.remove(0);
+                    }
+                    if words.first().is_some_and(|w| w.text() == "--") {
+                        words.remove(0);
+                    }
+                }
+                // `mise x node@20 -- npm publish`, `mise exec -- cmd`.
+                "mise" | "rtx"
+                    if words
+                        .get(1)
+                        .is_some_and(|w| matches!(w.text().as_str(), "x" | "exec")) =>
+                {
+                    match words.iter().position(|w| w.text() == "--") {
+                        Some(i) => {
+                            words.drain(..=i);
+                        }
+                        None => {
+                            return Some(Cmd {
+                                name,
+                                args: words[1..].to_vec(),
+                                line,
+                                snippet: snippet.to_string(),
+                            });
+                        }
+                    }
+                }
                 _ => {
                     return Some(Cmd {
                         name,
@@ -679,668 +782,6 @@ impl Analyser<'_> {
                     });
                 }
             }
-        }
-    }
-
-    /// Analyses code handed to a shell or `eval` as text: literal code is parsed in turn; code
-    /// made at run time is judged by where it comes from.
-    fn nested_code(&mut self, code: &[&Word], c: &Cmd, what: &str) {
-        let literal: Option<Vec<String>> = code.iter().map(|w| w.literal()).collect();
-        match literal {
-            Some(parts) => {
-                let text = parts.join(" ");
-                let mut vars = self.vars.clone();
-                analyse_nested(&text, c.line, self.depth + 1, &mut vars, self.out);
-            }
-            None => {
-                let raw: String = code.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
-                if code.iter().all(|w| {
-                    w.substs().all(is_env_setup)
-                        && w.pieces.iter().all(|p| !matches!(p, Piece::Var { .. }))
-                }) && code.iter().any(|w| w.substs().next().is_some())
-                {
-                    return;
-                }
-                if let Some(d) = mentions_any(&raw, DOWNLOADERS) {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("runs code downloaded with {d}"),
-                        &c.snippet,
-                    );
-                } else if let Some(d) = mentions_any(&raw, DECODERS) {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("runs hidden code decoded with {d}"),
-                        &c.snippet,
-                    );
-                } else {
-                    self.add(
-                        Level::Caution,
-                        c.line,
-                        format!("{what} text built at run time"),
-                        &c.snippet,
-                    );
-                }
-                // The substitutions run too.
-                for w in code {
-                    for s in w.substs() {
-                        let inner = s
-                            .trim_start_matches(['$', '<', '>'])
-                            .trim_start_matches('(')
-                            .trim_end_matches(')')
-                            .to_string();
-                        let mut vars = self.vars.clone();
-                        analyse_nested(&inner, c.line, self.depth + 1, &mut vars, self.out);
-                    }
-                }
-            }
-        }
-    }
-
-    fn check_command(&mut self, c: &Cmd, node: Node) {
-        let args = c.arg_texts();
-        let name = c.name.as_str();
-        // Code passed as text to a shell or eval.
-        if name == "eval" && !c.args.is_empty() {
-            let code: Vec<&Word> = c.args.iter().collect();
-            self.nested_code(&code, c, "evaluates");
-        }
-        if is_interpreter(name) || name == "su" {
-            if let Some(i) = args
-                .iter()
-                .position(|a| a == "-c" || a == "-e" || a == "--command")
-                && let Some(code) = c.args.get(i + 1)
-            {
-                // Literal code for another language (`python -c 'print(1)'`) is not shell.
-                if is_shell(name) || name == "su" || code.literal().is_none() {
-                    self.nested_code(&[code], c, "runs");
-                }
-            }
-            // `bash <(curl …)`, `python <(wget -O- …)`.
-            for w in &c.args {
-                for s in w.substs() {
-                    if s.starts_with("<(")
-                        && let Some(d) = mentions_any(s, DOWNLOADERS)
-                    {
-                        self.add(
-                            Level::Danger,
-                            c.line,
-                            format!("runs a script downloaded with {d}"),
-                            &c.snippet,
-                        );
-                    }
-                }
-            }
-        }
-        if matches!(name, "source" | ".") {
-            for w in &c.args {
-                for s in w.substs() {
-                    if let Some(d) = mentions_any(s, DOWNLOADERS) {
-                        self.add(
-                            Level::Danger,
-                            c.line,
-                            format!("runs a script downloaded with {d}"),
-                            &c.snippet,
-                        );
-                    }
-                }
-            }
-        }
-        match name {
-            "rm" | "rmdir" => self.rm(c),
-            "chmod" => self.chmod(c),
-            "chown" | "chgrp"
-                if c.has_flag('R', "recursive")
-                    && c.operands()
-                        .iter()
-                        .skip(1)
-                        .any(|w| outside_level(&w.text()).is_some()) =>
-            {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    "changes the owner of files outside the project, recursively",
-                    &c.snippet,
-                );
-            }
-            "dd" => {
-                if let Some(dev) = args
-                    .iter()
-                    .find_map(|a| a.strip_prefix("of="))
-                    .filter(|d| is_block_device(d))
-                {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("overwrites the disk {dev}"),
-                        &c.snippet,
-                    );
-                }
-            }
-            "mkfs" | "mke2fs" | "mkswap" | "fdisk" | "sfdisk" | "gdisk" | "sgdisk" | "parted"
-            | "wipefs" | "blkdiscard" | "diskutil" | "format" => {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    format!("formats or repartitions a disk ({name})"),
-                    &c.snippet,
-                );
-            }
-            n if n.starts_with("mkfs.") => {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    format!("formats a disk ({n})"),
-                    &c.snippet,
-                );
-            }
-            "shred" if args.iter().any(|a| is_block_device(a)) => {
-                self.add(Level::Danger, c.line, "wipes a disk (shred)", &c.snippet);
-            }
-            "shutdown" | "reboot" | "halt" | "poweroff" => {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    format!("shuts the machine down ({name})"),
-                    &c.snippet,
-                );
-            }
-            "git" => self.git(c),
-            "docker" | "podman" => self.docker(c),
-            "kubectl" | "oc" => {
-                if let Some((_, sub)) = c.subcommand(&["-n", "--namespace", "--context", "-l"])
-                    && matches!(sub.as_str(), "delete" | "drain")
-                {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("deletes cluster resources (kubectl {sub})"),
-                        &c.snippet,
-                    );
-                }
-            }
-            "helm" => {
-                if let Some((_, sub)) = c.subcommand(&["-n", "--namespace"])
-                    && matches!(sub.as_str(), "uninstall" | "delete" | "del" | "un")
-                {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        "removes a deployed release (helm uninstall)",
-                        &c.snippet,
-                    );
-                }
-            }
-            "terraform" | "tofu" | "terragrunt" | "pulumi" | "cdk" | "cdktf" => {
-                let destroy = c.subcommand(&["-chdir", "--stack", "-s"]).map(|s| s.1)
-                    == Some("destroy".into())
-                    || args.iter().any(|a| a == "-destroy");
-                if destroy {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("destroys infrastructure ({name} destroy)"),
-                        &c.snippet,
-                    );
-                }
-            }
-            "aws" | "gcloud" | "az" | "gsutil" | "doctl" => {
-                let destructive = args.iter().any(|a| {
-                    matches!(
-                        a.as_str(),
-                        "rb" | "delete"
-                            | "terminate-instances"
-                            | "delete-stack"
-                            | "delete-bucket"
-                            | "delete-db-instance"
-                            | "delete-cluster"
-                    ) || a.starts_with("delete-")
-                }) || ((args.iter().any(|a| a == "rm"))
-                    && (c.has_flag('r', "recursive")));
-                if destructive {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("deletes cloud resources ({name})"),
-                        &c.snippet,
-                    );
-                }
-            }
-            "dropdb" | "dropuser" => {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    format!("drops a database ({name})"),
-                    &c.snippet,
-                );
-            }
-            "psql" | "mysql" | "mariadb" | "sqlite3" | "sqlcmd" | "cockroach"
-            | "clickhouse-client" => {
-                let mut take = false;
-                for (i, a) in args.iter().enumerate() {
-                    let inline = a
-                        .strip_prefix("--command=")
-                        .or_else(|| a.strip_prefix("--execute="))
-                        .or_else(|| a.strip_prefix("--query="));
-                    let sql = if let Some(s) = inline {
-                        Some(s.to_string())
-                    } else if take || (name == "sqlite3" && i > 0 && !a.starts_with('-')) {
-                        Some(a.clone())
-                    } else {
-                        None
-                    };
-                    take = matches!(
-                        a.as_str(),
-                        "-c" | "-e" | "--command" | "--execute" | "-q" | "-Q" | "--query"
-                    );
-                    if let Some(sql) = sql {
-                        self.sql(&sql, c.line, &c.snippet);
-                    }
-                }
-            }
-            "mongo" | "mongosh"
-                if args
-                    .iter()
-                    .any(|a| a.contains("dropDatabase") || a.contains(".drop()")) =>
-            {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    "drops a database (mongo)",
-                    &c.snippet,
-                );
-            }
-            "redis-cli"
-                if args.iter().any(|a| {
-                    a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")
-                }) =>
-            {
-                self.add(Level::Danger, c.line, "erases a Redis database", &c.snippet);
-            }
-            "rails" | "rake"
-                if args.iter().any(|a| {
-                    matches!(
-                        a.as_str(),
-                        "db:drop" | "db:reset" | "db:schema:load" | "db:purge"
-                    )
-                }) =>
-            {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    "drops the database (rails db:drop/reset)",
-                    &c.snippet,
-                );
-            }
-            "nc" | "ncat" | "netcat" if args.iter().any(|a| a == "-e" || a == "-c") => {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    "opens a remote shell (nc -e)",
-                    &c.snippet,
-                );
-            }
-            "find" => {
-                let start = c.args.first().map(Word::text).unwrap_or_default();
-                let deletes = args.iter().any(|a| a == "-delete")
-                    || args.windows(2).any(|w| {
-                        (w[0] == "-exec" || w[0] == "-execdir") && basename(&w[1]) == "rm"
-                    });
-                if deletes && let Some(l) = outside_level(&start) {
-                    self.add(
-                        l,
-                        c.line,
-                        format!("deletes files under {start}"),
-                        &c.snippet,
-                    );
-                }
-            }
-            "tee" | "cp" | "mv" | "install" | "ln" | "rsync" | "sed" | "truncate" => {
-                let targets: Vec<String> = match name {
-                    "tee" => c.operands().iter().map(|w| w.text()).collect(),
-                    "sed" if c.has_flag('i', "in-place") => {
-                        c.operands().iter().skip(1).map(|w| w.text()).collect()
-                    }
-                    "sed" => Vec::new(),
-                    "truncate" => c.operands().iter().map(|w| w.text()).collect(),
-                    _ => c
-                        .operands()
-                        .last()
-                        .map(|w| vec![w.text()])
-                        .unwrap_or_default(),
-                };
-                for t in targets {
-                    self.write_to(&t, c.line, &c.snippet);
-                }
-            }
-            "crontab" if !args.iter().any(|a| a == "-l") => {
-                self.add(
-                    Level::Caution,
-                    c.line,
-                    "replaces the user's crontab",
-                    &c.snippet,
-                );
-            }
-            _ => {}
-        }
-        if NETWORK.contains(&name) {
-            for a in &args {
-                let p = a
-                    .trim_start_matches(|ch: char| {
-                        ch != '@' && a.contains('@') && !a.starts_with('~')
-                    })
-                    .trim_start_matches('@');
-                let p = p
-                    .split_once('=')
-                    .map(|(_, v)| v.trim_start_matches('@'))
-                    .unwrap_or(p);
-                if let Some((Level::Danger, what)) = sensitive_path(p) {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("sends {what} over the network ({name})"),
-                        &c.snippet,
-                    );
-                }
-            }
-        }
-        let _ = node;
-    }
-
-    fn rm(&mut self, c: &Cmd) {
-        let recursive = c.has_flag('r', "recursive") || c.has_flag('R', "recursive");
-        if c.args.iter().any(|a| a.text() == "--no-preserve-root") {
-            self.add(
-                Level::Danger,
-                c.line,
-                "deletes the root folder (--no-preserve-root)",
-                &c.snippet,
-            );
-        }
-        if !recursive && c.name == "rm" {
-            return;
-        }
-        for w in c.operands() {
-            // `"$DIR"/…` with DIR empty is `/…`.
-            let mut lead = w
-                .pieces
-                .iter()
-                .skip_while(|p| matches!(p, Piece::Lit(t) if t.is_empty()));
-            if let Some(Piece::Var {
-                name,
-                guarded: false,
-            }) = lead.next()
-            {
-                let rest: String = w
-                    .pieces
-                    .iter()
-                    .skip_while(|p| !matches!(p, Piece::Var { .. }))
-                    .skip(1)
-                    .map(|p| match p {
-                        Piece::Lit(t) => t.clone(),
-                        _ => "x".into(),
-                    })
-                    .collect();
-                if rest.starts_with('/') {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        format!("deletes from / if ${name} is empty"),
-                        &c.snippet,
-                    );
-                    continue;
-                }
-            }
-            let t = w.text();
-            if let Some(level) = outside_level(&t) {
-                let what = if level == Level::Danger {
-                    match t.trim_end_matches(['/', '*']) {
-                        "" => "deletes everything under /".to_string(),
-                        "~" => "deletes the home folder".to_string(),
-                        p => format!("deletes the system folder {p}"),
-                    }
-                } else {
-                    format!("deletes {t}, outside the project")
-                };
-                self.add(level, c.line, format!("{what} (rm -r)"), &c.snippet);
-            } else if let Some((lvl, what)) = sensitive_path(&t) {
-                let _ = lvl;
-                self.add(Level::Danger, c.line, format!("deletes {what}"), &c.snippet);
-            }
-        }
-    }
-
-    fn chmod(&mut self, c: &Cmd) {
-        let ops = c.operands();
-        let Some(mode) = ops.first().map(|w| w.text()) else {
-            return;
-        };
-        let m = mode.trim_start_matches('0');
-        let world_writable = (m.len() == 3 && matches!(m.as_bytes()[2], b'2' | b'3' | b'6' | b'7'))
-            || (m.len() == 4 && matches!(m.as_bytes()[3], b'2' | b'3' | b'6' | b'7'))
-            || ((mode.starts_with('o') || mode.starts_with('a') || mode.starts_with('+'))
-                && mode.contains('+')
-                && mode.split('+').nth(1).is_some_and(|p| p.contains('w'))
-                && !mode.starts_with("u"));
-        let targets_outside = ops
-            .iter()
-            .skip(1)
-            .any(|w| outside_level(&w.text()).is_some());
-        if world_writable {
-            let recursive = c.has_flag('R', "recursive");
-            let level = if recursive || targets_outside {
-                Level::Danger
-            } else {
-                Level::Caution
-            };
-            let how = if recursive { ", recursively" } else { "" };
-            self.add(
-                level,
-                c.line,
-                format!("makes files writable by everyone (chmod {mode}{how})"),
-                &c.snippet,
-            );
-        } else if c.has_flag('R', "recursive") && targets_outside {
-            self.add(
-                Level::Danger,
-                c.line,
-                "changes permissions outside the project, recursively",
-                &c.snippet,
-            );
-        }
-        if mode.contains("+s") || (m.len() == 4 && matches!(m.as_bytes()[0], b'4' | b'6')) {
-            self.add(Level::Caution, c.line, "sets the setuid bit", &c.snippet);
-        }
-    }
-
-    fn git(&mut self, c: &Cmd) {
-        let Some((i, sub)) = c.subcommand(&["-C", "-c", "--git-dir", "--work-tree"]) else {
-            return;
-        };
-        let rest: Vec<String> = c.args[i + 1..].iter().map(Word::text).collect();
-        let flag = |short: char, long: &str| {
-            rest.iter().any(|a| {
-                a == &format!("--{long}")
-                    || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(short))
-            })
-        };
-        match sub.as_str() {
-            "push" => {
-                if flag('f', "force")
-                    || rest
-                        .iter()
-                        .any(|a| a == "--mirror" || a.starts_with("--force"))
-                    || rest.iter().any(|a| a.starts_with('+') && a.len() > 1)
-                {
-                    self.add(
-                        Level::Danger,
-                        c.line,
-                        "overwrites remote history (git push --force)",
-                        &c.snippet,
-                    );
-                } else if flag('d', "delete")
-                    || rest.iter().any(|a| a.starts_with(':') && a.len() > 1)
-                {
-                    self.add(
-                        Level::Caution,
-                        c.line,
-                        "deletes a remote branch (git push --delete)",
-                        &c.snippet,
-                    );
-                }
-            }
-            "reset" if rest.iter().any(|a| a == "--hard") => {
-                self.add(
-                    Level::Danger,
-                    c.line,
-                    "discards uncommitted changes (git reset --hard)",
-                    &c.snippet,
-                );
-            }
-            "clean" if flag('f', "force") => {
-                let (level, what) = if flag('x', "") || flag('X', "") || flag('d', "") {
-                    (
-                        Level::Danger,
-                        "deletes untracked and ignored files (git clean -fdx)",
-                    )
-                } else {
-                    (Level::Caution, "deletes untracked files (git clean -f)")
-                };
-                self.add(level, c.line, what, &c.snippet);
-            }
-            "checkout" | "restore"
-                if rest.iter().any(|a| a == ".") && !rest.iter().any(|a| a == "-b") =>
-            {
-                self.add(
-                    Level::Caution,
-                    c.line,
-                    format!("discards uncommitted changes (git {sub} .)"),
-                    &c.snippet,
-                );
-            }
-            "branch" if rest.iter().any(|a| a == "-D") => {
-                self.add(
-                    Level::Caution,
-                    c.line,
-                    "deletes a branch that may be unmerged (git branch -D)",
-                    &c.snippet,
-                );
-            }
-            "filter-branch" | "filter-repo" => {
-                self.add(
-                    Level::Caution,
-                    c.line,
-                    format!("rewrites history (git {sub})"),
-                    &c.snippet,
-                );
-            }
-            _ => {}
-        }
-    }
-
-    fn docker(&mut self, c: &Cmd) {
-        let args = c.arg_texts();
-        let pos: Vec<&str> = args
-            .iter()
-            .filter(|a| !a.starts_with('-'))
-            .map(String::as_str)
-            .collect();
-        match pos.as_slice() {
-            ["system", "prune", ..] => self.add(
-                Level::Danger,
-                c.line,
-                "deletes all unused containers, images and networks (docker system prune)",
-                &c.snippet,
-            ),
-            ["volume", "prune", ..] | ["volume", "rm", ..] => self.add(
-                Level::Danger,
-                c.line,
-                "deletes Docker volumes and their data",
-                &c.snippet,
-            ),
-            [_, "prune", ..] => self.add(
-                Level::Caution,
-                c.line,
-                "deletes unused Docker objects (prune)",
-                &c.snippet,
-            ),
-            ["compose", "down", ..] | ["compose", ..]
-                if args.iter().any(|a| a == "-v" || a == "--volumes")
-                    && pos.get(1) == Some(&"down") =>
-            {
-                self.add(
-                    Level::Caution,
-                    c.line,
-                    "deletes the project's volumes and their data (compose down -v)",
-                    &c.snippet,
-                )
-            }
-            _ => {}
-        }
-        if args.iter().any(|a| a == "--privileged") {
-            self.add(
-                Level::Caution,
-                c.line,
-                "runs a container with full access to the host (--privileged)",
-                &c.snippet,
-            );
-        }
-        if args.windows(2).any(|w| {
-            (w[0] == "-v" || w[0] == "--volume") && (w[1].starts_with("/:") || w[1] == "/")
-        }) {
-            self.add(
-                Level::Caution,
-                c.line,
-                "mounts the whole host filesystem into a container",
-                &c.snippet,
-            );
-        }
-    }
-
-    fn sql(&mut self, sql: &str, line: u32, snippet: &str) {
-        let words: Vec<String> = sql
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .map(|w| w.to_ascii_uppercase())
-            .collect();
-        for w in words.windows(2) {
-            let what = match (w[0].as_str(), w[1].as_str()) {
-                ("DROP", "DATABASE" | "SCHEMA") => "drops a database (DROP DATABASE)",
-                ("DROP", "TABLE") => "drops a table (DROP TABLE)",
-                ("TRUNCATE", _) => "empties a table (TRUNCATE)",
-                _ => continue,
-            };
-            self.add(Level::Danger, line, what, snippet);
-            return;
-        }
-    }
-
-    fn write_to(&mut self, target: &str, line: u32, snippet: &str) {
-        if let Some((level, what)) = sensitive_path(target) {
-            self.add(level, line, format!("writes to {what} ({target})"), snippet);
-        } else if is_block_device(target) {
-            self.add(
-                Level::Danger,
-                line,
-                format!("overwrites the disk {target}"),
-                snippet,
-            );
-        } else if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
-            self.add(
-                Level::Danger,
-                line,
-                "connects to a network address through /dev/tcp (a reverse shell pattern)",
-                snippet,
-            );
-        } else if target.starts_with("/etc/") {
-            self.add(
-                Level::Caution,
-                line,
-                format!("writes system configuration ({target})"),
-                snippet,
-            );
         }
     }
 
@@ -1358,13 +799,13 @@ impl Analyser<'_> {
         let Some(dest) = n.child_by_field_name("destination") else {
             return;
         };
-        let target = self.word(dest).text();
+        let target = self.word(dest);
         let line = self.line(n);
         let snippet = n
             .parent()
             .map(|p| self.text(p))
             .unwrap_or_else(|| self.text(n));
-        self.write_to(&target, line, &snippet);
+        self.write_to(&target, line, &snippet, false);
     }
 
     fn redirected(&mut self, n: Node) {
@@ -1410,8 +851,7 @@ impl Analyser<'_> {
                 body_name.clone()
             };
             if is_shell(&reader) {
-                let mut vars = self.vars.clone();
-                analyse_nested(&text, line, self.depth + 1, &mut vars, self.out);
+                self.nested(&text, line);
             } else if matches!(
                 reader.as_str(),
                 "psql" | "mysql" | "mariadb" | "sqlite3" | "sqlcmd"
@@ -1534,18 +974,10 @@ impl Analyser<'_> {
                         .collect::<Option<Vec<String>>>()
                 {
                     // Literal text: judge what it says.
-                    let mut vars = self.vars.clone();
-                    analyse_nested(&parts.join(" "), line, self.depth + 1, &mut vars, self.out);
-                } else if names.first() == Some(&"cat") {
-                    // `cat <<EOF | sh`: the heredoc is analysed as a script.
-                } else {
-                    self.add(
-                        Level::Caution,
-                        line,
-                        format!("pipes generated text into {}", c.name),
-                        &snippet,
-                    );
+                    self.nested(&parts.join(" "), line);
                 }
+                // Other generated text (a project's own generator, `cat <<EOF | sh`, whose
+                // heredoc is analysed as a script) is judged where it is made.
             }
             if matches!(c.name.as_str(), "psql" | "mysql" | "mariadb" | "sqlite3")
                 && let [Some(src)] = before
@@ -1557,7 +989,7 @@ impl Analyser<'_> {
             if NETWORK.contains(&c.name.as_str()) {
                 for b in before.iter().flatten() {
                     for a in b.arg_texts() {
-                        if let Some((Level::Danger, what)) = sensitive_path(&a) {
+                        if let Some((Level::Danger, what)) = crate::rules::sensitive_path(&a) {
                             self.add(
                                 Level::Danger,
                                 line,
@@ -1571,7 +1003,8 @@ impl Analyser<'_> {
         }
     }
 
-    /// `:(){ :|:& };:`: a function that pipes into itself.
+    /// `:(){ :|:& };:`: a function that pipes into itself. A wrapper that calls the program it
+    /// is named after (`timeout() { command timeout "$@"; }`) calls no function.
     fn fork_bomb(&mut self, n: Node) {
         let Some(name) = n.child_by_field_name("name") else {
             return;
@@ -1580,12 +1013,29 @@ impl Analyser<'_> {
         let Some(body) = n.child_by_field_name("body") else {
             return;
         };
-        let body_text = self.text(body);
-        let calls = body_text
-            .split(|c: char| c.is_whitespace() || matches!(c, '|' | '&' | ';' | '{' | '}'))
-            .filter(|w| *w == name)
-            .count();
-        if calls >= 2 && body_text.contains('|') {
+        fn self_piped(a: &Analyser, n: Node, name: &str, depth: usize) -> bool {
+            if depth > MAX_TREE_DEPTH {
+                return false;
+            }
+            if n.kind() == "pipeline" {
+                let mut c = n.walk();
+                let calls = n
+                    .named_children(&mut c)
+                    .filter(|s| {
+                        s.kind() == "command"
+                            && s.child_by_field_name("name")
+                                .is_some_and(|k| a.text(k) == name)
+                    })
+                    .count();
+                if calls >= 2 {
+                    return true;
+                }
+            }
+            let mut c = n.walk();
+            let kids: Vec<Node> = n.named_children(&mut c).collect();
+            kids.into_iter().any(|k| self_piped(a, k, name, depth + 1))
+        }
+        if self_piped(self, body, &name, 0) {
             let line = self.line(n);
             let snippet = self.text(n);
             self.add(
@@ -1598,46 +1048,34 @@ impl Analyser<'_> {
     }
 }
 
-/// How bad a recursive delete (or similar) of `p` is, when `p` is outside the project.
-fn outside_level(p: &str) -> Option<Level> {
-    let p = p.trim();
-    if p.is_empty() {
-        return None;
-    }
-    if let Some(rel) = home_rel(p) {
-        let rel = rel.trim_matches('/');
-        return Some(if rel.is_empty() || rel == "*" || rel == ".*" {
-            Level::Danger
-        } else {
-            Level::Caution
-        });
-    }
-    if p.starts_with('~') {
-        // `~user`.
-        return Some(Level::Danger);
-    }
-    if let Some(abs) = p.strip_prefix('/') {
-        let abs = abs.trim_end_matches('/');
-        if abs.is_empty() || abs == "*" || abs == ".*" {
-            return Some(Level::Danger);
+/// Whether `n` runs only on some paths: under an `if`, a `case`, a loop or a `&&`/`||` list
+/// (within its function).
+fn conditional(n: Node) -> bool {
+    let mut cur = n.parent();
+    let mut steps = 0;
+    while let Some(p) = cur {
+        match p.kind() {
+            "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "case_item"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "list" => return true,
+            "function_definition" | "program" => return false,
+            _ => {}
         }
-        let first = abs.split('/').next().unwrap_or("");
-        if first == "tmp" || first == "private" && abs.starts_with("private/tmp") {
-            return None;
+        steps += 1;
+        if steps > MAX_TREE_DEPTH {
+            return false;
         }
-        let depth = abs.split('/').filter(|s| !s.is_empty()).count();
-        if SYSTEM_DIRS.contains(&first) && (depth == 1 || abs.ends_with("/*")) {
-            return Some(Level::Danger);
-        }
-        return Some(Level::Caution);
+        cur = p.parent();
     }
-    if p == ".." || p.starts_with("../") {
-        return Some(Level::Caution);
-    }
-    None
+    false
 }
 
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if s.chars().count() > 80 {
         let mut t: String = s.chars().take(77).collect();

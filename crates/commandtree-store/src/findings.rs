@@ -9,7 +9,7 @@
 use crate::{Result, Store};
 use commandtree_core::fs::Fs;
 use commandtree_core::{CommandItem, FileHook};
-use commandtree_risk::{Finding, effective_warning};
+use commandtree_risk::{Finding, effective_warning, effective_warning_for};
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashMap;
 use std::path::Path;
@@ -39,7 +39,7 @@ pub struct Scanned {
 /// [`CommandItem::definition_path`].
 pub fn subject_text(item: &CommandItem, file: Option<&str>) -> (String, String) {
     let text = subject(item, file);
-    let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &text);
+    let hash = commandtree_risk::scan_hash(item, &text);
     (text, hash)
 }
 
@@ -55,11 +55,7 @@ fn subject(item: &CommandItem, file: Option<&str>) -> String {
 /// The findings for `text` (from `subject_text`) of a command of `kind`: commands without a
 /// readable file are analysed as their command line.
 pub fn analyse_text(item: &CommandItem, text: &str, from_file: bool) -> Vec<Finding> {
-    if from_file {
-        commandtree_risk::analyse(&item.kind, text)
-    } else {
-        commandtree_risk::analyse("shell", text)
-    }
+    commandtree_risk::analyse_command(item, text, from_file)
 }
 
 /// Stored `(scan_hash, findings)` by command id; empty when the table is absent (a database
@@ -300,10 +296,10 @@ impl Ctx<'_> {
                 write: true,
             };
         }
-        let kind = if file.is_some() { &item.kind } else { "shell" };
+        let key = commandtree_risk::analysis_key(item, file.is_some());
         let findings = self
             .memo
-            .get_or(kind, &text, || analyse_text(item, &text, file.is_some()));
+            .get_or(&key, &text, || analyse_text(item, &text, file.is_some()));
         Outcome {
             hash,
             findings,
@@ -312,8 +308,8 @@ impl Ctx<'_> {
     }
 }
 
-/// Findings by (type analysed as, text): equal texts (the same script in many packages,
-/// `"test": "jest"` everywhere) are analysed once.
+/// Findings by (`commandtree_risk::analysis_key`, text): equal texts (the same script in many
+/// packages, `"test": "jest"` everywhere) are analysed once.
 #[derive(Default)]
 struct Memo(Mutex<HashMap<String, HashMap<String, Vec<Finding>>>>);
 
@@ -392,16 +388,12 @@ impl FileHook for Prescan {
             // `scan`.
             let from_file = subject.is_some();
             let subject = subject.unwrap_or(std::borrow::Cow::Borrowed(item.command.as_str()));
-            let kind = if from_file {
-                item.kind.as_str()
-            } else {
-                "shell"
-            };
+            let key = commandtree_risk::analysis_key(item, from_file);
             let findings = self
                 .memo
-                .get_or(kind, &subject, || analyse_text(item, &subject, from_file));
+                .get_or(&key, &subject, || analyse_text(item, &subject, from_file));
             if self.hashing {
-                let hash = commandtree_risk::scan_hash(&item.kind, &item.command, &subject);
+                let hash = commandtree_risk::scan_hash(item, &subject);
                 found.push((item.id.clone(), hash, findings));
             } else {
                 // No database, so no model warning to combine with.
@@ -442,7 +434,8 @@ pub fn apply(store: Option<&mut Store>, items: &mut [CommandItem], prescan: Opti
 /// [`annotate`] with findings in the order of `items` (as [`scan_prepared`] gives them).
 pub fn annotate_in_order(items: &mut [CommandItem], findings: Vec<Vec<Finding>>) {
     for (item, f) in items.iter_mut().zip(findings) {
-        item.security_warning = effective_warning(item.security_warning.as_deref(), None, &f);
+        item.security_warning =
+            effective_warning_for(&item.kind, item.security_warning.as_deref(), None, &f);
     }
 }
 
@@ -451,7 +444,8 @@ pub fn annotate_in_order(items: &mut [CommandItem], findings: Vec<Vec<Finding>>)
 pub fn annotate(items: &mut [CommandItem], findings: &HashMap<String, Vec<Finding>>) {
     for item in items {
         let f = findings.get(&item.id).map(Vec::as_slice).unwrap_or(&[]);
-        item.security_warning = effective_warning(item.security_warning.as_deref(), None, f);
+        item.security_warning =
+            effective_warning_for(&item.kind, item.security_warning.as_deref(), None, f);
     }
 }
 

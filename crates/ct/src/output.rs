@@ -247,10 +247,32 @@ fn nodes(
                     write!(out, "  {DIM}{}{DIM:#}", one_line(d))?;
                 }
                 writeln!(out)?;
+                // Why the ⚠: the warning's first clause, under the command.
+                if let Some(w) = c.security_warning.as_deref().filter(|w| !w.is_empty()) {
+                    writeln!(out, "{pad}    {WARN}{}{WARN:#}", warning_reason(w))?;
+                }
             }
         }
     }
     Ok(())
+}
+
+/// `Caution: installs a program globally (cargo install) (line 2: cargo install x); …` →
+/// `Caution: installs a program globally (cargo install)`, on one line, at most 120 characters.
+fn warning_reason(w: &str) -> String {
+    let first = w.split(" (line ").next().unwrap_or(w);
+    let first = first.split("; ").next().unwrap_or(first);
+    let more = if w[first.len()..].contains("; ") {
+        " …"
+    } else {
+        ""
+    };
+    format!("{}{more}", one_line_n(first, 120))
+}
+
+fn one_line_n(s: &str, n: usize) -> String {
+    let line = s.lines().next().unwrap_or("");
+    clean(&commandtree_core::text::truncate(line, n)).into_owned()
 }
 
 fn one_line(s: &str) -> String {
@@ -339,6 +361,30 @@ mod tests {
             compact_json_in_parts(&mut parts, &refs, threads).unwrap();
             assert!(parts == one, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_warning_reason_is_its_first_clause() {
+        assert_eq!(
+            warning_reason(
+                "Caution: installs a program globally (cargo install) (line 2: cargo install x)"
+            ),
+            "Caution: installs a program globally (cargo install)"
+        );
+        assert_eq!(
+            warning_reason(
+                "Danger: runs `clean`, which deletes ~/x (line 1: rm -rf ~/x); runs as root (sudo) (line 2)"
+            ),
+            "Danger: runs `clean`, which deletes ~/x …"
+        );
+        assert_eq!(
+            warning_reason("Deletes the build folder.\nAnd more."),
+            "Deletes the build folder."
+        );
+        assert_eq!(
+            warning_reason("Caution: x\u{1b}[31m"),
+            "Caution: x\\x1b[31m"
+        );
     }
 
     #[test]

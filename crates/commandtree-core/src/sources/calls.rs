@@ -54,7 +54,7 @@ const MAX_TEXT: usize = 256 * 1024;
 pub(crate) fn simple_commands(text: &str) -> Vec<Simple> {
     let mut out = Vec::new();
     if text.len() <= MAX_TEXT {
-        let mut cd = false;
+        let mut cd = Cd::default();
         split(text, 0, &mut out, &mut cd);
     }
     out
@@ -79,7 +79,15 @@ const PREFIXES: &[&str] = &[
     "nice",
 ];
 
-fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
+/// Where the commands read so far left the shell: a `cd` moves it for good; a `pushd` until
+/// its `popd`.
+#[derive(Default)]
+struct Cd {
+    moved: bool,
+    pushed: usize,
+}
+
+fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd) {
     let mut lx = Lexer {
         chars: text.chars().collect(),
         i: 0,
@@ -122,7 +130,7 @@ fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
 }
 
 /// Turns the words of one command into a [`Simple`] (prefixes dropped), reading `sh -c` code.
-fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut bool) {
+fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd) {
     loop {
         let Some(first) = words.first() else { return };
         let drop_first = match first.lit() {
@@ -152,10 +160,16 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut bo
     }
     let simple = Simple {
         words,
-        after_cd: *cd,
+        after_cd: cd.moved || cd.pushed > 0,
     };
+    match simple.program() {
+        Some("cd") => cd.moved = true,
+        Some("pushd") => cd.pushed += 1,
+        Some("popd") if cd.pushed > 0 => cd.pushed -= 1,
+        Some("popd") => cd.moved = true,
+        _ => {}
+    }
     if matches!(simple.program(), Some("cd" | "pushd" | "popd")) {
-        *cd = true;
         return;
     }
     if depth < MAX_DEPTH
@@ -542,6 +556,39 @@ fn positional<'a>(args: &'a [Word], with_value: &[&str], refuse: &[&str]) -> Opt
         out.push(w);
     }
     Some(out)
+}
+
+/// `./scripts/x.sh`, `scripts/x.sh args`, `bash scripts/x.sh`: the path of a script the command
+/// runs, as written (relative, literal; nothing expanded). A script only sourced (`. lib.sh`)
+/// is not run as a command of its own.
+pub(crate) fn script_call(cmd: &Simple) -> Option<String> {
+    if cmd.after_cd {
+        return None;
+    }
+    let first = cmd.words.first()?.lit()?;
+    let program = first.rsplit('/').next().unwrap_or(first);
+    let path = if matches!(program, "sh" | "bash" | "zsh" | "dash" | "ksh") {
+        let mut args = cmd.args().iter();
+        loop {
+            let w = args.next()?;
+            let t = w.lit()?;
+            if t == "-c" || t == "-s" {
+                return None;
+            }
+            if !t.starts_with('-') {
+                break t;
+            }
+        }
+    } else {
+        if !first.contains('/') {
+            return None;
+        }
+        first
+    };
+    if path.starts_with('/') || path.starts_with('~') || path.is_empty() {
+        return None;
+    }
+    Some(path.to_string())
 }
 
 /// `make x y` / `$(MAKE) x`: the targets, when the call runs this same makefile. Make variables

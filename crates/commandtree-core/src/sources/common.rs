@@ -135,6 +135,42 @@ pub(crate) fn normalize_path(path: &Path) -> PathBuf {
     out
 }
 
+/// Steps for the workspace's own scripts that `text` (shell code run in `cwd`) runs: each
+/// script is looked up from `cwd`, and with `from_root` then from the workspace root (release
+/// scripts are often written to run from there). A script is a step only when it is a file
+/// inside the root.
+pub(crate) fn script_steps(
+    file: &super::SourceFile<'_>,
+    text: &str,
+    cwd: &Path,
+    from_root: bool,
+) -> Vec<crate::model::StepRef> {
+    use crate::model::{StepHow, StepRef, StepScope};
+    let mut out: Vec<StepRef> = Vec::new();
+    for cmd in super::calls::simple_commands(text) {
+        let Some(rel) = super::calls::script_call(&cmd) else {
+            continue;
+        };
+        let bases: &[&Path] = if from_root { &[cwd, file.root] } else { &[cwd] };
+        let found = bases
+            .iter()
+            .map(|base| normalize_path(&base.join(&rel)))
+            .find(|p| p.starts_with(file.root) && p != file.path && file.fs.is_file(p));
+        let Some(path) = found else { continue };
+        let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let step = StepRef::new(name, StepHow::Call, false).scope(StepScope::File {
+            kind: "shell".into(),
+            file: path,
+        });
+        if !out.contains(&step) {
+            out.push(step);
+        }
+    }
+    out
+}
+
 // ---- script comments ----
 
 /// Whether a comment line is licence or copyright boilerplate rather than a description.

@@ -21,7 +21,7 @@
 //! `## text` line directly above the rule (`.PHONY` lines in between are fine).
 
 use super::calls::{make_call, simple_commands};
-use super::common::{IncludeGuard, Refusal, normalize_path};
+use super::common::{IncludeGuard, Refusal, normalize_path, script_steps};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, Definition, StepHow, StepRef};
 use crate::text;
@@ -53,6 +53,14 @@ struct Target {
     prereqs: Vec<String>,
     /// Targets its recipes run with `$(MAKE) x`.
     calls: Vec<String>,
+    /// Its recipe lines as written (the recipe prefix taken off), with their file lines.
+    recipe: Vec<(usize, String)>,
+    /// Every prerequisite word as written, files and variables included (`$(GOLANGCI_LINT)`).
+    raw_prereqs: Vec<String>,
+    /// Targets of this Makefile its recipe runs with variables set (`$(MAKE) x PREFIX=..`).
+    calls_with: Vec<(String, Overrides)>,
+    /// Targets its recipe runs without setting variables.
+    plain_calls: Vec<String>,
 }
 
 impl Target {
@@ -64,6 +72,10 @@ impl Target {
             defined_in: None,
             prereqs: Vec::new(),
             calls: Vec::new(),
+            recipe: Vec::new(),
+            raw_prereqs: Vec::new(),
+            calls_with: Vec::new(),
+            plain_calls: Vec::new(),
         }
     }
 
@@ -80,6 +92,14 @@ impl Target {
                 self.calls.push(c.clone());
             }
         }
+        for p in &other.raw_prereqs {
+            if !self.raw_prereqs.contains(p) {
+                self.raw_prereqs.push(p.clone());
+            }
+        }
+        self.recipe.extend(other.recipe.iter().cloned());
+        self.calls_with.extend(other.calls_with.iter().cloned());
+        self.plain_calls.extend(other.plain_calls.iter().cloned());
     }
 
     fn steps(&self) -> Vec<StepRef> {
@@ -104,6 +124,8 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         seen: main.targets.iter().map(|t| t.name.clone()).collect(),
         targets: main.targets,
         vars: main.vars,
+        raw_vars: main.raw_vars,
+        file_rules: main.file_rules,
         catch_all: main.catch_all,
         guard: IncludeGuard::new(file.path),
     };
@@ -127,14 +149,46 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         }
     }
     let prefix = make_prefix(file);
+    let recipes: HashMap<String, Vec<(usize, String)>> = targets
+        .iter()
+        .map(|t| (t.name.clone(), t.recipe.clone()))
+        .collect();
     for t in targets {
         let command = format!("{prefix} {}", text::sh_word(&t.name));
-        let steps = t.steps();
+        let mut steps = t.steps();
+        let code = run_code(&t, &all.seen, &all.file_rules, &all.raw_vars, &recipes);
+        // A call whose values change the callee's recipe is read into this one's code instead.
+        for via in code.iter().filter_map(|c| c.via.as_deref()) {
+            if let Some((name, _)) = via.split_once(' ')
+                && t.calls_with.iter().any(|(n, _)| n == name)
+                && !t.plain_calls.iter().any(|n| n == name)
+            {
+                steps.retain(|s| !(s.name == name && s.how == StepHow::Call));
+            }
+        }
+        for c in code.iter().filter(|c| c.via.is_none()) {
+            for s in dir_calls(file, &c.code) {
+                if !steps.contains(&s) {
+                    steps.push(s);
+                }
+            }
+            let code = c
+                .code
+                .trim_start()
+                .trim_start_matches(['@', '-', '+', ' ', '\t']);
+            // Make runs recipes in the Makefile's folder, always.
+            for s in script_steps(file, &make_vars_to_shell(code), file.dir(), false) {
+                if !steps.contains(&s) {
+                    steps.push(s);
+                }
+            }
+        }
         let mut item = CommandItem::new("make", file.path, &t.name, command)
             .opt_description(t.description)
             .line(t.line)
             .private(t.name.starts_with('_'));
         item.steps = steps;
+        item.run_code = code;
         item.defined_in = t.defined_in.map(|(path, line)| Definition {
             file: path,
             line: u32::try_from(line).ok(),
@@ -149,6 +203,8 @@ struct Collected {
     targets: Vec<Target>,
     seen: HashSet<String>,
     vars: HashMap<String, String>,
+    raw_vars: HashMap<String, String>,
+    file_rules: HashMap<String, Target>,
     catch_all: Vec<String>,
     guard: IncludeGuard,
 }
@@ -201,6 +257,13 @@ fn follow_includes(
                 let sub = scan(&content);
                 for (k, v) in sub.vars {
                     all.vars.entry(k).or_insert(v);
+                }
+                for (k, v) in sub.raw_vars {
+                    all.raw_vars.entry(k).or_insert(v);
+                }
+                for (k, mut v) in sub.file_rules {
+                    v.defined_in = Some((target.clone(), v.line));
+                    all.file_rules.entry(k).or_insert(v);
                 }
                 all.catch_all.extend(sub.catch_all);
                 for mut t in sub.targets {
@@ -314,6 +377,11 @@ struct Scan {
     includes: Vec<Include>,
     /// Variables set to literals (no `$`), for include paths.
     vars: HashMap<String, String>,
+    /// Every variable as written (`define` bodies too), for reading recipes.
+    raw_vars: HashMap<String, String>,
+    /// Rules whose targets are files or built from variables (`$(BIN):`, `main.o:`): not
+    /// commands, but their recipes run when a command needs them.
+    file_rules: HashMap<String, Target>,
     /// Prefixes of catch-all rules `%: PREFIX%`.
     catch_all: Vec<String>,
 }
@@ -329,9 +397,15 @@ fn scan(content: &str) -> Scan {
     let mut recipe_prefix = '\t';
     let mut in_rule = false;
     let mut define_depth = 0usize;
+    let mut define_name: Option<String> = None;
+    let mut define_body: Vec<&str> = Vec::new();
+    let mut raw_vars: HashMap<String, String> = HashMap::new();
+    let mut file_rules: HashMap<String, Target> = HashMap::new();
     let mut pending: Option<String> = None;
     // The targets the current rule names (their indices): its recipe lines are theirs.
     let mut current: Vec<usize> = Vec::new();
+    // The file rules the current rule names.
+    let mut current_files: Vec<String> = Vec::new();
 
     let mut i = 0;
     while i < physical.len() {
@@ -346,22 +420,56 @@ fn scan(content: &str) -> Scan {
         let first = parts[0];
 
         if define_depth > 0 {
+            let mut ended = false;
             if !first.starts_with(recipe_prefix) {
                 let trimmed = first.trim_start();
                 if first_word(trimmed) == "endef" {
                     define_depth -= 1;
+                    ended = define_depth == 0;
                 } else if first_word(strip_modifiers(trimmed).0) == "define" {
                     define_depth += 1;
                 }
+            }
+            if ended {
+                if let Some(name) = define_name.take() {
+                    raw_vars.insert(name, define_body.join("\n"));
+                }
+                define_body.clear();
+            } else {
+                define_body.extend(parts.iter().copied());
             }
             continue;
         }
         if in_rule && first.starts_with(recipe_prefix) {
             pending = None;
             if !current.is_empty() {
-                let calls = recipe_calls(parts, recipe_prefix);
+                let (plain, with) = recipe_calls_split(parts, recipe_prefix);
+                let mut calls = plain.clone();
+                for (n, _) in &with {
+                    if !calls.contains(n) {
+                        calls.push(n.clone());
+                    }
+                }
                 for &at in &current {
-                    add_calls(&mut targets[at], &calls);
+                    let t = &mut targets[at];
+                    add_calls(t, &calls);
+                    t.calls_with.extend(with.iter().cloned());
+                    for n in &plain {
+                        if !t.plain_calls.contains(n) {
+                            t.plain_calls.push(n.clone());
+                        }
+                    }
+                }
+            }
+            if !current.is_empty() || !current_files.is_empty() {
+                let text = recipe_text(parts, recipe_prefix);
+                for &at in &current {
+                    targets[at].recipe.push((line_no, text.clone()));
+                }
+                for f in &current_files {
+                    if let Some(r) = file_rules.get_mut(f) {
+                        r.recipe.push((line_no, text.clone()));
+                    }
                 }
             }
             continue;
@@ -382,6 +490,13 @@ fn scan(content: &str) -> Scan {
         let word = first_word(rest);
         if word == "define" {
             define_depth += 1;
+            define_name = rest[word.len()..]
+                .trim()
+                .trim_end_matches(['=', ':', '?', '+', '!'])
+                .split_whitespace()
+                .next()
+                .map(str::to_string);
+            define_body.clear();
             in_rule = false;
             pending = None;
             continue;
@@ -411,6 +526,7 @@ fn scan(content: &str) -> Scan {
                     recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
                 }
                 record_literal(&mut vars, name, value);
+                record_raw(&mut raw_vars, rest, name, value);
             }
             in_rule = false;
             pending = None;
@@ -423,6 +539,7 @@ fn scan(content: &str) -> Scan {
                     recipe_prefix = value.trim_start().chars().next().unwrap_or('\t');
                 }
                 record_literal(&mut vars, name, value);
+                record_raw(&mut raw_vars, code, name, value);
                 in_rule = false;
                 pending = None;
             }
@@ -441,6 +558,7 @@ fn scan(content: &str) -> Scan {
                 }
                 in_rule = true;
                 current.clear();
+                current_files.clear();
                 let names = names.trim().trim_end_matches('&');
                 if names == "%"
                     && let [pre] = split_words(prereqs).as_slice()
@@ -469,8 +587,30 @@ fn scan(content: &str) -> Scan {
                 let inline_calls = inline_recipe
                     .map(|r| recipe_calls(&[r], recipe_prefix))
                     .unwrap_or_default();
+                let raw_prereqs: Vec<String> = split_words(prereqs)
+                    .into_iter()
+                    .filter(|w| *w != "|")
+                    .map(str::to_string)
+                    .collect();
+                let inline_text = inline_recipe
+                    .map(str::trim)
+                    .filter(|r| !r.is_empty())
+                    .map(|r| (line_no, r.to_string()));
                 for name in words {
                     if !is_command_name(name) {
+                        // A file or a variable's value: its recipe runs when a command needs it.
+                        if !name.contains('%') && !name.starts_with('.') {
+                            let r = file_rules
+                                .entry(name.to_string())
+                                .or_insert_with(|| Target::new(name, line_no, None));
+                            for p in &raw_prereqs {
+                                if !r.raw_prereqs.contains(p) {
+                                    r.raw_prereqs.push(p.clone());
+                                }
+                            }
+                            r.recipe.extend(inline_text.clone());
+                            current_files.push(name.to_string());
+                        }
                         continue;
                     }
                     let description = inline
@@ -497,6 +637,12 @@ fn scan(content: &str) -> Scan {
                             t.prereqs.push(p.clone());
                         }
                     }
+                    for p in &raw_prereqs {
+                        if !t.raw_prereqs.contains(p) {
+                            t.raw_prereqs.push(p.clone());
+                        }
+                    }
+                    t.recipe.extend(inline_text.clone());
                     add_calls(t, &inline_calls);
                     current.push(at);
                 }
@@ -509,11 +655,18 @@ fn scan(content: &str) -> Scan {
     }
     // A dotted name is usually a file (`main.o`, `index.html`); it is a command only when the
     // Makefile declares it phony (`test.unit`, `docker.build`).
-    targets.retain(|t| !t.name.contains('.') || phony.contains(&t.name));
+    let (keep, files): (Vec<Target>, Vec<Target>) = targets
+        .into_iter()
+        .partition(|t| !t.name.contains('.') || phony.contains(&t.name));
+    for f in files {
+        file_rules.entry(f.name.clone()).or_insert(f);
+    }
     Scan {
-        targets,
+        targets: keep,
         includes,
         vars,
+        raw_vars,
+        file_rules,
         catch_all,
     }
 }
@@ -530,6 +683,21 @@ fn add_calls(t: &mut Target, calls: &[String]) {
 /// `$(MAKE) x`, `${MAKE} x`, `make x`. Make's own variables are not known here; a word built
 /// from one is not a name.
 fn recipe_calls(parts: &[&str], prefix: char) -> Vec<String> {
+    let (mut names, with) = recipe_calls_split(parts, prefix);
+    for (n, _) in with {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names
+}
+
+/// `recipe_calls`, with the calls that set variables (`$(MAKE) install PREFIX=..`) apart: when
+/// the values change what the target's recipe runs, it is not the same step; its recipe is read
+/// with those values instead (`run_code`).
+type Overrides = Vec<(String, String)>;
+
+fn recipe_calls_split(parts: &[&str], prefix: char) -> (Vec<String>, Vec<(String, Overrides)>) {
     let mut shell = String::new();
     for (i, p) in parts.iter().enumerate() {
         // Make hands `\`-newline to the shell, dropping the recipe prefix of the next line.
@@ -547,16 +715,174 @@ fn recipe_calls(parts: &[&str], prefix: char) -> Vec<String> {
         shell.push('\n');
     }
     if !shell.contains("make") && !shell.contains("MAKE") {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let shell = make_vars_to_shell(&shell);
     let mut out = Vec::new();
+    let mut with = Vec::new();
     for cmd in simple_commands(&shell) {
         if let Some(call) = make_call(&cmd) {
+            let overrides: Overrides = cmd
+                .args()
+                .iter()
+                .filter_map(|w| w.lit())
+                .filter_map(|w| w.split_once('='))
+                .filter(|(k, _)| {
+                    !k.is_empty()
+                        && !k.starts_with('-')
+                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
             for n in call.names {
-                if is_command_name(&n) && !out.contains(&n) {
-                    out.push(n);
+                if !is_command_name(&n) {
+                    continue;
                 }
+                if overrides.is_empty() {
+                    if !out.contains(&n) {
+                        out.push(n);
+                    }
+                } else {
+                    with.push((n, overrides.clone()));
+                }
+            }
+        }
+    }
+    (out, with)
+}
+
+/// `for d in a b; do BODY; done` with a literal list, written out once per value, so the
+/// commands of each pass can be read (`$(MAKE) -C $$d install` for every `d`).
+fn unroll_for(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = find_word(rest, "for") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 3..];
+        let Some(unrolled) = one_loop(after) else {
+            out.push_str("for");
+            rest = after;
+            continue;
+        };
+        out.push_str(&unrolled.0);
+        rest = &after[unrolled.1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The loop after `for` written out, and how much of `s` it used.
+fn one_loop(s: &str) -> Option<(String, usize)> {
+    let t = s.trim_start();
+    let var: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if var.is_empty() {
+        return None;
+    }
+    let t2 = t[var.len()..].trim_start();
+    let list_start = t2.strip_prefix("in ")?;
+    let end_list = list_start.find([';', '\n'])?;
+    let values: Vec<&str> = list_start[..end_list].split_whitespace().collect();
+    if values.is_empty()
+        || values.len() > 32
+        || values
+            .iter()
+            .any(|v| v.contains(['$', '*', '?', '`', '"', '\'']))
+    {
+        return None;
+    }
+    let after_list = list_start[end_list + 1..].trim_start();
+    let body_start = after_list.strip_prefix("do")?;
+    let done = find_word(body_start, "done")?;
+    let body = body_start[..done].trim().trim_end_matches(';');
+    let mut unrolled = String::new();
+    for v in &values {
+        let b = body
+            .replace(&format!("${{{var}}}"), v)
+            .replace(&format!("${var}"), v);
+        unrolled.push_str(&b);
+        unrolled.push_str("; ");
+    }
+    let used_to = s.len() - (body_start.len() - done - "done".len());
+    Some((unrolled, used_to))
+}
+
+/// Byte offset of `word` standing alone (not inside a longer word).
+fn find_word(s: &str, word: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = s[from..].find(word) {
+        let at = from + i;
+        let before = s[..at].chars().last();
+        let after = s[at + word.len()..].chars().next();
+        let edge = |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+        if edge(before) && edge(after) {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+/// `$(MAKE) -C DIR target…` (once per pass of a `for` loop over literal folders): the targets
+/// of another folder's Makefile, as steps.
+fn dir_calls(file: &SourceFile<'_>, code: &str) -> Vec<StepRef> {
+    if !code.contains("-C") && !code.contains("--directory") {
+        return Vec::new();
+    }
+    let shell = unroll_for(&make_vars_to_shell(code));
+    let mut out = Vec::new();
+    for cmd in simple_commands(&shell) {
+        if !matches!(cmd.program(), Some("make" | "gmake")) || cmd.after_cd {
+            continue;
+        }
+        let args = cmd.args();
+        let mut dir: Option<String> = None;
+        let mut names = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            let Some(t) = args[i].lit() else {
+                i += 1;
+                continue;
+            };
+            if t == "-C" || t == "--directory" {
+                dir = args.get(i + 1).and_then(|w| w.lit()).map(str::to_string);
+                i += 2;
+                continue;
+            }
+            if let Some(d) = t.strip_prefix("--directory=") {
+                dir = Some(d.to_string());
+            } else if !t.starts_with('-') && !t.contains('=') && is_command_name(t) {
+                names.push(t.to_string());
+            } else if t == "-f" || t == "--file" {
+                // Another makefile than the folder's own: not followed.
+                dir = None;
+                break;
+            }
+            i += 1;
+        }
+        let Some(dir) = dir.filter(|d| !d.starts_with('/') && !d.starts_with('~')) else {
+            continue;
+        };
+        let folder = normalize_path(&file.dir().join(&dir));
+        if !folder.starts_with(file.root) {
+            continue;
+        }
+        let Some(makefile) = DEFAULT_NAMES
+            .iter()
+            .map(|n| folder.join(n))
+            .find(|p| file.fs.is_file(p))
+        else {
+            continue;
+        };
+        for n in names {
+            let step = StepRef::new(n, StepHow::Call, false).scope(crate::model::StepScope::File {
+                kind: "make".into(),
+                file: makefile.clone(),
+            });
+            if !out.contains(&step) {
+                out.push(step);
             }
         }
     }
@@ -620,6 +946,279 @@ fn record_literal(vars: &mut HashMap<String, String>, name: &str, value: &str) {
         vars.entry(name.to_string())
             .or_insert_with(|| value.to_string());
     }
+}
+
+/// Keeps every assignment as make would end up with it (conditionals aside: both branches are
+/// read, the later one wins): `?=` only sets a variable not set yet, `+=` appends, `!=` runs a
+/// shell command, so its value is unknown.
+fn record_raw(vars: &mut HashMap<String, String>, code: &str, name: &str, value: &str) {
+    if name.contains('$') || name.is_empty() {
+        return;
+    }
+    let value = value.trim();
+    let Some(at) = find_top_level(code, |c| c == '=') else {
+        return;
+    };
+    match code[..at].chars().last() {
+        Some('?') => {
+            vars.entry(name.to_string())
+                .or_insert_with(|| value.to_string());
+        }
+        Some('+') => {
+            let v = vars.entry(name.to_string()).or_default();
+            if !v.is_empty() {
+                v.push(' ');
+            }
+            v.push_str(value);
+        }
+        Some('!') => {
+            vars.remove(name);
+        }
+        _ => {
+            vars.insert(name.to_string(), value.to_string());
+        }
+    }
+}
+
+/// Recipe lines as make hands them to the shell: the recipe prefix off each physical line,
+/// `\`-newlines kept.
+fn recipe_text(parts: &[&str], prefix: char) -> String {
+    parts
+        .iter()
+        .map(|p| p.strip_prefix(prefix).unwrap_or(p))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How many variable references one expansion may resolve, and how long its result may grow:
+/// a crafted Makefile cannot make reading it explode.
+const EXPAND_STEPS: usize = 2_000;
+const EXPAND_MAX: usize = 64 * 1024;
+
+/// `text` with the Makefile's variables filled in where they are known (`$(PREFIX)`,
+/// `${INSTALL_BIN}`, `$(call NAME,a,b)`, `$@`); unknown references and make's functions
+/// (`$(shell …)`, `$(wildcard …)`) stay as written, and `$$` stays `$$`.
+fn expand_recipe(text: &str, vars: &HashMap<String, String>, target: &str) -> String {
+    let mut steps = 0;
+    expand_in(text, vars, target, &[], 0, &mut steps)
+}
+
+fn expand_in(
+    text: &str,
+    vars: &HashMap<String, String>,
+    target: &str,
+    args: &[String],
+    depth: usize,
+    steps: &mut usize,
+) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if out.len() > EXPAND_MAX {
+            break;
+        }
+        let c = chars[i];
+        if c != '$' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match chars.get(i + 1) {
+            Some('$') => {
+                out.push_str("$$");
+                i += 2;
+            }
+            Some('@') => {
+                out.push_str(target);
+                i += 2;
+            }
+            Some(&open @ ('(' | '{')) => {
+                let close = if open == '(' { ')' } else { '}' };
+                let mut d = 0usize;
+                let mut j = i + 1;
+                while j < chars.len() {
+                    if chars[j] == open {
+                        d += 1;
+                    } else if chars[j] == close {
+                        d -= 1;
+                        if d == 0 {
+                            break;
+                        }
+                    }
+                    j += 1;
+                }
+                let inner: String = chars[i + 2..j.min(chars.len())].iter().collect();
+                let raw: String = chars[i..(j + 1).min(chars.len())].iter().collect();
+                i = j + 1;
+                *steps += 1;
+                if depth > 10 || *steps > EXPAND_STEPS {
+                    out.push_str(&raw);
+                    continue;
+                }
+                let name = inner.trim();
+                if let Ok(n) = name.parse::<usize>()
+                    && n >= 1
+                    && n <= args.len()
+                {
+                    out.push_str(&args[n - 1]);
+                } else if let Some(call) = name.strip_prefix("call ") {
+                    let parts = split_args(call);
+                    let fname = parts.first().map(|s| s.trim()).unwrap_or("");
+                    match vars.get(fname) {
+                        Some(body) => {
+                            let a: Vec<String> = parts[1..]
+                                .iter()
+                                .map(|p| expand_in(p, vars, target, args, depth + 1, steps))
+                                .collect();
+                            out.push_str(&expand_in(body, vars, target, &a, depth + 1, steps));
+                        }
+                        None => out.push_str(&raw),
+                    }
+                } else if !name.contains(char::is_whitespace)
+                    && !name.contains(',')
+                    && let Some(v) = vars.get(name)
+                {
+                    let value = expand_in(v, vars, target, args, depth + 1, steps);
+                    // A value make computes (`$(shell …)`, `$(firstword …)`) says less than
+                    // the variable's name (`$(FIRST_GOPATH)`): keep the reference.
+                    if computed(&value) {
+                        out.push_str(&raw);
+                    } else {
+                        out.push_str(&value);
+                    }
+                } else {
+                    out.push_str(&raw);
+                }
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Whether an expanded value still calls one of make's functions (`$(shell …)`, `$(eval …)`).
+fn computed(value: &str) -> bool {
+    let mut rest = value;
+    while let Some(i) = rest.find('$') {
+        let after = &rest[i + 1..];
+        if let Some(inner) = after.strip_prefix('(').or_else(|| after.strip_prefix('{')) {
+            let head: String = inner
+                .chars()
+                .take_while(|c| !matches!(c, ')' | '}'))
+                .collect();
+            if head.contains(char::is_whitespace) || head.contains(',') {
+                return true;
+            }
+        }
+        rest = after.strip_prefix('$').unwrap_or(after);
+    }
+    false
+}
+
+/// A function's arguments: split at the commas outside parentheses.
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' | '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            ')' | '}' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// How many file rules one target's code may pull in.
+const FILE_RULES_MAX: usize = 32;
+
+/// What make runs for `t`: its own recipe, and the recipes of prerequisites that are file
+/// rules (made first when missing), with variables filled in.
+fn run_code(
+    t: &Target,
+    commands: &HashSet<String>,
+    file_rules: &HashMap<String, Target>,
+    vars: &HashMap<String, String>,
+    recipes: &HashMap<String, Vec<(usize, String)>>,
+) -> Vec<crate::model::ShellCode> {
+    let own_line = t.defined_in.as_ref().map_or(t.line, |(_, l)| *l);
+    let mut out: Vec<crate::model::ShellCode> = t
+        .recipe
+        .iter()
+        .map(|(line, text)| crate::model::ShellCode {
+            code: expand_recipe(text, vars, &t.name),
+            line: u32::try_from(*line).unwrap_or(u32::MAX),
+            via: None,
+        })
+        .collect();
+    // `$(MAKE) install PREFIX=..`: install's recipe with those values.
+    for (name, overrides) in &t.calls_with {
+        let Some(recipe) = recipes.get(name) else {
+            continue;
+        };
+        let mut with = vars.clone();
+        for (k, v) in overrides {
+            with.insert(k.clone(), v.clone());
+        }
+        let same = recipe
+            .iter()
+            .all(|(_, r)| expand_recipe(r, &with, name) == expand_recipe(r, vars, name));
+        if same {
+            // `$(MAKE) lint V=1`: the values do not reach the recipe; an ordinary step.
+            continue;
+        }
+        let how: Vec<String> = overrides.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        for (_, text) in recipe {
+            out.push(crate::model::ShellCode {
+                code: expand_recipe(text, &with, name),
+                line: u32::try_from(own_line).unwrap_or(u32::MAX),
+                via: Some(format!("{name} {}", how.join(" "))),
+            });
+        }
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut queue: Vec<(&str, usize)> = t.raw_prereqs.iter().map(|p| (p.as_str(), 0)).collect();
+    queue.reverse();
+    while let Some((p, depth)) = queue.pop() {
+        if commands.contains(p) || seen.len() >= FILE_RULES_MAX || !seen.insert(p) {
+            continue;
+        }
+        let rule = file_rules.get(p).or_else(|| {
+            // `bin/tool` names the rule written `$(BIN)/tool`.
+            let want = expand_recipe(p, vars, "");
+            file_rules
+                .iter()
+                .find(|(k, _)| k.contains('$') && expand_recipe(k, vars, "") == want)
+                .map(|(_, r)| r)
+        });
+        let Some(rule) = rule else { continue };
+        for (_, text) in &rule.recipe {
+            out.push(crate::model::ShellCode {
+                code: expand_recipe(text, vars, &expand_recipe(p, vars, "")),
+                line: u32::try_from(own_line).unwrap_or(u32::MAX),
+                via: Some(p.to_string()),
+            });
+        }
+        if depth < 3 {
+            for q in rule.raw_prereqs.iter().rev() {
+                queue.push((q.as_str(), depth + 1));
+            }
+        }
+    }
+    out
 }
 
 enum Line<'a> {
@@ -1389,5 +1988,184 @@ mod tests {
                 assert!(is_command_name(&c.label), "{s:?} gave {:?}", c.label);
             }
         }
+    }
+
+    fn code(p: &Parsed, label: &str) -> Vec<(String, u32, Option<String>)> {
+        p.commands
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap_or_else(|| panic!("no {label}"))
+            .run_code
+            .iter()
+            .map(|c| (c.code.clone(), c.line, c.via.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn run_code_fills_in_variables_and_keeps_computed_ones() {
+        let p = make(
+            "PREFIX ?= /usr/local\n\
+             INSTALL_BIN = $(DESTDIR)$(PREFIX)/bin\n\
+             GOPATH := $(shell go env GOPATH)\n\
+             define copy\n\
+             \tcp $(1) $(2)\n\
+             endef\n\
+             install:\n\
+             \t@mkdir -p $(INSTALL_BIN)\n\
+             \t$(call copy,app,$(INSTALL_BIN)) && echo $@ $$HOME\n\
+             ifeq ($(X),1)\n\
+             \tcp tool $(GOPATH)/bin\n\
+             endif\n",
+        );
+        assert_eq!(
+            code(&p, "install"),
+            [
+                ("@mkdir -p $(DESTDIR)/usr/local/bin".to_string(), 8, None),
+                (
+                    "\tcp app $(DESTDIR)/usr/local/bin && echo install $$HOME".to_string(),
+                    9,
+                    None
+                ),
+                // Recipe lines inside a conditional run too; a computed value keeps its name.
+                ("cp tool $(GOPATH)/bin".to_string(), 11, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn run_code_includes_the_recipes_of_file_prerequisites() {
+        let p = make(
+            "LINT := $(BIN)/golangci-lint\n\
+             lint: $(LINT) tools/gen.sh\n\
+             \t$(LINT) run\n\
+             $(LINT):\n\
+             \tcurl -sfL https://x.io/install.sh | sh -s -- -b $(BIN)\n\
+             tools/gen.sh: stamp.txt\n\
+             \ttouch $@\n\
+             stamp.txt:\n\
+             \tdate > $@\n",
+        );
+        assert_eq!(
+            code(&p, "lint"),
+            [
+                ("$(BIN)/golangci-lint run".to_string(), 3, None),
+                (
+                    "curl -sfL https://x.io/install.sh | sh -s -- -b $(BIN)".to_string(),
+                    2,
+                    Some("$(LINT)".to_string())
+                ),
+                (
+                    "touch tools/gen.sh".to_string(),
+                    2,
+                    Some("tools/gen.sh".to_string())
+                ),
+                (
+                    "date > stamp.txt".to_string(),
+                    2,
+                    Some("stamp.txt".to_string())
+                ),
+            ]
+        );
+        assert_eq!(labels(&p), ["lint"]);
+    }
+
+    #[test]
+    fn a_call_that_sets_variables_the_recipe_uses_is_read_with_them() {
+        let p = make(
+            "INSTALL_TOP = /usr/local\n\
+             install:\n\
+             \tcp lua $(INSTALL_TOP)/bin\n\
+             local:\n\
+             \t$(MAKE) install INSTALL_TOP=..\n\
+             verbose:\n\
+             \t$(MAKE) install V=1\n",
+        );
+        // The values change what `install` runs: its recipe with them, not the step.
+        assert!(steps(&p, "local").is_empty());
+        assert_eq!(
+            code(&p, "local"),
+            [
+                ("$(MAKE) install INSTALL_TOP=..".to_string(), 5, None),
+                (
+                    "cp lua ../bin".to_string(),
+                    4,
+                    Some("install INSTALL_TOP=..".to_string())
+                ),
+            ]
+        );
+        assert_eq!(
+            steps(&p, "verbose"),
+            [("install".to_string(), "call", true)]
+        );
+    }
+
+    #[test]
+    fn scripts_and_other_folders_makefiles_are_steps() {
+        let fs = MemFs::new()
+            .file(
+                "/w/Makefile",
+                "SUBDIRS = src lib\n\
+                 proto:\n\
+                 \t@./scripts/gen.sh\n\
+                 install:\n\
+                 \tfor d in $(SUBDIRS); do $(MAKE) -C $$d $@; done\n\
+                 missing:\n\
+                 \t./scripts/none.sh && $(MAKE) -C /abs x\n",
+            )
+            .file("/w/scripts/gen.sh", "#!/bin/sh\ngo install x\n")
+            .file("/w/src/Makefile", "install:\n\ttrue\n")
+            .file("/w/lib/GNUmakefile", "install:\n\ttrue\n");
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        let item = |l: &str| p.commands.iter().find(|c| c.label == l).unwrap();
+        let scopes = |l: &str| {
+            item(l)
+                .steps
+                .iter()
+                .map(|s| (s.name.clone(), s.scope.clone()))
+                .collect::<Vec<_>>()
+        };
+        use crate::model::StepScope;
+        assert_eq!(
+            scopes("proto"),
+            [(
+                "gen.sh".to_string(),
+                StepScope::File {
+                    kind: "shell".into(),
+                    file: PathBuf::from("/w/scripts/gen.sh")
+                }
+            )]
+        );
+        assert_eq!(
+            scopes("install"),
+            [
+                (
+                    "install".to_string(),
+                    StepScope::File {
+                        kind: "make".into(),
+                        file: PathBuf::from("/w/src/Makefile")
+                    }
+                ),
+                (
+                    "install".to_string(),
+                    StepScope::File {
+                        kind: "make".into(),
+                        file: PathBuf::from("/w/lib/GNUmakefile")
+                    }
+                ),
+            ]
+        );
+        assert!(scopes("missing").is_empty());
+    }
+
+    #[test]
+    fn expansion_of_a_crafted_makefile_stays_bounded() {
+        let mut mk = String::from("A0 = x\n");
+        for i in 1..40 {
+            mk.push_str(&format!("A{i} = $(A{}) $(A{})\n", i - 1, i - 1));
+        }
+        mk.push_str("B = $(B)$(B)\nt:\n\techo $(A39) $(B)\n");
+        let p = make(&mk);
+        let c = code(&p, "t");
+        assert!(c[0].0.len() <= 70 * 1024, "{}", c[0].0.len());
     }
 }

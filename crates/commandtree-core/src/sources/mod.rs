@@ -36,6 +36,7 @@ pub mod pyproject;
 pub mod python;
 pub mod rake;
 pub mod shell;
+pub mod shell_code;
 pub mod taskfile;
 pub mod turbo;
 pub mod vscode;

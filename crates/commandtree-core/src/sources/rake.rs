@@ -19,7 +19,7 @@
 //! the run layer has to build that form for `rake` commands with params.
 
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, ParamDef};
+use crate::model::{CommandItem, ParamDef, StepHow, StepRef, StepScope};
 use crate::text;
 use std::path::{Path, PathBuf};
 
@@ -73,6 +73,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         scan_line(file, &cwd, &toks, line_no, &mut state, &mut out);
     }
     merge_repeated(&mut out.commands);
+    resolve_prereqs(&mut out.commands);
     out
 }
 
@@ -103,6 +104,11 @@ fn merge_repeated(commands: &mut Vec<CommandItem>) {
                 }
                 if first.params.is_empty() {
                     first.params = c.params;
+                }
+                for step in c.steps {
+                    if !first.steps.contains(&step) {
+                        first.steps.push(step);
+                    }
                 }
             }
             None => {
@@ -236,9 +242,17 @@ fn definition(
         "task" | "multitask" => {
             let desc = st.pending_desc.take();
             if let Some((name, args)) = task_header(&toks[1..]) {
+                let prereqs = task_prereqs(&toks[1..]);
                 for (full, desc) in expand(file, &mut st.stack, &name, desc, line, out) {
-                    out.commands
-                        .push(item(file, cwd, &full, desc, args.clone(), line));
+                    let mut it = item(file, cwd, &full, desc, args.clone(), line);
+                    it.steps = prereqs
+                        .iter()
+                        .map(|p| {
+                            StepRef::new(p.clone(), StepHow::Prerequisite, false)
+                                .scope(StepScope::SameFolder)
+                        })
+                        .collect();
+                    out.commands.push(it);
                 }
             }
         }
@@ -533,6 +547,82 @@ fn literal(s: &str) -> Option<String> {
 /// The name and argument names of `task :name`, `task "name"`, `task name: deps`,
 /// `task :name => deps`, `task :name, [:a, :b] => deps`, `task :name, %i[a b]`,
 /// `task :name, :a, :b`.
+/// The prerequisites a task definition names: `task x: [:a, "ns:b"]`, `task x: :a`,
+/// `task :x => [:a]`, `task :x, [:arg] => :a`. Names as written (relative to the task's
+/// namespace; `resolve_prereqs` makes them full).
+fn task_prereqs(toks: &[Tok]) -> Vec<String> {
+    let toks = skip_paren(toks);
+    let after = match toks.first() {
+        Some(Tok::Label(_)) => 1,
+        _ => {
+            let mut depth = 0usize;
+            let mut at = None;
+            for (i, t) in toks.iter().enumerate() {
+                match t {
+                    Tok::Punct('[' | '(') => depth += 1,
+                    Tok::Punct(']' | ')') => depth = depth.saturating_sub(1),
+                    Tok::Op(o) if o == "=>" && depth == 0 => {
+                        at = Some(i + 1);
+                        break;
+                    }
+                    Tok::Ident(w) if w == "do" => break,
+                    _ => {}
+                }
+            }
+            match at {
+                Some(a) => a,
+                None => return Vec::new(),
+            }
+        }
+    };
+    let mut out = Vec::new();
+    match toks.get(after) {
+        Some(Tok::Sym(s) | Tok::Str(s)) => out.push(s.clone()),
+        Some(Tok::Words(w)) => out.extend(w.iter().cloned()),
+        Some(Tok::Punct('[')) => {
+            for t in &toks[after + 1..] {
+                match t {
+                    Tok::Sym(s) | Tok::Str(s) => out.push(s.clone()),
+                    Tok::Punct(',') => {}
+                    _ => break,
+                }
+            }
+        }
+        _ => {}
+    }
+    out.retain(|p| !p.is_empty() && !p.contains("#{"));
+    out
+}
+
+/// Rake looks a prerequisite up from the task's namespace outwards (`:drop` in `db:mysql`
+/// is `db:mysql:drop` when that exists), then at the top.
+fn resolve_prereqs(commands: &mut [CommandItem]) {
+    let names: std::collections::HashSet<String> =
+        commands.iter().map(|c| c.id_name().to_string()).collect();
+    for c in commands.iter_mut() {
+        let scope: Vec<String> = c
+            .id_name()
+            .split(':')
+            .map(str::to_string)
+            .collect::<Vec<_>>();
+        let scope = &scope[..scope.len().saturating_sub(1)];
+        for step in &mut c.steps {
+            let bare = step.name.trim_start_matches('^').to_string();
+            if let Some(full) = (0..=scope.len())
+                .rev()
+                .map(|k| {
+                    let mut parts = scope[..k].to_vec();
+                    parts.push(bare.clone());
+                    parts.join(":")
+                })
+                .find(|n| names.contains(n))
+            {
+                step.name = full;
+            }
+        }
+    }
+}
+
 fn task_header(toks: &[Tok]) -> Option<(String, Vec<String>)> {
     let toks = skip_paren(toks);
     let name = match toks.first()? {
@@ -1337,5 +1427,44 @@ task :release
         assert_eq!(labels(&p), ["x"]);
         let deep = "namespace :a do\n".repeat(10_000);
         assert!(parse("/w/Rakefile", &deep).commands.is_empty());
+    }
+
+    #[test]
+    fn prerequisites_are_steps_named_from_the_namespace_outwards() {
+        let p = parse(
+            "/w/Rakefile",
+            "namespace :db do\n\
+             \x20 namespace :mysql do\n\
+             \x20   task :drop do\n\
+             \x20   end\n\
+             \x20   task :build\n\
+             \x20   task rebuild: [:drop, :build]\n\
+             \x20 end\n\
+             \x20 task drop: [\"db:mysql:drop\", :environment]\n\
+             end\n\
+             task :all => \"db:drop\"\n\
+             task :t, [:a] => :all\n",
+        );
+        let steps = |l: &str| -> Vec<String> {
+            p.commands
+                .iter()
+                .find(|c| c.label == l)
+                .unwrap()
+                .steps
+                .iter()
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        assert_eq!(
+            steps("db:mysql:rebuild"),
+            ["db:mysql:drop", "db:mysql:build"]
+        );
+        assert_eq!(steps("db:drop"), ["db:mysql:drop", "environment"]);
+        assert_eq!(steps("all"), ["db:drop"]);
+        assert_eq!(steps("t"), ["all"]);
+        assert!(steps("db:mysql:drop").is_empty());
+        let step = &p.commands.iter().find(|c| c.label == "all").unwrap().steps[0];
+        assert_eq!(step.scope, crate::model::StepScope::SameFolder);
+        assert!(!step.must_resolve);
     }
 }

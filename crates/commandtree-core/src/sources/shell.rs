@@ -4,7 +4,9 @@
 //! Parameters come from `# @param name text (default: x) (options: a, b)` comments, the
 //! convention Python and PowerShell scripts share (see `common::param_comments`).
 
-use super::common::{LicenceHeader, one_command, param_comments, shebang, tag_comment};
+use super::common::{
+    LicenceHeader, one_command, param_comments, script_steps, shebang, tag_comment,
+};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
@@ -26,9 +28,11 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     } else {
         format!("{} {path}", interpreter(content, name))
     };
-    let item = CommandItem::new(KIND, file.path, name, command)
+    let mut item = CommandItem::new(KIND, file.path, name, command)
         .params(params(content))
         .opt_description(description(content));
+    // The project's scripts it runs are steps: their warnings are its own.
+    item.steps = script_steps(file, content, file.dir(), true);
     one_command(item)
 }
 
@@ -396,6 +400,40 @@ mod tests {
         assert_eq!(
             one("/w/g.sh", "#!/usr/bin/env\n").command,
             "bash \"/w/g.sh\""
+        );
+    }
+
+    #[test]
+    fn the_projects_scripts_it_runs_are_steps() {
+        let fs = MemFs::new()
+            .file(
+                "/w/scripts/release.sh",
+                "#!/bin/sh\n./scripts/publish.sh\npushd out\npopd\nbash scripts/tag.sh v1\n. ./scripts/lib.sh\n\
+                 ./missing.sh\n$DIR/x.sh\ncd sub && ./scripts/publish.sh\n",
+            )
+            .file("/w/scripts/publish.sh", "#!/bin/sh\n")
+            .file("/w/scripts/tag.sh", "#!/bin/sh\n")
+            .file("/w/scripts/lib.sh", "#!/bin/sh\n");
+        let p = parse_in(parse, &fs, "/w/scripts/release.sh");
+        let files: Vec<(String, String)> = p.commands[0]
+            .steps
+            .iter()
+            .map(|s| match &s.scope {
+                crate::model::StepScope::File { kind, file } => {
+                    (s.name.clone(), format!("{kind} {}", file.display()))
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        // Looked up from the script's folder, then from the workspace root; sourced files,
+        // missing ones, computed paths and calls after a `cd` (not one undone by `popd`) are
+        // not steps.
+        assert_eq!(
+            files,
+            [
+                ("publish.sh".into(), "shell /w/scripts/publish.sh".into()),
+                ("tag.sh".into(), "shell /w/scripts/tag.sh".into()),
+            ]
         );
     }
 }

@@ -1,0 +1,463 @@
+//! One test per class of false warning and miss found on real repositories: only what runs is
+//! analysed, in its language and in the context it runs in.
+
+use super::*;
+use commandtree_core::{CommandItem, ShellCode};
+use std::path::Path;
+
+fn lvl(kind: &str, text: &str) -> Option<Level> {
+    level(&analyse(kind, text))
+}
+
+#[track_caller]
+fn warned(kind: &str, text: &str, want: Level) {
+    let f = analyse(kind, text);
+    assert_eq!(level(&f), Some(want), "{kind}: {text}\n{f:#?}");
+}
+
+#[track_caller]
+fn quiet(kind: &str, text: &str) {
+    let f = analyse(kind, text);
+    assert!(f.is_empty(), "{kind}: {text}\n{f:#?}");
+}
+
+#[test]
+fn a_dockerfile_changes_only_the_image_it_builds() {
+    quiet(
+        "docker",
+        "FROM debian:12\n\
+         RUN apt-get update && apt-get install -y curl && rm -rf /var/lib/apt/lists/*\n\
+         RUN curl https://pyenv.run | bash\n\
+         RUN echo 'packager ALL=(ALL) NOPASSWD:ALL' >> /etc/sudoers && chmod 777 /__w\n\
+         RUN sudo rm -rf ~/.bundle/ \"${BUNDLE_PATH}\"/ruby/*/cache\n",
+    );
+    quiet(
+        "docker",
+        "# syntax=docker/dockerfile:1\nARG V=1\nFROM x\nRUN rm -rf /\n",
+    );
+}
+
+const COMPOSE: &str = "services:
+  app:
+    image: app
+    command: sh -c 'rm -rf / && curl -s https://x | sh'
+  agent:
+    image: agent
+    volumes:
+      - ./data:/data
+      - /var/run/docker.sock:/var/run/docker.sock
+  tools:
+    image: tools
+    privileged: true
+    network_mode: host
+";
+
+#[test]
+fn a_compose_service_given_the_docker_socket_or_the_host_is_a_caution() {
+    let f = analyse("docker", COMPOSE);
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    let reasons: Vec<&str> = f.iter().map(|x| x.reason.as_str()).collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("docker.sock")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("privileged")),
+        "{reasons:?}"
+    );
+    assert!(reasons.iter().any(|r| r.contains("network")), "{reasons:?}");
+    // What runs inside a container stays there.
+    assert!(
+        !reasons
+            .iter()
+            .any(|r| r.contains("rm") || r.contains("download")),
+        "{reasons:?}"
+    );
+    let line = f
+        .iter()
+        .find(|x| x.reason.contains("docker.sock"))
+        .unwrap()
+        .line;
+    assert_eq!(line, 9);
+    quiet(
+        "docker",
+        "services:\n  db:\n    image: postgres\n    volumes: [pg:/var/lib/postgresql/data]\n",
+    );
+
+    // Only the commands that start containers carry it: `up`, `up -d`, `up agent`.
+    let file = Path::new("/w/docker-compose.yml");
+    let cmd =
+        |label: &str| CommandItem::new("docker", file, label, format!("docker compose {label}"));
+    for label in ["up", "up -d"] {
+        assert_eq!(
+            level(&analyse_command(&cmd(label), COMPOSE, true)),
+            Some(Level::Caution),
+            "{label}"
+        );
+    }
+    for label in ["down", "build", "logs", "ps"] {
+        assert!(
+            analyse_command(&cmd(label), COMPOSE, true).is_empty(),
+            "{label}"
+        );
+    }
+    let agent = "  agent:\n    image: agent\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n";
+    assert_eq!(
+        level(&analyse_command(&cmd("up agent"), agent, true)),
+        Some(Level::Caution)
+    );
+    let app = "  app:\n    image: app\n    command: rm -rf /\n";
+    assert!(analyse_command(&cmd("up app"), app, true).is_empty());
+}
+
+#[test]
+fn a_rakefile_is_read_for_what_it_hands_to_a_shell() {
+    warned(
+        "rake",
+        "desc 'Drop'\ntask :drop do\n  sh \"dropdb prod\"\nend\n",
+        Level::Danger,
+    );
+    warned(
+        "rake",
+        "task :drop do\n  %x( mysql -e \"drop database IF EXISTS #{c[\"database\"]}\" )\nend\n",
+        Level::Danger,
+    );
+    warned(
+        "rake",
+        "task :x do\n  system(%(cd activerecord && #{$0} db:drop --trace))\nend\n",
+        Level::Danger,
+    );
+    // Ruby's own syntax is not shell.
+    quiet(
+        "rake",
+        "task :railties do\n  [\"a/railtie\"].all? do |railtie|\n    sh(Gem.ruby, \"-r\", railtie, \"-e\", \"'OK'\")\n  end\nend\n",
+    );
+    quiet(
+        "rake",
+        "task :x do\n  puts \"rm -rf / | sh\"\n  x = `git status`\nend\n",
+    );
+}
+
+#[test]
+fn an_msbuild_project_is_read_for_its_exec_commands_only() {
+    quiet(
+        "dotnet",
+        "<Project Sdk=\"Microsoft.NET.Sdk.Web\">\n  <PropertyGroup>\n    <NoWarn>$(NoWarn);RZ10021</NoWarn>\n    <OutDir>$(OutDir)</OutDir>\n  </PropertyGroup>\n</Project>\n",
+    );
+    warned(
+        "dotnet",
+        "<Project>\n  <Target Name=\"Boot\">\n    <Exec Command=\"curl -s https://x.io/i.sh | sh\" />\n  </Target>\n</Project>\n",
+        Level::Danger,
+    );
+}
+
+#[test]
+fn a_kotlin_build_is_read_for_its_exec_calls_only() {
+    quiet(
+        "gradle",
+        "plugins {\n  `kotlin-dsl`\n  `java-gradle-plugin`\n}\nval x = \"${rootDir}/$name\"\n",
+    );
+    warned(
+        "gradle",
+        "tasks.register<Exec>(\"push\") {\n  commandLine(\"git\", \"push\", \"--force\", \"origin\")\n}\n",
+        Level::Danger,
+    );
+}
+
+#[test]
+fn a_dispatched_workflow_is_judged_by_what_it_does_to_shared_things() {
+    // Its runner is not the user's machine.
+    quiet(
+        "workflow",
+        "on: workflow_dispatch\npermissions:\n  contents: read\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: sudo apt-get install -y jq && rm -rf ~ && curl -s https://x | sh\n      - uses: jdx/mise-action@v2\n        with:\n          command: erl -eval 'erlang:display(1), halt().'\n      - run: echo ${{ secrets.TOKEN }} | docker login --password-stdin\n",
+    );
+    warned(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          git tag v1\n          git push --force origin main\n",
+        Level::Danger,
+    );
+    for (what, wf) in [
+        (
+            "stale",
+            "on: workflow_dispatch\njobs:\n  stale:\n    runs-on: x\n    steps:\n      - uses: actions/stale@v9\n",
+        ),
+        (
+            "permissions",
+            "on: workflow_dispatch\npermissions:\n  issues: write\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: some/action@v1\n",
+        ),
+        (
+            "job name",
+            "on: workflow_dispatch\njobs:\n  publish-ppa:\n    runs-on: x\n    steps:\n      - run: ./build.sh\n",
+        ),
+        (
+            "gh",
+            "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: gh pr merge \"$PR\" --squash --auto\n",
+        ),
+        (
+            "upload",
+            "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: |\n          curl --form token=${{ secrets.T }} \\\n            --form file=@cov-int.tgz https://scan.example.com/builds\n",
+        ),
+        (
+            "push",
+            "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: docker/build-push-action@v6\n        with:\n          push: true\n",
+        ),
+    ] {
+        let f = analyse("workflow", wf);
+        assert_eq!(level(&f), Some(Level::Caution), "{what}: {f:#?}");
+        assert!(f[0].reason.starts_with("dispatches"), "{what}: {f:#?}");
+    }
+    quiet(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: docker/build-push-action@v6\n        with:\n          push: false\n",
+    );
+}
+
+#[test]
+fn sudo_in_an_installer_is_a_caution() {
+    let installer = "#!/bin/sh\nset -e\ncurl -fsSLo /tmp/tool.tgz https://x.io/tool.tgz\ntar -xzf /tmp/tool.tgz -C /tmp\nsudo install -m 0755 /tmp/tool /usr/local/bin/tool\nsudo apt-get install -y jq\n";
+    warned("shell", installer, Level::Caution);
+    warned(
+        "shell",
+        "su -m root -c 'pkg install -y git'\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "choco upgrade --no-progress -y msys2\nrm -rf C:/tools/msys64\n",
+        Level::Caution,
+    );
+    warned("shell", "(cd rust-1.80 && ./install.sh)\n", Level::Caution);
+}
+
+#[test]
+fn paths_inside_the_project_or_made_for_the_script_are_not_outside_it() {
+    for t in [
+        "rm -rf \"$fixture/dist\"",
+        "rm -rf \"${BUNDLE_PATH}\"/ruby/*/cache",
+        "RELEASE_DIR=\"$(pwd)/tmp\"\nrm -rf \"$RELEASE_DIR\"",
+        "d=$(mktemp -d)\nchmod 777 \"$d\"\nrm -rf \"$d\"",
+        "tmpdir=$(mktemp -d)\nchmod a+wx ${tmpdir}",
+        "host_tmp=\"$(mktemp -d \"$root/x.XXXXXX\")\"\nchmod 777 \"$host_tmp\"",
+        "cd \"$(dirname \"$0\")/..\" && rm -rf \"$(pwd)/build\"",
+        "cp out.txt \"$TMPDIR/out.txt\"",
+        "cp a ~/.cache/tool/a",
+    ] {
+        quiet("shell", t);
+    }
+    // Still the root when the variable is empty.
+    warned("shell", "rm -rf \"$PREFIX\"/*", Level::Danger);
+    warned("shell", "rm -rf \"$DIR/usr\"", Level::Danger);
+}
+
+#[test]
+fn a_tools_own_shell_hook_is_not_a_warning() {
+    for t in [
+        "eval \"$(JUST_COMPLETE=bash just)\"",
+        "eval \"$(\"$mise_bin\" activate bash --shims)\"",
+        "eval \"$_mise_cmd_not_found_handle\"",
+        "bash -c \"$1\"",
+    ] {
+        quiet("shell", t);
+    }
+    quiet(
+        "powershell",
+        "mise activate pwsh | Out-String | Invoke-Expression\n",
+    );
+    // Where the text comes from still counts.
+    warned(
+        "shell",
+        "eval \"$(curl -fsSL https://x.io/env)\"",
+        Level::Danger,
+    );
+}
+
+#[test]
+fn words_that_look_like_commands_are_not_commands() {
+    // A function wrapping the program it is named after is no fork bomb.
+    quiet(
+        "shell",
+        "timeout() {\n  if type -P timeout >/dev/null; then\n    command timeout \"$@\"\n    return $?\n  fi\n}\n",
+    );
+    warned("shell", ":(){ :|:& };:", Level::Danger);
+    quiet("make", "format:\n\tgofmt -w .\n\tnpm run format\n");
+    quiet("just", "format:\n    cargo fmt --all\n");
+    warned("shell", "format C:", Level::Danger);
+    // A mise file task in TypeScript: its template literals are not command substitutions.
+    quiet(
+        "mise",
+        "#!/usr/bin/env -S node --experimental-strip-types\n//MISE description=\"render\"\nthrow new Error(`unsupported ref: ${ref}`);\n",
+    );
+    warned(
+        "mise",
+        "#!/usr/bin/env bash\n#MISE description=\"x\"\ngit push --force\n",
+        Level::Danger,
+    );
+}
+
+#[test]
+fn global_installs_change_the_machine() {
+    for t in [
+        "cargo install -f just",
+        "cargo install --path . --debug",
+        "go install golang.org/x/tools/cmd/goyacc@v0.1",
+        "GO111MODULE=on go install \"$pkg\"",
+        "npm install -g typescript",
+        "pnpm add --global x",
+        "yarn global add x",
+        "rustup install nightly",
+        "mise use -g tiny@3.1.0",
+        "gem install bundler",
+        "pipx install poetry",
+        "cp target/release/app ~/.local/bin/",
+        "dest=\"$HOME/bin\"\ncp \"$td/just\" \"$dest/just\"",
+        "unzip -u protoc.zip bin/protoc -d \"$FIRST_GOPATH\"",
+        "curl -s -o ~/bin/tool https://x.io/tool",
+        "git config --global user.name bot",
+        "echo x > ~/.rpmmacros",
+    ] {
+        warned("shell", t, Level::Caution);
+    }
+    for t in [
+        "GOBIN=$(pwd)/bin go install ./tools/...",
+        "npm install",
+        "cargo build --release",
+        "pip install -r requirements.txt",
+        "git config user.name bot",
+        "git config --global --get user.name",
+        "mise use node@20",
+        "mise install",
+    ] {
+        quiet("shell", t);
+    }
+}
+
+#[test]
+fn publishing_pushing_and_deploying_are_cautions() {
+    for t in [
+        "cargo publish",
+        "npm publish --access public",
+        "pnpm publish --access public --no-git-checks --tag next",
+        "cmd=\"pnpm publish --access public --tag ${tag}\"\neval \"${cmd}\"",
+        "cmd=\"pnpm publish --tag ${tag}\"\nif [ \"$1\" = dry ]; then\n  cmd+=\" --dry-run\"\nfi\neval \"${cmd}\"",
+        "docker push ghcr.io/x/y:1",
+        "docker buildx build --push -t x .",
+        "DOCKER_CLI_EXPERIMENTAL=enabled docker manifest push x:1",
+        "twine upload dist/*",
+        "python -m twine upload dist/*",
+        "python setup.py sdist upload",
+        "gh release create v1 dist/*",
+        "pnpm netlify deploy --prod --no-build",
+        "npx wrangler deploy",
+        "mkdocs gh-deploy",
+        "aws s3 cp \"$DIR/$V\" \"s3://$BUCKET/$V/\" --recursive --cache-control max-age=60",
+        "scp /tmp/redis.tar.gz ubuntu@host.example.com:/var/www/releases/",
+        "curl -s -X PUT \"https://api.example.com/scripts/$NAME\" --data-binary @dist/w.js",
+        "git push origin v1",
+        "git push origin :test-release",
+        "dput ppa:x/y ../x.changes",
+        "tsx scripts/publishCI.ts",
+        "./scripts/deploy-worker.sh",
+        "node scripts/deploy.mjs --prod",
+    ] {
+        warned("shell", t, Level::Caution);
+    }
+    for t in [
+        "cargo publish --dry-run",
+        "dotnet publish -c Release",
+        "prisma migrate deploy",
+        "pnpm deploy --filter api out",
+        "aws s3 cp s3://bucket/x ./x",
+        "curl -X POST https://hooks.example.com -d '{}'",
+        "docker build -t x .",
+        "npm pack",
+        "tsx scripts/release-notes.ts",
+        "./scripts/republisher-check.sh",
+    ] {
+        quiet("shell", t);
+    }
+    warned("shell", "GIT=git\n$GIT clean -xdf", Level::Danger);
+    warned("make", "distclean:\n\t$(GIT) clean -xdf\n", Level::Danger);
+}
+
+#[test]
+fn a_make_target_is_read_from_the_recipe_its_parser_worked_out() {
+    let mut item = CommandItem::new("make", Path::new("/w/Makefile"), "lint", "make lint");
+    item.line = Some(3);
+    item.run_code = vec![
+        ShellCode {
+            code: "@$(FIRST_GOPATH)/bin/golangci-lint run".into(),
+            line: 4,
+            via: None,
+        },
+        ShellCode {
+            code: "curl -sfL https://x.io/install.sh \\\n\t\t| sh -s -- -b $(FIRST_GOPATH)/bin"
+                .into(),
+            line: 3,
+            via: Some("$(GOLANGCI_LINT)".into()),
+        },
+    ];
+    // The excerpt the listing cuts out: a comment line, the rule, its recipe.
+    let text = "# Lint the code\nlint: $(GOLANGCI_LINT)\n\t@$(GOLANGCI_LINT) run\n";
+    let f = analyse_command(&item, text, true);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].level, Level::Danger);
+    assert_eq!(f[0].line, 2);
+    assert_eq!(
+        f[0].reason,
+        "makes `$(GOLANGCI_LINT)`, which pipes a download (curl) into sh"
+    );
+    // Without code from its parser, the excerpt is read.
+    item.run_code.clear();
+    assert!(analyse_command(&item, text, true).is_empty());
+    assert_eq!(
+        lvl("make", "install:\n\tsudo cp app /usr/local/bin\n"),
+        Some(Level::Caution)
+    );
+}
+
+#[test]
+fn other_languages_build_files_and_documents_never_read_as_shell() {
+    // Maven and Ant: only their exec calls.
+    quiet(
+        "maven",
+        "<project><build><directory>$(rm -rf /)</directory></build></project>",
+    );
+    warned(
+        "ant",
+        "<project><target name=\"x\"><exec executable=\"git\"><arg line=\"push --force\"/></exec></target></project>",
+        Level::Danger,
+    );
+    // Cargo aliases are cargo's arguments.
+    warned(
+        "cargo",
+        "[alias]\ninst = \"install --path .\"\n",
+        Level::Caution,
+    );
+    quiet("cargo", "[alias]\nxtask = \"run --package xtask --\"\n");
+    quiet("csharp-script", "Process.Start(\"rm\", \"-rf /\");\n");
+}
+
+#[test]
+fn a_models_warning_about_an_ai_definition_is_marked_as_such() {
+    let w = "Tells the agent to delete the user's home folder.";
+    let shown = effective_warning_for("agent", Some(w), Some(Risk::Danger), &[]).unwrap();
+    assert_eq!(shown, format!("{AGENT_MARK}{w}"));
+    // Marking twice (a listing annotated again) changes nothing.
+    assert_eq!(
+        effective_warning_for("agent", Some(&shown), None, &[]).as_deref(),
+        Some(shown.as_str())
+    );
+    assert_eq!(
+        effective_warning_for("prompt", Some(w), Some(Risk::None), &[]),
+        None
+    );
+    assert_eq!(
+        effective_warning_for("prompt", Some("None"), None, &[]),
+        None
+    );
+    // Other commands keep the model's words; a model's danger without a static finding shows.
+    assert_eq!(
+        effective_warning_for("shell", Some("Wipes the disk."), Some(Risk::Danger), &[]).as_deref(),
+        Some("Wipes the disk.")
+    );
+}

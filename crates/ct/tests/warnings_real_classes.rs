@@ -1,0 +1,248 @@
+//! Security warnings through the real `ct`, one workspace per class of false warning or miss
+//! found on real repositories: only what runs is analysed, each in its language and in the
+//! context it runs in, and `ct list` says why a command has its ⚠.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::*;
+
+fn ws(name: &str) -> PathBuf {
+    workspace("warnreal", name)
+}
+
+/// `(type, label, securityWarning)` of every command `ct list --json --all` shows.
+fn listing(w: &Path) -> Vec<(String, String, Option<String>)> {
+    let o = ct(w, &["list", "--json", "--all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["type"].as_str().unwrap().to_string(),
+                c["label"].as_str().unwrap().to_string(),
+                c["securityWarning"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+#[track_caller]
+fn warning(w: &Path, kind: &str, label: &str) -> Option<String> {
+    let all = listing(w);
+    all.iter()
+        .find(|(k, l, _)| k == kind && l == label)
+        .unwrap_or_else(|| panic!("no {kind} `{label}` in {all:#?}"))
+        .2
+        .clone()
+}
+
+#[test]
+fn a_readme_with_rm_rf_in_a_fence_gets_no_warning() {
+    let w = ws("markdown");
+    write(
+        &w,
+        "README.md",
+        "# Tool\n\n```python\nprint('hi')\n```\n\nInstall:\n\n```sh\ncurl -fsSL https://x.io/i | sh\nrm -rf /\n```\n\nThen `$(whoami)` and `rm -rf ~`.\n",
+    );
+    write(
+        &w,
+        "AGENTS.md",
+        "# Agents\n\nNever run `git push --force`.\n\n```bash\nrm -rf ~\n```\n",
+    );
+    assert_eq!(warning(&w, "markdown", "README.md"), None);
+    for (k, l, warned) in listing(&w) {
+        assert_eq!(warned, None, "{k} {l}");
+    }
+}
+
+#[test]
+fn a_dockerfile_run_step_cleaning_apt_lists_gets_no_warning() {
+    let w = ws("dockerfile");
+    write(
+        &w,
+        "Dockerfile",
+        "FROM debian:12\nRUN apt-get update && apt-get install -y curl \\\n    && rm -rf /var/lib/apt/lists/*\nRUN printf \"key: value\\n\" > /etc/app.conf\nRUN curl -fsSL https://x.io/i | sh && sudo chmod 777 /opt\n",
+    );
+    assert_eq!(warning(&w, "docker", "build Dockerfile"), None);
+}
+
+#[test]
+fn a_compose_service_mounting_the_docker_socket_is_a_caution() {
+    let w = ws("compose");
+    write(
+        &w,
+        "docker-compose.yml",
+        "services:\n  web:\n    image: nginx\n    command: rm -rf /\n  agent:\n    image: agent\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n",
+    );
+    for label in ["up", "up -d", "up agent"] {
+        let warned = warning(&w, "docker", label).unwrap_or_else(|| panic!("{label}"));
+        assert!(warned.starts_with("Caution:"), "{label}: {warned}");
+        assert!(warned.contains("docker.sock"), "{label}: {warned}");
+    }
+    // Starting only `web` gives it nothing of the host; stopping or listing starts nothing.
+    for label in ["up web", "down", "build", "logs", "ps"] {
+        assert_eq!(warning(&w, "docker", label), None, "{label}");
+    }
+}
+
+#[test]
+fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
+    let w = ws("rake");
+    write(
+        &w,
+        "Rakefile",
+        "desc 'Drop the production database'\ntask :reset do\n  sh \"dropdb prod\"\nend\n\ntask railties: :reset\n\ntask :check do\n  sh(Gem.ruby, \"-r\", \"x/railtie\", \"-e\", \"'OK'\")\n  puts \"rm -rf / | sh\"\nend\n",
+    );
+    let reset = warning(&w, "rake", "reset").expect("reset warned");
+    assert!(reset.contains("drops a database (dropdb)"), "{reset}");
+    // Its prerequisite runs it: the warning comes along.
+    let through = warning(&w, "rake", "railties").expect("railties warned");
+    assert!(through.contains("runs `reset`"), "{through}");
+    assert_eq!(warning(&w, "rake", "check"), None);
+}
+
+#[test]
+fn a_csproj_with_msbuild_properties_gets_no_warning() {
+    let w = ws("csproj");
+    write(
+        &w,
+        "App/App.csproj",
+        // The shape of a real project's file that the shell grammar used to misread.
+        "<Project Sdk=\"Microsoft.NET.Sdk.Web\">\n\n  <PropertyGroup>\n    <TargetFramework>net10.0</TargetFramework>\n    <UserSecretsId>0c5e2f5a-1b7d-4f4e-9a51-2f7b8d6c4e10</UserSecretsId>\n    <Nullable>enable</Nullable>\n    <RootNamespace>eShop.WebApp</RootNamespace>\n\n    <!-- Disable RZ10021, which is failing due to a Razor bug, according to Mackinnon. -->\n    <NoWarn>$(NoWarn);RZ10021</NoWarn>\n  </PropertyGroup>\n\n  <PropertyGroup>\n    <OutputPath>$(OutDir)</OutputPath>\n  </PropertyGroup>\n\n</Project>\n",
+    );
+    let dotnet: Vec<_> = listing(&w)
+        .into_iter()
+        .filter(|(k, _, _)| k == "dotnet")
+        .collect();
+    assert!(!dotnet.is_empty(), "the project is listed");
+    for (_, l, warned) in dotnet {
+        assert_eq!(warned, None, "{l}");
+    }
+}
+
+#[test]
+fn a_kotlin_build_with_backticked_names_gets_no_warning() {
+    let w = ws("kotlin");
+    executable(&w, "gradlew", "#!/bin/sh\n");
+    write(&w, "settings.gradle.kts", "rootProject.name = \"x\"\n");
+    write(
+        &w,
+        "build.gradle.kts",
+        "plugins {\n    `kotlin-dsl`\n    `java-library`\n}\n\ntasks.register(\"hello\") {\n    doLast { println(\"${project.name}\") }\n}\n",
+    );
+    let gradle: Vec<_> = listing(&w)
+        .into_iter()
+        .filter(|(k, _, _)| k == "gradle")
+        .collect();
+    assert!(!gradle.is_empty(), "the build is listed");
+    for (_, l, warned) in gradle {
+        assert_eq!(warned, None, "{l}");
+    }
+}
+
+#[test]
+fn a_make_target_is_warned_for_the_installer_its_file_prerequisite_pipes_to_sh() {
+    let w = ws("make");
+    write(
+        &w,
+        "Makefile",
+        "PREFIX ?= /usr/local\nLINT := $(BIN)/golangci-lint\n\n\
+         all: lint\n\n\
+         lint: $(LINT)\n\t$(LINT) run\n\n\
+         $(LINT):\n\tcurl -sfL https://x.io/install.sh | sh -s -- -b $(BIN)\n\n\
+         install:\n\tinstall -m 0755 app $(DESTDIR)$(PREFIX)/bin\n\n\
+         local:\n\t$(MAKE) install PREFIX=./out\n\n\
+         format:\n\tgofmt -w .\n",
+    );
+    let lint = warning(&w, "make", "lint").expect("lint warned");
+    assert!(
+        lint.starts_with("Danger: makes `$(LINT)`, which pipes a download (curl) into sh"),
+        "{lint}"
+    );
+    let all = warning(&w, "make", "all").expect("all warned through lint");
+    assert!(all.contains("runs `lint`"), "{all}");
+    let install = warning(&w, "make", "install").expect("install warned");
+    assert!(install.contains("/usr/local/bin"), "{install}");
+    // Installing into the project is not outside it; `format` is a target, not a disk tool.
+    assert_eq!(warning(&w, "make", "local"), None);
+    assert_eq!(warning(&w, "make", "format"), None);
+}
+
+#[test]
+fn a_dispatched_workflow_is_warned_only_for_what_it_does_to_shared_things() {
+    let w = ws("workflow");
+    write(
+        &w,
+        ".github/workflows/ci.yml",
+        "name: CI\non: workflow_dispatch\npermissions:\n  contents: read\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: sudo apt-get install -y jq && sudo rm -rf /opt/hostedtoolcache\n",
+    );
+    write(
+        &w,
+        ".github/workflows/sync.yml",
+        "name: Sync\non: workflow_dispatch\njobs:\n  sync:\n    runs-on: ubuntu-latest\n    steps:\n      - run: git push --force origin HEAD:main\n",
+    );
+    assert_eq!(warning(&w, "workflow", "CI"), None);
+    let sync = warning(&w, "workflow", "Sync").expect("sync warned");
+    assert!(
+        sync.starts_with("Danger: dispatches a job that overwrites remote history"),
+        "{sync}"
+    );
+}
+
+#[test]
+fn scripts_called_by_a_release_script_bring_their_warnings() {
+    let w = ws("scripts");
+    executable(
+        &w,
+        "scripts/release.sh",
+        "#!/bin/sh\nset -e\n./scripts/publish.sh\n",
+    );
+    executable(
+        &w,
+        "scripts/publish.sh",
+        "#!/bin/sh\nnpm publish --access public\n",
+    );
+    executable(
+        &w,
+        "scripts/tmp.sh",
+        "#!/bin/sh\nd=$(mktemp -d)\nchmod 777 \"$d\"\nrm -rf \"$d\"\n",
+    );
+    let release = warning(&w, "shell", "release.sh").expect("release warned");
+    assert!(
+        release.contains("runs `publish.sh`, which publishes to a package registry (npm publish)"),
+        "{release}"
+    );
+    assert_eq!(warning(&w, "shell", "tmp.sh"), None);
+}
+
+#[test]
+fn the_listing_shows_why_a_command_is_warned() {
+    let w = ws("reason");
+    write(
+        &w,
+        "justfile",
+        "install:\n    cargo install --path .\n\ntest:\n    cargo test\n",
+    );
+    let o = ct(&w, &["list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("⚠ install"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        lines[at + 1].trim(),
+        "Caution: installs a program globally (cargo install)",
+        "{text}"
+    );
+    let test = lines.iter().position(|l| l.trim() == "test").unwrap();
+    assert!(
+        lines.get(test + 1).is_none_or(|l| !l.contains("Caution")),
+        "{text}"
+    );
+}
