@@ -908,20 +908,7 @@ fn make_vars_to_shell(s: &str) -> String {
                 i += 2;
             }
             Some(&open @ ('(' | '{')) => {
-                let close = if open == '(' { ')' } else { '}' };
-                let mut depth = 0usize;
-                let mut j = i + 1;
-                while j < chars.len() {
-                    if chars[j] == open {
-                        depth += 1;
-                    } else if chars[j] == close {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    j += 1;
-                }
+                let j = reference_end(&chars, i + 1, open);
                 let name: String = chars[i + 2..j.min(chars.len())].iter().collect();
                 out.push_str(if name.trim() == "MAKE" {
                     "make"
@@ -1034,20 +1021,7 @@ fn expand_in(
                 i += 2;
             }
             Some(&open @ ('(' | '{')) => {
-                let close = if open == '(' { ')' } else { '}' };
-                let mut d = 0usize;
-                let mut j = i + 1;
-                while j < chars.len() {
-                    if chars[j] == open {
-                        d += 1;
-                    } else if chars[j] == close {
-                        d -= 1;
-                        if d == 0 {
-                            break;
-                        }
-                    }
-                    j += 1;
-                }
+                let j = reference_end(&chars, i + 1, open);
                 let inner: String = chars[i + 2..j.min(chars.len())].iter().collect();
                 let raw: String = chars[i..(j + 1).min(chars.len())].iter().collect();
                 i = j + 1;
@@ -1380,6 +1354,26 @@ fn is_command_name(name: &str) -> bool {
         '&', '<', '>', '`', ':', ',', '~',
     ];
     !name.is_empty() && !name.starts_with('.') && !name.contains(BAD)
+}
+
+/// The index of the bracket closing the variable reference whose opening bracket `open` is at
+/// `at` (nested pairs counted), or `chars.len()` when it is never closed.
+fn reference_end(chars: &[char], at: usize, open: char) -> usize {
+    let close = if open == '(' { ')' } else { '}' };
+    let mut depth = 0usize;
+    let mut j = at;
+    while j < chars.len() {
+        if chars[j] == open {
+            depth += 1;
+        } else if chars[j] == close {
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        j += 1;
+    }
+    j
 }
 
 #[cfg(test)]
