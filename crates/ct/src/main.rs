@@ -370,6 +370,10 @@ fn show(engine: &Engine, args: ShowArgs, quiet: bool) -> Result<()> {
         output::json(&mut out, c)?;
     } else {
         output::details(&mut out, c)?;
+        output::steps(
+            &mut out,
+            &commandtree_engine::closure::of(&loaded.commands, c),
+        )?;
         if let Some(text) = ai::rendered(engine, c) {
             writeln!(out)?;
             ai::print_text(&mut out, &text)?;

@@ -335,6 +335,58 @@ pub fn details(out: &mut impl Write, c: &CommandItem) -> io::Result<()> {
     Ok(())
 }
 
+/// What running the command pulls in (its closure), under `ct show`'s fields: each step with
+/// how it runs and the steps it is reached through, then steps nobody could check and cycles.
+pub fn steps(out: &mut impl Write, c: &commandtree_engine::closure::Closure<'_>) -> io::Result<()> {
+    let field = |out: &mut dyn Write, name: &str, value: &str| {
+        writeln!(out, "  {DIM}{name:<12}{DIM:#} {}", clean(value))
+    };
+    for (i, s) in c.steps.iter().enumerate() {
+        let via = if s.via.is_empty() {
+            String::new()
+        } else {
+            format!(", via {}", s.via.join(" > "))
+        };
+        let warn = if s.item.own_warning().is_some() {
+            " ⚠"
+        } else {
+            ""
+        };
+        let line = format!(
+            "{} ({}, {}{via}){warn}",
+            s.item.label,
+            s.item.kind,
+            s.how.as_str()
+        );
+        field(out, if i == 0 { "steps" } else { "" }, &line)?;
+    }
+    if c.truncated {
+        field(
+            out,
+            "",
+            &format!(
+                "... more than {} steps, not followed",
+                commandtree_engine::closure::MAX_STEPS
+            ),
+        )?;
+    }
+    for u in &c.unresolved {
+        field(
+            out,
+            "unresolved",
+            &format!(
+                "{} ({}): names no command found here, not checked",
+                u.name,
+                u.how.as_str()
+            ),
+        )?;
+    }
+    for cycle in &c.cycles {
+        field(out, "cycle", &cycle.join(" > "))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

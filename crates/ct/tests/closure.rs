@@ -238,3 +238,30 @@ fn cycles_end_and_unresolved_steps_are_shown() {
         "{err}"
     );
 }
+
+#[test]
+fn show_lists_the_steps_a_command_pulls_in_and_its_cycles() {
+    let w = workspace("show-steps");
+    write(&w, "tools.mk", "clean:\n\trm -rf ~/x\n");
+    write(
+        &w,
+        "Makefile",
+        "include tools.mk\nbuild: clean gen.o\n\techo build\n\t$(MAKE) lint\nlint: build\n\techo lint\n",
+    );
+    let o = ct(&w, &["show", "build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = |start: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting with `{start}`:\n{out}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(line("steps"), "steps        clean (make, prerequisite) ⚠");
+    assert_eq!(line("lint"), "lint (make, call)");
+    assert_eq!(line("cycle"), "cycle        build > lint > build");
+    // A prerequisite that may be a plain file is not a step anyone must check.
+    assert!(!out.contains("gen.o"), "{out}");
+    assert!(marker(&w).exists());
+}
