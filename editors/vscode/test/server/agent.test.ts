@@ -4,7 +4,7 @@
 // Needs CT_BIN, like protocol.test.ts.
 
 import * as assert from 'assert';
-import { ChildProcess, spawn } from 'child_process';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -43,6 +43,9 @@ describe('playbooks against ct lsp with the editor answering the model requests'
     fs.writeFileSync(path.join(root, '.commandtree', 'playbooks', 'notes.playbook.md'), PLAYBOOK);
     // No provider anywhere, so the rule sends the model requests to this client.
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('COMMANDTREE_LLM_') && k !== 'XDG_CONFIG_HOME'));
+    // Playbooks come from the workspace: they run only once the user ran `ct trust` there (its
+    // record goes under this HOME, not the real one).
+    execFileSync(ct, ['--root', root, 'trust'], { cwd: root, env: { ...env, HOME: root }, stdio: 'ignore' });
     proc = spawn(ct, ['--root', root, 'lsp'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env: { ...env, HOME: root } });
     if (!proc.stdout || !proc.stdin) {
       throw new Error('no pipes to ct lsp');

@@ -3,7 +3,7 @@
 // fails without it (test/e2e.sh runs it with the binary it bundles).
 
 import * as assert from 'assert';
-import { ChildProcess, spawn } from 'child_process';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -19,6 +19,8 @@ describe('RpcServer against ct lsp', function () {
   let proc: ChildProcess;
   let conn: MessageConnection;
   let root: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
   let server: RpcServer;
   const changes: TasksChanged[] = [];
 
@@ -31,7 +33,10 @@ describe('RpcServer against ct lsp', function () {
       path.join(root, '.vscode', 'launch.json'),
       JSON.stringify({ version: '0.2.0', configurations: [{ type: 'node', request: 'launch', name: 'Run app', program: '${workspaceFolder}/app.js' }] }),
     );
-    proc = spawn(ct, ['--root', root, 'lsp'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    // A HOME of its own: `ct trust` below writes its record there, never into the real one.
+    home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ct-proto-home-')));
+    env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'XDG_CONFIG_HOME')), HOME: home };
+    proc = spawn(ct, ['--root', root, 'lsp'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env });
     if (!proc.stdout || !proc.stdin) {
       throw new Error('no pipes to ct lsp');
     }
@@ -59,6 +64,7 @@ describe('RpcServer against ct lsp', function () {
     conn.dispose();
     proc.kill();
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
   });
 
   const byLabel = (tasks: CommandItem[], label: string): CommandItem => {
@@ -124,6 +130,8 @@ describe('RpcServer against ct lsp', function () {
       '---\nname: Clean Up Script\nicon: sparkle\n---\n\n- Remove superfluous comments\n',
     );
     assert.deepStrictEqual(await server.commandSkills(), [{ id: 'clean-up', name: 'Clean Up Script', icon: 'sparkle' }]);
+    // Command skills come from the workspace: applying one needs `ct trust` as it is now.
+    execFileSync(ct as string, ['--root', root, 'trust'], { cwd: root, env, stdio: 'ignore' });
     const { tasks } = await server.discoverTasks(undefined);
     const hello = byLabel(tasks, 'hello.sh');
     const original = fs.readFileSync(hello.filePath, 'utf8');
