@@ -17,7 +17,6 @@ pub mod line;
 pub mod params;
 pub mod plan;
 pub mod process;
-pub mod prompt;
 pub mod quote;
 pub mod script;
 pub mod shellinit;

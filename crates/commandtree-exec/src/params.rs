@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 /// Parameter values by name.
 pub type Values = BTreeMap<String, String>;
 
-/// Asks the user for values. The terminal implementation is [`crate::prompt::TermPrompter`].
+/// Asks the user for values. Front ends implement it: the CLI's terminal prompts
+/// (`crates/ct/src/prompt.rs`), the terminal UI's form, an editor's or an MCP client's questions.
 pub trait Prompter {
     /// A value for `p`; `Err(Error::Cancelled)` when the user gives up.
     fn ask(&mut self, p: &ParamDef) -> Result<String>;

@@ -11,6 +11,7 @@ mod lsp;
 mod mcp;
 mod output;
 mod progress;
+mod prompt;
 mod run;
 mod search;
 mod skill;

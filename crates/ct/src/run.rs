@@ -2,6 +2,7 @@
 //! handling, terminal questions and messages over the engine's runs.
 
 use crate::commands::{self, fail};
+use crate::prompt::{TermPrompter, interactive};
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::Args;
@@ -10,7 +11,6 @@ use commandtree_engine::gate::{self, ConcernKind};
 use commandtree_engine::runs::{self, RunRequest, Target, Window};
 use commandtree_engine::{Engine, Error};
 use commandtree_exec::params::{Prompter, Values, parse_assignments};
-use commandtree_exec::prompt::{TermPrompter, interactive};
 use commandtree_exec::quote::sh_quote;
 use commandtree_exec::shellinit::{self, InitShell};
 use commandtree_store::Store;

@@ -1,9 +1,9 @@
-//! Terminal prompts on stderr (so stdout stays clean for pipes): one question per missing
+//! Terminal prompts on stderr (the CLI's; the engine crates only name the `Prompter` trait) (so stdout stays clean for pipes): one question per missing
 //! parameter, its description as the prompt, the default pre-filled, options as a pick list.
 
-use crate::params::{Prompter, is_required};
-use crate::{Error, Result};
 use commandtree_core::ParamDef;
+use commandtree_exec::params::{Prompter, is_required};
+use commandtree_exec::{Error, Result};
 use dialoguer::console::Term;
 use dialoguer::theme::{ColorfulTheme, SimpleTheme, Theme};
 use dialoguer::{Confirm, FuzzySelect, Input, Select};
