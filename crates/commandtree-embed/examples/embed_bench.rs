@@ -115,7 +115,7 @@ fn main() {
     let mut lat: Vec<f64> = (0..5)
         .map(|_| {
             let t = Instant::now();
-            let idx = store.read(|c| Index::load(c, &|_| true)).unwrap();
+            let idx = Index::load(&store, &|_| true).unwrap();
             assert_eq!(idx.len(), STORED);
             t.elapsed().as_secs_f64() * 1e3
         })

@@ -8,7 +8,6 @@
 
 use crate::kernels::{self, Isa};
 use crate::{DIM, Embedder, Error, Vector, from_blob};
-use rusqlite::Connection;
 
 /// The seed spec's permissive default: better to show an irrelevant result than hide a
 /// relevant one.
@@ -39,25 +38,17 @@ pub struct Hit {
 }
 
 impl Index {
-    /// Reads `command_id, embedding` of every row with an embedding whose command `keep`
-    /// accepts (the commands that exist now).
-    pub fn load(conn: &Connection, keep: &dyn Fn(&str) -> bool) -> rusqlite::Result<Index> {
-        let mut st =
-            conn.prepare("SELECT command_id, embedding FROM commands WHERE embedding IS NOT NULL")?;
-        let mut rows = st.query([])?;
+    /// The stored embeddings of the commands `keep` accepts (the commands that exist now); a
+    /// value that is not a 1536-byte vector is counted in `invalid` and skipped.
+    pub fn load(
+        store: &commandtree_store::Store,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> commandtree_store::Result<Index> {
         let mut index = Index::default();
-        while let Some(r) = rows.next()? {
-            let Some(id) = r.get_ref(0)?.as_str_or_null()? else {
-                continue;
-            };
-            if !keep(id) {
-                continue;
-            }
-            match from_blob(r.get_ref(1)?.as_blob()?) {
-                Some(v) => index.push(id.to_string(), &v),
-                None => index.invalid += 1,
-            }
-        }
+        store.each_embedding(keep, &mut |id, blob| match from_blob(blob) {
+            Some(v) => index.push(id.to_string(), &v),
+            None => index.invalid += 1,
+        })?;
         Ok(index)
     }
 
@@ -153,9 +144,8 @@ pub fn search_commands(
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    let index = store
-        .read(|c| Index::load(c, &|id| by_id.contains_key(id)))
-        .map_err(|e| Error(e.to_string()))?;
+    let index =
+        Index::load(store, &|id| by_id.contains_key(id)).map_err(|e| Error(e.to_string()))?;
     Ok(index
         .query(embedder, query, threshold, limit)?
         .into_iter()

@@ -169,19 +169,7 @@ pub struct Pending {
 pub type Stored = HashMap<String, (String, String)>;
 
 pub fn stored(store: &Store) -> commandtree_store::Result<Stored> {
-    store.read(|c| {
-        let mut st = c.prepare("SELECT command_id, content_hash, summary FROM commands")?;
-        st.query_map([], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                (
-                    r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                    r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-                ),
-            ))
-        })?
-        .collect()
-    })
+    store.summaries()
 }
 
 /// The subjects that need a (new) summary, in the order given, and how many are current.
@@ -489,20 +477,7 @@ pub fn save(
     hash: &str,
     a: &Analysis,
 ) -> commandtree_store::Result<()> {
-    store.write(|tx| {
-        tx.execute(
-            "INSERT INTO commands (command_id, content_hash, summary, embedding, security_warning, last_updated)
-             VALUES (?1, ?2, ?3, NULL, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-             ON CONFLICT(command_id) DO UPDATE SET
-               content_hash = excluded.content_hash,
-               embedding = CASE WHEN commands.summary = excluded.summary THEN commands.embedding END,
-               summary = excluded.summary,
-               security_warning = excluded.security_warning,
-               last_updated = excluded.last_updated",
-            (id, hash, &a.summary, &a.model_warning),
-        )?;
-        Ok(())
-    })
+    store.save_summary(id, hash, &a.summary, a.model_warning.as_deref())
 }
 
 /// Stores a summary and the subject's findings in one transaction.

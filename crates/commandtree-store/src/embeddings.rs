@@ -95,24 +95,38 @@ impl Store {
 
     /// Stored embeddings of the commands `keep` accepts (NULL ones left out), for search.
     pub fn embeddings(&self, keep: &dyn Fn(&str) -> bool) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        self.each_embedding(keep, &mut |id, blob| {
+            out.push((id.to_string(), blob.to_vec()))
+        })?;
+        Ok(out)
+    }
+
+    /// Hands each stored embedding of the commands `keep` accepts to `f` (NULL ones and
+    /// values that are not BLOBs left out) without copying it: a search index of 100,000
+    /// commands is built straight from the rows.
+    pub fn each_embedding(
+        &self,
+        keep: &dyn Fn(&str) -> bool,
+        f: &mut dyn FnMut(&str, &[u8]),
+    ) -> Result<()> {
         self.read(|c| {
             let mut st = c.prepare(
                 "SELECT command_id, embedding FROM commands WHERE embedding IS NOT NULL",
             )?;
-            let rows = st.query_map([], |r| {
-                Ok((
-                    r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                    r.get::<_, Vec<u8>>(1)?,
-                ))
-            })?;
-            let mut out = Vec::new();
-            for row in rows {
-                let (id, blob) = row?;
-                if keep(&id) {
-                    out.push((id, blob));
+            let mut rows = st.query([])?;
+            while let Some(r) = rows.next()? {
+                let Some(id) = r.get_ref(0)?.as_str_or_null()? else {
+                    continue;
+                };
+                if !keep(id) {
+                    continue;
+                }
+                if let Ok(blob) = r.get_ref(1)?.as_blob() {
+                    f(id, blob);
                 }
             }
-            Ok(out)
+            Ok(())
         })
     }
 

@@ -818,3 +818,34 @@ fn context_messages_keep_order_per_conversation_and_clear() {
     assert_eq!(s.context("other").unwrap().len(), 1);
     assert!("robot".parse::<ContextType>().is_err());
 }
+
+#[test]
+fn summaries_and_embeddings_are_read_and_written_through_the_store() {
+    let d = Dir::new("summaries-embeddings");
+    let mut s = open(&d.db());
+    s.save_summary("a", "h1", "Builds it.", Some("Deletes ~/x"))
+        .unwrap();
+    s.save_summary("b", "h2", "Tests it.", None).unwrap();
+    let stored = s.summaries().unwrap();
+    assert_eq!(stored["a"], ("h1".to_string(), "Builds it.".to_string()));
+    assert_eq!(stored["b"], ("h2".to_string(), "Tests it.".to_string()));
+    // A text value where a BLOB belongs (a hand-edited or foreign file) is skipped, NULL ones
+    // never reach the caller, and `keep` chooses the commands.
+    s.connection()
+        .execute(
+            "UPDATE commands SET embedding = CASE command_id WHEN 'a' THEN x'0102' ELSE 'text' END",
+            [],
+        )
+        .unwrap();
+    s.save_summary("c", "h3", "Lints it.", None).unwrap();
+    let mut seen = Vec::new();
+    s.each_embedding(&|id| id != "c", &mut |id, blob| {
+        seen.push((id.to_string(), blob.to_vec()))
+    })
+    .unwrap();
+    assert_eq!(seen, vec![("a".to_string(), vec![1u8, 2])]);
+    assert_eq!(s.embeddings(&|_| true).unwrap(), seen);
+    // A summary saved again with other text drops the embedding made from the old text.
+    s.save_summary("a", "h4", "Builds it all.", None).unwrap();
+    assert!(s.embeddings(&|_| true).unwrap().is_empty());
+}
