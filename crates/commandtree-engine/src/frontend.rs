@@ -73,8 +73,8 @@ pub fn annotate_findings(store: Option<&mut Store>, items: &mut [CommandItem]) {
     if items.is_empty() {
         return;
     }
-    let found = commandtree_store::findings::scan(store, items);
-    commandtree_store::findings::annotate(items, &found);
+    let found = crate::findings::scan(store, items);
+    crate::findings::annotate(items, &found);
 }
 
 /// Records what a plan would ask, answering with defaults, so a front end can ask everything

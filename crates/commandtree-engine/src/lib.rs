@@ -13,6 +13,7 @@ pub mod closure;
 pub mod db;
 pub mod debug;
 mod error;
+pub mod findings;
 pub mod frontend;
 pub mod gate;
 mod load;

@@ -57,7 +57,7 @@ pub(crate) fn load_then(
     // The static findings are worked out on the walker threads from the text they read; their
     // hashes only matter when there is (or will be) a database to compare with.
     let hashing = opts.create_db || commandtree_store::db_path(&ws.root).exists();
-    let prescan = commandtree_store::findings::Prescan::new(hashing);
+    let prescan = crate::findings::Prescan::new(hashing);
     let d = ws
         .discover_hooked(
             &Options {
@@ -80,7 +80,7 @@ pub(crate) fn load_then(
     early(&commands);
     let mut store = attached.store;
     // Static findings show wherever a warning shows, with or without an LLM.
-    commandtree_store::findings::apply(store.as_mut(), &mut commands, Some(prescan));
+    crate::findings::apply(store.as_mut(), &mut commands, Some(prescan));
     // A command runs its steps: their warnings are its own too.
     crate::closure::annotate(&mut commands);
     Ok(Loaded {

@@ -416,7 +416,7 @@ pub fn truncation_note(total_chars: usize) -> String {
 /// content is its command line (no readable file) is analysed as a shell line.
 pub fn findings(s: &Subject) -> Vec<Finding> {
     let from_file = s.whole_file || s.content != s.item.command;
-    commandtree_store::findings::analyse_text(&s.item, &s.content, from_file)
+    commandtree_risk::analyse_command(&s.item, &s.content, from_file)
 }
 
 /// The model's warning as stored: nothing when it rated the command `none`, wrote a
@@ -484,7 +484,7 @@ pub fn save(
 pub fn save_subject(store: &mut Store, s: &Subject, a: &Analysis) -> commandtree_store::Result<()> {
     save(store, &s.item.id, &s.hash, a)?;
     let scan_hash = commandtree_risk::scan_hash(&s.item, &s.content);
-    store.write(|tx| commandtree_store::findings::save(tx, &s.item.id, &scan_hash, &a.findings))
+    commandtree_store::findings::save_all(store, &[(&s.item.id, &scan_hash, &a.findings)])
 }
 
 /// What happened to one command, as it happens.

@@ -458,12 +458,20 @@ curl -fsSL https://get.example.com/cli | sh
 
     // What a listing shows: the stored warnings plus the stored findings.
     let mut items = discover(&root);
-    let mut store = Store::open(&db_path(&root), false).unwrap().unwrap();
+    let store = Store::open(&db_path(&root), false).unwrap().unwrap();
     store.enrich(&mut items).unwrap();
     let stored = commandtree_store::findings::load(&store).unwrap();
     assert_eq!(stored.len(), items.len(), "every command's scan is stored");
-    let findings = commandtree_store::findings::scan(Some(&mut store), &items);
-    commandtree_store::findings::annotate(&mut items, &findings);
+    // The rule a listing applies (the engine's `findings::annotate`): the stored findings
+    // combined with the model's column, which holds nothing here.
+    for item in &mut items {
+        item.security_warning = commandtree_risk::effective_warning_for(
+            &item.kind,
+            item.security_warning.as_deref(),
+            None,
+            &stored[&item.id].findings,
+        );
+    }
     let warned: Vec<&str> = items
         .iter()
         .filter(|c| c.security_warning.is_some())
