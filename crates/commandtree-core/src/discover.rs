@@ -517,6 +517,7 @@ impl Walker<'_> {
         cancel: &CancelToken,
         progress: &dyn Progress,
     ) -> Result<WalkOutput, Cancelled> {
+        count_walk(self.root);
         let out: Mutex<WalkOutput> = Mutex::new(WalkOutput::default());
         let found = AtomicU64::new(0);
         self.builder(self.root, None, threads)
@@ -724,6 +725,26 @@ pub(crate) fn threads(opts: &Options) -> usize {
 }
 
 /// Discovers every command under `root` on disk.
+/// Full walks started per root in this process: servers promise to answer from their live
+/// index after the first one, and tests and benchmarks hold them to it.
+static WALKS: Mutex<Vec<(PathBuf, usize)>> = Mutex::new(Vec::new());
+
+fn count_walk(root: &Path) {
+    let mut w = WALKS.lock().unwrap_or_else(|p| p.into_inner());
+    match w.iter_mut().find(|(r, _)| r == root) {
+        Some((_, n)) => *n += 1,
+        None => w.push((root.to_path_buf(), 1)),
+    }
+}
+
+/// How many full walks of `root` this process has started (a discovery, an index's first
+/// pass, a full pass after a settings change). The re-examination of one changed path is not
+/// a walk.
+pub fn full_walks(root: &Path) -> usize {
+    let w = WALKS.lock().unwrap_or_else(|p| p.into_inner());
+    w.iter().find(|(r, _)| r == root).map_or(0, |(_, n)| *n)
+}
+
 pub fn discover(root: &Path, settings: &Settings, opts: &Options) -> Discovery {
     discover_with(root, settings, opts, &CancelToken::new(), &NoProgress).unwrap_or_default()
 }

@@ -9,8 +9,10 @@
 //! new kind of include needs no change here.
 //!
 //! Changes that alter what the walk sees (the exclude settings, `.commandtree/config.toml`,
-//! any `.gitignore` or `.ignore`) run a full pass, diffed against the previous state so the
-//! delta is still exact.
+//! the root's `.gitignore` or `.ignore`, `.git/info/exclude`) run a full pass, diffed against
+//! the previous state so the delta is still exact. An ignore file in a folder below the root
+//! governs only that folder, which is walked again instead (creating the database writes
+//! `.commandtree/.gitignore`: that must not cost a walk of the whole tree).
 //!
 //! [`RecordingFs`]: crate::fs::RecordingFs
 
@@ -72,6 +74,17 @@ pub struct Index {
     /// A folder some parser listed -> the routed files whose parsers did.
     listers: BTreeMap<PathBuf, Vec<PathBuf>>,
     count: usize,
+    /// The settings files that existed when this index was built.
+    settings_present: Vec<PathBuf>,
+}
+
+/// The files whose change makes the walk itself different.
+fn settings_files(root: &Path) -> [PathBuf; 3] {
+    [
+        root.join(".vscode").join("settings.json"),
+        root.join(".commandtree").join("config.toml"),
+        root.join(".git").join("info").join("exclude"),
+    ]
 }
 
 impl Index {
@@ -111,6 +124,10 @@ impl Index {
             readers: BTreeMap::new(),
             listers: BTreeMap::new(),
             count: 0,
+            settings_present: settings_files(root)
+                .into_iter()
+                .filter(|f| f.exists())
+                .collect(),
         };
         let out = index
             .walker()
@@ -195,21 +212,25 @@ impl Index {
         let root = &self.root;
         // The path itself or a folder holding it: a folder created with the file in it comes
         // as one event for the folder.
-        if [
-            root.join(".vscode").join("settings.json"),
-            root.join(".commandtree").join("config.toml"),
-            root.join(".git").join("info").join("exclude"),
-        ]
-        .iter()
-        .any(|f| f.starts_with(path))
-        {
+        // A folder holding one counts only when the file is there now or was at the last
+        // full pass: creating `.commandtree/` for the database is no settings change.
+        if settings_files(root).iter().any(|f| {
+            f.as_path() == path
+                || (f.starts_with(path) && (f.exists() || self.settings_present.contains(f)))
+        }) {
             return true;
         }
-        // An ignore file inside a folder nobody walks changes nothing.
-        matches!(
-            path.file_name().and_then(|n| n.to_str()),
-            Some(".gitignore" | ".ignore")
-        ) && path.parent().is_some_and(|d| self.dirs.contains(d))
+        // An ignore file inside a folder nobody walks changes nothing; one below the root
+        // changes only its own folder (see `ignore_file_folder`).
+        path.parent() == Some(root.as_path()) && is_ignore_file(path)
+    }
+
+    /// The folder a changed ignore file below the root governs, when that folder is walked:
+    /// its patterns apply to nothing outside it, so that folder is walked again, not the tree.
+    fn ignore_file_folder(&self, path: &Path) -> Option<PathBuf> {
+        let dir = path.parent()?;
+        (is_ignore_file(path) && dir != self.root && self.dirs.contains(dir))
+            .then(|| dir.to_path_buf())
     }
 
     /// Re-discovers after `paths` changed (created, modified, deleted, renamed: for a rename,
@@ -227,6 +248,7 @@ impl Index {
                 }
             })
             .filter(|p| p.starts_with(&self.root))
+            .map(|p| self.ignore_file_folder(&p).unwrap_or(p))
             .collect();
         paths.sort();
         paths.dedup();
@@ -332,7 +354,7 @@ impl Index {
 
     /// Reloads the settings, walks everything again and diffs against the previous state.
     fn full_pass(&mut self) -> Delta {
-        let (settings, settings_warnings) = Settings::load(&self.root);
+        let (settings, settings_warnings) = self.settings.reload(&self.root);
         let mut next = Index::build(&self.root, settings, &self.opts);
         next.settings_warnings = settings_warnings;
         let before: Vec<&Warning> = self
@@ -482,6 +504,13 @@ impl Index {
         unlink(&mut self.listers, &f.deps.dirs);
         self.count -= f.rows.iter().map(|(_, c)| c.len()).sum::<usize>();
     }
+}
+
+fn is_ignore_file(path: &Path) -> bool {
+    matches!(
+        path.file_name().and_then(|n| n.to_str()),
+        Some(".gitignore" | ".ignore")
+    )
 }
 
 /// Commands of `files` in listing order.
@@ -825,6 +854,43 @@ mod tests {
             "{d:?}"
         );
         same_as_fresh(&index);
+    }
+
+    #[test]
+    fn a_nested_ignore_file_walks_only_its_folder_again() {
+        let t = workspace("nested-ignore");
+        let root = &t.0;
+        write(root, "package.json", PKG);
+        write(root, "tools/gen/run.sh", "echo\n");
+        write(root, "tools/keep.sh", "echo\n");
+        write(root, "other/gen/run.sh", "echo\n");
+        let mut index = build(root);
+        write(root, "tools/.gitignore", "gen/\n");
+        let walks = crate::discover::full_walks(root);
+        let d = index.apply_changes(&["tools/.gitignore"]);
+        assert_eq!(crate::discover::full_walks(root), walks);
+        assert!(!d.full_pass, "{d:?}");
+        assert_eq!(d.removed.len(), 1, "{d:?}");
+        assert!(d.removed[0].contains("tools/gen/run.sh"), "{d:?}");
+        same_as_fresh(&index);
+        fs::remove_file(root.join("tools/.gitignore")).unwrap();
+        let d = index.apply_changes(&["tools/.gitignore"]);
+        assert!(!d.full_pass && d.added.len() == 1, "{d:?}");
+        same_as_fresh(&index);
+        // The database's folder appearing (its `.gitignore` in it) is no settings change.
+        write(root, ".commandtree/.gitignore", "commandtree.sqlite3\n");
+        write(root, ".commandtree/commandtree.sqlite3", "");
+        let walks = crate::discover::full_walks(root);
+        let d = index.apply_changes(&[".commandtree"]);
+        assert!(!d.full_pass && d.is_empty(), "{d:?}");
+        assert_eq!(crate::discover::full_walks(root), walks);
+        // Its config file appearing is.
+        write(
+            root,
+            ".commandtree/config.toml",
+            "[discovery]\nshow = \"all\"\n",
+        );
+        assert!(index.apply_changes(&[".commandtree/config.toml"]).full_pass);
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub struct Settings {
     pub origins: BTreeMap<String, Origin>,
     /// Whether the workspace configuration's keys that need trust were honoured.
     pub trust: trust::Status,
+    /// Exclude globs a client gave (an editor's `commandtree.excludePatterns`): they replace
+    /// `exclude_patterns` and survive a reload of the files (see [`Settings::set_client_excludes`]).
+    pub client_excludes: Option<Vec<String>>,
 }
 
 /// The file a setting came from.
@@ -122,6 +125,7 @@ impl Default for Settings {
             config: toml::Table::new(),
             origins: BTreeMap::new(),
             trust: trust::Status::NotNeeded,
+            client_excludes: None,
         }
     }
 }
@@ -136,6 +140,23 @@ pub fn user_config_dir() -> Option<PathBuf> {
 }
 
 impl Settings {
+    /// Replaces the exclude globs with a client's: an explicit list replaces the built-in
+    /// defaults exactly (the per-folder `env/` and `bin/` rules included), as the setting does.
+    pub fn set_client_excludes(&mut self, patterns: Vec<String>) {
+        self.exclude_patterns = patterns.clone();
+        self.default_excludes = false;
+        self.client_excludes = Some(patterns);
+    }
+
+    /// These settings loaded again from the files, keeping what a client set.
+    pub fn reload(&self, root: &Path) -> (Settings, Vec<Warning>) {
+        let (mut s, w) = Settings::load(root);
+        if let Some(p) = &self.client_excludes {
+            s.set_client_excludes(p.clone());
+        }
+        (s, w)
+    }
+
     /// Loads every layer for the workspace at `root`. Problems (malformed files, wrong types)
     /// become warnings and that layer's bad value is ignored; keys of an untrusted workspace
     /// that need trust are ignored with one warning naming them.

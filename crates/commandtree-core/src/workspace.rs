@@ -10,6 +10,7 @@ use crate::sources::type_def;
 use crate::tree::{self, Category};
 use std::path::{Path, PathBuf};
 
+#[derive(Clone)]
 pub struct Workspace {
     pub root: PathBuf,
     pub settings: Settings,

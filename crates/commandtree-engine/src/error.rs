@@ -25,6 +25,9 @@ pub enum Error {
     /// A write needs the workspace database and it cannot be opened (the reason was reported as
     /// a load warning).
     NoDatabase(PathBuf),
+    /// No LLM answers: AI features are switched off (`provider = none`, set in `disabled_by`),
+    /// or no provider is configured (`None`: the message says how to configure one).
+    NoProvider { disabled_by: Option<String> },
     /// The user (or a front end's stop) cancelled.
     Cancelled,
 }
@@ -36,6 +39,15 @@ impl Error {
 
     pub fn usage(msg: impl Into<String>) -> Self {
         Error::Usage(msg.into())
+    }
+
+    /// The error in one line, for a status bar (the full text of [`Error::NoProvider`] is a
+    /// paragraph on how to configure a provider).
+    pub fn one_line(&self) -> String {
+        match self {
+            Error::NoProvider { disabled_by: None } => "no LLM provider found: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or [llm] in .commandtree/config.toml (ct doctor explains)".into(),
+            e => e.to_string(),
+        }
     }
 
     /// The process exit code a command-line front end uses for this error.
@@ -62,6 +74,15 @@ impl std::fmt::Display for Error {
             ),
             Error::NoDatabase(p) => {
                 write!(f, "{}: cannot open the workspace database", p.display())
+            }
+            Error::NoProvider {
+                disabled_by: Some(by),
+            } => write!(
+                f,
+                "AI features are switched off (provider = none, set in {by})"
+            ),
+            Error::NoProvider { disabled_by: None } => {
+                f.write_str(commandtree_llm::provider::HOW_TO_CONFIGURE)
             }
             Error::Cancelled => f.write_str("cancelled"),
         }

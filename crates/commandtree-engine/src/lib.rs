@@ -16,6 +16,7 @@ mod error;
 pub mod findings;
 pub mod frontend;
 pub mod gate;
+pub mod live;
 mod load;
 pub mod runs;
 pub mod search;
@@ -28,6 +29,7 @@ pub use commandtree_core::{
     CancelToken, CommandItem, NoProgress, Progress, ProgressEvent, SortOrder, Warning, Workspace,
 };
 pub use error::{Error, Result};
+pub use live::{Live, LiveChange, LiveEvent};
 pub use load::{LoadOptions, Loaded, display_name, load, resolve};
 pub use watch::{WatchError, WatchEvent, WatchOptions, Watcher};
 
@@ -67,8 +69,7 @@ impl Engine {
     /// `commandtree.excludePatterns`: an explicit list replaces the built-in defaults exactly
     /// (the per-folder `env/` and `bin/` rules included), as the setting does.
     pub fn set_exclude_patterns(&mut self, patterns: Vec<String>) {
-        self.ws.settings.exclude_patterns = patterns;
-        self.ws.settings.default_excludes = false;
+        self.ws.settings.set_client_excludes(patterns);
     }
 
     pub fn root(&self) -> &Path {

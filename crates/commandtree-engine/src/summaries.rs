@@ -14,6 +14,56 @@ pub fn detect(ws: &Workspace) -> Result<Detection> {
     provider::detect_for(ws).map_err(|e| Error::failed(e.message))
 }
 
+/// The provider that answers, or [`Error::NoProvider`] saying why none does (switched off, or
+/// not configured: its text says how to configure one).
+pub fn provider(ws: &Workspace) -> Result<ProviderConfig> {
+    match detect(ws)? {
+        Detection::Found(c) => Ok(*c),
+        Detection::Disabled(by) => Err(Error::NoProvider {
+            disabled_by: Some(by),
+        }),
+        Detection::NotFound => Err(Error::NoProvider { disabled_by: None }),
+    }
+}
+
+/// What [`summarize`] did: how many were already current, and (when anything needed a summary)
+/// the batch's report and a problem embedding the results.
+pub struct Outcome {
+    pub current: usize,
+    pub report: Option<Report>,
+    pub embed_problem: Option<String>,
+}
+
+/// The whole workflow every front end runs: the commands named by `queries` (all when empty)
+/// that need a summary are summarized by `caller`, each stored as it arrives (see [`run`]).
+#[allow(clippy::too_many_arguments)]
+pub fn summarize(
+    ws: &Workspace,
+    loaded: &mut Loaded,
+    queries: &[String],
+    force: bool,
+    caller: &dyn ToolCaller,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<Outcome> {
+    let plan = plan(loaded, queries, force)?;
+    let current = plan.current;
+    if plan.pending.is_empty() {
+        return Ok(Outcome {
+            current,
+            report: None,
+            embed_problem: None,
+        });
+    }
+    let (report, embed_problem) = run_with(ws, loaded, plan, caller, cancel, progress, on_event)?;
+    Ok(Outcome {
+        current,
+        report: Some(report),
+        embed_problem,
+    })
+}
+
 /// The summary settings (`[summaries]`).
 pub fn config(ws: &Workspace) -> Result<SummaryConfig> {
     SummaryConfig::from_config(&ws.settings.config, &provider::config_origin(ws))

@@ -32,6 +32,9 @@ pub struct WatchOptions {
     /// How long a path must be quiet before its change is processed. `None`: the setting
     /// `[watch] debounce_ms`, else [`DEFAULT_DEBOUNCE`].
     pub debounce: Option<Duration>,
+    /// Also send a [`WatchEvent::Snapshot`] after the first discovery and after every batch
+    /// that changed something (a live index keeps its list from these).
+    pub snapshots: bool,
 }
 
 /// What a watcher reports. `Ready` comes first, once; then `Changed` and `Warning` as they
@@ -50,6 +53,15 @@ pub enum WatchEvent {
     /// A discovery, settings or database problem (the initial ones after `Ready`, then each new
     /// one once), or a watcher error.
     Warning(Warning),
+    /// Every command and discovery warning as they are now, discovery's alone (no database
+    /// notes): only with [`WatchOptions::snapshots`]. `changed` names the commands the batch
+    /// added or re-parsed (every one for the first snapshot).
+    Snapshot {
+        commands: Vec<CommandItem>,
+        warnings: Vec<Warning>,
+        changed: Vec<String>,
+        first: bool,
+    },
 }
 
 /// The watch could not be set up.
@@ -239,6 +251,7 @@ struct State {
     notes: HashMap<String, Notes>,
     db_files: [PathBuf; 3],
     tag_config: PathBuf,
+    snapshots: bool,
 }
 
 impl State {
@@ -277,6 +290,7 @@ impl State {
             db_files,
             tag_config: tagconfig::config_path(&ws.root),
             index,
+            snapshots: options.snapshots,
         };
         state.remember(&commands);
         let mut warnings = ws.warnings.clone();
@@ -292,7 +306,23 @@ impl State {
         for w in warnings {
             sink(WatchEvent::Warning(w));
         }
+        state.snapshot(None, sink);
         Some(state)
+    }
+
+    fn snapshot(&self, changed: Option<Vec<String>>, sink: &mut impl FnMut(WatchEvent)) {
+        if !self.snapshots {
+            return;
+        }
+        let commands = self.index.commands();
+        let first = changed.is_none();
+        let changed = changed.unwrap_or_else(|| commands.iter().map(|c| c.id.clone()).collect());
+        sink(WatchEvent::Snapshot {
+            commands,
+            warnings: self.index.warnings(),
+            changed,
+            first,
+        });
     }
 
     fn remember(&mut self, commands: &[CommandItem]) {
@@ -322,6 +352,12 @@ impl State {
             }
         }
         let mut delta = self.index.apply_changes(&files);
+        let reparsed: Vec<String> = delta
+            .added
+            .iter()
+            .chain(&delta.updated)
+            .map(|c| c.id.clone())
+            .collect();
         let mut warnings = std::mem::take(&mut delta.warnings);
         for id in &delta.removed {
             self.notes.remove(id);
@@ -361,11 +397,15 @@ impl State {
             }
         }
         let elapsed = started.elapsed();
+        let something = !delta.is_empty() || db_changed || !warnings.is_empty();
         if !delta.is_empty() {
             sink(WatchEvent::Changed { delta, elapsed });
         }
         for w in warnings {
             sink(WatchEvent::Warning(w));
+        }
+        if something {
+            self.snapshot(Some(reparsed), sink);
         }
     }
 

@@ -13,7 +13,7 @@ use crate::server::{ClientError, Shared};
 use commandtree_core::{CancelToken, Workspace};
 use commandtree_engine::Engine;
 use commandtree_engine::summaries;
-use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE, ProviderConfig};
+use commandtree_llm::provider::{HOW_TO_CONFIGURE, ProviderConfig};
 use commandtree_llm::{ErrorKind, LlmError, Message, Options, Role, Tool, ToolCall, ToolCaller};
 use commandtree_skills::{
     Error, LlmSkillApi, Models, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
@@ -69,14 +69,7 @@ pub fn source(shared: &Shared, ws: &Workspace) -> RpcResult<Source> {
     if shared.language_models && !names_provider(&config, &commandtree_llm::provider::process_env) {
         return Ok(Source::Editor);
     }
-    match summaries::detect(ws)? {
-        Detection::Found(c) => Ok(Source::Provider(c)),
-        Detection::Disabled(by) => Err(RpcError::new(
-            FAILED,
-            format!("AI features are switched off (provider = none, set in {by})"),
-        )),
-        Detection::NotFound => Err(RpcError::new(FAILED, how_to_configure())),
-    }
+    Ok(Source::Provider(Box::new(summaries::provider(ws)?)))
 }
 
 /// The params of `commandtree/languageModelRequest`: the messages with the SkillApi's roles

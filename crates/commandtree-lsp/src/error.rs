@@ -68,6 +68,10 @@ impl From<Error> for RpcError {
         match e {
             Error::Usage(_) => RpcError::new(INVALID_PARAMS, message),
             Error::Failed(_) | Error::NoDatabase(_) => RpcError::new(FAILED, message),
+            Error::NoProvider { disabled_by: None } => {
+                RpcError::new(FAILED, crate::editor_lm::how_to_configure())
+            }
+            Error::NoProvider { .. } => RpcError::new(FAILED, message),
             Error::NotFound {
                 query, suggestions, ..
             } => RpcError::new(COMMAND_NOT_FOUND, message)

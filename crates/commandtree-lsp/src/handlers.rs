@@ -68,10 +68,71 @@ pub struct Ctx<'a> {
     pub cancel: &'a CancelToken,
 }
 
+/// A request's result: a value, or JSON text kept from an identical earlier request.
+pub enum Answer {
+    Value(Value),
+    Json(Arc<str>),
+}
+
+/// A serialized listing and what it was made from.
+pub struct Kept {
+    view: Arc<Vec<CommandItem>>,
+    json: Arc<str>,
+}
+
+/// Answers a request. The listings (`discoverTasks`, `tree`) of an unchanged live list, asked
+/// again with the same params and settings, are sent as the JSON text made the first time.
+pub fn answer(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult<Answer> {
+    if !matches!(method, "commandtree/discoverTasks" | "commandtree/tree") {
+        return handle(ctx, method, params).map(Answer::Value);
+    }
+    if method == "commandtree/discoverTasks" {
+        // Its side effects (root check, new excludes) come before any kept answer is used.
+        let p: DiscoverParams = parse(params.clone())?;
+        check_root(ctx.shared, &p.workspace_root)?;
+        if let Some(ex) = p.exclude_patterns
+            && ctx.shared.set_excludes(ex)
+        {
+            watch::restart(ctx.shared)?;
+        }
+    }
+    let engine = ctx.shared.engine()?;
+    let view = watch::live(ctx.shared)?
+        .commands(ctx.cancel)
+        .map_err(|e| match e {
+            Error::Cancelled => RpcError::cancelled(),
+            e => RpcError::new(DISCOVERY_FAILED, format!("discovery failed: {e}")),
+        })?;
+    let settings = &engine.workspace().settings;
+    let key = format!(
+        "{method} {params} {} {:?}",
+        settings.show_all, settings.sort_order
+    );
+    if let Some(k) = lock(&ctx.shared.answers).get(&key)
+        && Arc::ptr_eq(&k.view, &view)
+    {
+        return Ok(Answer::Json(k.json.clone()));
+    }
+    let value = handle(ctx, method, params)?;
+    let json: Arc<str> = serde_json::to_string(&value)
+        .map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))?
+        .into();
+    let mut answers = lock(&ctx.shared.answers);
+    answers.retain(|_, k| Arc::ptr_eq(&k.view, &view));
+    answers.insert(
+        key,
+        Kept {
+            view,
+            json: json.clone(),
+        },
+    );
+    Ok(Answer::Json(json))
+}
+
 pub fn handle(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult {
     match method {
         "commandtree/discoverTasks" => discover_tasks(ctx, parse(params)?),
-        "commandtree/watchFiles" => watch::start(ctx.shared),
+        "commandtree/watchFiles" => watch::start(ctx.shared, ctx.cancel),
         "commandtree/tree" => tree(ctx, parse(params)?),
         "commandtree/quick" => quick(ctx),
         "commandtree/tags" => tags(ctx),
@@ -124,19 +185,20 @@ pub(crate) fn check_query(root: &Path, query: &str) -> RpcResult<()> {
     Ok(())
 }
 
+/// The engine (settings read afresh) and the commands from the live index: no walk per
+/// request.
 pub(crate) fn load(
     ctx: &Ctx<'_>,
     create_db: bool,
 ) -> RpcResult<(commandtree_engine::Engine, Loaded)> {
     let engine = ctx.shared.engine()?;
-    let loaded = engine
-        .load_with(
+    let loaded = watch::live(ctx.shared)?
+        .load(
             &LoadOptions {
                 types: Vec::new(),
                 create_db: create_db && ctx.shared.trusted(),
             },
             ctx.cancel,
-            &commandtree_core::NoProgress,
         )
         .map_err(|e| match e {
             Error::Cancelled => RpcError::cancelled(),

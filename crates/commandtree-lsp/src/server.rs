@@ -13,7 +13,7 @@ use crate::error::*;
 use crate::handlers::{self, Kind};
 use crate::transport::{self, Incoming, Outgoing};
 use commandtree_core::CancelToken;
-use commandtree_engine::{Engine, Watcher};
+use commandtree_engine::{Engine, Live};
 use lsp_server::{Message, Notification, Request, RequestId, Response, ResponseError};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -92,7 +92,13 @@ pub struct Shared {
     inflight: Mutex<HashMap<RequestId, InFlight>>,
     /// Work-done tokens (as JSON text) of requests in flight.
     tokens: Mutex<HashMap<String, RequestId>>,
-    pub(crate) watcher: Mutex<Option<Watcher>>,
+    /// The live index every request answers from (started by the first that needs it).
+    pub(crate) live: Mutex<Option<Arc<Live>>>,
+    /// The client asked for `tasksChanged` (`watchFiles`).
+    pub(crate) watching: AtomicBool,
+    /// Listings already serialized, by request (method and params): each with the live list it
+    /// was made from, so any change of the commands or the database makes it stale.
+    pub(crate) answers: Mutex<HashMap<String, handlers::Kept>>,
     parallel: Mutex<Vec<JoinHandle<()>>>,
     /// The client answers `commandtree/languageModelRequest` (its `initialize` said so).
     pub language_models: bool,
@@ -239,8 +245,13 @@ impl Shared {
         }
     }
 
-    fn respond(&self, id: RequestId, result: RpcResult) {
-        let _ = self.out.send(response(id, result));
+    fn answer(&self, id: RequestId, result: RpcResult<handlers::Answer>) {
+        let out = match result {
+            Ok(handlers::Answer::Json(result)) => Outgoing::Answer { id, result },
+            Ok(handlers::Answer::Value(v)) => response(id, Ok(v)),
+            Err(e) => response(id, Err(e)),
+        };
+        let _ = self.out.send(out);
     }
 
     /// Runs one request and answers it; a panic in a handler is an internal error, never the
@@ -255,7 +266,7 @@ impl Shared {
                 cancel: &cancel,
             };
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                handlers::handle(&ctx, &req.method, req.params)
+                handlers::answer(&ctx, &req.method, req.params)
             }))
             .unwrap_or_else(|p| {
                 let why = p
@@ -271,7 +282,7 @@ impl Shared {
         };
         lock(&self.inflight).remove(&req.id);
         lock(&self.tokens).retain(|_, v| *v != req.id);
-        self.respond(req.id, result);
+        self.answer(req.id, result);
     }
 }
 
@@ -446,9 +457,8 @@ impl Server {
         let Some(shared) = &self.shared else {
             return;
         };
-        if let Some(w) = lock(&shared.watcher).take() {
-            w.stop();
-        }
+        let live = lock(&shared.live).take();
+        drop(live);
         for f in lock(&shared.inflight).values() {
             if f.kind == Kind::Parallel {
                 f.cancel.cancel();
@@ -511,7 +521,9 @@ impl Server {
             out: self.out.clone(),
             inflight: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
-            watcher: Mutex::new(None),
+            live: Mutex::new(None),
+            watching: AtomicBool::new(false),
+            answers: Mutex::new(HashMap::new()),
             parallel: Mutex::new(Vec::new()),
             language_models,
             asked: Mutex::new(HashMap::new()),

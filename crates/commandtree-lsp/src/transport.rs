@@ -29,6 +29,12 @@ pub enum Outgoing {
     Message(Message),
     /// A message `lsp-server` cannot represent (an error response with `id: null`).
     Raw(Value),
+    /// A successful response whose result is already JSON text (a listing kept from an earlier
+    /// identical request: serializing megabytes again is most of such a request's cost).
+    Answer {
+        id: lsp_server::RequestId,
+        result: std::sync::Arc<str>,
+    },
     /// Answered once everything before it was written and flushed.
     Flushed(Sender<()>),
 }
@@ -147,6 +153,15 @@ pub fn writer(output: impl Write, rx: Receiver<Outgoing>) -> io::Result<()> {
             Outgoing::Raw(v) => {
                 let body = serde_json::to_string(&v)?;
                 write!(w, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+                w.flush()?;
+            }
+            Outgoing::Answer { id, result } => {
+                let head = format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"result":"#,
+                    serde_json::to_string(&id)?
+                );
+                let length = head.len() + result.len() + 1;
+                write!(w, "Content-Length: {length}\r\n\r\n{head}{result}}}")?;
                 w.flush()?;
             }
             Outgoing::Flushed(ack) => {

@@ -4,8 +4,8 @@
 //!
 //! Tools: `list_commands`, `show_command`, `search_commands`, `run_command`, `tag_command`,
 //! `star_command`, `summarize_commands`. Resources: `commandtree://command/{id}`. Prompts: none
-//! until prompt definitions are discovered. The watcher keeps clients' resource lists current
-//! (`notifications/resources/list_changed`).
+//! until prompt definitions are discovered. The engine's live index answers every call (one walk
+//! at start) and keeps clients' resource lists current (`notifications/resources/list_changed`).
 
 pub mod install;
 pub mod policy;
@@ -16,8 +16,8 @@ mod text;
 pub use policy::Policy;
 pub use server::{COMMAND_URI, CommandTreeServer, OUTPUT_LIMIT, command_uri, id_of_uri};
 
-use commandtree_core::{Warning, Workspace};
-use commandtree_engine::{Engine, WatchEvent, WatchOptions, Watcher};
+use commandtree_core::Warning;
+use commandtree_engine::Engine;
 use rmcp::{Peer, RoleServer, ServiceExt};
 use std::path::PathBuf;
 
@@ -43,8 +43,15 @@ pub fn serve_stdio(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<(), 
     for w in &problems {
         warn(w);
     }
-    let root = engine.root().to_path_buf();
     let server = CommandTreeServer::new(engine, opts.allow_warned, policy);
+    let changes = server.take_changes();
+    if let Some(why) = server.unwatched() {
+        warn(&Warning::new(
+            server.engine().root(),
+            None,
+            format!("{why}; every call discovers afresh and the resource list is not kept current"),
+        ));
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -54,38 +61,25 @@ pub fn serve_stdio(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<(), 
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;
-        let watcher = watch_workspace(Workspace::open(Some(&root), &root), service.peer().clone());
-        let ended = service.waiting().await;
-        if let Some(w) = watcher {
-            w.stop();
+        if let Some(rx) = changes {
+            forward_changes(rx, service.peer().clone());
         }
+        let ended = service.waiting().await;
         ended.map(|_| ()).map_err(|e| e.to_string())
     })
 }
 
-/// Starts the watcher: every change of the workspace's commands after the first discovery
-/// sends `notifications/resources/list_changed` to `peer`. `None` when the folder cannot be
-/// watched (the server works without live updates then).
-pub fn watch_workspace(ws: Workspace, peer: Peer<RoleServer>) -> Option<Watcher> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let watcher = Watcher::start(ws, WatchOptions::default(), move |event| {
-        if let WatchEvent::Changed { delta, .. } = event
-            && !(delta.added.is_empty() && delta.updated.is_empty() && delta.removed.is_empty())
-        {
-            let _ = tx.send(());
-        }
-    })
-    .ok()?;
+/// Sends `notifications/resources/list_changed` to `peer` for every change of the commands
+/// after the first list (one notification for a burst).
+pub fn forward_changes(mut rx: tokio::sync::mpsc::UnboundedReceiver<()>, peer: Peer<RoleServer>) {
     tokio::spawn(async move {
         while rx.recv().await.is_some() {
-            // One notification for a burst of batches.
             while rx.try_recv().is_ok() {}
             if commands_changed(&peer).await.is_err() {
                 break;
             }
         }
     });
-    Some(watcher)
 }
 
 /// Tells the client that the commands changed: the command resources are listed anew.

@@ -1,6 +1,7 @@
 //! The MCP server: tools, resources and (empty for now) prompts over the engine facade. Every
-//! engine call blocks (discovery, SQLite, processes, HTTP to the LLM), so each runs on tokio's
-//! blocking pool; each call discovers afresh, so answers always match the files on disk.
+//! engine call blocks (SQLite, processes, HTTP to the LLM), so each runs on tokio's blocking
+//! pool. Commands come from the engine's live index, started with the server: one walk, then
+//! the watcher keeps it current, so answers match the files on disk without a walk per call.
 
 use crate::policy::Policy;
 use crate::schema::*;
@@ -8,7 +9,8 @@ use crate::text;
 use commandtree_core::{CancelToken, CommandItem, NoProgress, ProgressEvent, sources};
 use commandtree_engine::runs::{self, CaptureOptions, RunRequest, Target};
 use commandtree_engine::{
-    Engine, Error, LoadOptions, Loaded, gate, search, summaries, tags as engine_tags,
+    Engine, Error, Live, LiveEvent, LoadOptions, Loaded, gate, search, summaries,
+    tags as engine_tags,
 };
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -34,8 +36,18 @@ pub const COMMAND_URI: &str = "commandtree://command/";
 
 struct Inner {
     engine: Engine,
+    live: Live,
+    /// Each change of the commands (taken once by whoever tells the client).
+    changes: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<()>>>,
     allow_warned: bool,
     policy: Policy,
+}
+
+impl Inner {
+    /// The commands from the live index (no walk), with the database as `opts` asks.
+    fn load(&self, opts: &LoadOptions) -> Result<Loaded, Error> {
+        self.live.load(opts, &CancelToken::new())
+    }
 }
 
 /// The server for one workspace.
@@ -111,15 +123,38 @@ enum Gate {
 
 #[tool_router]
 impl CommandTreeServer {
+    /// A server for `engine`'s workspace; its live index starts discovering now.
     pub fn new(engine: Engine, allow_warned: bool, policy: Policy) -> Self {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let live = Live::start(engine.workspace().clone(), move |ev| {
+            if let LiveEvent::Changed(_) = ev {
+                let _ = tx.send(());
+            }
+        });
         CommandTreeServer {
             inner: Arc::new(Inner {
                 engine,
+                live,
+                changes: std::sync::Mutex::new(Some(rx)),
                 allow_warned,
                 policy,
             }),
             tool_router: Self::tool_router(),
         }
+    }
+
+    /// The changes of the commands, once: one `()` per change after the first list.
+    pub fn take_changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<()>> {
+        self.inner
+            .changes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    /// Why the folder is not watched (each call then discovers afresh), if it is not.
+    pub fn unwatched(&self) -> Option<&str> {
+        self.inner.live.unwatched()
     }
 
     pub fn engine(&self) -> &Engine {
@@ -144,7 +179,7 @@ impl CommandTreeServer {
         let inner = self.inner.clone();
         tool_call(move || {
             let engine = &inner.engine;
-            let loaded = engine.load(&LoadOptions {
+            let loaded = inner.load(&LoadOptions {
                 types: p.kind.clone().into_iter().collect(),
                 create_db: false,
             })?;
@@ -187,7 +222,7 @@ impl CommandTreeServer {
     async fn show_command(&self, Parameters(p): Parameters<IdInput>) -> ToolResult {
         let inner = self.inner.clone();
         tool_call(move || {
-            let loaded = inner.engine.load(&LoadOptions::default())?;
+            let loaded = inner.load(&LoadOptions::default())?;
             let c = loaded.resolve(&p.id)?.clone();
             let steps: Vec<String> = gate::steps(&loaded, &c)
                 .into_iter()
@@ -208,7 +243,7 @@ impl CommandTreeServer {
         let inner = self.inner.clone();
         tool_call(move || {
             let engine = &inner.engine;
-            let mut loaded = engine.load(&LoadOptions::default())?;
+            let mut loaded = inner.load(&LoadOptions::default())?;
             if !search::has_embeddings(&loaded)? {
                 return Ok(failure(search::no_embeddings_message(
                     loaded.commands.len(),
@@ -258,7 +293,7 @@ impl CommandTreeServer {
         let extra = p.args.clone().unwrap_or_default();
         let id = p.id.clone();
         let prepared = blocking(move || -> Result<_, Error> {
-            let loaded = inner.engine.load(&LoadOptions::default())?;
+            let loaded = inner.load(&LoadOptions::default())?;
             let sel = runs::select(
                 &loaded,
                 RunRequest {
@@ -358,7 +393,7 @@ impl CommandTreeServer {
     async fn tag_command(&self, Parameters(p): Parameters<TagInput>) -> ToolResult {
         let inner = self.inner.clone();
         tool_call(move || {
-            let mut loaded = inner.engine.load(&LoadOptions {
+            let mut loaded = inner.load(&LoadOptions {
                 types: Vec::new(),
                 create_db: true,
             })?;
@@ -403,7 +438,7 @@ impl CommandTreeServer {
     async fn star_command(&self, Parameters(p): Parameters<StarInput>) -> ToolResult {
         let inner = self.inner.clone();
         tool_call(move || {
-            let mut loaded = inner.engine.load(&LoadOptions {
+            let mut loaded = inner.load(&LoadOptions {
                 types: Vec::new(),
                 create_db: true,
             })?;
@@ -470,41 +505,32 @@ impl CommandTreeServer {
         });
         let result = tool_call(move || {
             let ws = inner.engine.workspace();
-            let provider = match summaries::detect(ws)? {
-                commandtree_llm::provider::Detection::Found(c) => *c,
-                commandtree_llm::provider::Detection::Disabled(by) => {
-                    return Ok(failure(format!(
-                        "AI features are switched off (provider = none, set in {by})"
-                    )));
-                }
-                commandtree_llm::provider::Detection::NotFound => {
-                    return Ok(failure(commandtree_llm::provider::HOW_TO_CONFIGURE));
-                }
+            let provider = match summaries::provider(ws) {
+                Ok(p) => p,
+                Err(e @ Error::NoProvider { .. }) => return Ok(failure(e.to_string())),
+                Err(e) => return Err(e),
             };
-            let mut loaded = inner.engine.load(&LoadOptions {
+            let mut loaded = inner.load(&LoadOptions {
                 types: Vec::new(),
                 create_db: true,
             })?;
             let ids = p.ids.clone().unwrap_or_default();
-            let plan = summaries::plan(&loaded, &ids, false)?;
-            let current = plan.current;
             let progress = move |e: ProgressEvent| {
                 let _ = tx.send(e);
             };
-            let (report, embed_problem) = if plan.pending.is_empty() {
-                (None, None)
-            } else {
-                let (r, e) = summaries::run(
-                    ws,
-                    &mut loaded,
-                    plan,
-                    provider,
-                    &cancel,
-                    &progress,
-                    &mut |_| {},
-                )?;
-                (Some(r), e)
-            };
+            let client = commandtree_llm::Client::new(provider);
+            let outcome = summaries::summarize(
+                ws,
+                &mut loaded,
+                &ids,
+                false,
+                &client,
+                &cancel,
+                &progress,
+                &mut |_| {},
+            )?;
+            let (current, report, embed_problem) =
+                (outcome.current, outcome.report, outcome.embed_problem);
             let out = match report {
                 None => SummarizeOutput {
                     summarized: Vec::new(),
@@ -664,7 +690,7 @@ impl ServerHandler for CommandTreeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let inner = self.inner.clone();
-        let loaded = blocking(move || inner.engine.load(&LoadOptions::default())).await?;
+        let loaded = blocking(move || inner.load(&LoadOptions::default())).await?;
         let loaded = loaded.map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let resources = loaded
             .commands
@@ -709,7 +735,7 @@ impl ServerHandler for CommandTreeServer {
         };
         let inner = self.inner.clone();
         let found = blocking(move || -> Result<String, Error> {
-            let loaded = inner.engine.load(&LoadOptions::default())?;
+            let loaded = inner.load(&LoadOptions::default())?;
             let c = loaded.resolve(&id)?;
             Ok(text::resource(c))
         })

@@ -12,7 +12,7 @@ use commandtree_engine::frontend::{self, Preview};
 use commandtree_engine::gate;
 use commandtree_engine::runs::{self, Planned, RunRequest, Target};
 use commandtree_engine::tags;
-use commandtree_engine::{Engine, Loaded, WatchEvent};
+use commandtree_engine::{Engine, Loaded};
 use commandtree_exec::history::Run;
 use commandtree_exec::params::Values;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -24,6 +24,7 @@ use ratatui::layout::Rect;
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
@@ -247,7 +248,8 @@ pub struct App {
     pub last_click: Option<(Instant, usize)>,
     pub color: bool,
     pub tx: Sender<Msg>,
-    pub watcher: Option<commandtree_engine::Watcher>,
+    /// The live index keeping the list current (none with live updates off).
+    pub live: Option<Arc<commandtree_engine::Live>>,
     haystacks: Vec<Utf32String>,
     /// Commands passing the filters, by index; `None`: all.
     visible: Option<Vec<bool>>,
@@ -309,7 +311,7 @@ impl App {
             last_click: None,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             tx,
-            watcher: None,
+            live: None,
             haystacks: Vec::new(),
             visible: None,
             matched: None,
@@ -414,52 +416,29 @@ impl App {
         self.fresh
     }
 
-    pub fn watch_event(&mut self, e: WatchEvent) {
+    /// The live index's list after a change: replaces the commands, keeping the selection.
+    pub fn commands_changed_on_disk(&mut self, all: Arc<Vec<CommandItem>>) {
         let keep = self.selected_id();
         let Some(loaded) = self.loaded.as_mut() else {
             return;
         };
-        match e {
-            WatchEvent::Ready { mut commands, .. } => {
-                // The steps' warnings, as a load gives them.
-                commandtree_engine::closure::annotate(&mut commands);
-                if commands != loaded.commands {
-                    loaded.commands = commands;
-                    self.commands_replaced(keep);
-                }
-            }
-            WatchEvent::Changed { delta, .. } => {
-                let gone: HashSet<&str> = delta.removed.iter().map(String::as_str).collect();
-                loaded.commands.retain(|c| !gone.contains(c.id.as_str()));
-                let at: HashMap<String, usize> = loaded
-                    .commands
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| (c.id.clone(), i))
-                    .collect();
-                for u in delta.updated {
-                    match at.get(&u.id) {
-                        Some(&i) => loaded.commands[i] = u,
-                        None => loaded.commands.push(u),
-                    }
-                }
-                loaded.commands.extend(delta.added);
-                // A changed command changes the warning of every command running it.
-                commandtree_engine::closure::annotate(&mut loaded.commands);
-                // The store may have been created by another process since; read it as a
-                // listing does (only a write of ours opens it for writing).
-                if loaded.store.is_none() {
-                    loaded.store = commandtree_store::Store::open_read_only(&self.engine.db_path())
-                        .ok()
-                        .flatten();
-                }
-                self.commands_replaced(keep);
-            }
-            WatchEvent::Warning(w) => {
-                self.seen_warnings.insert(w.to_string());
-                self.warnings = self.seen_warnings.len();
-            }
+        if *all == loaded.commands {
+            return;
         }
+        loaded.commands = all.as_ref().clone();
+        // The store may have been created by another process since; read it as a listing
+        // does (only a write of ours opens it for writing).
+        if loaded.store.is_none() {
+            loaded.store = commandtree_store::Store::open_read_only(&self.engine.db_path())
+                .ok()
+                .flatten();
+        }
+        self.commands_replaced(keep);
+    }
+
+    fn warning(&mut self, w: commandtree_core::Warning) {
+        self.seen_warnings.insert(w.to_string());
+        self.warnings = self.seen_warnings.len();
     }
 
     /// What the selected row is, to find it again after a rebuild.
@@ -792,9 +771,10 @@ impl App {
                 self.load_error = Some(e.clone());
                 self.say(e, Level::Error);
             }
-            Msg::Watcher(w) => self.watcher = Some(w),
+            Msg::Live(l) => self.live = Some(l),
             Msg::Stopped(id, r) => self.after_stop(id, r),
-            Msg::Watch(e) => self.watch_event(e),
+            Msg::Commands(all) => self.commands_changed_on_disk(all),
+            Msg::Warning(w) => self.warning(w),
             Msg::Progress(p) => {
                 if self.busy.is_some() {
                     self.progress = Some(p);
@@ -1492,7 +1472,7 @@ impl App {
 
     fn refresh(&mut self) {
         self.progress = Some("discovering commands…".into());
-        let watch = self.watcher.take().is_some();
+        let watch = self.live.take().is_some();
         worker::load(self.engine.root().to_path_buf(), self.tx.clone(), watch);
     }
 

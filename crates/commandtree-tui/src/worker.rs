@@ -6,9 +6,9 @@ use crate::app::Level;
 use crate::cache;
 use commandtree_core::{CancelToken, CommandItem, ProgressEvent, Workspace};
 use commandtree_engine::frontend;
-use commandtree_engine::{Loaded, WatchEvent, WatchOptions, Watcher};
-use std::collections::HashMap;
+use commandtree_engine::{Live, LiveEvent, LoadOptions, Loaded};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
 pub enum Msg {
@@ -18,8 +18,12 @@ pub enum Msg {
     /// while those are looked for.
     Early(Vec<CommandItem>),
     Loaded(Result<Box<Loaded>, String>),
-    Watcher(Watcher),
-    Watch(WatchEvent),
+    /// The live index keeping the list current (held by the UI: dropping it stops watching).
+    Live(Arc<Live>),
+    /// Every command after a change on disk or in the database, as a load gives them.
+    Commands(Arc<Vec<CommandItem>>),
+    /// A discovery, database or watcher problem (each once).
+    Warning(commandtree_core::Warning),
     /// Progress of the running background job, as a line for the status bar.
     Progress(String),
     /// The background job ended: what to say.
@@ -41,8 +45,9 @@ fn ws(root: &std::path::Path) -> Workspace {
 
 /// Loads the workspace: the saved snapshot first (when there is one) for an immediate tree,
 /// then discovery with the database (shown as soon as it is there), then the static findings
-/// (the commands are final: [`Msg::Loaded`]). Then, with `watch`, the watcher: its changes
-/// follow as [`Msg::Watch`], each command with its findings. The database is only read.
+/// (the commands are final: [`Msg::Loaded`]). With `watch`, the engine's live index does all
+/// of that with one walk and keeps the list current: each change follows as [`Msg::Commands`],
+/// the whole list as a load would give it. The database is only read.
 pub fn load(root: PathBuf, tx: Sender<Msg>, watch: bool) {
     std::thread::spawn(move || {
         let shown = match cache::read(&root) {
@@ -50,115 +55,56 @@ pub fn load(root: PathBuf, tx: Sender<Msg>, watch: bool) {
             None => false,
         };
         let w = ws(&root);
-        // The model's warnings (before the findings are added), to tell later whether a
-        // command the watcher reports is the one loaded.
-        let mut model: HashMap<String, Option<String>> = HashMap::new();
-        let r = frontend::load_early(&w, &CancelToken::new(), |commands| {
-            model = commands
-                .iter()
-                .map(|c| (c.id.clone(), c.security_warning.clone()))
-                .collect();
-            if !shown {
-                let _ = tx.send(Msg::Early(commands.to_vec()));
-            }
-        });
-        let snapshot = r.as_ref().ok().map(|l| l.commands.clone());
-        if tx
-            .send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())))
-            .is_err()
-        {
-            return;
-        }
-        let Some(commands) = snapshot else {
-            return;
-        };
-        let _ = cache::write(&root, &commands);
         if !watch {
+            let r = frontend::load_early(&w, &CancelToken::new(), |commands| {
+                if !shown {
+                    let _ = tx.send(Msg::Early(commands.to_vec()));
+                }
+            });
+            if let Ok(l) = &r {
+                let _ = cache::write(&root, &l.commands);
+            }
+            let _ = tx.send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())));
             return;
         }
-        let mut sink = Sink {
-            root: root.clone(),
-            store: None,
-            tx: tx.clone(),
-            loaded: commands
-                .into_iter()
-                .map(|c| {
-                    let m = model.remove(&c.id).flatten();
-                    (c.id.clone(), (c, m))
-                })
-                .collect(),
-        };
-        match Watcher::start(w, WatchOptions::default(), move |e| sink.event(e)) {
-            Ok(watcher) => {
-                let _ = tx.send(Msg::Watcher(watcher));
-            }
-            Err(e) => {
-                let _ = tx.send(Msg::Done(format!("live updates are off: {e}"), Level::Warn));
+        let (events_tx, events) = std::sync::mpsc::channel::<LiveEvent>();
+        let live = Arc::new(Live::start(w, move |e| {
+            let _ = events_tx.send(e.clone());
+        }));
+        if let Some(why) = live.unwatched() {
+            let _ = tx.send(Msg::Done(
+                format!("live updates are off: {why}"),
+                Level::Warn,
+            ));
+            let r = live.load(&LoadOptions::default(), &CancelToken::new());
+            let _ = tx.send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())));
+            return;
+        }
+        // The UI holds the index; this thread only relays its events, and ends with it.
+        let weak = Arc::downgrade(&live);
+        if tx.send(Msg::Live(live)).is_err() {
+            return;
+        }
+        for e in events {
+            let Some(live) = weak.upgrade() else { return };
+            let sent = match e {
+                LiveEvent::Discovered(commands) if !shown => tx.send(Msg::Early(commands)),
+                LiveEvent::Discovered(_) => Ok(()),
+                LiveEvent::Ready { .. } => {
+                    let r = live.load(&LoadOptions::default(), &CancelToken::new());
+                    if let Ok(l) = &r {
+                        let _ = cache::write(&root, &l.commands);
+                    }
+                    tx.send(Msg::Loaded(r.map(Box::new).map_err(|e| e.to_string())))
+                }
+                LiveEvent::Changed(change) => tx.send(Msg::Commands(change.all)),
+                LiveEvent::Warning(w) => tx.send(Msg::Warning(w)),
+            };
+            if sent.is_err() {
+                return;
             }
         }
     });
-}
-
-/// Gives the watcher's commands their static findings, as a load gives them.
-struct Sink {
-    root: PathBuf,
-    /// The database, read-only, opened once there is one.
-    store: Option<commandtree_store::Store>,
-    tx: Sender<Msg>,
-    /// The commands of the load (with findings) and the model's warning of each, until the
-    /// watcher's first pass: what it finds unchanged keeps its findings, so its 15,000
-    /// commands are not analysed a second time right after the load.
-    loaded: HashMap<String, (CommandItem, Option<String>)>,
-}
-
-impl Sink {
-    fn event(&mut self, mut e: WatchEvent) {
-        if self.store.is_none() {
-            self.store =
-                commandtree_store::Store::open_read_only(&commandtree_store::db_path(&self.root))
-                    .ok()
-                    .flatten();
-        }
-        match &mut e {
-            WatchEvent::Ready { commands, .. } => {
-                let loaded = std::mem::take(&mut self.loaded);
-                let mut fresh = Vec::new();
-                for c in commands.iter_mut() {
-                    match loaded.get(&c.id) {
-                        Some((l, model))
-                            if *model == c.security_warning
-                                && CommandItem {
-                                    security_warning: None,
-                                    step_warning: None,
-                                    ..l.clone()
-                                } == CommandItem {
-                                    security_warning: None,
-                                    step_warning: None,
-                                    ..c.clone()
-                                } =>
-                        {
-                            // Its own warning; the steps' are added to the whole list again.
-                            c.security_warning = l.own_warning().map(str::to_string);
-                        }
-                        _ => fresh.push(std::mem::take(c)),
-                    }
-                }
-                frontend::annotate_findings(self.store.as_mut(), &mut fresh);
-                let mut fresh = fresh.into_iter();
-                for c in commands.iter_mut().filter(|c| c.id.is_empty()) {
-                    if let Some(f) = fresh.next() {
-                        *c = f;
-                    }
-                }
-            }
-            WatchEvent::Changed { delta, .. } => {
-                frontend::annotate_findings(self.store.as_mut(), &mut delta.added);
-                frontend::annotate_findings(self.store.as_mut(), &mut delta.updated);
-            }
-            WatchEvent::Warning(_) => {}
-        }
-        let _ = self.tx.send(Msg::Watch(e));
-    }
 }
 
 fn progress_line(e: &ProgressEvent) -> String {
@@ -187,52 +133,47 @@ pub fn summarize(
         let done = |text: String, level| {
             let _ = tx.send(Msg::Done(text, level));
         };
-        use commandtree_llm::provider::Detection;
-        let provider = match commandtree_engine::summaries::detect(&w) {
-            Ok(Detection::Found(c)) => *c,
-            Ok(Detection::Disabled(by)) => {
-                return done(
-                    format!("AI features are switched off (provider = none, set in {by})"),
-                    Level::Warn,
-                );
+        let provider = match commandtree_engine::summaries::provider(&w) {
+            Ok(p) => p,
+            Err(
+                e @ commandtree_engine::Error::NoProvider {
+                    disabled_by: Some(_),
+                },
+            ) => {
+                return done(e.one_line(), Level::Warn);
             }
-            Ok(Detection::NotFound) => {
-                return done(
-                    "no LLM provider found: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or [llm] in .commandtree/config.toml (ct doctor explains)".into(),
-                    Level::Error,
-                );
-            }
-            Err(e) => return done(e.to_string(), Level::Error),
+            Err(e) => return done(e.one_line(), Level::Error),
         };
         let mut loaded = Loaded::from_commands(&root, commands);
         if let Err(e) = loaded.writable_or_create() {
             return done(e.to_string(), Level::Error);
         }
-        let plan = match commandtree_engine::summaries::plan(&loaded, &only, false) {
-            Ok(p) => p,
-            Err(e) => return done(e.to_string(), Level::Error),
-        };
-        if plan.pending.is_empty() {
-            return done(
-                format!("all {} summaries are current", plan.current),
-                Level::Info,
-            );
-        }
         let ptx = tx.clone();
         let progress = move |e: ProgressEvent| {
             let _ = ptx.send(Msg::Progress(progress_line(&e)));
         };
-        let r = commandtree_engine::summaries::run(
+        let client = commandtree_llm::Client::new(provider);
+        let r = commandtree_engine::summaries::summarize(
             &w,
             &mut loaded,
-            plan,
-            provider,
+            &only,
+            false,
+            &client,
             &cancel,
             &progress,
             &mut |_| {},
         );
         match r {
-            Ok((report, embed_problem)) => {
+            Ok(commandtree_engine::summaries::Outcome {
+                report: None,
+                current,
+                ..
+            }) => done(format!("all {current} summaries are current"), Level::Info),
+            Ok(commandtree_engine::summaries::Outcome {
+                report: Some(report),
+                embed_problem,
+                ..
+            }) => {
                 let mut text = format!(
                     "summarized {}, {} failed",
                     report.done.len(),

@@ -250,16 +250,20 @@ fn live_changes_keep_the_selection() {
         .unwrap()
         .clone();
     updated.tags.push("deploy".into());
-    app.watch_event(commandtree_engine::WatchEvent::Changed {
-        delta: commandtree_core::Delta {
-            added: vec![added],
-            updated: vec![updated],
-            removed: vec![removed],
-            warnings: Vec::new(),
-            full_pass: false,
-        },
-        elapsed: std::time::Duration::ZERO,
-    });
+    let mut all: Vec<_> = app
+        .commands()
+        .iter()
+        .filter(|c| c.id != removed)
+        .map(|c| {
+            if c.id == updated.id {
+                updated.clone()
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    all.push(added);
+    app.commands_changed_on_disk(std::sync::Arc::new(all));
     assert_eq!(app.selected_id(), before, "the selection stays on greet.sh");
     assert_eq!(app.selected_command().unwrap().label, "greet.sh");
     let shown = render(&mut app, 110, 26);

@@ -3,12 +3,12 @@
 //! requests go and with which key, the model, and one live summary request. Where requests go
 //! is printed before the first one is made.
 
-use crate::summarize::detect;
 use crate::{Exit, output};
 use anyhow::Result;
 use clap::Args;
 use commandtree_core::Workspace;
 use commandtree_core::trust::Status;
+use commandtree_engine::summaries::detect;
 use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
 use commandtree_llm::summary;
 use commandtree_llm::{CancelToken, Client};
@@ -118,7 +118,7 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
     lines.push(("trust".into(), line));
     report["trust"] = v;
 
-    match detect(ws)? {
+    match detect(ws).map_err(|e| anyhow::anyhow!(e.to_string()))? {
         Detection::NotFound => {
             ok = false;
             lines.push(("provider".into(), "none found".into()));

@@ -9,7 +9,6 @@ use clap::Args;
 use commandtree_core::{CancelToken, ProgressEvent};
 use commandtree_engine::{Engine, summaries};
 use commandtree_llm::ProviderConfig;
-use commandtree_llm::provider::{Detection, HOW_TO_CONFIGURE};
 use commandtree_llm::summary::{Event, Pending};
 use serde_json::json;
 use std::io::{IsTerminal, Write};
@@ -30,25 +29,23 @@ pub struct SummarizeArgs {
     json: bool,
 }
 
-/// The provider from the configuration and the environment.
-pub fn detect(ws: &commandtree_core::Workspace) -> Result<Detection> {
-    summaries::detect(ws).map_err(|e| anyhow::anyhow!(e.to_string()))
-}
-
-/// The provider, or the explanation of how to configure one (printed) and exit 1.
+/// The provider, or why there is none printed (how to configure one) and exit 1.
 pub(crate) fn require_provider(engine: &Engine) -> Result<ProviderConfig> {
-    match summaries::detect(engine.workspace()).map_err(fail)? {
-        Detection::Found(c) => Ok(*c),
-        Detection::Disabled(by) => {
-            output::error(&format!(
-                "AI features are switched off (provider = none, set in {by}); name a provider there to summarize"
-            ));
+    match summaries::provider(engine.workspace()) {
+        Ok(p) => Ok(p),
+        Err(
+            e @ commandtree_engine::Error::NoProvider {
+                disabled_by: Some(_),
+            },
+        ) => {
+            output::error(&format!("{e}; name a provider there to summarize"));
             Err(Exit(1).into())
         }
-        Detection::NotFound => {
-            eprintln!("{HOW_TO_CONFIGURE}");
+        Err(e @ commandtree_engine::Error::NoProvider { disabled_by: None }) => {
+            eprintln!("{e}");
             Err(Exit(1).into())
         }
+        Err(e) => Err(fail(e)),
     }
 }
 
@@ -60,34 +57,19 @@ pub fn summarize(engine: &Engine, args: SummarizeArgs, quiet: bool) -> Result<()
         Some(require_provider(engine)?)
     };
     let mut loaded = commands::load(engine, Vec::new(), quiet, !args.dry_run)?;
-    let plan = summaries::plan(&loaded, &args.commands, args.force).map_err(fail)?;
-    let current = plan.current;
-    if args.dry_run {
-        return dry_run(&plan.pending, current, args.json);
-    }
+    let Some(provider) = provider else {
+        let plan = summaries::plan(&loaded, &args.commands, args.force).map_err(fail)?;
+        return dry_run(&plan.pending, plan.current, args.json);
+    };
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
-    if plan.pending.is_empty() {
-        if args.json {
-            output::json(
-                &mut out,
-                &json!({"summarized": [], "failed": [], "current": current, "notAttempted": 0}),
-            )?;
-        } else {
-            writeln!(
-                out,
-                "All {current} command{} already have current summaries.",
-                plural(current)
-            )?;
-        }
-        out.flush()?;
-        return Ok(());
-    }
     let bar = Bar::new("summarizing", !quiet && std::io::stderr().is_terminal());
-    let (report, embed_problem) = summaries::run(
+    let client = commandtree_llm::Client::new(provider);
+    let outcome = summaries::summarize(
         engine.workspace(),
         &mut loaded,
-        plan,
-        provider.expect("checked above"),
+        &args.commands,
+        args.force,
+        &client,
         &CancelToken::new(),
         &|e: ProgressEvent| bar.event(&e),
         &mut |ev| {
@@ -105,6 +87,25 @@ pub fn summarize(engine: &Engine, args: SummarizeArgs, quiet: bool) -> Result<()
         },
     )
     .map_err(fail)?;
+    let current = outcome.current;
+    let Some(report) = outcome.report else {
+        bar.finish();
+        if args.json {
+            output::json(
+                &mut out,
+                &json!({"summarized": [], "failed": [], "current": current, "notAttempted": 0}),
+            )?;
+        } else {
+            writeln!(
+                out,
+                "All {current} command{} already have current summaries.",
+                plural(current)
+            )?;
+        }
+        out.flush()?;
+        return Ok(());
+    };
+    let embed_problem = outcome.embed_problem;
     bar.finish();
     if let Some(w) = embed_problem
         && !quiet

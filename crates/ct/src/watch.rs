@@ -32,9 +32,12 @@ pub fn watch(ws: Workspace, args: WatchArgs, quiet: bool) -> Result<()> {
     let options = WatchOptions {
         types: args.types,
         debounce: args.debounce_ms.map(Duration::from_millis),
+        snapshots: false,
     };
     let watcher = Watcher::start(ws, options, move |event| {
-        if quiet && matches!(event, WatchEvent::Warning(_)) {
+        if matches!(event, WatchEvent::Snapshot { .. })
+            || (quiet && matches!(event, WatchEvent::Warning(_)))
+        {
             return;
         }
         let line = if json {
@@ -84,6 +87,7 @@ fn json_line(event: &WatchEvent) -> String {
                 s(&w.message)
             )
         }
+        WatchEvent::Snapshot { .. } => String::new(),
     }
 }
 
@@ -116,5 +120,6 @@ fn text_line(event: &WatchEvent) -> String {
             Some(l) => format!("warning: {}:{l}: {}", w.file.display(), w.message),
             None => format!("warning: {}: {}", w.file.display(), w.message),
         },
+        WatchEvent::Snapshot { .. } => String::new(),
     }
 }

@@ -275,7 +275,8 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
         "Enter",
     ]);
 
-    // The tree, with the first command selected and its details.
+    // The tree, with the first command selected and its details; discovery finished (a tree
+    // still being checked refuses a star with "one moment").
     t.wait_until(
         &[
             "Make Targets (2)",
@@ -283,7 +284,7 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
             "greet.sh",
             "Details",
         ],
-        &[],
+        &["looking for risky commands", "discovering commands"],
     );
 
     // The filter: typing selects the first match; Enter keeps it.
