@@ -7,6 +7,17 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Upstream's truncation: keep up to `max` chars, else the first `max - 3` plus `...`.
+/// A run's duration as the run lists show it: `850ms`, `12.3s`, `4m05s`.
+pub fn duration(ms: i64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        format!("{}m{:02}s", ms / 60_000, (ms % 60_000) / 1000)
+    }
+}
+
 pub fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()

@@ -143,3 +143,107 @@ pub fn unresolved_steps(loaded: &Loaded, item: &CommandItem) -> Vec<String> {
         .map(|u| u.name)
         .collect()
 }
+
+/// Everything standing between a command and its run, worked out once for every front end:
+/// the concerns of the command and its whole closure, and what to do about them.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    pub concerns: Vec<Concern>,
+}
+
+/// What a front end does before running.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing to confirm.
+    Clear,
+    /// Ask the user first; these are the lines to show (each names its step when it is one).
+    Confirm(Vec<String>),
+}
+
+impl Gate {
+    /// The gate of `item` (see [`concerns`]).
+    pub fn of(loaded: &Loaded, item: &CommandItem) -> Gate {
+        Gate {
+            concerns: concerns(loaded, item),
+        }
+    }
+
+    /// The warnings to confirm: the command's own and every step's.
+    pub fn to_confirm(&self) -> impl Iterator<Item = &Concern> {
+        self.concerns.iter().filter(|c| c.needs_confirmation())
+    }
+
+    /// What is only said: a stale summary, steps nobody could check, cycles.
+    pub fn notes(&self) -> impl Iterator<Item = &Concern> {
+        self.concerns.iter().filter(|c| !c.needs_confirmation())
+    }
+
+    /// The warnings to confirm as one line (`; ` between them), if any.
+    pub fn warning_line(&self) -> Option<String> {
+        let lines: Vec<&str> = self.to_confirm().map(Concern::line).collect();
+        (!lines.is_empty()).then(|| lines.join("; "))
+    }
+
+    /// Whether the command's summary was made from an older version of it.
+    pub fn stale_summary(&self) -> bool {
+        self.concerns
+            .iter()
+            .any(|c| c.what == ConcernKind::StaleSummary)
+    }
+
+    /// What to do: `already_confirmed` is the user's `--yes`, an agent server's
+    /// `--allow-warned`, or a confirmation given in a form.
+    pub fn verdict(&self, already_confirmed: bool) -> Verdict {
+        let lines: Vec<String> = self.to_confirm().map(|c| c.line().to_string()).collect();
+        if lines.is_empty() || already_confirmed {
+            Verdict::Clear
+        } else {
+            Verdict::Confirm(lines)
+        }
+    }
+}
+
+#[cfg(test)]
+mod verdict_tests {
+    use super::*;
+
+    fn concern(what: ConcernKind, text: &str) -> Concern {
+        Concern {
+            id: "x".into(),
+            label: "x".into(),
+            what,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn only_warnings_are_confirmed_and_a_confirmation_clears_them() {
+        let g = Gate {
+            concerns: vec![
+                concern(ConcernKind::Warning, "Danger: deletes ~"),
+                concern(ConcernKind::StaleSummary, "out of date"),
+                concern(ConcernKind::StepWarning, "runs `clean`, which deletes out/"),
+                concern(ConcernKind::UnresolvedStep, "runs `gen`, not found"),
+            ],
+        };
+        assert_eq!(
+            g.verdict(false),
+            Verdict::Confirm(vec![
+                "Danger: deletes ~".into(),
+                "runs `clean`, which deletes out/".into()
+            ])
+        );
+        assert_eq!(g.verdict(true), Verdict::Clear);
+        assert_eq!(g.notes().count(), 2);
+        assert!(g.stale_summary());
+        assert_eq!(
+            g.warning_line().as_deref(),
+            Some("Danger: deletes ~; runs `clean`, which deletes out/")
+        );
+        let quiet = Gate {
+            concerns: vec![concern(ConcernKind::Cycle, "a cycle")],
+        };
+        assert_eq!(quiet.verdict(false), Verdict::Clear);
+        assert_eq!(quiet.warning_line(), None);
+    }
+}

@@ -18,6 +18,7 @@ pub mod frontend;
 pub mod gate;
 pub mod live;
 mod load;
+pub mod names;
 pub mod runs;
 pub mod search;
 pub mod summaries;

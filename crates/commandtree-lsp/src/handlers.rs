@@ -461,16 +461,8 @@ fn shell_name(s: Shell) -> &'static str {
 /// The warnings to confirm before `item` runs (its own and its steps'), and whether its summary
 /// is out of date.
 fn security(loaded: &Loaded, item: &CommandItem) -> (Option<String>, bool) {
-    let concerns = gate::concerns(loaded, item);
-    let warned: Vec<String> = concerns
-        .iter()
-        .filter(|c| c.needs_confirmation())
-        .map(|c| c.line().to_string())
-        .collect();
-    let stale = concerns
-        .iter()
-        .any(|c| c.what == gate::ConcernKind::StaleSummary);
-    ((!warned.is_empty()).then(|| warned.join("; ")), stale)
+    let g = gate::Gate::of(loaded, item);
+    (g.warning_line(), g.stale_summary())
 }
 
 fn plan(ctx: &Ctx<'_>, p: PlanParams) -> RpcResult {

@@ -314,15 +314,9 @@ impl CommandTreeServer {
             let gate = if let Some(why) = refusal {
                 Gate::Refused(why)
             } else {
-                let warned: Vec<String> = gate::concerns(&loaded, &sel.item)
-                    .into_iter()
-                    .filter(|c| c.needs_confirmation())
-                    .map(|c| c.text)
-                    .collect();
-                if warned.is_empty() || inner.allow_warned {
-                    Gate::Clear
-                } else {
-                    Gate::Confirm(warned.join("; "))
+                match gate::Gate::of(&loaded, &sel.item).verdict(inner.allow_warned) {
+                    gate::Verdict::Clear => Gate::Clear,
+                    gate::Verdict::Confirm(lines) => Gate::Confirm(lines.join("; ")),
                 }
             };
             Ok((loaded, sel, gate))

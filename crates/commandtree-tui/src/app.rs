@@ -1204,23 +1204,19 @@ impl App {
                 return None;
             }
         };
-        if !p.confirmed {
-            let warned: Vec<String> = gate::concerns(loaded, &sel.item)
-                .into_iter()
-                .filter(|c| c.needs_confirmation())
-                .map(|c| format!("⚠ {}", c.line()))
-                .collect();
-            if !warned.is_empty() {
-                self.popup = Some(Popup::Confirm {
-                    title: format!("Run {}?", sel.item.label),
-                    lines: warned,
-                    run: Pending {
-                        confirmed: true,
-                        ..p
-                    },
-                });
-                return None;
-            }
+        if let gate::Verdict::Confirm(lines) =
+            gate::Gate::of(loaded, &sel.item).verdict(p.confirmed)
+        {
+            let warned: Vec<String> = lines.iter().map(|l| format!("⚠ {l}")).collect();
+            self.popup = Some(Popup::Confirm {
+                title: format!("Run {}?", sel.item.label),
+                lines: warned,
+                run: Pending {
+                    confirmed: true,
+                    ..p
+                },
+            });
+            return None;
         }
         if !p.asked {
             let asked = frontend::questions(self.engine.workspace(), &sel);

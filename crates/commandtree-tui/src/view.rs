@@ -262,15 +262,7 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
     Line::from(spans)
 }
 
-pub fn duration(ms: i64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    } else {
-        format!("{}m{:02}s", ms / 60_000, (ms % 60_000) / 1000)
-    }
-}
+pub use commandtree_core::text::duration;
 
 fn details_lines(app: &mut App, t: &Theme, width: u16) -> Vec<Line<'static>> {
     let Some(c) = app.selected_command().cloned() else {

@@ -8,7 +8,6 @@ use clap::Args;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use clap_complete::env::Shells;
 use commandtree_engine::{Engine, LoadOptions};
-use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 
 #[derive(Args)]
@@ -68,23 +67,10 @@ fn workspace_names() -> Vec<(String, String)> {
     let Ok(loaded) = engine.load(&LoadOptions::default()) else {
         return Vec::new();
     };
-    let mut uses: HashMap<&str, usize> = HashMap::new();
-    for c in &loaded.commands {
-        *uses.entry(c.label.as_str()).or_default() += 1;
-    }
-    let mut seen = HashSet::new();
-    loaded
-        .commands
-        .iter()
-        .filter_map(|c| {
-            let name = if uses[c.label.as_str()] == 1 {
-                c.label.clone()
-            } else {
-                format!("{}:{}", c.kind, c.label)
-            };
-            seen.insert(name.clone())
-                .then(|| (name, format!("{} · {}", c.kind, c.category)))
-        })
+    // One rule with `ct run`: each name offered resolves to exactly its command.
+    commandtree_engine::names::names(&loaded.commands)
+        .into_iter()
+        .map(|(c, name)| (name, format!("{} · {}", c.kind, c.category)))
         .collect()
 }
 

@@ -243,10 +243,10 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     }
     let can_ask = interactive() && !o.no_input;
     let mut prompter = TermPrompter::default();
-    let concerns = gate::concerns(&loaded, &item);
+    let gate = gate::Gate::of(&loaded, &item);
     if !quiet && !o.dry_run {
         // Stale summaries, steps nobody could check, cycles: said, not asked.
-        for c in concerns.iter().filter(|c| !c.needs_confirmation()) {
+        for c in gate.notes() {
             let about = if c.what == ConcernKind::StaleSummary {
                 &c.label
             } else {
@@ -259,22 +259,20 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
             );
         }
     }
-    let warned: Vec<_> = concerns.iter().filter(|c| c.needs_confirmation()).collect();
-    if !warned.is_empty() && !o.yes && !o.dry_run {
+    if let gate::Verdict::Confirm(lines) = gate.verdict(o.yes || o.dry_run) {
         if !can_ask {
-            let what: Vec<String> = warned.iter().map(|c| c.line().to_string()).collect();
             return Err(fail(Error::failed(format!(
                 "`{}` has a security warning ({}); without a terminal to confirm it is not run: pass --yes to run it anyway",
                 item.label,
-                what.join("; ")
+                lines.join("; ")
             ))));
         }
-        for c in &warned {
+        for line in &lines {
             // A step's text names the step: `build`: runs `clean`, which ...
             eprintln!(
                 "warning: `{}`: {}",
                 output::clean(&item.label),
-                output::clean(c.line())
+                output::clean(line)
             );
         }
         if !prompter
@@ -388,7 +386,10 @@ pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
         )?;
         for r in &list {
             let exit = r.exit_code.map(|c| c.to_string()).unwrap_or_default();
-            let time = r.duration_ms.map(duration).unwrap_or_default();
+            let time = r
+                .duration_ms
+                .map(commandtree_core::text::duration)
+                .unwrap_or_default();
             let started = r.started_at.replace('T', " ");
             let started = started.get(..19).unwrap_or(&started);
             writeln!(
@@ -408,16 +409,6 @@ pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
     }
     out.flush()?;
     Ok(())
-}
-
-fn duration(ms: i64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    } else {
-        format!("{}m{:02}s", ms / 60_000, (ms % 60_000) / 1000)
-    }
 }
 
 pub fn logs(engine: &Engine, args: LogsArgs) -> Result<()> {
