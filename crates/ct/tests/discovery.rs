@@ -357,7 +357,7 @@ fn unreadable_folder_is_a_warning() {
         .unwrap_or(false);
     let mut cmd = if is_root {
         if Command::new("setpriv").arg("--version").output().is_err() {
-            eprintln!("skipped: running as root without setpriv, cannot make a folder unreadable");
+            support::skip("running as root without setpriv, cannot make a folder unreadable");
             return;
         }
         let mut c = Command::new("setpriv");

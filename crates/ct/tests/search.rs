@@ -6,25 +6,8 @@ mod support;
 
 use commandtree_store::Store;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-
-/// The model's folder, looked up as `ct` would with the real home folder (the `ct` runs below
-/// get a fake one, so they are pointed at it). Missing: the tests say so and pass, except in
-/// CI, where the test script fetches the model first.
-fn model_dir() -> Option<PathBuf> {
-    let found = commandtree_embed::model::find(Path::new("/nonexistent-root"));
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
-        );
-        eprintln!(
-            "skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)"
-        );
-    }
-    found
-}
 
 struct Ws {
     root: PathBuf,
@@ -186,7 +169,9 @@ const SUMMARIES: &[(&str, &str)] = &[
 
 #[test]
 fn natural_language_queries_find_the_intended_command_first() {
-    let Some(model) = model_dir() else { return };
+    let Some(model) = support::model_dir() else {
+        return;
+    };
     let w = Ws::new("queries", model);
     w.store_summaries(SUMMARIES);
 
@@ -264,7 +249,9 @@ fn natural_language_queries_find_the_intended_command_first() {
 
 #[test]
 fn changed_summaries_reembed_and_fallbacks_are_replaced() {
-    let Some(model) = model_dir() else { return };
+    let Some(model) = support::model_dir() else {
+        return;
+    };
     let w = Ws::new("changes", model);
     // Only some summaries: the others are embedded from what discovery knows.
     w.store_summaries(&SUMMARIES[..5]);
@@ -319,7 +306,9 @@ fn changed_summaries_reembed_and_fallbacks_are_replaced() {
 
 #[test]
 fn db_check_verifies_sizes_and_coverage() {
-    let Some(model) = model_dir() else { return };
+    let Some(model) = support::model_dir() else {
+        return;
+    };
     let w = Ws::new("check", model);
     w.store_summaries(&SUMMARIES[..9]);
     w.ok(&["embed"]);
@@ -375,7 +364,9 @@ fn db_check_verifies_sizes_and_coverage() {
 
 #[test]
 fn a_missing_model_offline_names_the_folders_looked_in() {
-    let Some(model) = model_dir() else { return };
+    let Some(model) = support::model_dir() else {
+        return;
+    };
     let w = Ws::new("nomodel", model);
     w.store_summaries(SUMMARIES);
     let nowhere = w.root.join("no-model-here");

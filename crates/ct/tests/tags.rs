@@ -512,7 +512,9 @@ fn sqlite3(db: &Path, sql: &str) -> String {
 #[test]
 fn interop_with_the_sqlite3_command_line_tool() {
     if !Path::new(SQLITE3).exists() {
-        eprintln!("skipped: {SQLITE3} is not installed (apt-get install sqlite3)");
+        support::skip(&format!(
+            "{SQLITE3} is not installed (apt-get install sqlite3)"
+        ));
         return;
     }
     let w = workspace("sqlite3", &["build", "test", "deploy"]);

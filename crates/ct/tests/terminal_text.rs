@@ -177,25 +177,11 @@ fn pick_shows_clean_rows_and_refuses_to_put_a_disguised_line_on_the_prompt() {
     assert!(stderr(&o).contains(ESCAPED), "{}", stderr(&o));
 }
 
-/// The all-MiniLM-L6-v2 model (`scripts/fetch-test-model.sh`), which `ct search` and `@search`
-/// need; under CI it must be there.
-fn model_dir() -> Option<PathBuf> {
-    let found = commandtree_embed::model::find(Path::new("/nonexistent-root"));
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
-        );
-        eprintln!(
-            "skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)"
-        );
-    }
-    found
-}
-
 #[test]
 fn search_hits_and_at_search_replies_are_cleaned() {
-    let Some(model) = model_dir() else { return };
+    let Some(model) = support::model_dir() else {
+        return;
+    };
     let w = hostile_workspace("search");
     let vars = [
         ("COMMANDTREE_MODEL_DIR", model.to_str().unwrap()),
