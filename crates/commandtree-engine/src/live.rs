@@ -54,6 +54,9 @@ pub enum LiveEvent {
 
 type Sink = Box<dyn FnMut(&LiveEvent) + Send>;
 
+/// The list now, discovery's warnings, the database's warnings.
+type Current = (Arc<Vec<CommandItem>>, Vec<Warning>, Vec<Warning>);
+
 /// A workspace's commands, kept current. Dropping it stops the watcher.
 pub struct Live {
     inner: Arc<Inner>,
@@ -182,12 +185,22 @@ impl Live {
                 self.fresh(&LoadOptions::default(), cancel)?.commands,
             ));
         }
+        Ok(self.current(cancel)?.0)
+    }
+
+    /// The list as it is now (database changes taken in first) and its warnings: discovery's,
+    /// then the database's.
+    fn current(&self, cancel: &CancelToken) -> Result<Current> {
         let mut st = self.wait_ready(cancel)?;
         let told = self.inner.refresh_db(&mut st);
-        let view = st.view.clone();
+        let got = (
+            st.view.clone(),
+            st.discovery_warnings.clone(),
+            st.db_warnings.clone(),
+        );
         drop(st);
         self.inner.report(told);
-        Ok(view)
+        Ok(got)
     }
 
     /// A [`Loaded`] from the live list: the commands of `opts.types` (all when empty), the
@@ -196,18 +209,7 @@ impl Live {
         if self.watcher.is_none() {
             return self.fresh(opts, cancel);
         }
-        let (view, discovery_warnings, mut db_warnings) = {
-            let mut st = self.wait_ready(cancel)?;
-            let told = self.inner.refresh_db(&mut st);
-            let got = (
-                st.view.clone(),
-                st.discovery_warnings.clone(),
-                st.db_warnings.clone(),
-            );
-            drop(st);
-            self.inner.report(told);
-            got
-        };
+        let (view, discovery_warnings, mut db_warnings) = self.current(cancel)?;
         let commands: Vec<CommandItem> = if opts.types.is_empty() {
             view.as_ref().clone()
         } else {

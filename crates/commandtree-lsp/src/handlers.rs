@@ -99,10 +99,7 @@ pub fn answer(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult<Answer> {
     let engine = ctx.shared.engine()?;
     let view = watch::live(ctx.shared)?
         .commands(ctx.cancel)
-        .map_err(|e| match e {
-            Error::Cancelled => RpcError::cancelled(),
-            e => RpcError::new(DISCOVERY_FAILED, format!("discovery failed: {e}")),
-        })?;
+        .map_err(discovery_error)?;
     let settings = &engine.workspace().settings;
     let key = format!(
         "{method} {params} {} {:?}",
@@ -185,6 +182,14 @@ pub(crate) fn check_query(root: &Path, query: &str) -> RpcResult<()> {
     Ok(())
 }
 
+/// A failed or cancelled look at the commands, as the protocol reports it.
+pub(crate) fn discovery_error(e: Error) -> RpcError {
+    match e {
+        Error::Cancelled => RpcError::cancelled(),
+        e => RpcError::new(DISCOVERY_FAILED, format!("discovery failed: {e}")),
+    }
+}
+
 /// The engine (settings read afresh) and the commands from the live index: no walk per
 /// request.
 pub(crate) fn load(
@@ -200,10 +205,7 @@ pub(crate) fn load(
             },
             ctx.cancel,
         )
-        .map_err(|e| match e {
-            Error::Cancelled => RpcError::cancelled(),
-            e => RpcError::new(DISCOVERY_FAILED, format!("discovery failed: {e}")),
-        })?;
+        .map_err(discovery_error)?;
     Ok((engine, loaded))
 }
 

@@ -67,10 +67,8 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
 pub fn start(shared: &Arc<Shared>, cancel: &CancelToken) -> RpcResult {
     shared.watching.store(true, Ordering::SeqCst);
     let live = live(shared)?;
-    live.commands(cancel).map_err(|e| match e {
-        commandtree_engine::Error::Cancelled => RpcError::cancelled(),
-        e => RpcError::new(DISCOVERY_FAILED, format!("discovery failed: {e}")),
-    })?;
+    live.commands(cancel)
+        .map_err(crate::handlers::discovery_error)?;
     Ok(Value::Null)
 }
 

@@ -10,7 +10,7 @@ use commandtree_core::discover::full_walks;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -42,33 +42,6 @@ struct Editor {
     server: Option<std::thread::JoinHandle<i32>>,
 }
 
-fn frames(r: impl Read, tx: mpsc::Sender<Value>) {
-    let mut r = BufReader::new(r);
-    loop {
-        let mut len = 0;
-        loop {
-            let mut line = String::new();
-            if r.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let t = line.trim_end();
-            if t.is_empty() {
-                break;
-            }
-            if let Some(v) = t.strip_prefix("Content-Length: ") {
-                len = v.parse().unwrap();
-            }
-        }
-        let mut body = vec![0; len];
-        if r.read_exact(&mut body).is_err() {
-            return;
-        }
-        if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-            return;
-        }
-    }
-}
-
 impl Editor {
     fn start(root: &Path) -> Editor {
         let (server_in, to) = std::io::pipe().unwrap();
@@ -81,7 +54,7 @@ impl Editor {
         let server =
             std::thread::spawn(move || commandtree_lsp::serve(opts, server_in, server_out));
         let (tx, from) = mpsc::channel();
-        std::thread::spawn(move || frames(from_server, tx));
+        std::thread::spawn(move || support::read_frames(from_server, tx));
         let mut e = Editor {
             to,
             from,

@@ -9,7 +9,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -27,36 +27,6 @@ struct Lsp {
     /// Notifications (and responses) read while waiting for something else.
     seen: VecDeque<Value>,
     next_id: i64,
-}
-
-/// Reads LSP frames from `r` and hands on each body as JSON.
-fn read_frames(r: impl Read, tx: mpsc::Sender<Value>) {
-    let mut r = BufReader::new(r);
-    loop {
-        let mut len = None;
-        loop {
-            let mut line = String::new();
-            if r.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let t = line.trim_end();
-            if t.is_empty() {
-                break;
-            }
-            if let Some(v) = t.strip_prefix("Content-Length: ") {
-                len = Some(v.parse::<usize>().expect("a length"));
-            }
-        }
-        let mut body = vec![0; len.expect("Content-Length from the server")];
-        if r.read_exact(&mut body).is_err() {
-            return;
-        }
-        let v: Value = serde_json::from_slice(&body).expect("the server sends JSON");
-        assert_eq!(v["jsonrpc"], "2.0", "{v}");
-        if tx.send(v).is_err() {
-            return;
-        }
-    }
 }
 
 impl Lsp {
@@ -85,7 +55,7 @@ impl Lsp {
         let mut child = c.spawn().expect("start ct lsp");
         let out = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || read_frames(out, tx));
+        std::thread::spawn(move || support::read_frames(out, tx));
         Lsp {
             stdin: child.stdin.take(),
             child,

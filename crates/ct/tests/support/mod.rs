@@ -201,3 +201,34 @@ pub fn model_dir() -> Option<PathBuf> {
     }
     found
 }
+
+/// Reads LSP frames from `r` and hands on each body as JSON.
+pub fn read_frames(r: impl std::io::Read, tx: std::sync::mpsc::Sender<Value>) {
+    use std::io::{BufRead, Read};
+    let mut r = std::io::BufReader::new(r);
+    loop {
+        let mut len = None;
+        loop {
+            let mut line = String::new();
+            if r.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let t = line.trim_end();
+            if t.is_empty() {
+                break;
+            }
+            if let Some(v) = t.strip_prefix("Content-Length: ") {
+                len = Some(v.parse::<usize>().expect("a length"));
+            }
+        }
+        let mut body = vec![0; len.expect("Content-Length from the server")];
+        if r.read_exact(&mut body).is_err() {
+            return;
+        }
+        let v: Value = serde_json::from_slice(&body).expect("the server sends JSON");
+        assert_eq!(v["jsonrpc"], "2.0", "{v}");
+        if tx.send(v).is_err() {
+            return;
+        }
+    }
+}
