@@ -416,17 +416,6 @@ pub fn listed_by_default(c: &CommandItem) -> bool {
     !c.auxiliary && !c.hidden
 }
 
-/// Splits commands into those listed by default and the number left out (`show_all` keeps all).
-pub fn visible(commands: Vec<CommandItem>, show_all: bool) -> (Vec<CommandItem>, usize) {
-    if show_all {
-        return (commands, 0);
-    }
-    let total = commands.len();
-    let kept: Vec<CommandItem> = commands.into_iter().filter(listed_by_default).collect();
-    let hidden = total - kept.len();
-    (kept, hidden)
-}
-
 /// Splits discovery warnings into those about the project's own files and the number about
 /// auxiliary ones (test data, vendored code, templates, examples): a listing that hides a
 /// fixture's commands hides the complaints about its deliberately broken files too, unless
@@ -633,15 +622,15 @@ mod tests {
     }
 
     #[test]
-    fn visible_hides_auxiliary_and_tool_hidden() {
+    fn auxiliary_and_tool_hidden_are_not_listed_by_default() {
         let mut a = item("make", "/w/deps/Makefile");
         a.auxiliary = true;
         let mut h = item("just", "/w/justfile");
         h.hidden = true;
         let own = item("make", "/w/Makefile");
-        let (v, n) = visible(vec![a.clone(), h.clone(), own.clone()], false);
-        assert_eq!((v, n), (vec![own.clone()], 2));
-        assert_eq!(visible(vec![a, h, own], true).1, 0);
+        assert!(!listed_by_default(&a));
+        assert!(!listed_by_default(&h));
+        assert!(listed_by_default(&own));
     }
 
     #[test]

@@ -76,7 +76,8 @@ pub fn propose(ctx: &Ctx<'_>, p: ProposeParams) -> RpcResult {
     check_query(&ctx.shared.root, &p.id)?;
     let work = WorkDone::begin(ctx, p.work_done_token, "Applying a command skill");
     let (engine, loaded) = load(ctx, false)?;
-    let session = session(ctx, &engine, false);
+    let live = crate::watch::live(ctx.shared)?;
+    let session = session(ctx, &engine, &live, false);
     let skill = session.find_command_skill(&p.skill).map_err(skill_error)?;
     let item = loaded.resolve(&p.id)?.clone();
     let options = RequestOptions {
@@ -118,7 +119,8 @@ pub fn apply(ctx: &Ctx<'_>, p: ApplyParams) -> RpcResult {
         before: p.original,
         after: p.proposed,
     };
-    let applied = session(ctx, &engine, false)
+    let live = crate::watch::live(ctx.shared)?;
+    let applied = session(ctx, &engine, &live, false)
         .apply(&proposal)
         .map_err(|e| match e {
             Error::Changed(_) => RpcError::new(

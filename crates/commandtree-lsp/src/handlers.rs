@@ -7,10 +7,10 @@ use crate::error::*;
 use crate::server::{Shared, inside, lock, path_of};
 use crate::watch;
 use commandtree_core::tree::{Category, Node};
-use commandtree_core::{CancelToken, CommandItem, CommandType, ProgressEvent, SortOrder, classify};
+use commandtree_core::{CancelToken, CommandItem, CommandType, ProgressEvent, SortOrder};
 use commandtree_engine::runs::{self, RunRequest, Target};
 use commandtree_engine::{
-    Error, LoadOptions, Loaded, debug, gate, search, summaries, tags as engine_tags,
+    Error, LoadOptions, Loaded, debug, gate, listing, search, summaries, tags as engine_tags,
 };
 use commandtree_exec::quote::Shell;
 use commandtree_llm::ToolCaller;
@@ -209,10 +209,6 @@ pub(crate) fn load(
     Ok((engine, loaded))
 }
 
-fn show_all(engine: &commandtree_engine::Engine, all: bool) -> bool {
-    all || engine.workspace().settings.show_all
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct DiscoverParams {
@@ -268,15 +264,19 @@ fn discover_tasks(ctx: &Ctx<'_>, p: DiscoverParams) -> RpcResult {
     for w in &warnings {
         ctx.shared.log(MessageType::WARNING, w.to_string());
     }
-    let (commands, hidden) = classify::visible(loaded.commands, show_all(&engine, p.all));
-    // Tree order, as `ct list --json`.
-    let tree = engine.tree(&commands, None);
-    let tasks: Vec<&CommandItem> = commandtree_core::tree::flatten(&tree)
-        .into_iter()
-        .map(|i| &commands[i])
-        .collect();
+    let shown = listing::listing(
+        &engine,
+        loaded.commands,
+        loaded.store.as_ref(),
+        &listing::Query {
+            all: p.all,
+            ..listing::Query::default()
+        },
+    );
+    let hidden = shown.hidden;
     let mut out = Map::new();
-    out.insert("tasks".into(), to_value(&tasks)?);
+    // Tree order, as `ct list --json`.
+    out.insert("tasks".into(), to_value(shown.ordered())?);
     if !warnings.is_empty() {
         out.insert(
             "warnings".into(),
@@ -328,21 +328,31 @@ fn tree(ctx: &Ctx<'_>, p: TreeParams) -> RpcResult {
         })
         .transpose()?;
     let (engine, loaded) = load(ctx, false)?;
-    let tags: Vec<String> = p.tag.into_iter().collect();
-    let (commands, unknown) =
-        engine_tags::filter(engine.root(), loaded.commands, &tags, loaded.store.as_ref());
-    let (commands, hidden) = classify::visible(commands, show_all(&engine, p.all));
-    let tree = engine.tree(&commands, order);
+    let shown = listing::listing(
+        &engine,
+        loaded.commands,
+        loaded.store.as_ref(),
+        &listing::Query {
+            tags: p.tag.into_iter().collect(),
+            all: p.all,
+            order,
+            ..listing::Query::default()
+        },
+    );
     let mut out = Map::new();
     out.insert(
         "categories".into(),
-        tree.iter().map(|c| category_json(c, &commands)).collect(),
+        shown
+            .tree
+            .iter()
+            .map(|c| category_json(c, &shown.commands))
+            .collect(),
     );
-    out.insert("hidden".into(), json!(hidden));
-    if !unknown.is_empty() {
+    out.insert("hidden".into(), json!(shown.hidden));
+    if !shown.unknown_tags.is_empty() {
         out.insert(
             "warnings".into(),
-            unknown.iter().map(warning_json).collect(),
+            shown.unknown_tags.iter().map(warning_json).collect(),
         );
     }
     Ok(Value::Object(out))

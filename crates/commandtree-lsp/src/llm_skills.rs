@@ -10,7 +10,7 @@
 use crate::editor_lm::EditorModels;
 use crate::error::*;
 use crate::handlers::{Ctx, WorkDone};
-use commandtree_engine::Engine;
+use commandtree_engine::{Engine, Live};
 use commandtree_skills::context::ContextType;
 use commandtree_skills::invocation::{self, Invocation};
 use commandtree_skills::playbook::{Event, StepError};
@@ -27,10 +27,16 @@ pub(crate) fn skill_error(e: Error) -> RpcError {
     }
 }
 
-/// The session of one request: its cancel token, the editor's answer to confirmations, and
-/// the models of [`crate::editor_lm`].
-pub(crate) fn session<'a>(ctx: &'a Ctx<'_>, engine: &'a Engine, yes: bool) -> Session<'a> {
+/// The session of one request: its cancel token, the editor's answer to confirmations, the
+/// models of [`crate::editor_lm`], and the server's live index (so `@run`/`@search` never walk).
+pub(crate) fn session<'a>(
+    ctx: &'a Ctx<'_>,
+    engine: &'a Engine,
+    live: &'a Live,
+    yes: bool,
+) -> Session<'a> {
     Session::new(engine)
+        .with_live(live)
         .with_models(EditorModels::new(ctx.shared))
         .with_cancel(ctx.cancel.clone())
         .with_yes(yes)
@@ -68,7 +74,8 @@ pub fn run_skill(ctx: &Ctx<'_>, p: RunSkillParams) -> RpcResult {
         .require_trust("running skills (they talk to an LLM and touch files)")?;
     let inv = invocation_of(&p)?;
     let engine = ctx.shared.engine()?;
-    let session = session(ctx, &engine, p.yes);
+    let live = crate::watch::live(ctx.shared)?;
+    let session = session(ctx, &engine, &live, p.yes);
     let name = session.check(&inv).map_err(skill_error)?.name();
     let work = WorkDone::begin(ctx, p.work_done_token.clone(), &format!("@{name}"));
     let conversation = p
@@ -152,7 +159,8 @@ pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult {
     ctx.shared
         .require_trust("running playbooks (they talk to an LLM and touch files)")?;
     let engine = ctx.shared.engine()?;
-    let session = session(ctx, &engine, p.yes);
+    let live = crate::watch::live(ctx.shared)?;
+    let session = session(ctx, &engine, &live, p.yes);
     let (_, pb) = session.find_playbook(&p.name).map_err(skill_error)?;
     let given: Vec<(String, String)> = p
         .inputs

@@ -5,8 +5,8 @@
 
 use crate::error::*;
 use crate::server::{Shared, lock};
-use commandtree_core::{CancelToken, CommandItem, classify};
-use commandtree_engine::{Live, LiveEvent};
+use commandtree_core::{CancelToken, CommandItem};
+use commandtree_engine::{Live, LiveEvent, listing};
 use lsp_types::MessageType;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
@@ -19,7 +19,7 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
         return Ok(l.clone());
     }
     let engine = shared.engine()?;
-    let show_all = engine.workspace().settings.show_all;
+    let show_all = listing::shows_all(&engine, false);
     // Weak: the index lives inside `Shared`, so a strong reference would keep both alive.
     let weak = Arc::downgrade(shared);
     let root = shared.root.clone();
@@ -34,16 +34,18 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
                 if !shared.watching.load(Ordering::SeqCst) {
                     return;
                 }
-                let listed = |v: &[CommandItem]| classify::visible(v.to_vec(), show_all).0;
+                fn listed(v: &[CommandItem], all: bool) -> Vec<&CommandItem> {
+                    v.iter().filter(|c| listing::shown(c, all)).collect()
+                }
                 let params = if delta_form {
                     json!({
                         "workspaceRoot": root,
-                        "added": listed(&change.added),
-                        "updated": listed(&change.updated),
+                        "added": listed(&change.added, show_all),
+                        "updated": listed(&change.updated, show_all),
                         "removed": change.removed,
                     })
                 } else {
-                    json!({"workspaceRoot": root, "tasks": listed(&change.all)})
+                    json!({"workspaceRoot": root, "tasks": listed(&change.all, show_all)})
                 };
                 shared.notify("commandtree/tasksChanged", params);
             }

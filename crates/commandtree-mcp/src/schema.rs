@@ -75,6 +75,10 @@ pub struct ListInput {
     /// Return every match; without it at most 100 are returned.
     #[serde(default)]
     pub all: bool,
+    /// Also list the commands hidden by default (test data, vendored code, templates,
+    /// examples, hidden by their tool), as `ct list --all` does.
+    #[serde(default)]
+    pub include_hidden: bool,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -84,6 +88,9 @@ pub struct ListOutput {
     pub commands: Vec<CommandItem>,
     /// How many commands matched (more than returned when cut at 100 without `all`).
     pub total: usize,
+    /// How many more matched but are hidden by default (test data, vendored code, templates,
+    /// examples); `includeHidden` lists them.
+    pub hidden: usize,
     /// Problems found while discovering (a file that failed to parse, an unknown tag).
     pub warnings: Vec<String>,
 }

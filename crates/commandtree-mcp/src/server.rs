@@ -9,7 +9,7 @@ use crate::text;
 use commandtree_core::{CancelToken, CommandItem, NoProgress, ProgressEvent, sources};
 use commandtree_engine::runs::{self, CaptureOptions, RunRequest, Target};
 use commandtree_engine::{
-    Engine, Error, Live, LiveEvent, LoadOptions, Loaded, gate, search, summaries,
+    Engine, Error, Live, LiveEvent, LoadOptions, Loaded, gate, listing, search, summaries,
     tags as engine_tags,
 };
 use rmcp::handler::server::common::schema_for_output;
@@ -184,27 +184,29 @@ impl CommandTreeServer {
                 create_db: false,
             })?;
             let mut warnings = warning_texts(&loaded);
-            let tags: Vec<String> = p.tag.clone().into_iter().collect();
-            let (mut commands, unknown) =
-                engine_tags::filter(engine.root(), loaded.commands, &tags, loaded.store.as_ref());
-            warnings.extend(unknown.iter().map(|w| w.to_string()));
-            if let Some(q) = p.query.as_deref().map(str::to_lowercase) {
-                commands.retain(|c| text::matches(c, &q));
-            }
-            let tree = engine.tree(&commands, None);
-            let mut ordered: Vec<CommandItem> = commandtree_core::tree::flatten(&tree)
-                .into_iter()
-                .map(|i| commands[i].clone())
-                .collect();
+            let shown = listing::listing(
+                engine,
+                loaded.commands,
+                loaded.store.as_ref(),
+                &listing::Query {
+                    tags: p.tag.clone().into_iter().collect(),
+                    text: p.query.clone(),
+                    all: p.include_hidden,
+                    ..listing::Query::default()
+                },
+            );
+            warnings.extend(shown.unknown_tags.iter().map(|w| w.to_string()));
+            let mut ordered: Vec<CommandItem> = shown.ordered().into_iter().cloned().collect();
             let total = ordered.len();
             if !p.all {
                 ordered.truncate(LIST_LIMIT);
             }
-            let text = text::command_table(&ordered, total);
+            let text = text::command_table(&ordered, total, shown.hidden);
             Ok(structured(
                 &ListOutput {
                     commands: ordered,
                     total,
+                    hidden: shown.hidden,
                     warnings,
                 },
                 text,

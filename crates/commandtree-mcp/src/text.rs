@@ -6,20 +6,6 @@ use commandtree_core::CommandItem;
 use std::fmt::Write;
 use std::time::Duration;
 
-/// Whether `c` mentions `q` (lowercase) in its label, id, command line, description or summary.
-pub fn matches(c: &CommandItem, q: &str) -> bool {
-    [
-        Some(&c.label),
-        Some(&c.id),
-        Some(&c.command),
-        c.description.as_ref(),
-        c.summary.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|s| s.to_lowercase().contains(q))
-}
-
 fn cut(s: &str, n: usize) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= n {
@@ -36,9 +22,15 @@ fn name(c: &CommandItem) -> String {
 }
 
 /// One line per command: `type:label`, what it does, a mark when it is warned.
-pub fn command_table(commands: &[CommandItem], total: usize) -> String {
+pub fn command_table(commands: &[CommandItem], total: usize, hidden: usize) -> String {
+    let hidden_line = match hidden {
+        0 => String::new(),
+        n => format!(
+            "{n} more hidden by default (test data, vendored code, templates, examples); pass includeHidden: true to list them\n"
+        ),
+    };
     if commands.is_empty() {
-        return "No commands match.".into();
+        return format!("No commands match.\n{hidden_line}");
     }
     let width = commands
         .iter()
@@ -67,6 +59,7 @@ pub fn command_table(commands: &[CommandItem], total: usize) -> String {
             total - commands.len()
         );
     }
+    s.push_str(&hidden_line);
     s
 }
 

@@ -882,6 +882,32 @@ impl Analyser<'_> {
                     self.write_to(d, c.line, &c.snippet, false);
                 }
             }
+            "useradd" | "adduser" | "usermod" | "groupadd" | "addgroup" | "groupmod"
+            | "groupdel" | "delgroup" | "chpasswd" | "passwd" | "gpasswd" | "chsh" => {
+                self.add(
+                    Level::Caution,
+                    c.line,
+                    format!("changes the machine's user accounts ({name})"),
+                    &c.snippet,
+                );
+            }
+            "userdel" | "deluser" => {
+                if c.has_flag('r', "remove-home") || c.has_flag('\0', "remove-all-files") {
+                    self.add(
+                        Level::Danger,
+                        c.line,
+                        format!("deletes a user account and its home folder ({name})"),
+                        &c.snippet,
+                    );
+                } else {
+                    self.add(
+                        Level::Caution,
+                        c.line,
+                        format!("changes the machine's user accounts ({name})"),
+                        &c.snippet,
+                    );
+                }
+            }
             "crontab" if !args.iter().any(|a| a == "-l") => {
                 self.add(
                     Level::Caution,

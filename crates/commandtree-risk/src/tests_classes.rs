@@ -461,3 +461,25 @@ fn a_models_warning_about_an_ai_definition_is_marked_as_such() {
         Some("Wipes the disk.")
     );
 }
+
+#[test]
+fn user_accounts_of_the_machine_are_a_caution_and_deleting_a_home_a_danger() {
+    for text in [
+        "groupadd -g 1000 celery\nuseradd -u 1000 -g celery -m celery\n",
+        "addgroup --system app && adduser --system --ingroup app app",
+        "usermod -aG docker \"$USER\"",
+        "echo 'app:secret' | chpasswd",
+    ] {
+        warned("shell", text, Level::Caution);
+    }
+    warned("shell", "userdel -r olduser", Level::Danger);
+    warned("shell", "deluser --remove-home olduser", Level::Danger);
+    warned("shell", "userdel olduser", Level::Caution);
+    // Inside an image being built, accounts are the image's own.
+    quiet(
+        "docker",
+        "FROM debian:12\nRUN groupadd -r app && useradd -r -g app app\n",
+    );
+    // Named, not run.
+    quiet("shell", "echo 'run useradd as root'\n");
+}

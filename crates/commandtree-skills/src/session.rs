@@ -15,7 +15,7 @@ use crate::models::{Models, Offline, ProviderModels, TextSink};
 use crate::playbook::{self, Event, Inputs, Playbook, StepError};
 use crate::{Error, Host, LlmSkill, ModelUse, Registry, RequestOptions, Result};
 use commandtree_core::{CommandItem, Warning};
-use commandtree_engine::{CancelToken, Engine};
+use commandtree_engine::{CancelToken, Engine, Live};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -97,6 +97,7 @@ pub struct Session<'a> {
     yes: bool,
     ask: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
     on_text: Option<TextSink>,
+    live: Option<&'a Live>,
 }
 
 impl<'a> Session<'a> {
@@ -111,7 +112,15 @@ impl<'a> Session<'a> {
             yes: false,
             ask: None,
             on_text: None,
+            live: None,
         }
+    }
+
+    /// Reads the workspace's commands from a server's live index (the `run` and `search` LLM
+    /// skills), so a request never walks the tree.
+    pub fn with_live(mut self, live: &'a Live) -> Self {
+        self.live = Some(live);
+        self
     }
 
     /// Where the models come from.
@@ -163,6 +172,7 @@ impl<'a> Session<'a> {
             cancel: self.cancel.clone(),
             yes: self.yes,
             ask: self.ask,
+            live: self.live,
         }
     }
 

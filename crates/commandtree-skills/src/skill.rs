@@ -3,7 +3,7 @@
 use crate::invocation::Invocation;
 use crate::params::{self, ParamSpec, Params};
 use crate::{Error, Result, SkillApi};
-use commandtree_engine::{CancelToken, Engine};
+use commandtree_engine::{CancelToken, Engine, Live, LoadOptions, Loaded};
 use std::path::Path;
 
 /// What an LLM skill does with the model. The [`Session`](crate::Session) reads it to decide,
@@ -69,11 +69,21 @@ pub struct Host<'a> {
     /// Asks the user a yes/no question; `None` when nobody can be asked (no terminal), and then
     /// anything needing a confirmation is refused.
     pub ask: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
+    /// A server's live index: commands are read from it instead of walking the workspace.
+    pub live: Option<&'a Live>,
 }
 
 impl Host<'_> {
     pub fn root(&self) -> &Path {
         self.engine.root()
+    }
+
+    /// The workspace's commands with their database: from the live index when there is one.
+    pub fn load(&self) -> commandtree_engine::Result<Loaded> {
+        match self.live {
+            Some(live) => live.load(&LoadOptions::default(), &self.cancel),
+            None => self.engine.load(&LoadOptions::default()),
+        }
     }
 
     /// `Ok` when the user agreed (or `--yes`), else [`Error::Declined`] naming `what`.

@@ -54,6 +54,7 @@ fn write_file(root: &Path, path: &str) -> Result<String, String> {
             cancel: CancelToken::new(),
             yes: false,
             ask: None,
+            live: None,
         };
         let r = Registry::builtin()
             .invoke(&invocation::parse(&text).unwrap(), &NoApi, &host)

@@ -105,6 +105,7 @@ fn invoke(
         ask: answer
             .is_some()
             .then_some(&ask as &(dyn Fn(&str) -> bool + Sync)),
+        live: None,
     };
     Registry::builtin().invoke(&invocation::parse(text).unwrap(), api, &host)
 }

@@ -5,14 +5,13 @@
 
 use crate::rows::{self, Folding, Place, Row, RowId, RowKind, Section};
 use crate::worker::{self, Msg};
-use commandtree_core::classify::listed_by_default;
 use commandtree_core::tree::Category;
 use commandtree_core::{CommandItem, ParamDef, SortOrder};
 use commandtree_engine::frontend::{self, Preview};
-use commandtree_engine::gate;
 use commandtree_engine::runs::{self, Planned, RunRequest, Target};
 use commandtree_engine::tags;
 use commandtree_engine::{Engine, Loaded};
+use commandtree_engine::{gate, listing};
 use commandtree_exec::history::Run;
 use commandtree_exec::params::Values;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -240,7 +239,7 @@ pub struct App {
     seen_warnings: HashSet<String>,
     /// The commands are discovery's, not the snapshot from the last session.
     pub fresh: bool,
-    /// How many commands are not listed by default (`classify::listed_by_default`).
+    /// How many commands are not listed by default (`listing::shown`).
     not_listed: usize,
     pub details: Option<Details>,
     /// Where the list was drawn, for the mouse.
@@ -274,7 +273,7 @@ impl App {
             .iter()
             .map(|w| w.to_string())
             .collect();
-        let show_aux = engine.workspace().settings.show_all;
+        let show_aux = listing::shows_all(&engine, false);
         App {
             engine,
             name,
@@ -474,7 +473,10 @@ impl App {
         self.tree = self.engine.tree(commands, Some(self.order));
         // Made again when the filter next needs them.
         self.haystacks.clear();
-        self.not_listed = commands.iter().filter(|c| !listed_by_default(c)).count();
+        self.not_listed = commands
+            .iter()
+            .filter(|c| !listing::shown(c, false))
+            .count();
         self.matched = None;
         self.rebuild_quick();
         if let Some((q, _)) = self.search.take() {
@@ -568,7 +570,7 @@ impl App {
         visible.clear();
         visible.resize(commands.len(), false);
         let passes = |c: &CommandItem| {
-            (self.show_aux || listed_by_default(c))
+            listing::shown(c, self.show_aux)
                 && self.tag_filter.as_ref().is_none_or(|t| c.tags.contains(t))
         };
         if text {

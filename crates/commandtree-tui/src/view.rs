@@ -4,7 +4,7 @@
 
 use crate::app::{App, Level, Popup};
 use crate::rows::{Place, RowKind, Section};
-use commandtree_core::classify::listed_by_default;
+use commandtree_engine::listing;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -190,7 +190,7 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
             {
                 spans.push(Span::styled("⚠ ", t.warn()));
             }
-            let base = if listed_by_default(c) {
+            let base = if listing::shown(c, false) {
                 Style::new()
             } else {
                 t.dim()

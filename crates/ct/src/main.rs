@@ -22,8 +22,8 @@ mod watch;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use commandtree_core::{CommandItem, SortOrder, sources};
-use commandtree_engine::Engine;
+use commandtree_core::{SortOrder, sources};
+use commandtree_engine::{Engine, listing};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -296,39 +296,41 @@ fn tui(engine: Engine, args: TuiArgs) -> Result<()> {
 }
 
 fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
-    let show_all = args.all || engine.workspace().settings.show_all;
+    let show_all = listing::shows_all(engine, args.all);
     let loaded = crate::commands::load_listing(engine, args.types, quiet, false, show_all)?;
-    let (commands, unknown) = commandtree_engine::tags::filter(
-        engine.root(),
-        loaded.commands,
-        &args.tags,
-        loaded.store.as_ref(),
-    );
-    output::warnings(&unknown);
-    let mut commands = commands;
-    commands.retain(|c| c.in_groups(&args.groups));
-    let (commands, hidden) = commandtree_core::classify::visible(commands, show_all);
     let order: Option<SortOrder> = args
         .sort
         .as_deref()
         .map(|s| s.parse().map_err(anyhow::Error::msg))
         .transpose()?;
-    let tree = engine.tree(&commands, order);
+    let shown = listing::listing(
+        engine,
+        loaded.commands,
+        loaded.store.as_ref(),
+        &listing::Query {
+            tags: args.tags.clone(),
+            groups: args.groups.clone(),
+            text: None,
+            all: args.all,
+            order,
+        },
+    );
+    output::warnings(&shown.unknown_tags);
     if args.json {
-        let ordered: Vec<&CommandItem> = commandtree_core::tree::flatten(&tree)
-            .into_iter()
-            .map(|i| &commands[i])
-            .collect();
         // JSON escapes every control character, so there is nothing for anstream to strip.
         let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        output::json_items(&mut out, &ordered)?;
+        output::json_items(&mut out, &shown.ordered())?;
         out.flush()?;
         // `ct` exits next: freeing a big listing piece by piece would only delay that.
-        std::mem::forget(ordered);
-        std::mem::forget(tree);
-        std::mem::forget(commands);
+        std::mem::forget(shown);
         return Ok(());
     }
+    let listing::Listing {
+        commands,
+        tree,
+        hidden,
+        ..
+    } = shown;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     output::tree(&mut out, &tree, &commands)?;
     if commands.is_empty() && !args.tags.is_empty() {

@@ -128,6 +128,12 @@ fn editor_requests_after_start_do_not_walk_the_tree() {
         ed.request("commandtree/quick", json!({}));
         ed.request("commandtree/tags", json!({}));
     }
+    // The `@run` LLM skill finds its command in the live index too.
+    let ran = ed.request(
+        "commandtree/runSkill",
+        json!({"invocation": "@run --command deploy.sh", "context": false}),
+    );
+    assert!(ran.to_string().contains("deploy"), "{ran}");
     assert_eq!(full_walks(&root), 1, "requests answered without a walk");
 
     // A tag written through the server shows in the very next answer.

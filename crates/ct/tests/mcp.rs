@@ -651,6 +651,33 @@ async fn a_cancelled_summarize_stops_its_request_and_the_server_goes_on() {
     c.cancel().await.unwrap();
 }
 
+/// `list_commands` counts what `ct list` counts: a test-data copy of a command is hidden and
+/// counted, and listed when asked for.
+#[tokio::test]
+async fn list_commands_hides_test_data_as_ct_list_does() {
+    let w = fixture("hidden");
+    std::fs::write(w.join("Makefile"), "build:\n\techo b\n").unwrap();
+    std::fs::create_dir_all(w.join("testdata")).unwrap();
+    std::fs::write(
+        w.join("testdata/Makefile"),
+        "build:\n\techo t\nother:\n\techo o\n",
+    )
+    .unwrap();
+    let listed = ct(&w, &["list", "--json"]);
+    let cli: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let r = call(&c, "list_commands", json!({})).await;
+    let v = data(&r);
+    assert_eq!(v["total"], cli.len(), "{v}");
+    assert_eq!(v["hidden"], 2, "{v}");
+    assert!(!v.to_string().contains("testdata"), "{v}");
+    assert!(text_of(&r).contains("2 more hidden"), "{}", text_of(&r));
+    let v = data(&call(&c, "list_commands", json!({"includeHidden": true})).await);
+    assert_eq!(v["total"], cli.len() + 2, "{v}");
+    assert_eq!(v["hidden"], 0, "{v}");
+    c.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_new_file_changes_the_resource_list() {
     let w = fixture("live");

@@ -5,8 +5,8 @@
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
 use crate::{Error, Host, LlmSkill, Result, SkillApi};
+use commandtree_engine::gate;
 use commandtree_engine::runs::{self, CaptureOptions, RunRequest, Target};
-use commandtree_engine::{LoadOptions, gate};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -82,7 +82,7 @@ impl LlmSkill for Run {
             .and_then(Value::as_u64)
             .unwrap_or(DEFAULT_TIMEOUT)
             .max(1);
-        let mut loaded = host.engine.load(&LoadOptions::default())?;
+        let mut loaded = host.load()?;
         let sel = runs::select(
             &loaded,
             RunRequest {

@@ -3,7 +3,7 @@
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
 use crate::{Error, Host, LlmSkill, Result, SkillApi};
-use commandtree_engine::{LoadOptions, NoProgress, search};
+use commandtree_engine::{NoProgress, search};
 use serde_json::Value;
 
 pub struct Search;
@@ -38,7 +38,7 @@ impl LlmSkill for Search {
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| params::missing("query"))?;
         let limit = p.get("limit").and_then(Value::as_u64).unwrap_or(10).max(1) as usize;
-        let mut loaded = host.engine.load(&LoadOptions::default())?;
+        let mut loaded = host.load()?;
         if !search::has_embeddings(&loaded)? {
             return Err(Error::failed(search::no_embeddings_message(
                 loaded.commands.len(),

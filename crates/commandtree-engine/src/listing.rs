@@ -1,0 +1,202 @@
+//! The visible tree: which of the loaded commands a listing shows, how many it hides, and the
+//! order it shows them in. `ct list`, the editor server's `discoverTasks` and `tree`, and the
+//! MCP server's `list_commands` all ask this one function, so one workspace gives one count
+//! everywhere. The terminal UI applies the same rule ([`shown`]) row by row, because it
+//! re-filters on every key typed.
+
+use commandtree_core::classify::listed_by_default;
+use commandtree_core::tree::{self, Category};
+use commandtree_core::{CommandItem, SortOrder, Warning};
+use commandtree_store::Store;
+
+use crate::Engine;
+
+/// What a listing asks for. Every filter narrows; an empty one does not filter.
+#[derive(Debug, Default, Clone)]
+pub struct Query {
+    /// Only commands carrying every one of these tags.
+    pub tags: Vec<String>,
+    /// Only commands in one of these groups (`ct list --group`).
+    pub groups: Vec<String>,
+    /// Only commands whose label, id, command line, description or summary contain this text
+    /// (case-insensitive).
+    pub text: Option<String>,
+    /// Also the commands hidden by default (auxiliary files, hidden by their tool). The
+    /// workspace's `[discovery] show = "all"` turns this on for every listing.
+    pub all: bool,
+    pub order: Option<SortOrder>,
+}
+
+/// A listing's answer.
+pub struct Listing {
+    /// The commands shown, in load order; `tree` indexes into it.
+    pub commands: Vec<CommandItem>,
+    pub tree: Vec<Category>,
+    /// Commands that passed every filter but are hidden by default (0 when `all`).
+    pub hidden: usize,
+    /// A warning per tag of the query that no command carries.
+    pub unknown_tags: Vec<Warning>,
+}
+
+impl Listing {
+    /// The shown commands in tree order, as every front end presents a flat list.
+    pub fn ordered(&self) -> Vec<&CommandItem> {
+        tree::flatten(&self.tree)
+            .into_iter()
+            .map(|i| &self.commands[i])
+            .collect()
+    }
+}
+
+/// Whether a listing shows `c`: everything when `all`, else what is listed by default.
+pub fn shown(c: &CommandItem, all: bool) -> bool {
+    all || listed_by_default(c)
+}
+
+/// Whether `c` mentions `q` (lowercase) in its label, id, command line, description or summary.
+pub fn mentions(c: &CommandItem, q: &str) -> bool {
+    [
+        Some(&c.label),
+        Some(&c.id),
+        Some(&c.command),
+        c.description.as_ref(),
+        c.summary.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|s| s.to_lowercase().contains(q))
+}
+
+/// Whether the listings of `engine`'s workspace show every command, whatever the query says.
+pub fn shows_all(engine: &Engine, all: bool) -> bool {
+    all || engine.workspace().settings.show_all
+}
+
+/// Filters `commands` by the query (tags through `store`), then hides what is hidden by default,
+/// then builds the tree.
+pub fn listing(
+    engine: &Engine,
+    commands: Vec<CommandItem>,
+    store: Option<&Store>,
+    q: &Query,
+) -> Listing {
+    let (mut commands, unknown_tags) = crate::tags::filter(engine.root(), commands, &q.tags, store);
+    commands.retain(|c| c.in_groups(&q.groups));
+    if let Some(text) = q.text.as_deref().map(str::to_lowercase) {
+        commands.retain(|c| mentions(c, &text));
+    }
+    let all = shows_all(engine, q.all);
+    let total = commands.len();
+    commands.retain(|c| shown(c, all));
+    let hidden = total - commands.len();
+    let tree = engine.tree(&commands, q.order);
+    Listing {
+        commands,
+        tree,
+        hidden,
+        unknown_tags,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A workspace of its own under the temporary folder, removed when dropped.
+    struct Scratch(std::path::PathBuf);
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn engine_with(files: &[(&str, &str)]) -> (Scratch, Engine) {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("ct-listing-{}-{n}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let p = dir.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let engine = Engine::open(Some(&dir), &dir).unwrap();
+        (Scratch(dir), engine)
+    }
+
+    fn labels(l: &Listing) -> Vec<String> {
+        l.ordered().iter().map(|c| c.id.clone()).collect()
+    }
+
+    #[test]
+    fn fixtures_are_hidden_and_counted_unless_all() {
+        let (_d, engine) = engine_with(&[
+            ("Makefile", "build:\n\techo b\n"),
+            ("testdata/Makefile", "build:\n\techo t\n"),
+            ("examples/demo/Makefile", "run:\n\techo d\n"),
+        ]);
+        let commands = engine
+            .load(&crate::LoadOptions::default())
+            .unwrap()
+            .commands;
+        let l = listing(&engine, commands.clone(), None, &Query::default());
+        assert_eq!(l.commands.len(), 1, "{:?}", labels(&l));
+        assert_eq!(l.hidden, 2);
+        let all = listing(
+            &engine,
+            commands,
+            None,
+            &Query {
+                all: true,
+                ..Query::default()
+            },
+        );
+        assert_eq!(all.commands.len(), 3);
+        assert_eq!(all.hidden, 0);
+    }
+
+    #[test]
+    fn text_filter_counts_only_hidden_matches() {
+        let (_d, engine) = engine_with(&[
+            ("Makefile", "build:\n\techo b\nlint:\n\techo l\n"),
+            ("testdata/Makefile", "build:\n\techo t\nother:\n\techo o\n"),
+        ]);
+        let commands = engine
+            .load(&crate::LoadOptions::default())
+            .unwrap()
+            .commands;
+        let l = listing(
+            &engine,
+            commands,
+            None,
+            &Query {
+                text: Some("BUILD".into()),
+                ..Query::default()
+            },
+        );
+        assert_eq!(labels(&l).len(), 1);
+        assert_eq!(l.commands[0].label, "build");
+        assert_eq!(l.hidden, 1, "only the hidden `build` matched");
+    }
+
+    #[test]
+    fn an_unknown_tag_is_reported_and_filters_everything_out() {
+        let (_d, engine) = engine_with(&[("Makefile", "build:\n\techo b\n")]);
+        let commands = engine
+            .load(&crate::LoadOptions::default())
+            .unwrap()
+            .commands;
+        let l = listing(
+            &engine,
+            commands,
+            None,
+            &Query {
+                tags: vec!["nope".into()],
+                ..Query::default()
+            },
+        );
+        assert!(l.commands.is_empty());
+        assert_eq!(l.unknown_tags.len(), 1);
+    }
+}
