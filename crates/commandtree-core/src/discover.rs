@@ -659,6 +659,11 @@ impl Walker<'_> {
         };
         let parsed = parse_file(self.root, path, &text, executable, &fs, rows);
         let mut outcome = FileOutcome::new(self.root, path, parsed, Vec::new(), Default::default());
+        for (_, commands) in &mut outcome.rows {
+            for c in commands.iter_mut() {
+                c.below_root = below_root(self.root, c.cwd_path());
+            }
+        }
         if self.classifier.is_some() || self.hook.is_some() {
             self.after_parse(path, &text, &mut outcome, &fs);
         } else {
@@ -684,6 +689,18 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// How many folders `cwd` is below `root` (0 when it is the root or not under it).
+pub fn below_root(root: &Path, cwd: &Path) -> u16 {
+    cwd.strip_prefix(root).map_or(0, |rel| {
+        u16::try_from(
+            rel.components()
+                .filter(|c| matches!(c, std::path::Component::Normal(_)))
+                .count(),
+        )
+        .unwrap_or(u16::MAX)
+    })
 }
 
 thread_local! {
@@ -899,6 +916,34 @@ pub fn sample_path(row: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn below_root_counts_the_folders_under_the_root() {
+        let root = Path::new("/w");
+        assert_eq!(below_root(root, Path::new("/w")), 0);
+        assert_eq!(below_root(root, Path::new("/w/test/fast/Aliases")), 3);
+        assert_eq!(below_root(root, Path::new("/elsewhere/a")), 0);
+    }
+
+    #[test]
+    fn every_command_knows_how_deep_its_folder_is() {
+        let dir = std::env::temp_dir().join(format!("ct-below-root-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        std::fs::write(dir.join("Makefile"), "x:\n\ttrue\n").unwrap();
+        std::fs::write(dir.join("a/b/Makefile"), "y:\n\ttrue\n").unwrap();
+        let (settings, _) = Settings::load(&dir);
+        let found = discover(&dir, &settings, &Options::default());
+        let depth = |label: &str| {
+            found
+                .commands
+                .iter()
+                .find(|c| c.label == label)
+                .map(|c| c.below_root)
+        };
+        assert_eq!((depth("x"), depth("y")), (Some(0), Some(2)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn source_globs_compile_and_route() {

@@ -94,6 +94,11 @@ pub struct CommandItem {
     /// `hide = true`): listed only with `--all`. Not in the JSON contract.
     #[serde(skip)]
     pub hidden: bool,
+    /// How many folders the working folder is below the workspace root (0 at the root or
+    /// outside it), set by discovery: a `../..` that climbs no higher stays inside the project.
+    /// Not in the JSON contract.
+    #[serde(skip)]
+    pub below_root: u16,
     /// Other names the tool runs it by (just `alias b := build`); not in the JSON contract.
     #[serde(skip)]
     pub aliases: Vec<String>,

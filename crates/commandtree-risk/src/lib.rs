@@ -49,7 +49,7 @@ pub use warning::{
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 2;
+pub const ANALYSER_VERSION: u32 = 3;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -114,11 +114,20 @@ pub struct Finding {
 /// `shell`, `npm`, `make`, `just`, `vscode`, `powershell`, …), sorted by line. The whole text
 /// is read, however long.
 pub fn analyse(kind: &str, text: &str) -> Vec<Finding> {
+    analyse_below(kind, text, 0)
+}
+
+/// [`analyse`] for a command whose working folder is `below_root` folders below the project
+/// root (`CommandItem::below_root`): its shell code's `../` paths that climb no higher are
+/// inside the project.
+pub fn analyse_below(kind: &str, text: &str, below_root: u16) -> Vec<Finding> {
     let mut out = Vec::new();
     for (lang, f) in extract::fragments(kind, text) {
         let mut found = Vec::new();
         match lang {
-            extract::Language::Shell => shell::analyse(&f.code, f.line, &mut found),
+            extract::Language::Shell => {
+                shell::analyse_below(&f.code, f.line, below_root, &mut found)
+            }
             extract::Language::PowerShell => other::powershell(&f.code, &mut found),
             extract::Language::Python => other::python(&f.code, &mut found),
             extract::Language::Workflow => workflow::analyse(&f.code, &mut found),
@@ -158,18 +167,26 @@ pub fn analyse_command(
         if extract::is_document(&item.kind) {
             return Vec::new();
         }
-        return analyse("shell", text);
+        return analyse_below("shell", text, item.below_root);
     }
     match item.kind.as_str() {
         "make" if !item.run_code.is_empty() => make_findings(item, text),
         "docker" if !starts_containers(item) => Vec::new(),
-        kind => analyse(kind, text),
+        kind => analyse_below(kind, text, item.below_root),
     }
 }
 
 /// What besides its text decides a command's findings: commands whose texts and keys are
 /// equal have equal findings, so a caller may analyse such a text once.
 pub fn analysis_key(item: &commandtree_core::CommandItem, from_file: bool) -> String {
+    format!(
+        "{}\0{}",
+        item.below_root,
+        analysis_key_of_kind(item, from_file)
+    )
+}
+
+fn analysis_key_of_kind(item: &commandtree_core::CommandItem, from_file: bool) -> String {
     if !from_file {
         return if extract::is_document(&item.kind) {
             item.kind.clone()
@@ -219,7 +236,12 @@ fn make_findings(item: &commandtree_core::CommandItem, text: &str) -> Vec<Findin
             Some(_) => header + 1,
         };
         let mut found = Vec::new();
-        shell::analyse(&extract::make_code(&piece.code), first, &mut found);
+        shell::analyse_below(
+            &extract::make_code(&piece.code),
+            first,
+            item.below_root,
+            &mut found,
+        );
         if let Some(via) = &piece.via {
             for f in &mut found {
                 f.line = first;
@@ -263,6 +285,7 @@ pub fn scan_hash(item: &commandtree_core::CommandItem, text: &str) -> String {
     if let Some(l) = item.definition_line() {
         h.update(l.to_le_bytes());
     }
+    h.update(item.below_root.to_le_bytes());
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 

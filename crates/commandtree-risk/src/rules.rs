@@ -341,6 +341,29 @@ pub(crate) fn outside_level(p: &str) -> Option<Level> {
     None
 }
 
+impl Analyser<'_> {
+    /// [`outside_level`] of `p` as seen from the code's working folder: leading `../` that
+    /// climb no higher than the project root stay inside the project.
+    pub(crate) fn outside(&self, p: &str) -> Option<Level> {
+        let mut rest = p.trim();
+        let mut up = 0u16;
+        loop {
+            if let Some(r) = rest.strip_prefix("../") {
+                rest = r.trim_start_matches('/');
+            } else if rest == ".." {
+                rest = "";
+            } else {
+                break;
+            }
+            up += 1;
+        }
+        if up > 0 && up <= self.below_root {
+            return None;
+        }
+        outside_level(p)
+    }
+}
+
 /// A write's target with a leading staging root (`$DESTDIR`, empty unless packaging) taken
 /// off, so `$DESTDIR/usr/local/bin` is where it lands on a normal run.
 fn landing(w: &Word) -> (String, Option<String>) {
@@ -362,6 +385,18 @@ fn landing(w: &Word) -> (String, Option<String>) {
         })
         .collect();
     (text, lead_var)
+}
+
+/// A variable naming a shell startup file: `PROFILE`, `NVM_PROFILE`, `SHELL_RC`, `rcfile`,
+/// `BASHRC`, `ZSHRC`.
+fn shell_startup_var(v: &str) -> bool {
+    let v = v.to_ascii_lowercase();
+    v.ends_with("profile")
+        || v.ends_with("_rc")
+        || v.ends_with("rcfile")
+        || v.ends_with("rc_file")
+        || v.ends_with("bashrc")
+        || v.ends_with("zshrc")
 }
 
 /// Folders programs are installed into for one user.
@@ -400,6 +435,21 @@ impl Analyser<'_> {
                 Level::Caution,
                 line,
                 format!("installs a program outside the project (${v})"),
+                snippet,
+            );
+            return;
+        }
+        // `>> "$PROFILE"`, `>> "$SHELL_RC"`: installers pick the user's shell startup file at
+        // run time (`~/.bashrc`, `~/.zshrc`, `~/.profile`) and add lines to it.
+        if let Some(v) = &lead_var
+            && t == format!("${v}")
+            && shell_startup_var(v)
+            && !dir_only
+        {
+            self.add(
+                Level::Caution,
+                line,
+                format!("edits the user's shell startup file (${v})"),
                 snippet,
             );
             return;
@@ -615,7 +665,7 @@ impl Analyser<'_> {
                     && c.operands()
                         .iter()
                         .skip(1)
-                        .any(|w| outside_level(&w.text()).is_some()) =>
+                        .any(|w| self.outside(&w.text()).is_some()) =>
             {
                 self.add(
                     Level::Danger,
@@ -816,7 +866,7 @@ impl Analyser<'_> {
                     || args.windows(2).any(|w| {
                         (w[0] == "-exec" || w[0] == "-execdir") && basename(&w[1]) == "rm"
                     });
-                if deletes && let Some(l) = outside_level(&start) {
+                if deletes && let Some(l) = self.outside(&start) {
                     self.add(
                         l,
                         c.line,
@@ -1515,11 +1565,13 @@ impl Analyser<'_> {
                     .skip(1)
                     .map(|p| match p {
                         Piece::Lit(t) => t.clone(),
+                        // `${V:?}` fails when empty and `${V:-x}` has a default: never empty.
+                        Piece::Var { guarded: true, .. } => "x".into(),
                         Piece::Var { .. } => String::new(),
                         Piece::Subst(_) => "x".into(),
                     })
                     .collect();
-                if rest.starts_with('/') && outside_level(&rest) == Some(Level::Danger) {
+                if rest.starts_with('/') && self.outside(&rest) == Some(Level::Danger) {
                     self.add(
                         Level::Danger,
                         c.line,
@@ -1530,7 +1582,7 @@ impl Analyser<'_> {
                 continue;
             }
             let t = w.text();
-            if let Some(level) = outside_level(&t) {
+            if let Some(level) = self.outside(&t) {
                 let what = if level == Level::Danger {
                     match t.trim_end_matches(['/', '*']) {
                         "" => "deletes everything under /".to_string(),
@@ -1573,7 +1625,7 @@ impl Analyser<'_> {
         let world_writable = (m.len() == 3 && matches!(m.as_bytes()[2], b'2' | b'3' | b'6' | b'7'))
             || (m.len() == 4 && matches!(m.as_bytes()[3], b'2' | b'3' | b'6' | b'7'))
             || symbolic_world;
-        let targets_outside = targets.iter().any(|t| outside_level(t).is_some());
+        let targets_outside = targets.iter().any(|t| self.outside(t).is_some());
         if world_writable {
             let recursive = c.has_flag('R', "recursive");
             let level = if recursive || targets_outside {

@@ -30,13 +30,20 @@ pub enum Scope {
 /// Analyses `text` as a shell script run on the user's machine; `first_line` is the line of
 /// `text`'s first line in what the caller was given (findings carry that numbering).
 pub fn analyse(text: &str, first_line: u32, out: &mut Vec<Finding>) {
-    analyse_in(text, first_line, Scope::Host, out);
+    analyse_below(text, first_line, 0, out);
+}
+
+/// [`analyse`] for code run from a folder `below_root` levels below the project root: a
+/// relative path that climbs no higher (`../../x` from two levels down) is inside the project.
+pub fn analyse_below(text: &str, first_line: u32, below_root: u16, out: &mut Vec<Finding>) {
+    let mut vars = HashMap::new();
+    analyse_nested(text, first_line, 0, Scope::Host, below_root, &mut vars, out);
 }
 
 /// [`analyse`] for code that runs in `scope`.
 pub fn analyse_in(text: &str, first_line: u32, scope: Scope, out: &mut Vec<Finding>) {
     let mut vars = HashMap::new();
-    analyse_nested(text, first_line, 0, scope, &mut vars, out);
+    analyse_nested(text, first_line, 0, scope, 0, &mut vars, out);
 }
 
 pub(crate) fn analyse_nested(
@@ -44,6 +51,7 @@ pub(crate) fn analyse_nested(
     first_line: u32,
     depth: usize,
     scope: Scope,
+    below_root: u16,
     vars: &mut HashMap<String, String>,
     out: &mut Vec<Finding>,
 ) {
@@ -65,6 +73,7 @@ pub(crate) fn analyse_nested(
         first_line,
         depth,
         scope,
+        below_root,
         vars,
         out,
         nest: 0,
@@ -370,6 +379,8 @@ pub(crate) struct Analyser<'a> {
     pub first_line: u32,
     pub depth: usize,
     pub scope: Scope,
+    /// How many folders the code's working folder is below the project root.
+    pub below_root: u16,
     pub vars: &'a mut HashMap<String, String>,
     pub out: &'a mut Vec<Finding>,
     pub nest: usize,
@@ -417,7 +428,15 @@ impl Analyser<'_> {
     /// Analyses `text` as shell code run from here (one level deeper).
     pub fn nested(&mut self, text: &str, line: u32) {
         let mut vars = self.vars.clone();
-        analyse_nested(text, line, self.depth + 1, self.scope, &mut vars, self.out);
+        analyse_nested(
+            text,
+            line,
+            self.depth + 1,
+            self.scope,
+            self.below_root,
+            &mut vars,
+            self.out,
+        );
     }
 
     fn walk(&mut self, n: Node) {
@@ -716,6 +735,45 @@ impl Analyser<'_> {
                         })
                         .unwrap_or(words.len());
                     words.drain(..i);
+                }
+                // `… | xargs npm install -g`: the program named next gets the input as arguments.
+                "xargs" => {
+                    words.remove(0);
+                    let mut i = 0;
+                    while i < words.len() {
+                        let t = words[i].text();
+                        if matches!(
+                            t.as_str(),
+                            "-n" | "-I" | "-L" | "-P" | "-d" | "-s" | "-E" | "-a"
+                        ) {
+                            i += 2;
+                        } else if t.starts_with('-') {
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    words.drain(..i.min(words.len()));
+                }
+                // `nvm exec 20 npm publish`: a Node version manager runs the program named after
+                // the version.
+                "nvm" | "fnm" if words.get(1).is_some_and(|w| w.text() == "exec") => {
+                    words.drain(..2);
+                    while words.first().is_some_and(opt) {
+                        words.remove(0);
+                    }
+                    let version = |t: &str| {
+                        let t = t.trim_start_matches('v');
+                        t.starts_with(|c: char| c.is_ascii_digit())
+                            || matches!(t, "node" | "stable" | "iojs" | "default" | "system")
+                            || t.starts_with("lts/")
+                    };
+                    if words.len() > 1 && version(&words[0].text()) {
+                        words.remove(0);
+                    }
+                    if words.first().is_some_and(|w| w.text() == "--") {
+                        words.remove(0);
+                    }
                 }
                 // Runners that start the program named next: `npx netlify deploy`.
                 "npx" | "pnpx" | "bunx" => {

@@ -483,3 +483,78 @@ fn user_accounts_of_the_machine_are_a_caution_and_deleting_a_home_a_danger() {
     // Named, not run.
     quiet("shell", "echo 'run useradd as root'\n");
 }
+
+#[test]
+fn a_relative_path_is_judged_from_the_commands_own_folder() {
+    let script = "#!/bin/sh\nrm -rf ../../../alias/test\nrm -R \"../../$V\"\n";
+    let mut item = CommandItem::new(
+        "shell",
+        Path::new("/w/test/fast/Aliases/teardown"),
+        "teardown",
+        "\"/w/test/fast/Aliases/teardown\"",
+    );
+    // Three folders down, `../../..` is the project root: inside.
+    item.below_root = 3;
+    let f = analyse_command(&item, script, true);
+    assert!(f.is_empty(), "{f:#?}");
+    // One more `..` than that leaves the project.
+    let f = analyse_command(&item, "rm -rf ../../../../sibling\n", true);
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    // At the root, any `..` is outside.
+    item.below_root = 0;
+    let f = analyse_command(&item, script, true);
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    // The depth is part of the stored findings' key.
+    let mut deeper = item.clone();
+    deeper.below_root = 3;
+    assert_ne!(scan_hash(&item, script), scan_hash(&deeper, script));
+    assert_ne!(analysis_key(&item, true), analysis_key(&deeper, true));
+}
+
+#[test]
+fn a_guarded_part_after_an_empty_variable_is_not_the_root() {
+    // Empty NVM_DIR gives `/v0.2.4`, a folder under the root, never `/` itself.
+    quiet("shell", "rm -rf \"${NVM_DIR}/${TEST_VERSION:?}\" .nvmrc");
+    quiet("shell", "rm -rf \"$DIR/${NAME:-build}\"");
+    // An unguarded one can be empty, and then it is the root.
+    warned("shell", "rm -rf \"$DIR/$NAME\"", Level::Danger);
+}
+
+#[test]
+fn a_program_started_by_xargs_or_a_node_version_manager_is_analysed() {
+    warned(
+        "shell",
+        "echo \"$PKGS\" | xargs npm install -g --quiet",
+        Level::Caution,
+    );
+    warned("shell", "ls | xargs -n 1 -I {} sudo rm {}", Level::Caution);
+    warned(
+        "shell",
+        "nvm exec 0.10.28 npm install -g npm@~1.4.11",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "nvm exec --silent lts/iron npm publish",
+        Level::Caution,
+    );
+    quiet("shell", "git ls-files | xargs -n 1 markdown-link-check -p");
+    quiet("shell", "nvm exec 20 node --version");
+}
+
+#[test]
+fn an_installer_adding_lines_to_the_users_shell_startup_file_is_a_caution() {
+    warned(
+        "shell",
+        "NVM_PROFILE=\"$(nvm_detect_profile)\"\ncommand printf '%b' \"${SOURCE_STR}\" >> \"$NVM_PROFILE\"",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "echo 'export PATH=x' >> \"$SHELL_RC\"",
+        Level::Caution,
+    );
+    // A profile folder of the project's own is a folder, not a startup file.
+    quiet("shell", "cp out.json \"$PROFILE_DIR/out.json\"");
+    quiet("shell", "echo x > \"$BUILD_PROFILE_DIR/x\"");
+}
