@@ -312,7 +312,30 @@ pub fn python(text: &str, out: &mut Vec<Finding>) {
             }
         }
         let line = *line;
+        // `runner.run_or_fail(["git", "push", ...])`: a project's own wrapper around
+        // subprocess, handed an argument list.
+        let mut after = toks[i + 1..]
+            .iter()
+            .skip(1)
+            .filter(|(t, _)| !matches!(t, Tok::Newline));
+        let argv_list = matches!(after.next(), Some((Tok::Punct('['), _)))
+            && matches!(after.next(), Some((Tok::Str(_), _)));
+        let runner_name = {
+            let last = w.rsplit('.').next().unwrap_or(w).to_ascii_lowercase();
+            ["run", "call", "exec", "spawn", "popen", "check"]
+                .iter()
+                .any(|k| last.contains(k))
+        };
         match w.as_str() {
+            _ if argv_list && runner_name => {
+                let code = args.join(" ");
+                let mut inner = Vec::new();
+                crate::shell::analyse(&code, line, &mut inner);
+                out.extend(inner.into_iter().map(|mut f| {
+                    f.line = line;
+                    f
+                }));
+            }
             "os.system"
             | "os.popen"
             | "subprocess.run"

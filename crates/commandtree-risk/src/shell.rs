@@ -9,7 +9,7 @@
 //! and heredocs.
 
 use crate::{Finding, Level};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser};
 
 /// Nested `bash -c` / `eval` / variable expansion depth: deeper text is only flagged, never
@@ -68,6 +68,8 @@ pub(crate) fn analyse_nested(
     let Some(tree) = parser.parse(text, None) else {
         return;
     };
+    let root = tree.root_node();
+    let functions = function_ranges(root, text.as_bytes());
     let mut a = Analyser {
         src: text.as_bytes(),
         first_line,
@@ -77,8 +79,160 @@ pub(crate) fn analyse_nested(
         vars,
         out,
         nest: 0,
+        functions,
+        called: HashSet::new(),
+        dispatch: false,
     };
-    a.walk(tree.root_node());
+    a.walk(root);
+    // A function's body runs only when something that runs calls it: a library of functions
+    // (a shell plugin, a sourced helper file) does nothing when the file itself is run. A
+    // positional parameter run as a command (`"$@"`, `$1`) may call any of them.
+    loop {
+        let next = a
+            .functions
+            .iter()
+            .position(|f| !f.active && (a.dispatch || a.called.contains(&f.name)));
+        let Some(i) = next else { break };
+        a.functions[i].active = true;
+        let (start, end) = (a.functions[i].start, a.functions[i].end);
+        a.walk_within(root, start, end);
+    }
+}
+
+/// The body of a shell function, by bytes: walked only once the function is called.
+#[derive(Debug)]
+pub(crate) struct FunctionBody {
+    name: String,
+    start: usize,
+    end: usize,
+    active: bool,
+}
+
+/// The function bodies of a script: from the grammar's definitions and, where the grammar
+/// gave up (zsh syntax leaves an ERROR node), from the text (`name() {`, `function name {`).
+fn function_ranges(root: Node, src: &[u8]) -> Vec<FunctionBody> {
+    let mut out = Vec::new();
+    for (name, def) in function_definitions(root, src) {
+        if let Some(body) = def.child_by_field_name("body") {
+            out.push(FunctionBody {
+                name,
+                start: body.start_byte(),
+                end: body.end_byte(),
+                active: false,
+            });
+        }
+    }
+    if root.has_error() {
+        for f in textual_functions(src) {
+            if !out.iter().any(|g| g.start < f.end && f.start < g.end) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+/// `name() {`, `function name {`, `function name() {` at the start of a line, to the `}`
+/// that closes it (braces inside quotes and comments not counted).
+fn textual_functions(src: &[u8]) -> Vec<FunctionBody> {
+    let text = String::from_utf8_lossy(src);
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let here = offset;
+        offset += line.len();
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let (keyword, rest) = match t.strip_prefix("function ") {
+            Some(r) => (true, r.trim_start()),
+            None => (false, t),
+        };
+        let name_len = rest
+            .find(|c: char| {
+                !(c.is_alphanumeric() || matches!(c, '_' | '-' | ':' | '.' | '+' | '@'))
+            })
+            .unwrap_or(rest.len());
+        if name_len == 0 {
+            continue;
+        }
+        let name = &rest[..name_len];
+        let mut after = rest[name_len..].trim_start();
+        let parens = after.starts_with("()");
+        if parens {
+            after = after[2..].trim_start();
+        }
+        if !(keyword || parens) || !after.starts_with('{') {
+            continue;
+        }
+        let open = here + indent + (t.len() - after.len());
+        if let Some(close) = closing_brace(src, open) {
+            out.push(FunctionBody {
+                name: name.to_string(),
+                start: open,
+                end: close + 1,
+                active: false,
+            });
+        }
+    }
+    out
+}
+
+/// The `}` matching the `{` at `open`, skipping quoted text and comments.
+fn closing_brace(src: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    let mut quote: Option<u8> = None;
+    while i < src.len() {
+        let b = src[i];
+        match quote {
+            Some(q) => {
+                if b == b'\\' && q == b'"' {
+                    i += 1;
+                } else if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'\\' => i += 1,
+                b'\'' | b'"' => quote = Some(b),
+                b'#' if i == 0 || src[i - 1].is_ascii_whitespace() => {
+                    while i < src.len() && src[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'{' => depth += 1,
+                b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Every function definition in the tree, by name, outermost first.
+fn function_definitions<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if depth > MAX_TREE_DEPTH {
+            continue;
+        }
+        if n.kind() == "function_definition"
+            && let Some(name) = n.child_by_field_name("name")
+        {
+            out.push((name.utf8_text(src).unwrap_or("").to_string(), n));
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+    }
+    out
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -384,6 +538,11 @@ pub(crate) struct Analyser<'a> {
     pub vars: &'a mut HashMap<String, String>,
     pub out: &'a mut Vec<Finding>,
     pub nest: usize,
+    /// The script's function bodies: walked only once called (see `analyse_nested`).
+    pub functions: Vec<FunctionBody>,
+    /// Names of the commands run so far, and whether one was a name computed at run time.
+    pub called: HashSet<String>,
+    pub dispatch: bool,
 }
 
 impl Analyser<'_> {
@@ -439,9 +598,35 @@ impl Analyser<'_> {
         );
     }
 
+    /// Whether `n` lies in the body of a function nothing has called yet.
+    fn in_uncalled_function(&self, n: Node) -> bool {
+        let (s, e) = (n.start_byte(), n.end_byte());
+        self.functions
+            .iter()
+            .any(|f| !f.active && f.start <= s && e <= f.end)
+    }
+
+    /// Walks the nodes that lie within `start..end` (a function body just called).
+    fn walk_within(&mut self, n: Node, start: usize, end: usize) {
+        if n.end_byte() <= start || end <= n.start_byte() || self.nest > MAX_TREE_DEPTH {
+            return;
+        }
+        if start <= n.start_byte() && n.end_byte() <= end {
+            self.walk(n);
+            return;
+        }
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.named_children(&mut cursor).collect();
+        self.nest += 1;
+        for c in children {
+            self.walk_within(c, start, end);
+        }
+        self.nest -= 1;
+    }
+
     fn walk(&mut self, n: Node) {
         // Deeper trees are not real scripts; walking them would only risk the stack.
-        if self.nest > MAX_TREE_DEPTH {
+        if self.nest > MAX_TREE_DEPTH || self.in_uncalled_function(n) {
             return;
         }
         match n.kind() {
@@ -621,6 +806,24 @@ impl Analyser<'_> {
     pub fn command(&mut self, n: Node) -> Option<Cmd> {
         let name_node = n.child_by_field_name("name")?;
         let name_word = self.word(name_node);
+        match name_word.literal() {
+            Some(name) => {
+                self.called.insert(name);
+            }
+            // Exactly a positional parameter (`"$@"`, `$1`, `${1}`), not text around one.
+            None if matches!(
+                name_word
+                    .pieces
+                    .iter()
+                    .filter(|p| !matches!(p, Piece::Lit(t) if t.is_empty()))
+                    .collect::<Vec<_>>()[..],
+                [Piece::Var { name, .. }] if name == "@" || name == "*" || name.parse::<u8>().is_ok()
+            ) =>
+            {
+                self.dispatch = true
+            }
+            None => {}
+        }
         let mut words: Vec<Word> = vec![name_word];
         let mut cursor = n.walk();
         let mut prev_end = name_node.end_byte();
@@ -634,9 +837,23 @@ impl Analyser<'_> {
             prev_end = a.end_byte();
             words.push(self.word(a));
         }
+        // `trap cleanup EXIT`: the handler runs.
+        if words[0].literal().as_deref() == Some("trap")
+            && let Some(code) = words.get(1).map(Word::text)
+        {
+            for name in code.split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+            {
+                if !name.is_empty() {
+                    self.called.insert(name.to_string());
+                }
+            }
+        }
         let line = self.line(n);
         let snippet = self.text(n);
-        self.unwrap(words, line, &snippet, 0)
+        let c = self.unwrap(words, line, &snippet, 0)?;
+        // `sudo fn`, `xargs fn`: the program named after a wrapper runs.
+        self.called.insert(c.name.clone());
+        Some(c)
     }
 
     pub fn unwrap(

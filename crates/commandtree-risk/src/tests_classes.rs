@@ -558,3 +558,57 @@ fn an_installer_adding_lines_to_the_users_shell_startup_file_is_a_caution() {
     quiet("shell", "cp out.json \"$PROFILE_DIR/out.json\"");
     quiet("shell", "echo x > \"$BUILD_PROFILE_DIR/x\"");
 }
+
+#[test]
+fn a_function_runs_only_when_something_that_runs_calls_it() {
+    // A library of functions (a shell plugin, a sourced helper): running it runs none of them.
+    quiet(
+        "shell",
+        "grename() {\n  git push origin :\"$1\"\n  git push --set-upstream origin \"$2\"\n}\nalias gp='git push'\n",
+    );
+    warned(
+        "shell",
+        "main() {\n  rm -rf ~/.cache/x ~/old\n}\nmain \"$@\"\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "deploy() { git push --force origin main; }\ncase \"$1\" in\n  deploy) deploy ;;\nesac\n",
+        Level::Danger,
+    );
+    // Called through another called function, a wrapper, or a trap.
+    warned(
+        "shell",
+        "inner() { sudo apt-get install -y x; }\nouter() { inner; }\nouter\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "cleanup() { rm -rf ~; }\ntrap cleanup EXIT\necho hi\n",
+        Level::Danger,
+    );
+    // Dispatch by the script's arguments may call any function.
+    warned(
+        "shell",
+        "wipe() { rm -rf ~; }\nhelp() { echo usage; }\n\"$@\"\n",
+        Level::Danger,
+    );
+    // zsh syntax the grammar does not know: the functions are found in the text.
+    let zsh = "(( $+commands[pacman] )) && alias pacin='sudo pacman -S'\n\
+               function upgrade() {\n  sudo pacman -Sy\n  local v=\"${(f)$(pacman -Qi x)}\"\n}\n";
+    quiet("shell", zsh);
+    warned("shell", &format!("{zsh}upgrade\n"), Level::Caution);
+}
+
+#[test]
+fn a_python_wrapper_handed_an_argument_list_runs_it() {
+    warned(
+        "python",
+        "class Git:\n    def push(branch):\n        CommandRunner.run_or_fail(\n            [\"git\", \"push\", \"-u\", \"origin\", branch], stage=\"PushBranch\"\n        )\n",
+        Level::Caution,
+    );
+    quiet(
+        "python",
+        "CommandRunner.run_or_fail([\"git\", \"status\", \"--porcelain\"], stage=\"Status\")\nitems.extend([\"git\", \"push\"])\n",
+    );
+}
