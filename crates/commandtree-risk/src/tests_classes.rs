@@ -612,3 +612,22 @@ fn a_python_wrapper_handed_an_argument_list_runs_it() {
         "CommandRunner.run_or_fail([\"git\", \"status\", \"--porcelain\"], stage=\"Status\")\nitems.extend([\"git\", \"push\"])\n",
     );
 }
+
+#[test]
+fn a_read_only_mount_of_a_world_readable_file_is_not_a_risk() {
+    quiet(
+        "shell",
+        "docker run --init -v $(PWD):/code:ro -v /etc/passwd:/etc/passwd:ro -v /etc/group:/etc/group:ro img bats test",
+    );
+    // Writable, or a file with secrets, still is.
+    warned(
+        "shell",
+        "docker run -v /etc/passwd:/etc/passwd img",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "docker run -v /etc/shadow:/etc/shadow:ro img",
+        Level::Caution,
+    );
+}
