@@ -152,6 +152,28 @@ pub fn plan(
     })
 }
 
+/// What `--dry-run` shows for `sel`: the exact text ([`Planned::dry_run_text`]) even when the
+/// program it needs is missing, with why it could not run then (the tool not installed).
+pub fn dry_run(
+    ws: &Workspace,
+    sel: &Selected,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> Result<(String, Option<String>)> {
+    let (runnable, missing) = plan::preview(
+        &sel.item,
+        &ws.root,
+        &ws.settings,
+        &request_of(sel),
+        prompter,
+    )?;
+    let planned = Planned {
+        item: sel.item.clone(),
+        runnable,
+        saved: String::new(),
+    };
+    Ok((planned.dry_run_text(), missing.map(|e| e.to_string())))
+}
+
 /// A planned run, ready to launch.
 #[derive(Debug, Clone)]
 pub struct Planned {

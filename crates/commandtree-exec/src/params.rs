@@ -117,7 +117,16 @@ pub fn collect(
         } else if let Some(pr) = prompter.as_deref_mut() {
             let v = pr.ask(p)?;
             check_value(label, p, &v)?;
-            v
+            if p.variadic && p.default.as_deref() == Some(v.as_str()) {
+                String::new()
+            } else {
+                v
+            }
+        } else if p.variadic && p.default.is_some() {
+            // The runner fills a variadic parameter's default itself, and only when nothing
+            // else is passed: written out, it would come before any extra arguments and be
+            // taken as one of them (`just watch 'lcheck' foo`).
+            String::new()
         } else if let Some(d) = &p.default {
             d.clone()
         } else if is_required(p) {
@@ -284,6 +293,18 @@ mod tests {
         let mut files = p("files", None, None);
         files.variadic = true;
         assert_eq!(fmt(&[files], &[("files", "a 'b c'")]), "'a' 'b c'");
+    }
+
+    #[test]
+    fn a_variadic_default_is_left_to_the_runner() {
+        let mut args = ParamDef::new("args").with_default("lcheck");
+        args.variadic = true;
+        let v = collect("watch", std::slice::from_ref(&args), &Values::new(), None).unwrap();
+        assert_eq!(v["args"], "", "the runner applies its own default");
+        let mut given = Values::new();
+        given.insert("args".into(), "a b".into());
+        let v = collect("watch", &[args], &given, None).unwrap();
+        assert_eq!(v["args"], "a b");
     }
 
     #[test]

@@ -53,8 +53,24 @@ pub fn prepare(
     root: &Path,
     settings: &Settings,
     req: &Request,
-    mut prompter: Option<&mut (dyn Prompter + 'static)>,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<Runnable> {
+    let (runnable, missing) = preview(item, root, settings, req, prompter)?;
+    match missing {
+        Some(e) => Err(e),
+        None => Ok(runnable),
+    }
+}
+
+/// [`prepare`] for a dry run: the exact script even when its program is missing (a user asks
+/// what would run exactly when the tool is not installed), with why it could not run.
+pub fn preview(
+    item: &CommandItem,
+    root: &Path,
+    settings: &Settings,
+    req: &Request,
+    mut prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> Result<(Runnable, Option<Error>)> {
     let item_cwd = if item.cwd.is_empty() {
         root.to_path_buf()
     } else {
@@ -121,8 +137,8 @@ pub fn prepare(
             (Step::run(real_paths(item, line)), values)
         }
     };
-    check_steps(&item.label, &step, &item_cwd)?;
-    Ok(match step.single() {
+    let missing = check_steps(&item.label, &step, &item_cwd).err();
+    let runnable = match step.single() {
         Some((line, cwd, env)) => Runnable {
             script: line.to_string(),
             cwd: cwd.cloned().unwrap_or(item_cwd),
@@ -137,7 +153,8 @@ pub fn prepare(
             shell,
             values,
         },
-    })
+    };
+    Ok((runnable, missing))
 }
 
 /// Discovery wrote the file's and folder's paths into the command lossily when they are not

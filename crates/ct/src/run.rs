@@ -288,11 +288,15 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     } else {
         None
     };
-    let planned = runs::plan(ws, &sel, asker).map_err(fail)?;
     if o.dry_run {
-        println!("{}", output::for_stdout(&planned.dry_run_text()));
+        let (text, missing) = runs::dry_run(ws, &sel, asker).map_err(fail)?;
+        println!("{}", output::for_stdout(&text));
+        if let Some(why) = missing {
+            eprintln!("note: {} (a real run would stop here)", output::clean(&why));
+        }
         return Ok(());
     }
+    let planned = runs::plan(ws, &sel, asker).map_err(fail)?;
     let store = &mut loaded.store;
     if o.detach {
         return detached(ws, store, &planned);

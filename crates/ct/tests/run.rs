@@ -549,3 +549,45 @@ fn pick_with_stdin_closed_or_from_dev_null_exits_with_an_error() {
         assert!(o.stdout.is_empty(), "{what}: {}", stdout(&o));
     }
 }
+
+/// `--dry-run` is for seeing what would run, most of all when the runner is not installed: it
+/// prints the exact line, says what is missing, and exits 0. A variadic parameter's default is
+/// left to the runner, so extra arguments are not mixed with it.
+#[test]
+fn dry_run_prints_the_line_when_the_runner_is_missing() {
+    let w = workspace("dry-missing");
+    write(&w, "justfile", "watch *args=\"lcheck\":\n\techo {{args}}\n");
+    let empty = w.join(".empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let path = empty.to_string_lossy().into_owned();
+    let o = ct_with(
+        &w,
+        &[("PATH", &path)],
+        &["run", "watch", "--dry-run", "--", "foo"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).trim_end().ends_with("just watch foo"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("`just` is not installed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ct_with(&w, &[("PATH", &path)], &["run", "watch", "--dry-run"]);
+    assert!(
+        stdout(&o).trim_end().ends_with("just watch"),
+        "{}",
+        stdout(&o)
+    );
+    // A real run still refuses, in one line.
+    let o = ct_with(&w, &[("PATH", &path)], &["run", "watch"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`just` is not installed"),
+        "{}",
+        stderr(&o)
+    );
+}
