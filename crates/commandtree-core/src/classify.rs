@@ -164,8 +164,26 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         return (Some(Reason::Template), false);
     }
     let in_templates = dirs.iter().any(|d| lower_eq_any(d, TEMPLATE_DIRS));
+    // A project's manifest under a template folder is the template project's, copied out by
+    // a generator, not the repository's own (`templates/starter/package.json`).
+    if in_templates && PROJECT_MANIFEST_KINDS.contains(&kind) {
+        return (Some(Reason::Template), false);
+    }
     (None, in_templates)
 }
+
+/// Types whose file is a project's manifest.
+const PROJECT_MANIFEST_KINDS: &[&str] = &[
+    "npm",
+    "cargo",
+    "composer",
+    "dotnet",
+    "gradle",
+    "maven",
+    "pyproject",
+    "deno",
+    "ant",
+];
 
 fn is_named_template(dir: &str) -> bool {
     let d = dir.to_ascii_lowercase();
@@ -547,12 +565,16 @@ mod tests {
                 "/w/gen/templates/app/package.json",
                 "{\"name\": \"{{name}}\"}",
             )
-            .file("/w/gen/templates/plain/package.json", "{\"name\": \"x\"}");
+            .file("/w/gen/templates/plain/package.json", "{\"name\": \"x\"}")
+            .file("/w/gen/templates/render.sh", "#!/bin/sh\necho render\n");
         assert!(aux(&fs, "make", "/w/pkg/testdata/Makefile"));
         assert!(aux(&fs, "npm", "/w/src/__fixtures__/a/package.json"));
         assert!(aux(&fs, "npm", "/w/x/__snapshots__/package.json"));
         assert!(aux(&fs, "npm", "/w/gen/templates/app/package.json"));
-        assert!(!aux(&fs, "npm", "/w/gen/templates/plain/package.json"));
+        // A project's manifest under a template folder is the template project's own.
+        assert!(aux(&fs, "npm", "/w/gen/templates/plain/package.json"));
+        // Other files there count only with template tokens.
+        assert!(!aux(&fs, "shell", "/w/gen/templates/render.sh"));
         assert!(aux(&fs, "docker", "/w/lib/generators/Dockerfile.tt"));
         assert!(aux(
             &fs,

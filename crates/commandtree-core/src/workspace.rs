@@ -6,24 +6,18 @@ use crate::discover::{self, Cancelled, Discovery, Options};
 use crate::incremental::Index;
 use crate::model::{CommandItem, Warning};
 use crate::settings::{Settings, SortOrder, resolve_root};
-use crate::sources::type_def;
 use crate::tree::{self, Category};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone)]
 pub struct Workspace {
     pub root: PathBuf,
+    /// Where the user stands (the root when that is outside it): a name resolves to the
+    /// nearest definition from here, as npm, just and task do.
+    pub cwd: PathBuf,
     pub settings: Settings,
     /// Problems found while loading settings.
     pub warnings: Vec<Warning>,
-}
-
-/// Result of looking a command up by what a user typed.
-#[derive(Debug)]
-pub enum Lookup<'a> {
-    Found(&'a CommandItem),
-    Ambiguous(Vec<&'a CommandItem>),
-    NotFound,
 }
 
 impl Workspace {
@@ -31,8 +25,13 @@ impl Workspace {
     pub fn open(explicit_root: Option<&Path>, cwd: &Path) -> Workspace {
         let root = resolve_root(explicit_root, cwd);
         let (settings, warnings) = Settings::load(&root);
+        let cwd = std::fs::canonicalize(cwd)
+            .ok()
+            .filter(|c| c.starts_with(&root))
+            .unwrap_or_else(|| root.clone());
         Workspace {
             root,
+            cwd,
             settings,
             warnings,
         }
@@ -94,30 +93,6 @@ impl Workspace {
     }
 }
 
-/// Finds a command by id, by `type:label`, or by label (in that order of preference).
-pub fn lookup<'a>(commands: &'a [CommandItem], query: &str) -> Lookup<'a> {
-    if let Some(c) = commands.iter().find(|c| c.id == query) {
-        return Lookup::Found(c);
-    }
-    let mut found: Vec<&CommandItem> = Vec::new();
-    if let Some((kind, label)) = query.split_once(':')
-        && type_def(kind).is_some()
-    {
-        found = commands
-            .iter()
-            .filter(|c| c.kind == kind && c.label == label)
-            .collect();
-    }
-    if found.is_empty() {
-        found = commands.iter().filter(|c| c.label == query).collect();
-    }
-    match found.len() {
-        0 => Lookup::NotFound,
-        1 => Lookup::Found(found[0]),
-        _ => Lookup::Ambiguous(found),
-    }
-}
-
 /// Labels close to `query`, for "did you mean" hints.
 pub fn suggestions<'a>(commands: &'a [CommandItem], query: &str) -> Vec<&'a CommandItem> {
     let q = query.to_lowercase();
@@ -142,19 +117,12 @@ mod tests {
     }
 
     #[test]
-    fn lookup_by_id_type_label_and_label() {
+    fn suggestions_are_labels_close_to_the_query() {
         let cmds = vec![
             item("npm", "/w/package.json", "build"),
-            item("make", "/w/Makefile", "build"),
             item("make", "/w/Makefile", "test"),
         ];
-        assert!(
-            matches!(lookup(&cmds, "make:/w/Makefile:build"), Lookup::Found(c) if c.kind == "make")
-        );
-        assert!(matches!(lookup(&cmds, "npm:build"), Lookup::Found(c) if c.kind == "npm"));
-        assert!(matches!(lookup(&cmds, "test"), Lookup::Found(c) if c.label == "test"));
-        assert!(matches!(lookup(&cmds, "build"), Lookup::Ambiguous(v) if v.len() == 2));
-        assert!(matches!(lookup(&cmds, "nope"), Lookup::NotFound));
         assert_eq!(suggestions(&cmds, "tes").len(), 1);
+        assert_eq!(suggestions(&cmds, "npm:buil").len(), 1);
     }
 }

@@ -17,10 +17,15 @@ pub enum Error {
         /// Near matches for "did you mean".
         suggestions: Vec<CommandItem>,
     },
-    /// Several commands match; the user must name one by id or `type:label`.
+    /// Several commands match: the best few (`names::SHOWN_CANDIDATES`), each with the name that
+    /// runs it (`typed`, in the same order), and how many more there are; `only_auxiliary` when
+    /// every match is test data, a template, vendored code or an example (named by path only).
     Ambiguous {
         query: String,
         candidates: Vec<CommandItem>,
+        typed: Vec<String>,
+        more: usize,
+        only_auxiliary: bool,
     },
     /// A write needs the workspace database and it cannot be opened (the reason was reported as
     /// a load warning).
@@ -67,10 +72,31 @@ impl std::fmt::Display for Error {
             Error::NotFound { query, root, .. } => {
                 write!(f, "no command matches `{query}` under {}", root.display())
             }
-            Error::Ambiguous { query, candidates } => write!(
+            Error::Ambiguous {
+                query,
+                candidates,
+                more,
+                only_auxiliary: true,
+                ..
+            } => write!(
                 f,
-                "`{query}` matches {} commands; name one by id or type:label",
-                candidates.len()
+                "`{query}` names only test data, templates, vendored code or examples here ({} command{}); name one by path",
+                candidates.len() + more,
+                if candidates.len() + more == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ),
+            Error::Ambiguous {
+                query,
+                candidates,
+                more,
+                ..
+            } => write!(
+                f,
+                "`{query}` matches {} commands; name one as shown",
+                candidates.len() + more
             ),
             Error::NoDatabase(p) => {
                 write!(f, "{}: cannot open the workspace database", p.display())

@@ -21,6 +21,7 @@ impl Loaded {
             .flatten();
         Loaded {
             root: root.to_path_buf(),
+            cwd: root.to_path_buf(),
             commands,
             store,
             discovery_warnings: Vec::new(),

@@ -232,6 +232,7 @@ impl Live {
             Store::open_read_only(&db).ok().flatten()
         };
         Ok(Loaded {
+            cwd: self.inner.ws.cwd.clone(),
             root,
             commands,
             store,

@@ -3,7 +3,6 @@
 //! user named.
 
 use crate::{Error, Result};
-use commandtree_core::workspace::{self, Lookup};
 use commandtree_core::{CancelToken, CommandItem, Options, Progress, Warning, Workspace};
 use commandtree_store::{AttachOptions, Store, WorkspaceDb};
 use std::collections::HashSet;
@@ -21,6 +20,8 @@ pub struct LoadOptions {
 /// Commands of one discovery, with what the database adds.
 pub struct Loaded {
     pub root: PathBuf,
+    /// Where the user stands (the root for servers): names resolve nearest-first from here.
+    pub cwd: PathBuf,
     pub commands: Vec<CommandItem>,
     pub store: Option<Store>,
     /// The discovery's own warnings (a file that failed to parse: its commands are missing).
@@ -85,6 +86,7 @@ pub(crate) fn load_then(
     crate::closure::annotate(&mut commands);
     Ok(Loaded {
         root: ws.root.clone(),
+        cwd: ws.cwd.clone(),
         commands,
         store,
         discovery_warnings: d.warnings,
@@ -96,9 +98,17 @@ pub(crate) fn load_then(
 }
 
 impl Loaded {
-    /// The command `query` names: an exact id, `type:label`, or a unique label.
+    /// The command `query` names for the user where they stand (see [`crate::names`]).
     pub fn resolve(&self, query: &str) -> Result<&CommandItem> {
-        resolve(&self.root, &self.commands, query)
+        crate::names::resolve(&self.commands, self.at(), query)
+    }
+
+    /// Where names are typed: the root, and the user's current directory.
+    pub fn at(&self) -> crate::names::At<'_> {
+        crate::names::At {
+            root: &self.root,
+            cwd: &self.cwd,
+        }
     }
 
     /// Each of `queries` resolved, without repeats, in the order given.
@@ -142,28 +152,14 @@ impl Loaded {
     }
 }
 
-/// Resolves `query` among `commands` (see [`Loaded::resolve`]); ambiguity and near matches come
-/// back as data in the error.
+/// Resolves `query` among `commands` for a user at the root (see [`crate::names::resolve`]);
+/// ambiguity and near matches come back as data in the error.
 pub fn resolve<'a>(
     root: &std::path::Path,
     commands: &'a [CommandItem],
     query: &str,
 ) -> Result<&'a CommandItem> {
-    match workspace::lookup(commands, query) {
-        Lookup::Found(c) => Ok(c),
-        Lookup::Ambiguous(cands) => Err(Error::Ambiguous {
-            query: query.to_string(),
-            candidates: cands.into_iter().cloned().collect(),
-        }),
-        Lookup::NotFound => Err(Error::NotFound {
-            query: query.to_string(),
-            root: root.to_path_buf(),
-            suggestions: workspace::suggestions(commands, query)
-                .into_iter()
-                .cloned()
-                .collect(),
-        }),
-    }
+    crate::names::resolve(commands, crate::names::At::root(root), query)
 }
 
 /// How messages name a command: `build (npm)`.

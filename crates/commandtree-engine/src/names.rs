@@ -1,37 +1,286 @@
-//! The names a user can type for a command, one rule for every front end: what shell
-//! completion (and any picker) offers is exactly what [`crate::resolve`] accepts for that
-//! command.
+//! The names a user can type for a command, and how a name resolves, one rule for every front
+//! end: what shell completion (and any picker) offers is exactly what [`resolve`] accepts.
+//!
+//! A name is an id, a path form (`packages/vite:build`, `./scripts/deploy.sh`), `type:label`,
+//! or a label (or a runner's alias of one). A label or `type:label` resolves as the runners do:
+//! the nearest definition from where the user stands (the deepest folder on the way from the
+//! root to the current directory that defines it), which at the root is the root's own; then a
+//! command that is the only own one of that name. Auxiliary commands (test data, templates,
+//! vendored code, examples) are named by path or id only, so a fixture's `build` never stands
+//! in the way of the project's.
 
+use crate::{Error, Result};
 use commandtree_core::CommandItem;
+use commandtree_core::sources::type_def;
 use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
 
-/// The shortest name [`crate::resolve`] takes for each command of `commands`, in order: its
-/// label when no other command has it, else `type:label` when no other command of its type
-/// has it, else its id (always unique).
-pub fn names(commands: &[CommandItem]) -> Vec<(&CommandItem, String)> {
-    let mut labels: HashMap<&str, usize> = HashMap::new();
-    let mut typed: HashMap<(&str, &str), usize> = HashMap::new();
-    for c in commands {
-        *labels.entry(c.label.as_str()).or_default() += 1;
-        *typed
-            .entry((c.kind.as_str(), c.label.as_str()))
-            .or_default() += 1;
+/// Types whose commands a build tool offers every project of its kind (`cargo build`,
+/// `dotnet test`, Maven phases) rather than ones the project wrote and named.
+const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant"];
+
+/// At most this many candidates are shown for an ambiguous name.
+pub const SHOWN_CANDIDATES: usize = 10;
+
+/// Where a name is typed: the workspace root and the user's current directory.
+#[derive(Debug, Clone, Copy)]
+pub struct At<'a> {
+    pub root: &'a Path,
+    pub cwd: &'a Path,
+}
+
+impl<'a> At<'a> {
+    pub fn root(root: &'a Path) -> At<'a> {
+        At { root, cwd: root }
     }
-    // A label or `type:label` that is some command's id resolves to that command first.
-    let ids: std::collections::HashSet<&str> = commands.iter().map(|c| c.id.as_str()).collect();
+}
+
+/// `p` with `.` and `..` taken out, without touching the disk.
+fn normal(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c.as_os_str()),
+        }
+    }
+    out
+}
+
+fn folder(c: &CommandItem) -> &Path {
+    c.path().parent().unwrap_or(Path::new(""))
+}
+
+/// A path a user typed: from the current directory when it is there, else from the root.
+fn typed_path(at: At<'_>, text: &str) -> Vec<PathBuf> {
+    let rel = Path::new(text);
+    if rel.is_absolute() {
+        return vec![normal(rel)];
+    }
+    let mut v = vec![normal(&at.cwd.join(rel))];
+    let from_root = normal(&at.root.join(rel));
+    if from_root != v[0] {
+        v.push(from_root);
+    }
+    v
+}
+
+/// Whether the text before a `:` is a path (`packages/vite`, `.`, `./x`, `../x`), not a type.
+fn path_like(text: &str) -> bool {
+    text == "." || text == ".." || text.contains('/') || text.contains('\\')
+}
+
+fn named(c: &CommandItem, label: &str) -> bool {
+    c.label == label || c.aliases.iter().any(|a| a == label)
+}
+
+/// What a name matched before the nearest-first rule picks one.
+enum Matched<'a> {
+    One(&'a CommandItem),
+    Some(Vec<&'a CommandItem>),
+    None,
+}
+
+fn by_path<'a>(commands: &'a [CommandItem], at: At<'_>, query: &str) -> Matched<'a> {
+    // `dir:label` or `file:label`.
+    if let Some((left, label)) = query.split_once(':')
+        && path_like(left)
+    {
+        for p in typed_path(at, left) {
+            let found: Vec<&CommandItem> = commands
+                .iter()
+                .filter(|c| named(c, label) && (folder(c) == p || c.path() == p))
+                .collect();
+            if !found.is_empty() {
+                return Matched::Some(found);
+            }
+        }
+        return Matched::None;
+    }
+    // A file: `./scripts/deploy.sh`, `scripts/deploy.sh`.
+    if path_like(query) {
+        for p in typed_path(at, query) {
+            let found: Vec<&CommandItem> = commands.iter().filter(|c| c.path() == p).collect();
+            if !found.is_empty() {
+                return Matched::Some(found);
+            }
+        }
+    }
+    Matched::None
+}
+
+/// The nearest-first rule over the commands a label or `type:label` matched.
+fn pick<'a>(at: At<'_>, found: Vec<&'a CommandItem>) -> Matched<'a> {
+    let own: Vec<&CommandItem> = found.iter().copied().filter(|c| !c.auxiliary).collect();
+    if own.is_empty() {
+        return if found.is_empty() {
+            Matched::None
+        } else {
+            Matched::Some(found)
+        };
+    }
+    if own.len() == 1 {
+        return Matched::One(own[0]);
+    }
+    // The deepest folder on the way from the root to the current directory that defines it.
+    let nearest = own
+        .iter()
+        .filter(|c| at.cwd.starts_with(folder(c)))
+        .map(|c| folder(c).components().count())
+        .max();
+    if let Some(depth) = nearest {
+        let there: Vec<&CommandItem> = own
+            .iter()
+            .copied()
+            .filter(|c| at.cwd.starts_with(folder(c)) && folder(c).components().count() == depth)
+            .collect();
+        if there.len() == 1 {
+            return Matched::One(there[0]);
+        }
+        // A task the project wrote under that name (a justfile recipe, a mise task) before
+        // what a build tool offers every project (`cargo build`, `dotnet test`).
+        let written: Vec<&CommandItem> = there
+            .iter()
+            .copied()
+            .filter(|c| !TOOL_BUILTINS.contains(&c.kind.as_str()))
+            .collect();
+        if written.len() == 1 {
+            return Matched::One(written[0]);
+        }
+        return Matched::Some(there);
+    }
+    Matched::Some(own)
+}
+
+fn matched<'a>(commands: &'a [CommandItem], at: At<'_>, query: &str) -> Matched<'a> {
+    if let Some(c) = commands.iter().find(|c| c.id == query) {
+        return Matched::One(c);
+    }
+    match by_path(commands, at, query) {
+        Matched::Some(v) if v.len() == 1 => return Matched::One(v[0]),
+        Matched::Some(v) => return Matched::Some(v),
+        _ => {}
+    }
+    if let Some((kind, label)) = query.split_once(':')
+        && type_def(kind).is_some()
+    {
+        let found: Vec<&CommandItem> = commands
+            .iter()
+            .filter(|c| c.kind == kind && named(c, label))
+            .collect();
+        if !found.is_empty() {
+            return pick(at, found);
+        }
+    }
+    pick(at, commands.iter().filter(|c| named(c, query)).collect())
+}
+
+/// The command `query` names for a user at `at`; an ambiguous name gives the best
+/// [`SHOWN_CANDIDATES`] candidates, each with the name to type, and how many more there are.
+pub fn resolve<'a>(
+    commands: &'a [CommandItem],
+    at: At<'_>,
+    query: &str,
+) -> Result<&'a CommandItem> {
+    match matched(commands, at, query) {
+        Matched::One(c) => Ok(c),
+        Matched::Some(mut v) => {
+            let only_auxiliary = v.iter().all(|c| c.auxiliary);
+            v.sort_by_key(|c| rank(at, c));
+            let more = v.len().saturating_sub(SHOWN_CANDIDATES);
+            v.truncate(SHOWN_CANDIDATES);
+            let typed = v.iter().map(|c| name_for(commands, at, c)).collect();
+            Err(Error::Ambiguous {
+                query: query.to_string(),
+                candidates: v.into_iter().cloned().collect(),
+                typed,
+                more,
+                only_auxiliary,
+            })
+        }
+        Matched::None => Err(Error::NotFound {
+            query: query.to_string(),
+            root: at.root.to_path_buf(),
+            suggestions: commandtree_core::workspace::suggestions(commands, query)
+                .into_iter()
+                .cloned()
+                .collect(),
+        }),
+    }
+}
+
+/// Own before auxiliary, nearer the current directory first, then by path.
+fn rank(at: At<'_>, c: &CommandItem) -> (bool, usize, PathBuf) {
+    let f = folder(c);
+    let distance = if at.cwd.starts_with(f) {
+        at.cwd.components().count() - f.components().count()
+    } else {
+        usize::MAX / 2 + f.components().count()
+    };
+    (c.auxiliary, distance, c.path().to_path_buf())
+}
+
+/// The shortest name that resolves to `c` for a user at `at`: its label, `type:label`, its
+/// folder and label (`packages/vite:build`), its file and label, else its id.
+pub fn name_for(commands: &[CommandItem], at: At<'_>, c: &CommandItem) -> String {
+    let rel = |p: &Path| -> String {
+        let r = p.strip_prefix(at.root).unwrap_or(p);
+        if r.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            r.to_string_lossy().replace('\\', "/")
+        }
+    };
+    let mut forms = Vec::new();
+    if !c.auxiliary {
+        forms.push(c.label.clone());
+        forms.push(format!("{}:{}", c.kind, c.label));
+    }
+    let dir = rel(folder(c));
+    forms.push(if dir.contains('/') || dir == "." {
+        format!("{dir}:{}", c.label)
+    } else {
+        format!("./{dir}:{}", c.label)
+    });
+    forms.push(format!("{}:{}", rel(c.path()), c.label));
+    forms
+        .into_iter()
+        .find(|f| matches!(matched(commands, at, f), Matched::One(x) if x.id == c.id))
+        .unwrap_or_else(|| c.id.clone())
+}
+
+/// The shortest name [`resolve`] takes for each command of `commands` from `at`, in order.
+pub fn names<'c>(commands: &'c [CommandItem], at: At<'_>) -> Vec<(&'c CommandItem, String)> {
+    // A label's resolution only looks at the commands with that label: work per label.
+    let mut by_label: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, c) in commands.iter().enumerate() {
+        by_label.entry(c.label.as_str()).or_default().push(i);
+    }
     commands
         .iter()
         .map(|c| {
-            let label = c.label.as_str();
-            let type_label = format!("{}:{}", c.kind, c.label);
-            let name = if labels[label] == 1 && (!ids.contains(label) || c.id == label) {
-                c.label.clone()
-            } else if typed[&(c.kind.as_str(), label)] == 1
-                && (!ids.contains(type_label.as_str()) || c.id == type_label)
+            let group: Vec<CommandItem> =
+                if c.label.contains([':', '/', '\\']) || !c.aliases.is_empty() {
+                    Vec::new()
+                } else {
+                    by_label[c.label.as_str()]
+                        .iter()
+                        .map(|&i| commands[i].clone())
+                        .collect()
+                };
+            let pool: &[CommandItem] = if group.is_empty() { commands } else { &group };
+            let name = name_for(pool, at, c);
+            // A name found in the label's group must also hold among every command (an id or a
+            // path form equal to it elsewhere).
+            let name = if group.is_empty()
+                || matches!(matched(commands, at, &name), Matched::One(x) if x.id == c.id)
             {
-                type_label
+                name
             } else {
-                c.id.clone()
+                name_for(commands, at, c)
             };
             (c, name)
         })
@@ -48,6 +297,19 @@ mod tests {
     }
 
     #[test]
+    fn a_task_the_project_wrote_wins_over_a_build_tools_own() {
+        let cmds = vec![
+            item("cargo", "/w/Cargo.toml", "build"),
+            item("just", "/w/justfile", "build"),
+            item("cargo", "/w/Cargo.toml", "test"),
+        ];
+        let at = At::root(Path::new("/w"));
+        assert_eq!(resolve(&cmds, at, "build").unwrap().kind, "just");
+        assert_eq!(resolve(&cmds, at, "test").unwrap().kind, "cargo");
+        assert_eq!(resolve(&cmds, at, "cargo:build").unwrap().kind, "cargo");
+    }
+
+    #[test]
     fn every_name_offered_resolves_to_its_command() {
         let cmds = vec![
             item("npm", "/w/package.json", "build"),
@@ -58,10 +320,11 @@ mod tests {
             item("just", "/w/justfile", "lint"),
             item("shell", "/w/deploy.sh", "deploy.sh"),
         ];
-        let named = names(&cmds);
+        let at = At::root(Path::new("/w"));
+        let named = names(&cmds, at);
         assert_eq!(named.len(), cmds.len());
         for (c, name) in &named {
-            let got = crate::resolve(Path::new("/w"), &cmds, name)
+            let got = resolve(&cmds, at, name)
                 .unwrap_or_else(|e| panic!("`{name}` offered for {} but: {e}", c.id));
             assert_eq!(got.id, c.id, "`{name}`");
         }
@@ -69,8 +332,8 @@ mod tests {
         assert_eq!(of(&cmds[3].id), "test");
         assert_eq!(of(&cmds[2].id), "make:build");
         assert_eq!(of(&cmds[4].id), "npm:lint");
-        // Two npm `build`s: only the id names each.
-        assert_eq!(of(&cmds[0].id), cmds[0].id);
-        assert_eq!(of(&cmds[1].id), cmds[1].id);
+        // Two npm `build`s: the root's is `npm:build` from the root, the package's by path.
+        assert_eq!(of(&cmds[0].id), "npm:build");
+        assert_eq!(of(&cmds[1].id), "./web:build");
     }
 }

@@ -76,8 +76,15 @@ impl From<Error> for RpcError {
                 query, suggestions, ..
             } => RpcError::new(COMMAND_NOT_FOUND, message)
                 .with_data(json!({"query": query, "suggestions": ids(&suggestions)})),
-            Error::Ambiguous { query, candidates } => RpcError::new(COMMAND_NOT_FOUND, message)
-                .with_data(json!({"query": query, "candidates": ids(&candidates)})),
+            Error::Ambiguous {
+                query,
+                candidates,
+                typed,
+                more,
+                ..
+            } => RpcError::new(COMMAND_NOT_FOUND, message).with_data(
+                json!({"query": query, "candidates": ids(&candidates), "names": typed, "more": more}),
+            ),
             Error::Cancelled => RpcError::cancelled(),
         }
     }

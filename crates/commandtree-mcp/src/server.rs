@@ -97,7 +97,19 @@ fn engine_failure(e: &Error) -> CallToolResult {
             msg.push_str("\ndid you mean:");
             msg.push_str(&list(suggestions));
         }
-        Error::Ambiguous { candidates, .. } => msg.push_str(&list(candidates)),
+        Error::Ambiguous {
+            candidates,
+            typed,
+            more,
+            ..
+        } => {
+            for (c, name) in candidates.iter().zip(typed) {
+                msg.push_str(&format!("\n  {name}  ({})", c.id));
+            }
+            if *more > 0 {
+                msg.push_str(&format!("\n  … and {more} more"));
+            }
+        }
         _ => {}
     }
     failure(msg)

@@ -61,10 +61,14 @@ pub fn load_listing(
 pub fn fail(e: Error) -> anyhow::Error {
     match &e {
         Error::Cancelled => eprintln!("cancelled"),
-        Error::Ambiguous { candidates, .. } => {
+        Error::Ambiguous {
+            candidates,
+            typed,
+            more,
+            ..
+        } => {
             output::error(&format!("{e}:"));
-            let refs: Vec<&CommandItem> = candidates.iter().collect();
-            output::candidates(&refs);
+            output::named_candidates(candidates, typed, *more);
         }
         Error::NotFound { suggestions, .. } => {
             output::error(&e.to_string());

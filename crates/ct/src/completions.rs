@@ -68,7 +68,7 @@ fn workspace_names() -> Vec<(String, String)> {
         return Vec::new();
     };
     // One rule with `ct run`: each name offered resolves to exactly its command.
-    commandtree_engine::names::names(&loaded.commands)
+    commandtree_engine::names::names(&loaded.commands, loaded.at())
         .into_iter()
         .map(|(c, name)| (name, format!("{} · {}", c.kind, c.category)))
         .collect()

@@ -108,6 +108,29 @@ pub fn candidates(cands: &[&CommandItem]) {
     }
 }
 
+/// Candidates of an ambiguous name, each with the exact text that runs it, and how many more.
+pub fn named_candidates(cands: &[CommandItem], typed: &[String], more: usize) {
+    let mut e = anstream::stderr().lock();
+    let width = typed
+        .iter()
+        .map(|t| clean(t).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(48);
+    for (c, name) in cands.iter().zip(typed) {
+        let _ = writeln!(
+            e,
+            "  {:<width$}  {DIM}{} ({}){DIM:#}",
+            clean(name),
+            clean(&c.command),
+            clean(&c.kind)
+        );
+    }
+    if more > 0 {
+        let _ = writeln!(e, "  … and {more} more");
+    }
+}
+
 /// A serializer's error as the I/O error it is (a closed pipe stays a closed pipe), or as one.
 fn json_error(e: serde_json::Error) -> io::Error {
     match e.io_error_kind() {

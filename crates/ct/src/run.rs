@@ -533,13 +533,13 @@ fn prompt_line(item: &CommandItem) -> String {
 }
 
 pub fn pick(engine: &Engine, args: PickArgs) -> Result<()> {
-    let commands = commands::load(engine, Vec::new(), true, false)?.commands;
+    let loaded = commands::load(engine, Vec::new(), true, false)?;
     if !args.query.trim().is_empty()
-        && let commandtree_core::workspace::Lookup::Found(c) =
-            commandtree_core::workspace::lookup(&commands, args.query.trim())
+        && let Ok(c) = loaded.resolve(args.query.trim())
     {
         return print_prompt_line(c);
     }
+    let commands = loaded.commands;
     match pick_index(&commands, &args.query)? {
         Some(i) => print_prompt_line(&commands[i]),
         None => Err(Exit(130).into()),

@@ -205,6 +205,16 @@ impl Ctx<'_, '_> {
                 .opt_description(description)
                 .params(params);
             item.steps = task_steps(value, &unit.prefix);
+            // `aliases: [t]`: `task t` runs it (an included file's aliases take its prefix).
+            if let Value::Mapping(task) = value
+                && let Some(Value::Sequence(aliases)) = task.get("aliases")
+            {
+                item.aliases = aliases
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|a| format!("{}{a}", unit.prefix))
+                    .collect();
+            }
             if unit.include_line.is_some() {
                 item.defined_in = Some(Definition {
                     file: unit.path.to_path_buf(),
@@ -589,6 +599,16 @@ mod tests {
     use crate::fs::MemFs;
     use crate::sources::common::MAX_INCLUDE_DEPTH;
     use crate::sources::testing::{labels, parse_in, parse_with, steps};
+
+    #[test]
+    fn aliases_are_recorded() {
+        let p = parse_with(
+            super::parse,
+            "/w/Taskfile.yml",
+            "version: '3'\ntasks:\n  test:\n    aliases: [t, tst]\n    cmds: [go test ./...]\n",
+        );
+        assert_eq!(p.commands[0].aliases, vec!["t", "tst"]);
+    }
 
     #[test]
     fn colon_names_get_lines_and_wildcards_take_a_parameter() {
