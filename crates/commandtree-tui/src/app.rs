@@ -254,6 +254,9 @@ pub struct App {
     visible: Option<Vec<bool>>,
     /// The commands the text filter matched, and that filter.
     matched: Option<(String, Vec<usize>)>,
+    /// The visible command that matches the text filter best (highest score, then the shorter
+    /// label): typing selects it, so Enter runs what the user was typing.
+    best: Option<usize>,
     matcher: Matcher,
     /// The filter's parsed pattern, for highlighting the rows on screen.
     pattern: Option<(String, Pattern)>,
@@ -314,6 +317,7 @@ impl App {
             haystacks: Vec::new(),
             visible: None,
             matched: None,
+            best: None,
             matcher: Matcher::new(Config::DEFAULT),
             pattern: None,
             last_tick: Instant::now(),
@@ -478,6 +482,7 @@ impl App {
             .filter(|c| !listing::shown(c, false))
             .count();
         self.matched = None;
+        self.best = None;
         self.rebuild_quick();
         if let Some((q, _)) = self.search.take() {
             self.search = Some((q, Vec::new()));
@@ -528,12 +533,19 @@ impl App {
         if select_first {
             self.apply_filters();
             self.rebuild_rows();
-            if let Some(i) = self
-                .rows
-                .iter()
-                .position(|r| r.place() == Some(Place::Tree))
-                .or_else(|| self.rows.iter().position(|r| r.command().is_some()))
-            {
+            let best = self.best.filter(|_| !self.filter.is_empty());
+            let best_row = best.and_then(|b| {
+                self.rows
+                    .iter()
+                    .position(|r| r.command() == Some(b) && r.place() == Some(Place::Tree))
+                    .or_else(|| self.rows.iter().position(|r| r.command() == Some(b)))
+            });
+            if let Some(i) = best_row.or_else(|| {
+                self.rows
+                    .iter()
+                    .position(|r| r.place() == Some(Place::Tree))
+                    .or_else(|| self.rows.iter().position(|r| r.command().is_some()))
+            }) {
                 self.sel = i;
             }
             self.clamp();
@@ -564,6 +576,7 @@ impl App {
         if !text && self.tag_filter.is_none() && (self.show_aux || self.not_listed == 0) {
             self.visible = None;
             self.matched = None;
+            self.best = None;
             return;
         }
         let mut visible = self.visible.take().unwrap_or_default();
@@ -586,24 +599,35 @@ impl App {
                 .take()
                 .filter(|(before, _)| narrows(before, &self.filter));
             let mut matched = Vec::new();
+            let mut scores = Vec::new();
             let mut try_one = |i: usize| {
-                if pattern
-                    .score(self.haystacks[i].slice(..), &mut self.matcher)
-                    .is_some()
-                {
+                if let Some(score) = pattern.score(self.haystacks[i].slice(..), &mut self.matcher) {
                     matched.push(i);
+                    scores.push(score);
                 }
             };
             match narrower {
                 Some((_, before)) => before.into_iter().for_each(&mut try_one),
                 None => (0..commands.len()).for_each(&mut try_one),
             }
-            for &i in &matched {
+            let mut best: Option<(u32, usize)> = None;
+            for (&i, &score) in matched.iter().zip(&scores) {
                 visible[i] = passes(&commands[i]);
+                let better = best.is_none_or(|(s, b)| {
+                    score > s
+                        || (score == s
+                            && commands[i].label.chars().count()
+                                < commands[b].label.chars().count())
+                });
+                if visible[i] && better {
+                    best = Some((score, i));
+                }
             }
+            self.best = best.map(|(_, i)| i);
             self.matched = Some((self.filter.clone(), matched));
         } else {
             self.matched = None;
+            self.best = None;
             for (i, c) in commands.iter().enumerate() {
                 visible[i] = passes(c);
             }

@@ -336,6 +336,69 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     let _ = std::fs::remove_dir_all(&w);
 }
 
+/// Typing a filter selects the best match, not the first row in tree order: `/replace` then
+/// Enter runs the make target `replace`, although an npm script that also matches comes first.
+#[test]
+fn the_filter_selects_the_best_match_and_enter_runs_it() {
+    if !tmux_available() {
+        return;
+    }
+    let w = workspace("tui", "best-match");
+    write(
+        &w,
+        "package.json",
+        r#"{"scripts":{"recompile-all-packages-cleanly-everywhere":"echo wrong-one-ran"}}"#,
+    );
+    write(&w, "Makefile", "replace:\n\t@echo replace-ran\n");
+    let home = w.join(".home");
+    let ct = env!("CARGO_BIN_EXE_ct");
+    let t = Tmux::start(
+        "best",
+        &w,
+        (100, 30),
+        &[
+            "env",
+            "-i",
+            &format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+            &format!("HOME={}", home.display()),
+            "TERM=xterm-256color",
+            "NO_COLOR=1",
+            "PS1=$ ",
+            "sh",
+        ],
+    );
+    t.keys(&[&format!("{ct}; echo \"ct-exit=$?\""), "Enter"]);
+    t.wait_until(
+        &["Make Targets (1)", "recompile-all-packages"],
+        &["looking for risky commands", "discovering commands"],
+    );
+    t.keys(&["/"]);
+    t.text("replace");
+    // Both still match; the details are the make target's: it is the one selected.
+    t.wait_until(
+        &["/replace", "recompile-all-packages", "echo replace-ran"],
+        &[],
+    );
+    t.keys(&["Enter"]);
+    t.keys(&["Enter"]);
+    t.wait_until(
+        &["replace-ran", "press a key to return"],
+        &["wrong-one-ran"],
+    );
+    t.keys(&["Space"]);
+    t.keys(&["q"]);
+    t.wait_for("ct-exit=0");
+    let runs = runs(&w);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert!(
+        runs[0]["commandId"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("make:")),
+        "{runs:?}"
+    );
+    let _ = std::fs::remove_dir_all(&w);
+}
+
 /// Closing the terminal ends `ct`: through SIGHUP when `ct` is in the terminal's session, and
 /// through the terminal's end (reads fail) when it is not, where no signal comes at all.
 #[test]
