@@ -512,54 +512,86 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
+/// The keys F1 lists: quitting first, each key at most [`KEY_WIDTH`] and each text at most
+/// [`TEXT_WIDTH`] columns, so two columns fit an 80×24 terminal (`help_fits_80_by_24`).
 pub const KEYS: &[(&str, &str)] = &[
+    ("q / Ctrl-C", "quit"),
+    ("F1", "this help"),
     ("↑↓ / j k", "move"),
     ("← → / h l", "close / open, to parent"),
     ("Space", "open or close a group"),
-    ("PgUp PgDn Home End", "page, first, last"),
+    ("PgUp PgDn", "page up / down"),
+    ("Home End", "first / last"),
     ("E / C", "expand all / collapse all"),
-    ("/", "filter (Enter keeps it, Esc clears)"),
+    ("/", "filter; Enter keeps it"),
     ("?", "search by meaning"),
     ("t", "filter by tag"),
     ("Esc", "clear filters and search"),
     ("g", "sort: folder / name / type"),
-    ("a", "show or hide auxiliary commands"),
-    ("Enter", "run here (or rerun a history entry)"),
-    ("b", "run in the background (runs pane)"),
-    ("w", "run in a new window (tmux, $TERMINAL)"),
-    ("D", "debug a launch configuration"),
+    ("a", "show or hide auxiliary"),
+    ("Enter", "run here (or rerun)"),
+    ("b", "run in the background"),
+    ("w", "run in a new window"),
+    ("D", "debug a launch config"),
     ("A", "run with extra arguments"),
     (".", "run the last run again"),
     ("r / Tab", "runs pane / focus it"),
-    ("x", "stop the selected background run"),
-    ("s", "star / unstar (Quick Launch)"),
-    ("J / K", "move down / up in Quick Launch"),
+    ("x", "stop a background run"),
+    ("s", "star / unstar"),
+    ("J / K", "move in Quick Launch"),
     ("+ / -", "add / remove a tag"),
-    ("e", "open the file at its line ($VISUAL, $EDITOR)"),
-    ("y", "copy the command line (OSC 52)"),
-    ("S", "summarize the selection (or the filtered ones)"),
-    ("m", "command skill: diff, then y applies"),
+    ("e", "open the file at its line"),
+    ("y", "copy the command line"),
+    ("S", "summarize selection/filter"),
+    ("m", "command skill: diff, apply"),
     ("i", "details (narrow terminals)"),
     ("F5 / R", "discover again"),
-    ("mouse", "click selects, double-click runs, wheel scrolls"),
-    ("F1", "this help"),
-    ("q / Ctrl-C", "quit"),
+    ("mouse", "click; double-click runs"),
 ];
+
+pub const KEY_WIDTH: usize = 10;
+pub const TEXT_WIDTH: usize = 27;
+
+/// The help's lines for a screen `area`: one column when it is tall enough, else two.
+fn help_lines(t: &Theme, area: Rect) -> (Vec<Line<'static>>, u16, u16) {
+    let cell = |(k, what): &(&str, &str)| {
+        vec![
+            Span::styled(format!("{k:<KEY_WIDTH$} "), t.accent()),
+            Span::raw(format!("{what:<TEXT_WIDTH$}")),
+        ]
+    };
+    let one_column = KEYS.len() as u16 + 2 <= area.height;
+    if one_column {
+        let lines = KEYS.iter().map(|k| Line::from(cell(k))).collect();
+        return (
+            lines,
+            (KEY_WIDTH + TEXT_WIDTH + 3) as u16,
+            KEYS.len() as u16 + 2,
+        );
+    }
+    let rows = KEYS.len().div_ceil(2);
+    let lines = (0..rows)
+        .map(|r| {
+            let mut spans = cell(&KEYS[r]);
+            if let Some(k) = KEYS.get(r + rows) {
+                spans.push(Span::raw(" "));
+                spans.extend(cell(k));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    (
+        lines,
+        (2 * (KEY_WIDTH + TEXT_WIDTH + 1) + 3) as u16,
+        rows as u16 + 2,
+    )
+}
 
 fn draw_popup(f: &mut Frame<'_>, app: &mut App, t: &Theme, p: &Popup, area: Rect) {
     let (title, lines, w, h): (String, Vec<Line<'static>>, u16, u16) = match p {
         Popup::Help => {
-            let lines: Vec<Line> = KEYS
-                .iter()
-                .map(|(k, what)| {
-                    Line::from(vec![
-                        Span::styled(format!("{k:<20}"), t.accent()),
-                        Span::raw(what.to_string()),
-                    ])
-                })
-                .collect();
-            let h = lines.len() as u16 + 2;
-            (" Keys (Esc closes) ".into(), lines, 64, h)
+            let (lines, w, h) = help_lines(t, area);
+            (" Keys (Esc closes) ".into(), lines, w, h)
         }
         Popup::Details => {
             let lines = details_lines(app, t, area.width.saturating_sub(4));
@@ -712,4 +744,36 @@ fn draw_popup(f: &mut Frame<'_>, app: &mut App, t: &Theme, p: &Popup, area: Rect
         ),
         r,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_fits_80_by_24_and_says_how_to_quit() {
+        for (k, what) in KEYS {
+            assert!(k.chars().count() <= KEY_WIDTH, "{k}");
+            assert!(what.chars().count() <= TEXT_WIDTH, "{what}");
+        }
+        assert_eq!(KEYS[0], ("q / Ctrl-C", "quit"));
+        let t = Theme { color: false };
+        let area = Rect::new(0, 0, 80, 24);
+        let (lines, w, h) = help_lines(&t, area);
+        assert!(w <= 80 && h <= 24, "{w}×{h}");
+        // Every line fits inside the borders, and every key is on one of them.
+        let text: Vec<String> = lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        for l in &text {
+            assert!(l.chars().count() as u16 <= w - 2, "{l}");
+        }
+        for (k, _) in KEYS {
+            assert!(text.iter().any(|l| l.contains(k)), "{k} missing");
+        }
+        // A tall terminal gets one column.
+        let (_, w, h) = help_lines(&t, Rect::new(0, 0, 120, 50));
+        assert_eq!((w, h), (40, KEYS.len() as u16 + 2));
+    }
 }
