@@ -73,6 +73,9 @@ pub struct Settings {
     pub default_excludes: bool,
     /// `[discovery] show = "all"`: front ends list auxiliary and tool-hidden commands too.
     pub show_all: bool,
+    /// `[discovery] docs = true`: documents (Markdown files) are listed, searched and
+    /// summarized like commands; off by default, as they are read, not run.
+    pub show_docs: bool,
     /// The merged TOML configuration (user, then workspace), for the sections other crates own.
     /// Keys of an untrusted workspace that need trust are not in it.
     pub config: toml::Table,
@@ -122,6 +125,7 @@ impl Default for Settings {
             respect_gitignore: true,
             default_excludes: true,
             show_all: false,
+            show_docs: false,
             config: toml::Table::new(),
             origins: BTreeMap::new(),
             trust: trust::Status::NotNeeded,
@@ -274,6 +278,16 @@ impl Settings {
                         path,
                         None,
                         "`discovery.show` must be \"own\" or \"all\"",
+                    )),
+                }
+            }
+            if let Some(v) = d.get("docs") {
+                match v.as_bool() {
+                    Some(b) => self.show_docs = b,
+                    None => warnings.push(Warning::new(
+                        path,
+                        None,
+                        "`discovery.docs` must be true or false",
                     )),
                 }
             }

@@ -22,6 +22,7 @@ impl Loaded {
         Loaded {
             root: root.to_path_buf(),
             cwd: root.to_path_buf(),
+            docs: false,
             commands,
             store,
             discovery_warnings: Vec::new(),

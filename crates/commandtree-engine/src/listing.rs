@@ -21,9 +21,11 @@ pub struct Query {
     /// Only commands whose label, id, command line, description or summary contain this text
     /// (case-insensitive).
     pub text: Option<String>,
-    /// Also the commands hidden by default (auxiliary files, hidden by their tool). The
-    /// workspace's `[discovery] show = "all"` turns this on for every listing.
+    /// Also the commands hidden by default (auxiliary files, hidden by their tool, documents).
+    /// The workspace's `[discovery] show = "all"` turns this on for every listing.
     pub all: bool,
+    /// Also documents (Markdown files); `[discovery] docs = true` turns this on.
+    pub docs: bool,
     pub order: Option<SortOrder>,
 }
 
@@ -32,8 +34,11 @@ pub struct Listing {
     /// The commands shown, in load order; `tree` indexes into it.
     pub commands: Vec<CommandItem>,
     pub tree: Vec<Category>,
-    /// Commands that passed every filter but are hidden by default (0 when `all`).
+    /// Commands that passed every filter but are hidden by default (0 when `all`), documents
+    /// not counted.
     pub hidden: usize,
+    /// Documents that passed every filter but are not listed (see [`Query::docs`]).
+    pub hidden_docs: usize,
     /// A warning per tag of the query that no command carries.
     pub unknown_tags: Vec<Warning>,
 }
@@ -48,9 +53,34 @@ impl Listing {
     }
 }
 
-/// Whether a listing shows `c`: everything when `all`, else what is listed by default.
-pub fn shown(c: &CommandItem, all: bool) -> bool {
-    all || listed_by_default(c)
+/// What a listing shows besides the project's own commands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Show {
+    /// Everything: auxiliary and tool-hidden commands, and documents.
+    pub all: bool,
+    /// Documents (Markdown files).
+    pub docs: bool,
+}
+
+impl Show {
+    /// What `engine`'s workspace shows, widened by what a request asks for.
+    pub fn of(engine: &Engine, all: bool, docs: bool) -> Show {
+        let s = &engine.workspace().settings;
+        Show {
+            all: all || s.show_all,
+            docs: docs || s.show_docs,
+        }
+    }
+}
+
+/// Whether `c` is a document: read, not run (Markdown files).
+pub fn is_document(c: &CommandItem) -> bool {
+    c.kind == "markdown"
+}
+
+/// Whether a listing shows `c`.
+pub fn shown(c: &CommandItem, show: Show) -> bool {
+    show.all || ((show.docs || !is_document(c)) && listed_by_default(c))
 }
 
 /// Whether `c` mentions `q` (lowercase) in its label, id, command line, description or summary.
@@ -67,11 +97,6 @@ pub fn mentions(c: &CommandItem, q: &str) -> bool {
     .any(|s| s.to_lowercase().contains(q))
 }
 
-/// Whether the listings of `engine`'s workspace show every command, whatever the query says.
-pub fn shows_all(engine: &Engine, all: bool) -> bool {
-    all || engine.workspace().settings.show_all
-}
-
 /// Filters `commands` by the query (tags through `store`), then hides what is hidden by default,
 /// then builds the tree.
 pub fn listing(
@@ -85,15 +110,20 @@ pub fn listing(
     if let Some(text) = q.text.as_deref().map(str::to_lowercase) {
         commands.retain(|c| mentions(c, &text));
     }
-    let all = shows_all(engine, q.all);
+    let show = Show::of(engine, q.all, q.docs);
+    let hidden_docs = commands
+        .iter()
+        .filter(|c| !show.all && !show.docs && is_document(c) && listed_by_default(c))
+        .count();
     let total = commands.len();
-    commands.retain(|c| shown(c, all));
-    let hidden = total - commands.len();
+    commands.retain(|c| shown(c, show));
+    let hidden = total - commands.len() - hidden_docs;
     let tree = engine.tree(&commands, q.order);
     Listing {
         commands,
         tree,
         hidden,
+        hidden_docs,
         unknown_tags,
     }
 }
@@ -178,6 +208,60 @@ mod tests {
         assert_eq!(labels(&l).len(), 1);
         assert_eq!(l.commands[0].label, "build");
         assert_eq!(l.hidden, 1, "only the hidden `build` matched");
+    }
+
+    #[test]
+    fn documents_are_listed_only_when_asked_for() {
+        let (_d, engine) = engine_with(&[
+            ("Makefile", "build:\n\techo b\n"),
+            ("README.md", "# Read me\n"),
+            ("docs/guide.md", "# Guide\n"),
+        ]);
+        let commands = engine
+            .load(&crate::LoadOptions::default())
+            .unwrap()
+            .commands;
+        let l = listing(&engine, commands.clone(), None, &Query::default());
+        assert_eq!(labels(&l).len(), 1, "{:?}", labels(&l));
+        assert_eq!((l.hidden, l.hidden_docs), (0, 2));
+        let docs = Query {
+            docs: true,
+            ..Query::default()
+        };
+        let l = listing(&engine, commands, None, &docs);
+        assert_eq!((l.commands.len(), l.hidden_docs), (3, 0));
+    }
+
+    #[test]
+    fn documents_are_summarized_and_searched_only_with_the_setting() {
+        let files = [
+            ("Makefile", "build:\n\techo b\n"),
+            ("README.md", "# Read me\n"),
+        ];
+        let (_d, engine) = engine_with(&files);
+        let loaded = engine.load(&crate::LoadOptions::default()).unwrap();
+        let kinds = |l: &crate::Loaded| -> Vec<String> {
+            l.workflow_commands().into_iter().map(|c| c.kind).collect()
+        };
+        assert_eq!(kinds(&loaded), ["make"]);
+        let plan = crate::summaries::plan(&loaded, &[], false).unwrap();
+        assert_eq!(
+            plan.pending.len(),
+            1,
+            "only the make target is sent to the model"
+        );
+        // Named explicitly, a document is summarized.
+        let plan = crate::summaries::plan(&loaded, &["README.md".into()], false).unwrap();
+        assert_eq!(plan.pending.len(), 1);
+        let (_d, engine) = engine_with(&[
+            files[0],
+            files[1],
+            (".commandtree/config.toml", "[discovery]\ndocs = true\n"),
+        ]);
+        let loaded = engine.load(&crate::LoadOptions::default()).unwrap();
+        assert_eq!(kinds(&loaded).len(), 2);
+        let l = listing(&engine, loaded.commands, None, &Query::default());
+        assert_eq!((l.commands.len(), l.hidden_docs), (2, 0));
     }
 
     #[test]

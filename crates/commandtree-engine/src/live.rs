@@ -233,6 +233,7 @@ impl Live {
         };
         Ok(Loaded {
             cwd: self.inner.ws.cwd.clone(),
+            docs: self.inner.ws.settings.show_docs,
             root,
             commands,
             store,

@@ -22,6 +22,9 @@ pub struct Loaded {
     pub root: PathBuf,
     /// Where the user stands (the root for servers): names resolve nearest-first from here.
     pub cwd: PathBuf,
+    /// Whether documents (Markdown files) are summarized and searched like commands
+    /// (`[discovery] docs = true`); they are listed through `listing` either way.
+    pub docs: bool,
     pub commands: Vec<CommandItem>,
     pub store: Option<Store>,
     /// The discovery's own warnings (a file that failed to parse: its commands are missing).
@@ -87,6 +90,7 @@ pub(crate) fn load_then(
     Ok(Loaded {
         root: ws.root.clone(),
         cwd: ws.cwd.clone(),
+        docs: ws.settings.show_docs,
         commands,
         store,
         discovery_warnings: d.warnings,
@@ -98,6 +102,16 @@ pub(crate) fn load_then(
 }
 
 impl Loaded {
+    /// The commands the model summarizes and search looks through: documents only when
+    /// [`Loaded::docs`].
+    pub fn workflow_commands(&self) -> Vec<CommandItem> {
+        self.commands
+            .iter()
+            .filter(|c| self.docs || !crate::listing::is_document(c))
+            .cloned()
+            .collect()
+    }
+
     /// The command `query` names for the user where they stand (see [`crate::names`]).
     pub fn resolve(&self, query: &str) -> Result<&CommandItem> {
         crate::names::resolve(&self.commands, self.at(), query)

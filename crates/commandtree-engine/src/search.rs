@@ -16,7 +16,7 @@ pub fn plan(loaded: &Loaded, force: bool) -> Result<Plan> {
         .store
         .as_ref()
         .ok_or_else(|| Error::NoDatabase(commandtree_store::db_path(&loaded.root)))?;
-    Ok(pipeline::plan(store, &loaded.commands, force)?)
+    Ok(pipeline::plan(store, &loaded.workflow_commands(), force)?)
 }
 
 /// Finds the model (or downloads it, reporting each file's progress) and loads it.
@@ -117,10 +117,11 @@ pub fn search(
     progress: &dyn Progress,
 ) -> Result<Found> {
     let n = loaded.commands.len();
+    let commands = loaded.workflow_commands();
     let Some(store) = loaded.store.as_mut() else {
         return Err(Error::failed(no_embeddings_message(n)));
     };
-    let plan = pipeline::plan(store, &loaded.commands, false)?;
+    let plan = pipeline::plan(store, &commands, false)?;
     let mut refresh_warning = None;
     if !plan.items.is_empty()
         && let Err(e) = embed(store, embedder, plan, cancel, progress)
@@ -131,16 +132,11 @@ pub fn search(
         refresh_warning = Some(format!("could not store new embeddings: {e}"));
     }
     let hits = commandtree_embed::search::search_commands(
-        store,
-        &loaded.commands,
-        embedder,
-        query,
-        threshold,
-        limit,
+        store, &commands, embedder, query, threshold, limit,
     )
     .map_err(|e| Error::failed(e.to_string()))?
     .into_iter()
-    .map(|(i, score)| (loaded.commands[i].clone(), score))
+    .map(|(i, score)| (commands[i].clone(), score))
     .collect();
     Ok(Found {
         hits,

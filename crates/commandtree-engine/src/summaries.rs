@@ -80,7 +80,7 @@ pub struct Plan {
 /// their summary, or all of them when `force`.
 pub fn plan(loaded: &Loaded, queries: &[String], force: bool) -> Result<Plan> {
     let selected = if queries.is_empty() {
-        loaded.commands.clone()
+        loaded.workflow_commands()
     } else {
         loaded.resolve_all(queries)?
     };

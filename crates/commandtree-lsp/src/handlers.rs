@@ -273,7 +273,7 @@ fn discover_tasks(ctx: &Ctx<'_>, p: DiscoverParams) -> RpcResult {
             ..listing::Query::default()
         },
     );
-    let hidden = shown.hidden;
+    let hidden = shown.hidden + shown.hidden_docs;
     let mut out = Map::new();
     // Tree order, as `ct list --json`.
     out.insert("tasks".into(), to_value(shown.ordered())?);
@@ -348,7 +348,7 @@ fn tree(ctx: &Ctx<'_>, p: TreeParams) -> RpcResult {
             .map(|c| category_json(c, &shown.commands))
             .collect(),
     );
-    out.insert("hidden".into(), json!(shown.hidden));
+    out.insert("hidden".into(), json!(shown.hidden + shown.hidden_docs));
     if !shown.unknown_tags.is_empty() {
         out.insert(
             "warnings".into(),

@@ -19,7 +19,7 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
         return Ok(l.clone());
     }
     let engine = shared.engine()?;
-    let show_all = listing::shows_all(&engine, false);
+    let show = listing::Show::of(&engine, false, false);
     // Weak: the index lives inside `Shared`, so a strong reference would keep both alive.
     let weak = Arc::downgrade(shared);
     let root = shared.root.clone();
@@ -34,18 +34,18 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
                 if !shared.watching.load(Ordering::SeqCst) {
                     return;
                 }
-                fn listed(v: &[CommandItem], all: bool) -> Vec<&CommandItem> {
-                    v.iter().filter(|c| listing::shown(c, all)).collect()
+                fn listed(v: &[CommandItem], show: listing::Show) -> Vec<&CommandItem> {
+                    v.iter().filter(|c| listing::shown(c, show)).collect()
                 }
                 let params = if delta_form {
                     json!({
                         "workspaceRoot": root,
-                        "added": listed(&change.added, show_all),
-                        "updated": listed(&change.updated, show_all),
+                        "added": listed(&change.added, show),
+                        "updated": listed(&change.updated, show),
                         "removed": change.removed,
                     })
                 } else {
-                    json!({"workspaceRoot": root, "tasks": listed(&change.all, show_all)})
+                    json!({"workspaceRoot": root, "tasks": listed(&change.all, show)})
                 };
                 shared.notify("commandtree/tasksChanged", params);
             }

@@ -89,7 +89,7 @@ pub struct ListOutput {
     /// How many commands matched (more than returned when cut at 100 without `all`).
     pub total: usize,
     /// How many more matched but are hidden by default (test data, vendored code, templates,
-    /// examples); `includeHidden` lists them.
+    /// examples, documents); `includeHidden` lists them.
     pub hidden: usize,
     /// Problems found while discovering (a file that failed to parse, an unknown tag).
     pub warnings: Vec<String>,

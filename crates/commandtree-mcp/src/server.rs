@@ -204,6 +204,7 @@ impl CommandTreeServer {
                     tags: p.tag.clone().into_iter().collect(),
                     text: p.query.clone(),
                     all: p.include_hidden,
+                    docs: p.kind.as_deref() == Some("markdown"),
                     ..listing::Query::default()
                 },
             );
@@ -213,12 +214,12 @@ impl CommandTreeServer {
             if !p.all {
                 ordered.truncate(LIST_LIMIT);
             }
-            let text = text::command_table(&ordered, total, shown.hidden);
+            let text = text::command_table(&ordered, total, shown.hidden + shown.hidden_docs);
             Ok(structured(
                 &ListOutput {
                     commands: ordered,
                     total,
-                    hidden: shown.hidden,
+                    hidden: shown.hidden + shown.hidden_docs,
                     warnings,
                 },
                 text,

@@ -26,7 +26,7 @@ pub fn command_table(commands: &[CommandItem], total: usize, hidden: usize) -> S
     let hidden_line = match hidden {
         0 => String::new(),
         n => format!(
-            "{n} more hidden by default (test data, vendored code, templates, examples); pass includeHidden: true to list them\n"
+            "{n} more hidden by default (test data, vendored code, templates, examples, documents); pass includeHidden: true to list them\n"
         ),
     };
     if commands.is_empty() {

@@ -223,6 +223,8 @@ pub struct App {
     pub filtering: bool,
     pub tag_filter: Option<String>,
     pub show_aux: bool,
+    /// Documents are listed (`[discovery] docs = true`).
+    pub show_docs: bool,
     pub search: Option<(String, Vec<(usize, f32)>)>,
     pub popup: Option<Popup>,
     pub runs_pane: bool,
@@ -239,7 +241,8 @@ pub struct App {
     seen_warnings: HashSet<String>,
     /// The commands are discovery's, not the snapshot from the last session.
     pub fresh: bool,
-    /// How many commands are not listed by default (`listing::shown`).
+    /// How many commands are not listed by default (`listing::shown`), documents among them
+    /// unless they are listed.
     not_listed: usize,
     pub details: Option<Details>,
     /// Where the list was drawn, for the mouse.
@@ -276,7 +279,8 @@ impl App {
             .iter()
             .map(|w| w.to_string())
             .collect();
-        let show_aux = listing::shows_all(&engine, false);
+        let show = listing::Show::of(&engine, false, false);
+        let (show_aux, show_docs) = (show.all, show.docs);
         App {
             engine,
             name,
@@ -295,6 +299,7 @@ impl App {
             filtering: false,
             tag_filter: None,
             show_aux,
+            show_docs,
             search: None,
             popup: None,
             runs_pane: false,
@@ -479,7 +484,15 @@ impl App {
         self.haystacks.clear();
         self.not_listed = commands
             .iter()
-            .filter(|c| !listing::shown(c, false))
+            .filter(|c| {
+                !listing::shown(
+                    c,
+                    listing::Show {
+                        all: false,
+                        docs: self.show_docs,
+                    },
+                )
+            })
             .count();
         self.matched = None;
         self.best = None;
@@ -583,8 +596,13 @@ impl App {
         visible.clear();
         visible.resize(commands.len(), false);
         let passes = |c: &CommandItem| {
-            listing::shown(c, self.show_aux)
-                && self.tag_filter.as_ref().is_none_or(|t| c.tags.contains(t))
+            listing::shown(
+                c,
+                listing::Show {
+                    all: self.show_aux,
+                    docs: self.show_docs,
+                },
+            ) && self.tag_filter.as_ref().is_none_or(|t| c.tags.contains(t))
         };
         if text {
             if self.pattern.as_ref().is_none_or(|(f, _)| *f != self.filter) {

@@ -190,7 +190,11 @@ fn row_line(app: &mut App, t: &Theme, i: usize) -> Line<'static> {
             {
                 spans.push(Span::styled("⚠ ", t.warn()));
             }
-            let base = if listing::shown(c, false) {
+            let own = listing::Show {
+                all: false,
+                docs: true,
+            };
+            let base = if listing::shown(c, own) {
                 Style::new()
             } else {
                 t.dim()

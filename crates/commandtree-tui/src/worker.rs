@@ -145,6 +145,7 @@ pub fn summarize(
             Err(e) => return done(e.one_line(), Level::Error),
         };
         let mut loaded = Loaded::from_commands(&root, commands);
+        loaded.docs = w.settings.show_docs;
         if let Err(e) = loaded.writable_or_create() {
             return done(e.to_string(), Level::Error);
         }
@@ -218,6 +219,7 @@ pub fn search(
             Err(e) => return done(e.to_string(), Level::Error),
         };
         let mut loaded = Loaded::from_commands(&root, commands);
+        loaded.docs = ws(&root).settings.show_docs;
         let ptx = tx.clone();
         let progress = move |e: ProgressEvent| {
             let _ = ptx.send(Msg::Progress(progress_line(&e)));

@@ -149,9 +149,13 @@ struct ListArgs {
     #[arg(long = "group", value_name = "GROUP")]
     groups: Vec<String>,
     /// Also auxiliary commands (vendored code, test data, templates, nested examples) and the
-    /// ones a tool hides itself (just `[private]` recipes); default: `[discovery] show`.
+    /// ones a tool hides itself (just `[private]` recipes), and documents; default:
+    /// `[discovery] show`.
     #[arg(long, short = 'a')]
     all: bool,
+    /// Also documents (Markdown files: read, not run); default: `[discovery] docs`.
+    #[arg(long)]
+    docs: bool,
 }
 
 #[derive(Args)]
@@ -296,7 +300,9 @@ fn tui(engine: Engine, args: TuiArgs) -> Result<()> {
 }
 
 fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
-    let show_all = listing::shows_all(engine, args.all);
+    let show_all = listing::Show::of(engine, args.all, false).all;
+    // Asking for the type is asking for the documents.
+    let docs = args.docs || args.types.iter().any(|t| t == "markdown");
     let loaded = crate::commands::load_listing(engine, args.types, quiet, false, show_all)?;
     let order: Option<SortOrder> = args
         .sort
@@ -312,6 +318,7 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
             groups: args.groups.clone(),
             text: None,
             all: args.all,
+            docs,
             order,
         },
     );
@@ -329,6 +336,7 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         commands,
         tree,
         hidden,
+        hidden_docs,
         ..
     } = shown;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
@@ -345,7 +353,7 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
             "No commands in group {}",
             output::clean(&args.groups.join(" or "))
         )?;
-    } else if commands.is_empty() && hidden == 0 {
+    } else if commands.is_empty() && hidden == 0 && hidden_docs == 0 {
         writeln!(
             out,
             "No commands found under {}",
@@ -357,6 +365,13 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
         writeln!(
             out,
             "{hidden} more command{s} hidden (vendored, test data, templates, examples, private): `ct list --all` or `[discovery] show = \"all\"` lists them"
+        )?;
+    }
+    if hidden_docs > 0 {
+        let s = if hidden_docs == 1 { "" } else { "s" };
+        writeln!(
+            out,
+            "{hidden_docs} document{s} (Markdown) not listed: `ct list --docs` or `[discovery] docs = true` lists them"
         )?;
     }
     out.flush()?;

@@ -259,10 +259,15 @@ fn list_json_on_a_fixture_workspace() {
     assert_ne!(b1["id"], b2["id"]);
     assert!(b1["command"].as_str().unwrap().contains("App.csproj"));
     find(&items, "dotnet", "App.Tests: test");
+    // Documents are listed only when asked for (`--docs`, `--type markdown` or the setting).
+    assert!(!items.iter().any(|i| i["type"] == "markdown"));
+    let (docs, _) = json_list(&w, &["--docs"]);
     assert_eq!(
-        find(&items, "markdown", "README.md")["description"],
+        find(&docs, "markdown", "README.md")["description"],
         "Demo project"
     );
+    let (typed, _) = json_list(&w, &["--type", "markdown"]);
+    assert!(typed.iter().all(|i| i["type"] == "markdown") && !typed.is_empty());
 
     // Excluded, ignored and skipped files.
     for label in ["secret.sh", "x.sh", "blob.sh", "huge.md"] {
