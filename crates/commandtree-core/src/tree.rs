@@ -117,6 +117,11 @@ fn sort_indices(idx: &mut [usize], items: &[CommandItem], order: SortOrder) {
     idx.sort_by_cached_key(|&i| sort_key(&items[i], order));
 }
 
+/// Task runners: when one has a file at the root, its category comes first.
+const ROOT_RUNNERS: &[&str] = &[
+    "just", "taskfile", "mise", "make", "npm", "rake", "deno", "composer", "turbo", "nx",
+];
+
 /// Below this many commands a tree is built on the caller's thread alone.
 const PARALLEL_FROM: usize = 4096;
 
@@ -127,7 +132,15 @@ pub fn build(items: &[CommandItem], root: &Path, order: SortOrder) -> Vec<Catego
     for (i, c) in items.iter().enumerate() {
         by_kind.entry(type_order(&c.kind)).or_default().push(i);
     }
-    let groups: Vec<(usize, Vec<usize>)> = by_kind.into_iter().collect();
+    let mut groups: Vec<(usize, Vec<usize>)> = by_kind.into_iter().collect();
+    // The repository's own runner first: a task runner with a file at the root (its justfile,
+    // Taskfile, mise tasks, Makefile, package.json scripts) is what a reader looks for first.
+    groups.sort_by_key(|(pos, idx)| {
+        let kind = TYPES.get(*pos).map_or("other", |t| t.kind);
+        let at_root = ROOT_RUNNERS.contains(&kind)
+            && idx.iter().any(|&i| items[i].path().parent() == Some(root));
+        (!at_root, *pos)
+    });
     let one = |(pos, idx): &(usize, Vec<usize>)| -> Category {
         let (kind, label, flat) = match TYPES.get(*pos) {
             Some(t) => (t.kind, t.label, t.flat),

@@ -287,15 +287,17 @@ fn list_json_on_a_fixture_workspace() {
     assert!(stderr.contains("blob.sh: skipped: binary file"), "{stderr}");
     assert!(stderr.contains("huge.md: skipped:"), "{stderr}");
 
-    // Unique ids; tree order: categories in upstream order.
+    // Unique ids; tree order: the root's runners (its package.json scripts, its Makefile) first,
+    // then the categories in upstream order.
     let mut ids: Vec<&str> = items.iter().map(|i| i["id"].as_str().unwrap()).collect();
     let n = ids.len();
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), n);
-    let first_npm = items.iter().position(|i| i["type"] == "npm").unwrap();
-    let last_shell = items.iter().rposition(|i| i["type"] == "shell").unwrap();
-    assert!(last_shell < first_npm);
+    let last_npm = items.iter().rposition(|i| i["type"] == "npm").unwrap();
+    let first_shell = items.iter().position(|i| i["type"] == "shell").unwrap();
+    assert_eq!(items[0]["type"], "npm");
+    assert!(last_npm < first_shell);
 }
 
 #[test]

@@ -296,10 +296,13 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     let v: serde_json::Value = serde_json::from_slice(&quick.stdout).unwrap();
     assert_eq!(v[0]["label"], "greet.sh", "{}", stdout(&quick));
 
-    // Esc clears the filter; navigation moves the selection to the make target `test`.
+    // Esc clears the filter; navigation moves the selection to the make target `test` (the
+    // root's runners come first, so it is two rows above the last one, the script).
     t.keys(&["Escape"]);
     t.wait_for("Make Targets (2)");
     t.keys(&["End"]);
+    t.keys(&["Up"]);
+    t.keys(&["Up"]);
     t.wait_until(&["echo make-test", "Makefile:4"], &[]);
 
     // Back to the script and run it: the form asks the parameter, default pre-filled.
