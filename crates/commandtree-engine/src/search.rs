@@ -40,6 +40,39 @@ pub fn local_model(root: &Path) -> Result<Option<Embedder>> {
     }
 }
 
+/// Where the embedding model is on this machine, or what to do to get it (for `ct doctor`).
+pub fn model_status(root: &Path) -> std::result::Result<PathBuf, String> {
+    commandtree_embed::model::find(root).ok_or_else(|| {
+        let mut m = commandtree_embed::model::missing_message(root);
+        if commandtree_embed::model::offline() {
+            m.push_str(" (downloads are off now)");
+        }
+        m
+    })
+}
+
+/// Gets a server's search ready without a manual step: the model when it is on this machine
+/// (else what to do about it), and, the first time, a database to index into (made when
+/// `may_write`; the next [`search`] embeds what is missing). Never downloads.
+pub fn ready(loaded: &mut Loaded, may_write: bool) -> Result<Embedder> {
+    let Some(embedder) = local_model(&loaded.root)? else {
+        return Err(Error::failed(commandtree_embed::model::missing_message(
+            &loaded.root,
+        )));
+    };
+    if !has_embeddings(loaded)? {
+        if !may_write {
+            return Err(Error::failed(no_embeddings_message(loaded.commands.len())));
+        }
+        // A listing's read-only handle cannot take the embeddings: open it for writing.
+        if loaded.store.as_ref().is_some_and(|s| s.is_read_only()) {
+            loaded.store = None;
+        }
+        loaded.writable_or_create()?;
+    }
+    Ok(embedder)
+}
+
 /// Embeds what `plan` lists, storing each group as it is done.
 pub fn embed(
     store: &mut Store,

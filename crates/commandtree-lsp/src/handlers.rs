@@ -793,20 +793,10 @@ fn search_commands(ctx: &Ctx<'_>, p: SearchParams) -> RpcResult {
         return Err(RpcError::params("threshold: between 0 and 1"));
     }
     let work = WorkDone::begin(ctx, p.work_done_token, "Searching commands");
-    // Without a database there are no embeddings to search: nothing to create.
-    let (engine, mut loaded) = load(ctx, false)?;
-    if !search::has_embeddings(&loaded)? {
-        return Err(RpcError::new(
-            FAILED,
-            search::no_embeddings_message(loaded.commands.len()),
-        ));
-    }
-    let Some(embedder) = search::local_model(engine.root())? else {
-        return Err(RpcError::new(
-            FAILED,
-            "the embedding model is not on this machine; run `ct embed` once to fetch it",
-        ));
-    };
+    // The first search indexes the workspace, which needs a database: only when trusted.
+    let (_engine, mut loaded) = load(ctx, false)?;
+    let embedder = search::ready(&mut loaded, ctx.shared.trusted())
+        .map_err(|e| RpcError::new(FAILED, e.to_string()))?;
     let progress = |e: ProgressEvent| work.report(&e);
     let found = search::search(
         &mut loaded,

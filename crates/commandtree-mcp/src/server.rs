@@ -257,17 +257,10 @@ impl CommandTreeServer {
     async fn search_commands(&self, Parameters(p): Parameters<SearchInput>) -> ToolResult {
         let inner = self.inner.clone();
         tool_call(move || {
-            let engine = &inner.engine;
             let mut loaded = inner.load(&LoadOptions::default())?;
-            if !search::has_embeddings(&loaded)? {
-                return Ok(failure(search::no_embeddings_message(
-                    loaded.commands.len(),
-                )));
-            }
-            let Some(embedder) = search::local_model(engine.root())? else {
-                return Ok(failure(
-                    "the embedding model is not on this machine; run `ct embed` once to fetch it",
-                ));
+            let embedder = match search::ready(&mut loaded, true) {
+                Ok(e) => e,
+                Err(e) => return Ok(failure(e.to_string())),
             };
             let threshold = p
                 .threshold

@@ -118,6 +118,18 @@ pub fn doctor(ws: &Workspace, args: DoctorArgs) -> Result<()> {
     lines.push(("trust".into(), line));
     report["trust"] = v;
 
+    // Search's model: optional, so its absence is reported, not a failure.
+    match commandtree_engine::search::model_status(&ws.root) {
+        Ok(dir) => {
+            lines.push(("search".into(), format!("model in {}", dir.display())));
+            report["searchModel"] = json!({"path": dir});
+        }
+        Err(why) => {
+            lines.push(("search".into(), why.clone()));
+            report["searchModel"] = json!({"missing": why});
+        }
+    }
+
     match detect(ws).map_err(|e| anyhow::anyhow!(e.to_string()))? {
         Detection::NotFound => {
             ok = false;

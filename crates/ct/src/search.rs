@@ -63,11 +63,21 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
         return Err(Exit(2).into());
     }
     let mut loaded = crate::commands::load(engine, Vec::new(), quiet, false)?;
-    if !engine_search::has_embeddings(&loaded).map_err(fail)? {
-        output::error(&engine_search::no_embeddings_message(loaded.commands.len()));
-        return Err(Exit(1).into());
-    }
+    let first = !engine_search::has_embeddings(&loaded).map_err(fail)?;
+    // The model before anything is written: without it there is nothing to index with.
     let embedder = load_model(engine.root(), quiet)?;
+    if first {
+        // The first search indexes the workspace (the database is made for it); later ones
+        // catch up on what changed since.
+        loaded = crate::commands::load(engine, Vec::new(), true, true)?;
+        if !quiet {
+            let n = loaded.workflow_commands().len();
+            eprintln!(
+                "note: indexing {n} command{} for search (first time; later searches only index what changed)",
+                plural(n)
+            );
+        }
+    }
     let limit = if args.limit == 0 {
         usize::MAX
     } else {

@@ -651,6 +651,61 @@ async fn a_cancelled_summarize_stops_its_request_and_the_server_goes_on() {
     c.cancel().await.unwrap();
 }
 
+/// A first search needs no set-up: the server indexes the workspace (the model being on this
+/// machine) and answers; without the model it says where it looked and what to do.
+#[tokio::test]
+async fn a_first_search_indexes_the_workspace_itself() {
+    let Some(model) = support::model_dir() else {
+        return;
+    };
+    let w = fixture("first-search");
+    write(
+        &w,
+        "Makefile",
+        "# Start the local web server that reloads on changes.\ndev:\n\techo serve\n",
+    );
+    let dir = model.to_string_lossy().into_owned();
+    let c = connect(
+        &w,
+        TestClient::default(),
+        &[],
+        &[("COMMANDTREE_MODEL_DIR", &dir)],
+    )
+    .await;
+    let r = call(
+        &c,
+        "search_commands",
+        json!({"query": "start the web server", "threshold": 0.0}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
+    assert!(text_of(&r).contains("dev"), "{}", text_of(&r));
+    c.cancel().await.unwrap();
+
+    let w = fixture("no-model");
+    let nowhere = w.join("no-model-here");
+    let nowhere = nowhere.to_string_lossy().into_owned();
+    let c = connect(
+        &w,
+        TestClient::default(),
+        &[],
+        &[
+            ("COMMANDTREE_MODEL_DIR", &nowhere),
+            ("COMMANDTREE_OFFLINE", "1"),
+        ],
+    )
+    .await;
+    let r = call(&c, "search_commands", json!({"query": "anything"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let t = text_of(&r);
+    assert!(t.contains(&nowhere) && t.contains("ct embed"), "{t}");
+    assert!(
+        !t.contains("scripts/"),
+        "no developer script of this repository: {t}"
+    );
+    c.cancel().await.unwrap();
+}
+
 /// `list_commands` counts what `ct list` counts: a test-data copy of a command is hidden and
 /// counted, and listed when asked for.
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! embeddings `ct search` uses), best first, one per line.
 
 use crate::params::{self, ParamKind, ParamSpec, Params};
-use crate::{Error, Host, LlmSkill, Result, SkillApi};
+use crate::{Host, LlmSkill, Result, SkillApi};
 use commandtree_engine::{NoProgress, search};
 use serde_json::Value;
 
@@ -39,16 +39,7 @@ impl LlmSkill for Search {
             .ok_or_else(|| params::missing("query"))?;
         let limit = p.get("limit").and_then(Value::as_u64).unwrap_or(10).max(1) as usize;
         let mut loaded = host.load()?;
-        if !search::has_embeddings(&loaded)? {
-            return Err(Error::failed(search::no_embeddings_message(
-                loaded.commands.len(),
-            )));
-        }
-        let embedder = search::local_model(host.engine.root())?.ok_or_else(|| {
-            Error::failed(
-                "the embedding model is not on this machine; run `ct embed` once to fetch it",
-            )
-        })?;
+        let embedder = search::ready(&mut loaded, true)?;
         let found = search::search(
             &mut loaded,
             &embedder,
