@@ -50,7 +50,13 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     for targets in imports("Directory.Build.targets").iter().rev() {
         gather_text(targets, &mut facts, true);
     }
-    let kind = facts.kind();
+    let mut kind = facts.kind();
+    // The Arcade convention (dotnet/arcade, used across .NET repositories): a project named
+    // `*.Tests`, `*.UnitTests`, `*.IntegrationTests`, `*.FunctionalTests` is a test project,
+    // its test SDK coming from shared build files this parser does not evaluate.
+    if facts.is_test_project.is_none() && is_test_name(&project) {
+        kind.test = true;
+    }
     let item = |id: &str, command: String, description: &str| {
         CommandItem::new("dotnet", file.path, id, command)
             .label(format!("{project}: {id}"))
@@ -169,6 +175,20 @@ fn gather(doc: &roxmltree::Document<'_>, facts: &mut Facts, skip_conditional: bo
     }
 }
 
+/// Whether a project's name says it holds tests, as Arcade decides it (`IsTestProject`).
+fn is_test_name(project: &str) -> bool {
+    let p = project.to_ascii_lowercase();
+    [
+        ".tests",
+        ".unittests",
+        ".integrationtests",
+        ".functionaltests",
+        ".performancetests",
+    ]
+    .iter()
+    .any(|s| p.ends_with(s))
+}
+
 /// The packages that make a project a test project: the test SDK and the frameworks themselves,
 /// not `xunit.assert`, `xunit.extensibility.*`, `NUnit.Analyzers` and the like, which libraries
 /// of test helpers reference too.
@@ -228,6 +248,37 @@ mod tests {
     use super::*;
     use crate::fs::MemFs;
     use crate::sources::testing::{labels, parse_in, parse_with};
+
+    #[test]
+    fn a_project_named_as_tests_is_a_test_project() {
+        let plain = "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><TargetFramework>net9.0</TargetFramework></PropertyGroup></Project>";
+        for (path, test) in [
+            (
+                "/w/tests/Ordering.UnitTests/Ordering.UnitTests.csproj",
+                true,
+            ),
+            (
+                "/w/tests/Ordering.FunctionalTests/Ordering.FunctionalTests.csproj",
+                true,
+            ),
+            ("/w/tests/Basket.Tests/Basket.Tests.csproj", true),
+            ("/w/src/Ordering.API/Ordering.API.csproj", false),
+            ("/w/src/Testing.Helpers/Testing.Helpers.csproj", false),
+        ] {
+            let parsed = parse_with(super::parse, path, plain);
+            let got = labels(&parsed);
+            assert_eq!(
+                got.iter().any(|l| l.ends_with(": test")),
+                test,
+                "{path}: {got:?}"
+            );
+        }
+        // An explicit `<IsTestProject>false` wins over the name.
+        let off = "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><IsTestProject>false</IsTestProject></PropertyGroup></Project>";
+        let parsed = parse_with(super::parse, "/w/x/A.Tests/A.Tests.csproj", off);
+        let got = labels(&parsed);
+        assert!(!got.iter().any(|l| l.ends_with(": test")), "{got:?}");
+    }
 
     #[test]
     fn directory_build_files_and_is_test_project() {
