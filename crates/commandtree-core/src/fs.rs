@@ -501,6 +501,22 @@ impl Fs for MemFs {
     }
 }
 
+/// `path` with `.` dropped and `..` folded into its parent, without asking the file system
+/// (so a link is not followed and a missing path is fine).
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,9 +11,10 @@
 
 use crate::{Error, Result};
 use commandtree_core::CommandItem;
+use commandtree_core::fs::lexical;
 use commandtree_core::sources::type_def;
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Types whose commands a build tool offers every project of its kind (`cargo build`,
 /// `dotnet test`, Maven phases) rather than ones the project wrote and named.
@@ -35,21 +36,6 @@ impl<'a> At<'a> {
     }
 }
 
-/// `p` with `.` and `..` taken out, without touching the disk.
-fn normal(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c.as_os_str()),
-        }
-    }
-    out
-}
-
 fn folder(c: &CommandItem) -> &Path {
     c.path().parent().unwrap_or(Path::new(""))
 }
@@ -58,10 +44,10 @@ fn folder(c: &CommandItem) -> &Path {
 fn typed_path(at: At<'_>, text: &str) -> Vec<PathBuf> {
     let rel = Path::new(text);
     if rel.is_absolute() {
-        return vec![normal(rel)];
+        return vec![lexical(rel)];
     }
-    let mut v = vec![normal(&at.cwd.join(rel))];
-    let from_root = normal(&at.root.join(rel));
+    let mut v = vec![lexical(&at.cwd.join(rel))];
+    let from_root = lexical(&at.root.join(rel));
     if from_root != v[0] {
         v.push(from_root);
     }

@@ -215,6 +215,23 @@ fn closing_brace(src: &[u8], open: usize) -> Option<usize> {
     None
 }
 
+/// Drops the options before a wrapper's program (`sudo -u x`, `xargs -n 1`): `with_value`
+/// take the next word too.
+fn skip_options(words: &mut Vec<Word>, with_value: &[&str]) {
+    let mut i = 0;
+    while i < words.len() {
+        let t = words[i].text();
+        if with_value.contains(&t.as_str()) {
+            i += 2;
+        } else if t.starts_with('-') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    words.drain(..i.min(words.len()));
+}
+
 /// Every function definition in the tree, by name, outermost first.
 fn function_definitions<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
     let mut out = Vec::new();
@@ -908,21 +925,10 @@ impl Analyser<'_> {
                         snippet,
                     );
                     words.remove(0);
-                    let mut i = 0;
-                    while i < words.len() {
-                        let t = words[i].text();
-                        if matches!(
-                            t.as_str(),
-                            "-u" | "-g" | "-U" | "-C" | "-h" | "-p" | "-r" | "-t"
-                        ) {
-                            i += 2;
-                        } else if t.starts_with('-') {
-                            i += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                    words.drain(..i.min(words.len()));
+                    skip_options(
+                        &mut words,
+                        &["-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t"],
+                    );
                 }
                 "env" | "command" | "builtin" | "exec" | "nohup" | "time" | "stdbuf" | "nice"
                 | "ionice" | "chronic" | "unbuffer" => {
@@ -956,21 +962,10 @@ impl Analyser<'_> {
                 // `… | xargs npm install -g`: the program named next gets the input as arguments.
                 "xargs" => {
                     words.remove(0);
-                    let mut i = 0;
-                    while i < words.len() {
-                        let t = words[i].text();
-                        if matches!(
-                            t.as_str(),
-                            "-n" | "-I" | "-L" | "-P" | "-d" | "-s" | "-E" | "-a"
-                        ) {
-                            i += 2;
-                        } else if t.starts_with('-') {
-                            i += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                    words.drain(..i.min(words.len()));
+                    skip_options(
+                        &mut words,
+                        &["-n", "-I", "-L", "-P", "-d", "-s", "-E", "-a"],
+                    );
                 }
                 // `nvm exec 20 npm publish`: a Node version manager runs the program named after
                 // the version.

@@ -6,7 +6,7 @@ use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 // ---- where a file sits ----
 
@@ -122,17 +122,7 @@ impl IncludeGuard {
 /// `path` with `.` dropped and `..` folded, without asking the file system (parsers only see
 /// `Fs`), so that `./a/../x` and `x` compare equal in the cycle check.
 pub(crate) fn normalize_path(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    crate::fs::lexical(path)
 }
 
 /// Steps for the workspace's own scripts that `text` (shell code run in `cwd`) runs: each
