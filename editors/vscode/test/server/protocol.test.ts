@@ -80,14 +80,15 @@ describe('RpcServer against ct lsp', function () {
     const tree = await server.tree('folder', undefined, known);
     assert.deepStrictEqual(
       tree.map((c) => [c.type, c.label, c.count]),
+      // The repository's own runners (its package.json scripts, its Makefile) come first.
       [
-        ['shell', 'Shell Scripts', 1],
         ['npm', 'NPM Scripts', 2],
         ['make', 'Make Targets', 3],
+        ['shell', 'Shell Scripts', 1],
         ['launch', 'VS Code Launch', 1],
       ],
     );
-    const make = tree[2]?.children.map((n) => (n.kind === 'command' ? n.item.label : `folder ${n.label}`));
+    const make = tree[1]?.children.map((n) => (n.kind === 'command' ? n.item.label : `folder ${n.label}`));
     assert.deepStrictEqual(make, ['all', 'test', '_cleanup']);
   });
 
