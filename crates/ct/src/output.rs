@@ -253,6 +253,15 @@ fn nodes(
                     "{pad}{WARN}{warn}{WARN:#}{label_style}{}{label_style:#}",
                     clean(&c.label)
                 )?;
+                // A folder with a single command is not drawn (upstream's flattening): its path
+                // goes with the command, so it does not vanish.
+                if depth == 1
+                    && c.category != "Root"
+                    && !c.label.contains('/')
+                    && commandtree_core::sources::type_def(&c.kind).is_some_and(|t| !t.flat)
+                {
+                    write!(out, " {DIM}({}/){DIM:#}", clean(&c.category))?;
+                }
                 if c.private {
                     write!(out, " {DIM}(private){DIM:#}")?;
                 }

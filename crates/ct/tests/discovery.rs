@@ -7,7 +7,7 @@ mod support;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{ct, write};
+use support::{ct, executable, write};
 
 #[cfg(unix)]
 fn chmod(p: &Path, mode: u32) {
@@ -600,4 +600,17 @@ fn a_big_listing_is_whole_json_and_a_closed_pipe_is_no_error() {
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(head.starts_with(b"[{"));
+}
+
+/// A folder with one command is not drawn as a folder, but its path stays on the command.
+#[test]
+fn a_single_command_folder_keeps_its_path_in_the_listing() {
+    let w = support::workspace("discovery", "single-folder");
+    executable(&w, "scripts/deploy/only.sh", "#!/bin/sh\necho a\n");
+    executable(&w, "tools/x.sh", "#!/bin/sh\necho b\n");
+    executable(&w, "tools/y.sh", "#!/bin/sh\necho c\n");
+    let o = ct(&w, &["list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("only.sh (scripts/deploy/)"), "{out}");
+    assert!(out.contains("  tools/\n    x.sh\n"), "{out}");
 }
