@@ -155,6 +155,15 @@ mod tests {
         (Scratch(dir), engine)
     }
 
+    /// The listing of everything `engine` loads, for `q`.
+    fn list(engine: &Engine, q: Query) -> Listing {
+        let commands = engine
+            .load(&crate::LoadOptions::default())
+            .unwrap()
+            .commands;
+        listing(engine, commands, None, &q)
+    }
+
     fn labels(l: &Listing) -> Vec<String> {
         l.ordered().iter().map(|c| c.id.clone()).collect()
     }
@@ -166,18 +175,12 @@ mod tests {
             ("testdata/Makefile", "build:\n\techo t\n"),
             ("examples/demo/Makefile", "run:\n\techo d\n"),
         ]);
-        let commands = engine
-            .load(&crate::LoadOptions::default())
-            .unwrap()
-            .commands;
-        let l = listing(&engine, commands.clone(), None, &Query::default());
+        let l = list(&engine, Query::default());
         assert_eq!(l.commands.len(), 1, "{:?}", labels(&l));
         assert_eq!(l.hidden, 2);
-        let all = listing(
+        let all = list(
             &engine,
-            commands,
-            None,
-            &Query {
+            Query {
                 all: true,
                 ..Query::default()
             },
@@ -192,15 +195,9 @@ mod tests {
             ("Makefile", "build:\n\techo b\nlint:\n\techo l\n"),
             ("testdata/Makefile", "build:\n\techo t\nother:\n\techo o\n"),
         ]);
-        let commands = engine
-            .load(&crate::LoadOptions::default())
-            .unwrap()
-            .commands;
-        let l = listing(
+        let l = list(
             &engine,
-            commands,
-            None,
-            &Query {
+            Query {
                 text: Some("BUILD".into()),
                 ..Query::default()
             },
@@ -217,18 +214,16 @@ mod tests {
             ("README.md", "# Read me\n"),
             ("docs/guide.md", "# Guide\n"),
         ]);
-        let commands = engine
-            .load(&crate::LoadOptions::default())
-            .unwrap()
-            .commands;
-        let l = listing(&engine, commands.clone(), None, &Query::default());
+        let l = list(&engine, Query::default());
         assert_eq!(labels(&l).len(), 1, "{:?}", labels(&l));
         assert_eq!((l.hidden, l.hidden_docs), (0, 2));
-        let docs = Query {
-            docs: true,
-            ..Query::default()
-        };
-        let l = listing(&engine, commands, None, &docs);
+        let l = list(
+            &engine,
+            Query {
+                docs: true,
+                ..Query::default()
+            },
+        );
         assert_eq!((l.commands.len(), l.hidden_docs), (3, 0));
     }
 
@@ -267,15 +262,9 @@ mod tests {
     #[test]
     fn an_unknown_tag_is_reported_and_filters_everything_out() {
         let (_d, engine) = engine_with(&[("Makefile", "build:\n\techo b\n")]);
-        let commands = engine
-            .load(&crate::LoadOptions::default())
-            .unwrap()
-            .commands;
-        let l = listing(
+        let l = list(
             &engine,
-            commands,
-            None,
-            &Query {
+            Query {
                 tags: vec!["nope".into()],
                 ..Query::default()
             },

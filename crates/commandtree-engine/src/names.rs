@@ -13,7 +13,7 @@ use crate::{Error, Result};
 use commandtree_core::CommandItem;
 use commandtree_core::fs::lexical;
 use commandtree_core::sources::type_def;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Types whose commands a build tool offers every project of its kind (`cargo build`,
@@ -240,36 +240,47 @@ pub fn name_for(commands: &[CommandItem], at: At<'_>, c: &CommandItem) -> String
 
 /// The shortest name [`resolve`] takes for each command of `commands` from `at`, in order.
 pub fn names<'c>(commands: &'c [CommandItem], at: At<'_>) -> Vec<(&'c CommandItem, String)> {
-    // A label's resolution only looks at the commands with that label: work per label.
+    // A label's resolution only looks at the commands with that label (or that alias), so each
+    // label group is worked out on its own, once.
     let mut by_label: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, c) in commands.iter().enumerate() {
         by_label.entry(c.label.as_str()).or_default().push(i);
     }
-    commands
+    let ids: HashSet<&str> = commands.iter().map(|c| c.id.as_str()).collect();
+    let aliases: HashSet<&str> = commands
         .iter()
-        .map(|c| {
-            let group: Vec<CommandItem> =
-                if c.label.contains([':', '/', '\\']) || !c.aliases.is_empty() {
-                    Vec::new()
+        .flat_map(|c| c.aliases.iter().map(String::as_str))
+        .collect();
+    let mut out: Vec<Option<String>> = vec![None; commands.len()];
+    for (label, idx) in &by_label {
+        // A group stands alone unless an alias, an id or a path form reaches outside it.
+        let alone = !label.contains([':', '/', '\\'])
+            && !aliases.contains(label)
+            && idx.iter().all(|&i| commands[i].aliases.is_empty());
+        let group: Vec<CommandItem> = if alone {
+            idx.iter().map(|&i| commands[i].clone()).collect()
+        } else {
+            Vec::new()
+        };
+        for &i in idx {
+            let c = &commands[i];
+            let name = if alone {
+                let n = name_for(&group, at, c);
+                if ids.contains(n.as_str()) && n != c.id {
+                    name_for(commands, at, c)
                 } else {
-                    by_label[c.label.as_str()]
-                        .iter()
-                        .map(|&i| commands[i].clone())
-                        .collect()
-                };
-            let pool: &[CommandItem] = if group.is_empty() { commands } else { &group };
-            let name = name_for(pool, at, c);
-            // A name found in the label's group must also hold among every command (an id or a
-            // path form equal to it elsewhere).
-            let name = if group.is_empty()
-                || matches!(matched(commands, at, &name), Matched::One(x) if x.id == c.id)
-            {
-                name
+                    n
+                }
             } else {
                 name_for(commands, at, c)
             };
-            (c, name)
-        })
+            out[i] = Some(name);
+        }
+    }
+    commands
+        .iter()
+        .zip(out)
+        .map(|(c, n)| (c, n.unwrap_or_else(|| c.id.clone())))
         .collect()
 }
 

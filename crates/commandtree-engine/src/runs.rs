@@ -132,13 +132,10 @@ pub fn plan(
     sel: &Selected,
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<Planned> {
-    let runnable = plan::prepare(
-        &sel.item,
-        &ws.root,
-        &ws.settings,
-        &request_of(sel),
-        prompter,
-    )?;
+    let (runnable, missing) = preview(ws, sel, prompter)?;
+    if let Some(e) = missing {
+        return Err(e.into());
+    }
     let saved = serde_json::to_string(&Saved {
         values: runnable.values.clone(),
         extra: sel.extra.clone(),
@@ -152,6 +149,21 @@ pub fn plan(
     })
 }
 
+/// The script for `sel` even when its program is missing, with why it could not run then.
+fn preview(
+    ws: &Workspace,
+    sel: &Selected,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> Result<(Runnable, Option<commandtree_exec::Error>)> {
+    Ok(plan::preview(
+        &sel.item,
+        &ws.root,
+        &ws.settings,
+        &request_of(sel),
+        prompter,
+    )?)
+}
+
 /// What `--dry-run` shows for `sel`: the exact text ([`Planned::dry_run_text`]) even when the
 /// program it needs is missing, with why it could not run then (the tool not installed).
 pub fn dry_run(
@@ -159,19 +171,15 @@ pub fn dry_run(
     sel: &Selected,
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<(String, Option<String>)> {
-    let (runnable, missing) = plan::preview(
-        &sel.item,
-        &ws.root,
-        &ws.settings,
-        &request_of(sel),
-        prompter,
-    )?;
-    let planned = Planned {
-        item: sel.item.clone(),
-        runnable,
-        saved: String::new(),
-    };
-    Ok((planned.dry_run_text(), missing.map(|e| e.to_string())))
+    let (runnable, missing) = preview(ws, sel, prompter)?;
+    Ok((dry_run_text(&runnable), missing.map(|e| e.to_string())))
+}
+
+fn dry_run_text(r: &Runnable) -> String {
+    match r.prompt_line() {
+        Some(l) => l,
+        None => format!("cd -- {}\n{}", sh_quote(&r.cwd.to_string_lossy()), r.script),
+    }
 }
 
 /// A planned run, ready to launch.
@@ -186,14 +194,7 @@ impl Planned {
     /// What `--dry-run` prints: one line with its `cd` a user could type, or the `cd` and the
     /// script when it spans several lines.
     pub fn dry_run_text(&self) -> String {
-        match self.runnable.prompt_line() {
-            Some(l) => l,
-            None => format!(
-                "cd -- {}\n{}",
-                sh_quote(&self.runnable.cwd.to_string_lossy()),
-                self.runnable.script
-            ),
-        }
+        dry_run_text(&self.runnable)
     }
 
     /// The command line kept in the history. For VS Code tasks and launch configurations it is

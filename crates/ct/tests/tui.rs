@@ -222,6 +222,25 @@ fn tmux_available() -> bool {
     here
 }
 
+/// A plain `sh` in tmux with nothing of the caller's environment but `PATH`, and `HOME` = `home`.
+fn clean_shell(name: &str, w: &Path, home: &Path, size: (u16, u16)) -> Tmux {
+    Tmux::start(
+        name,
+        w,
+        size,
+        &[
+            "env",
+            "-i",
+            &format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+            &format!("HOME={}", home.display()),
+            "TERM=xterm-256color",
+            "NO_COLOR=1",
+            "PS1=$ ",
+            "sh",
+        ],
+    )
+}
+
 fn fixture(w: &Path) {
     write(
         w,
@@ -249,21 +268,7 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     fixture(&w);
     let home = w.join(".home");
     let ct = env!("CARGO_BIN_EXE_ct");
-    let t = Tmux::start(
-        "e2e",
-        &w,
-        (120, 36),
-        &[
-            "env",
-            "-i",
-            &format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-            &format!("HOME={}", home.display()),
-            "TERM=xterm-256color",
-            "NO_COLOR=1",
-            "PS1=$ ",
-            "sh",
-        ],
-    );
+    let t = clean_shell("e2e", &w, &home, (120, 36));
     t.keys(&["stty -g > before.stty; clear", "Enter"]);
     t.keys(&[
         &format!("{ct}; echo \"ct-exit=$?\"; stty -g > after.stty"),
@@ -355,21 +360,7 @@ fn the_filter_selects_the_best_match_and_enter_runs_it() {
     write(&w, "Makefile", "replace:\n\t@echo replace-ran\n");
     let home = w.join(".home");
     let ct = env!("CARGO_BIN_EXE_ct");
-    let t = Tmux::start(
-        "best",
-        &w,
-        (100, 30),
-        &[
-            "env",
-            "-i",
-            &format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-            &format!("HOME={}", home.display()),
-            "TERM=xterm-256color",
-            "NO_COLOR=1",
-            "PS1=$ ",
-            "sh",
-        ],
-    );
+    let t = clean_shell("best", &w, &home, (100, 30));
     t.keys(&[&format!("{ct}; echo \"ct-exit=$?\""), "Enter"]);
     t.wait_until(
         &["Make Targets (1)", "recompile-all-packages"],
