@@ -64,6 +64,10 @@ const EXAMPLE_DIRS: &[&str] = &[
     "demos",
 ];
 
+/// Folders a static site serves as they are, and the site folders they count in.
+const SERVED_DIRS: &[&str] = &["public", "static", "assets"];
+const SITE_DIRS: &[&str] = &["website", "site", "docs", "doc", "www"];
+
 const TEMPLATE_DIRS: &[&str] = &[
     "template",
     "templates",
@@ -145,6 +149,11 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         }
         if lower_eq_any(d, TEST_DATA_DIRS) {
             return (Some(Reason::TestData), false);
+        }
+        // A website's served files (`website/src/public/Taskfile.yml`, `docs/static/install.sh`):
+        // downloads and samples for readers, not the project's commands.
+        if lower_eq_any(d, SERVED_DIRS) && dirs[..i].iter().any(|a| lower_eq_any(a, SITE_DIRS)) {
+            return (Some(Reason::Example), false);
         }
         if lower_eq_any(d, EXAMPLE_DIRS) {
             return (Some(Reason::Example), false);
@@ -586,6 +595,12 @@ mod tests {
         assert!(aux(&fs, "npm", "/w/examples/basic/package.json"));
         assert!(aux(&fs, "npm", "/w/packages/x/playground/package.json"));
         assert!(!aux(&fs, "npm", "/w/package.json"));
+        // A site's served files are samples and downloads; a web app's own `public/` is not a
+        // site folder's.
+        assert!(aux(&fs, "taskfile", "/w/website/src/public/Taskfile.yml"));
+        assert!(aux(&fs, "shell", "/w/docs/static/install.sh"));
+        assert!(!aux(&fs, "shell", "/w/app/public/build.sh"));
+        assert!(!aux(&fs, "shell", "/w/website/scripts/deploy.sh"));
     }
 
     #[test]

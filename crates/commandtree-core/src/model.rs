@@ -54,6 +54,29 @@ impl ParamDef {
         self.default = Some(d.into());
         self
     }
+
+    /// How the parameter reads in a usage line: `NAME`, `[NAME=default]` when it may be left
+    /// out, `NAME…` when it takes any number of words, `[--flag]` for a switch; a flag
+    /// parameter goes by its flag. Raw workspace text: clean it before a terminal.
+    pub fn usage(&self) -> String {
+        let flagged = matches!(
+            self.format,
+            Some(ParamFormat::Flag) | Some(ParamFormat::FlagEquals)
+        );
+        let name = match (&self.flag, flagged || self.switch) {
+            (Some(f), true) => f.as_str(),
+            _ => self.name.as_str(),
+        };
+        if self.switch {
+            return format!("[{name}]");
+        }
+        let many = if self.variadic { "…" } else { "" };
+        match self.default.as_deref() {
+            Some("") => format!("[{name}{many}]"),
+            Some(d) => format!("[{name}{many}={}]", crate::text::truncate(d, 24)),
+            None => format!("{name}{many}"),
+        }
+    }
 }
 
 /// One discovered command. Serialises to the CommandItem JSON of PRODUCT.md §3.
@@ -407,6 +430,23 @@ pub(crate) fn non_empty(s: String) -> Option<String> {
 
 #[cfg(all(test, unix))]
 mod tests {
+    #[test]
+    fn a_parameter_reads_as_in_a_usage_line() {
+        let mut p = super::ParamDef::new("files");
+        assert_eq!(p.usage(), "files");
+        p.variadic = true;
+        assert_eq!(p.usage(), "files…");
+        let mut v = super::ParamDef::new("verbose");
+        v.flag = Some("--verbose".into());
+        v.switch = true;
+        assert_eq!(v.usage(), "[--verbose]");
+        let mut o = super::ParamDef::new("out").with_default("dist");
+        o.flag = Some("--out".into());
+        o.format = Some(super::ParamFormat::FlagEquals);
+        assert_eq!(o.usage(), "[--out=dist]");
+        assert_eq!(super::ParamDef::new("b").with_default("").usage(), "[b]");
+    }
+
     use super::*;
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;

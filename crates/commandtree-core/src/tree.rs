@@ -122,29 +122,66 @@ const ROOT_RUNNERS: &[&str] = &[
     "just", "taskfile", "mise", "make", "npm", "rake", "deno", "composer", "turbo", "nx",
 ];
 
+/// A category of its own for some commands of a type, listed right after the type's own. Its
+/// key names the category (an editor's stable tree id), never a command type: the commands keep
+/// their type (`docker` for a Dockerfile, as in the id contract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    /// `docker build` of a Dockerfile/Containerfile: an image, not a Compose stack.
+    Dockerfile,
+}
+
+impl Section {
+    fn key(self) -> &'static str {
+        match self {
+            Section::Dockerfile => "dockerfile",
+        }
+    }
+    fn label(self) -> &'static str {
+        match self {
+            Section::Dockerfile => "Dockerfiles",
+        }
+    }
+}
+
+fn section(c: &CommandItem) -> Option<Section> {
+    (c.kind == "docker" && crate::sources::docker::is_dockerfile(c.path()))
+        .then_some(Section::Dockerfile)
+}
+
 /// Below this many commands a tree is built on the caller's thread alone.
 const PARALLEL_FROM: usize = 4096;
 
 /// Builds the tree of `items` (already filtered) under `root`. A big tree's categories are
 /// built on every core.
 pub fn build(items: &[CommandItem], root: &Path, order: SortOrder) -> Vec<Category> {
-    let mut by_kind: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // (type order, section) → the commands of that category.
+    type Key = (usize, Option<Section>);
+    let mut by_kind: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     for (i, c) in items.iter().enumerate() {
-        by_kind.entry(type_order(&c.kind)).or_default().push(i);
+        by_kind
+            .entry((type_order(&c.kind), section(c)))
+            .or_default()
+            .push(i);
     }
-    let mut groups: Vec<(usize, Vec<usize>)> = by_kind.into_iter().collect();
+    let mut groups: Vec<(Key, Vec<usize>)> = by_kind.into_iter().collect();
     // The repository's own runner first: a task runner with a file at the root (its justfile,
     // Taskfile, mise tasks, Makefile, package.json scripts) is what a reader looks for first.
-    groups.sort_by_key(|(pos, idx)| {
+    // Among several, a dedicated task runner before package.json scripts (ROOT_RUNNERS order):
+    // a repository with a justfile or mise tasks runs its work through them.
+    groups.sort_by_key(|((pos, sec), idx)| {
         let kind = TYPES.get(*pos).map_or("other", |t| t.kind);
-        let at_root = ROOT_RUNNERS.contains(&kind)
-            && idx.iter().any(|&i| items[i].path().parent() == Some(root));
-        (!at_root, *pos)
+        let runner = ROOT_RUNNERS
+            .iter()
+            .position(|r| *r == kind)
+            .filter(|_| idx.iter().any(|&i| items[i].path().parent() == Some(root)));
+        (runner.is_none(), runner, *pos, *sec)
     });
-    let one = |(pos, idx): &(usize, Vec<usize>)| -> Category {
-        let (kind, label, flat) = match TYPES.get(*pos) {
-            Some(t) => (t.kind, t.label, t.flat),
-            None => ("other", "Other", false),
+    let one = |((pos, sec), idx): &(Key, Vec<usize>)| -> Category {
+        let (kind, label, flat) = match (sec, TYPES.get(*pos)) {
+            (Some(s), _) => (s.key(), s.label(), false),
+            (None, Some(t)) => (t.kind, t.label, t.flat),
+            (None, None) => ("other", "Other", false),
         };
         let count = idx.len();
         let children = if flat {
@@ -321,6 +358,43 @@ mod tests {
         let t = build(items, Path::new("/w"), SortOrder::Folder);
         assert_eq!(t.len(), 1);
         shape(&t[0].children, items)
+    }
+
+    #[test]
+    fn the_root_runners_come_first_a_dedicated_runner_before_package_scripts() {
+        let items = vec![
+            item("shell", "/w/run.sh", "run.sh"),
+            item("npm", "/w/package.json", "build"),
+            item("mise", "/w/mise.toml", "test"),
+            item("just", "/w/sub/justfile", "fmt"),
+        ];
+        let t = build(&items, Path::new("/w"), SortOrder::Folder);
+        let kinds: Vec<&str> = t.iter().map(|c| c.kind).collect();
+        // A justfile below the root is not the repository's runner: type order for it.
+        assert_eq!(kinds, ["mise", "npm", "shell", "just"]);
+    }
+
+    #[test]
+    fn dockerfiles_have_a_category_of_their_own_after_compose() {
+        let items = vec![
+            item("docker", "/w/svc/Dockerfile", "build Dockerfile"),
+            item("docker", "/w/compose.yaml", "up"),
+            item("docker", "/w/api/Containerfile", "build Containerfile"),
+            item("docker", "/w/api/web.dockerfile", "build web.dockerfile"),
+            item("shell", "/w/run.sh", "run.sh"),
+        ];
+        let t = build(&items, Path::new("/w"), SortOrder::Folder);
+        let cats: Vec<(&str, &str, usize)> = t.iter().map(|c| (c.kind, c.label, c.count)).collect();
+        assert_eq!(
+            cats,
+            [
+                ("shell", "Shell Scripts", 1),
+                ("docker", "Docker Compose", 1),
+                ("dockerfile", "Dockerfiles", 3)
+            ]
+        );
+        // The commands keep their type: only the category differs.
+        assert!(items.iter().take(4).all(|c| c.kind == "docker"));
     }
 
     #[test]

@@ -92,37 +92,3 @@ impl Workspace {
         )
     }
 }
-
-/// Labels close to `query`, for "did you mean" hints.
-pub fn suggestions<'a>(commands: &'a [CommandItem], query: &str) -> Vec<&'a CommandItem> {
-    let q = query.to_lowercase();
-    let q = q.rsplit(':').next().unwrap_or(&q).to_string();
-    let mut v: Vec<&CommandItem> = commands
-        .iter()
-        .filter(|c| {
-            let l = c.label.to_lowercase();
-            !q.is_empty() && (l.contains(&q) || q.contains(&l))
-        })
-        .collect();
-    v.truncate(5);
-    v
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn item(kind: &str, file: &str, label: &str) -> CommandItem {
-        CommandItem::new(kind, Path::new(file), label, label)
-    }
-
-    #[test]
-    fn suggestions_are_labels_close_to_the_query() {
-        let cmds = vec![
-            item("npm", "/w/package.json", "build"),
-            item("make", "/w/Makefile", "test"),
-        ];
-        assert_eq!(suggestions(&cmds, "tes").len(), 1);
-        assert_eq!(suggestions(&cmds, "npm:buil").len(), 1);
-    }
-}

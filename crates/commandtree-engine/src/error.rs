@@ -14,8 +14,10 @@ pub enum Error {
     NotFound {
         query: String,
         root: PathBuf,
-        /// Near matches for "did you mean".
+        /// Near matches for "did you mean", own commands first.
         suggestions: Vec<CommandItem>,
+        /// The name that runs each suggestion, in the same order.
+        typed: Vec<String>,
     },
     /// Several commands match: the best few (`names::SHOWN_CANDIDATES`), each with the name that
     /// runs it (`typed`, in the same order), and how many more there are; `only_auxiliary` when
@@ -58,7 +60,8 @@ impl Error {
     /// The process exit code a command-line front end uses for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_) => 2,
+            // An ambiguous name is the caller's to make precise (PRODUCT.md: exit 2).
+            Error::Usage(_) | Error::Ambiguous { .. } => 2,
             Error::Cancelled => 130,
             _ => 1,
         }

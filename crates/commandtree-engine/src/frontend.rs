@@ -23,6 +23,7 @@ impl Loaded {
             root: root.to_path_buf(),
             cwd: root.to_path_buf(),
             docs: false,
+            show_all: false,
             commands,
             store,
             discovery_warnings: Vec::new(),

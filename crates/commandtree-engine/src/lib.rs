@@ -16,6 +16,7 @@ mod error;
 pub mod findings;
 pub mod frontend;
 pub mod gate;
+pub mod lexical;
 pub mod listing;
 pub mod live;
 mod load;

@@ -111,20 +111,41 @@ pub fn listing(
         commands.retain(|c| mentions(c, &text));
     }
     let show = Show::of(engine, q.all, q.docs);
-    let hidden_docs = commands
-        .iter()
-        .filter(|c| !show.all && !show.docs && is_document(c) && listed_by_default(c))
-        .count();
-    let total = commands.len();
+    let counts = Counts::of(&commands, show);
     commands.retain(|c| shown(c, show));
-    let hidden = total - commands.len() - hidden_docs;
     let tree = engine.tree(&commands, q.order);
     Listing {
         commands,
         tree,
-        hidden,
-        hidden_docs,
+        hidden: counts.hidden,
+        hidden_docs: counts.hidden_docs,
         unknown_tags,
+    }
+}
+
+/// How many of some commands a listing shows and hides, split as every front end words it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub shown: usize,
+    /// Hidden by default (auxiliary, hidden by their tool), documents not counted.
+    pub hidden: usize,
+    /// Documents not listed.
+    pub hidden_docs: usize,
+}
+
+impl Counts {
+    pub fn of(commands: &[CommandItem], show: Show) -> Counts {
+        let mut n = Counts::default();
+        for c in commands {
+            if shown(c, show) {
+                n.shown += 1;
+            } else if is_document(c) && listed_by_default(c) {
+                n.hidden_docs += 1;
+            } else {
+                n.hidden += 1;
+            }
+        }
+        n
     }
 }
 

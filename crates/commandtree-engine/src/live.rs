@@ -234,6 +234,7 @@ impl Live {
         Ok(Loaded {
             cwd: self.inner.ws.cwd.clone(),
             docs: self.inner.ws.settings.show_docs,
+            show_all: self.inner.ws.settings.show_all,
             root,
             commands,
             store,

@@ -25,6 +25,9 @@ pub struct Loaded {
     /// Whether documents (Markdown files) are summarized and searched like commands
     /// (`[discovery] docs = true`); they are listed through `listing` either way.
     pub docs: bool,
+    /// Whether what listings hide by default is shown and searched too (`[discovery] show =
+    /// "all"`).
+    pub show_all: bool,
     pub commands: Vec<CommandItem>,
     pub store: Option<Store>,
     /// The discovery's own warnings (a file that failed to parse: its commands are missing).
@@ -91,6 +94,7 @@ pub(crate) fn load_then(
         root: ws.root.clone(),
         cwd: ws.cwd.clone(),
         docs: ws.settings.show_docs,
+        show_all: ws.settings.show_all,
         commands,
         store,
         discovery_warnings: d.warnings,

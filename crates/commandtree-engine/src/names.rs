@@ -17,8 +17,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Types whose commands a build tool offers every project of its kind (`cargo build`,
-/// `dotnet test`, Maven phases) rather than ones the project wrote and named.
-const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant"];
+/// `dotnet test`, Maven phases, Compose's `up`/`build`) rather than ones the project wrote
+/// and named.
+const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant", "docker"];
 
 /// At most this many candidates are shown for an ambiguous name.
 pub const SHOWN_CANDIDATES: usize = 10;
@@ -60,7 +61,17 @@ fn path_like(text: &str) -> bool {
 }
 
 fn named(c: &CommandItem, label: &str) -> bool {
-    c.label == label || c.aliases.iter().any(|a| a == label)
+    c.label == label || c.aliases.iter().any(|a| a == label) || project_verb(c) == Some(label)
+}
+
+/// The verb of a .NET project's or solution's command (`eShop: test` → `test`): in a folder
+/// holding a project, `dotnet test` means that project, so `ct run test` does too (the
+/// nearest-first rule picks the folder's own).
+pub(crate) fn project_verb(c: &CommandItem) -> Option<&str> {
+    if c.kind != "dotnet" {
+        return None;
+    }
+    c.label.rsplit_once(": ").map(|(_, verb)| verb)
 }
 
 /// What a name matched before the nearest-first rule picks one.
@@ -100,7 +111,12 @@ fn by_path<'a>(commands: &'a [CommandItem], at: At<'_>, query: &str) -> Matched<
 
 /// The nearest-first rule over the commands a label or `type:label` matched.
 fn pick<'a>(at: At<'_>, found: Vec<&'a CommandItem>) -> Matched<'a> {
-    let own: Vec<&CommandItem> = found.iter().copied().filter(|c| !c.auxiliary).collect();
+    let mut own: Vec<&CommandItem> = found.iter().copied().filter(|c| !c.auxiliary).collect();
+    // What a tool hides itself (a private recipe, `npm init`'s failing placeholder) runs when
+    // named alone, never in place of a listed command of the same name.
+    if own.iter().any(|c| !c.hidden) {
+        own.retain(|c| !c.hidden);
+    }
     if own.is_empty() {
         return if found.is_empty() {
             Matched::None
@@ -187,19 +203,66 @@ pub fn resolve<'a>(
                 only_auxiliary,
             })
         }
-        Matched::None => Err(Error::NotFound {
-            query: query.to_string(),
-            root: at.root.to_path_buf(),
-            suggestions: commandtree_core::workspace::suggestions(commands, query)
-                .into_iter()
-                .cloned()
-                .collect(),
-        }),
+        Matched::None => {
+            let near = suggestions(commands, at, query);
+            let typed = near.iter().map(|c| name_for(commands, at, c)).collect();
+            Err(Error::NotFound {
+                query: query.to_string(),
+                root: at.root.to_path_buf(),
+                suggestions: near.into_iter().cloned().collect(),
+                typed,
+            })
+        }
     }
 }
 
+/// How many near matches a name that matches nothing gets.
+const SHOWN_SUGGESTIONS: usize = 5;
+
+/// Commands whose name is near `query`: it or one of its words starts with the query's last
+/// part (`args.s` finds `args.sh`; `fmt` finds `fmt-check` and `generate-fmtargs.py`; `lint`
+/// does not find `copyKotlinTemplates`), or the query starts with its label (`buildx` finds
+/// `build`). Own
+/// commands first, nearer the current directory first.
+fn suggestions<'a>(commands: &'a [CommandItem], at: At<'_>, query: &str) -> Vec<&'a CommandItem> {
+    let q = query.to_lowercase();
+    let q = q.rsplit(':').next().unwrap_or(&q);
+    if q.is_empty() {
+        return Vec::new();
+    }
+    let mut near: Vec<&CommandItem> = commands
+        .iter()
+        .filter(|c| {
+            let label = c.label.to_lowercase();
+            label.starts_with(q)
+                || (label.len() >= 3 && q.starts_with(&label))
+                || words(&c.label)
+                    .iter()
+                    .any(|w| w.to_lowercase().starts_with(q))
+                || c.aliases.iter().any(|a| a.to_lowercase().starts_with(q))
+        })
+        .collect();
+    near.sort_by_key(|c| rank(at, c));
+    near.truncate(SHOWN_SUGGESTIONS);
+    near
+}
+
+/// The words of a name as a person reads them: split at punctuation and at lower-to-upper
+/// case changes (`copyKotlinTemplates` → copy, Kotlin, Templates; `test:unit` → test, unit).
+fn words(name: &str) -> Vec<&str> {
+    let b = name.as_bytes();
+    let mut cuts: Vec<usize> = std::iter::once(0)
+        .chain((1..b.len()).filter(|&i| b[i - 1].is_ascii_lowercase() && b[i].is_ascii_uppercase()))
+        .collect();
+    cuts.push(name.len());
+    cuts.windows(2)
+        .flat_map(|w| name[w[0]..w[1]].split(|ch: char| !ch.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// Own before auxiliary, nearer the current directory first, then by path.
-fn rank(at: At<'_>, c: &CommandItem) -> (bool, usize, PathBuf) {
+pub(crate) fn rank(at: At<'_>, c: &CommandItem) -> (bool, usize, PathBuf) {
     let f = folder(c);
     let distance = if at.cwd.starts_with(f) {
         at.cwd.components().count() - f.components().count()
@@ -304,6 +367,57 @@ mod tests {
         assert_eq!(resolve(&cmds, at, "build").unwrap().kind, "just");
         assert_eq!(resolve(&cmds, at, "test").unwrap().kind, "cargo");
         assert_eq!(resolve(&cmds, at, "cargo:build").unwrap().kind, "cargo");
+    }
+
+    #[test]
+    fn a_listed_command_wins_over_a_hidden_one_of_the_same_name() {
+        let mut placeholder = item("npm", "/w/package.json", "test");
+        placeholder.hidden = true;
+        let cmds = vec![placeholder, item("mise", "/w/mise.toml", "test")];
+        let at = At::root(Path::new("/w"));
+        assert_eq!(resolve(&cmds, at, "test").unwrap().kind, "mise");
+        // Named alone, a hidden command still runs.
+        assert_eq!(resolve(&cmds, at, "npm:test").unwrap().kind, "npm");
+    }
+
+    #[test]
+    fn near_matches_go_by_words_own_first_with_the_text_to_type() {
+        let mut vendored = item("make", "/w/deps/x/Makefile", "build-x");
+        vendored.auxiliary = true;
+        let cmds = vec![
+            vendored,
+            item("gradle", "/w/app/build.gradle", "copyKotlinTemplates"),
+            item("just", "/w/justfile", "fmt-check"),
+            item(
+                "python",
+                "/w/utils/generate-fmtargs.py",
+                "generate-fmtargs.py",
+            ),
+            item("make", "/w/Makefile", "build-all"),
+        ];
+        let at = At::root(Path::new("/w"));
+        let near = |q: &str| match resolve(&cmds, at, q) {
+            Err(Error::NotFound {
+                suggestions, typed, ..
+            }) => suggestions
+                .iter()
+                .map(|c| c.label.clone())
+                .zip(typed)
+                .collect::<Vec<_>>(),
+            other => panic!("{:?}", other.map(|c| c.id.clone())),
+        };
+        assert!(
+            near("lint").is_empty(),
+            "no word of copyKotlinTemplates starts with lint"
+        );
+        let fmt: Vec<String> = near("fmt").into_iter().map(|(l, _)| l).collect();
+        assert_eq!(fmt, ["fmt-check", "generate-fmtargs.py"]);
+        let build = near("build");
+        assert_eq!(build[0].0, "build-all");
+        assert_eq!(
+            build[1],
+            ("build-x".to_string(), "deps/x:build-x".to_string())
+        );
     }
 
     #[test]

@@ -73,9 +73,13 @@ impl From<Error> for RpcError {
             }
             Error::NoProvider { .. } => RpcError::new(FAILED, message),
             Error::NotFound {
-                query, suggestions, ..
-            } => RpcError::new(COMMAND_NOT_FOUND, message)
-                .with_data(json!({"query": query, "suggestions": ids(&suggestions)})),
+                query,
+                suggestions,
+                typed,
+                ..
+            } => RpcError::new(COMMAND_NOT_FOUND, message).with_data(
+                json!({"query": query, "suggestions": ids(&suggestions), "names": typed}),
+            ),
             Error::Ambiguous {
                 query,
                 candidates,

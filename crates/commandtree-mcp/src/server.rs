@@ -87,15 +87,14 @@ fn failure(text: impl Into<String>) -> CallToolResult {
 /// names it can pass back.
 fn engine_failure(e: &Error) -> CallToolResult {
     let mut msg = e.to_string();
-    let list = |cs: &[CommandItem]| {
-        cs.iter()
-            .map(|c| format!("\n  {}:{}  ({})", c.kind, c.label, c.id))
-            .collect::<String>()
-    };
     match e {
-        Error::NotFound { suggestions, .. } if !suggestions.is_empty() => {
+        Error::NotFound {
+            suggestions, typed, ..
+        } if !suggestions.is_empty() => {
             msg.push_str("\ndid you mean:");
-            msg.push_str(&list(suggestions));
+            for (c, name) in suggestions.iter().zip(typed) {
+                msg.push_str(&format!("\n  {name}  ({})", c.id));
+            }
         }
         Error::Ambiguous {
             candidates,

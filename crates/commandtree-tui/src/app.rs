@@ -241,9 +241,9 @@ pub struct App {
     seen_warnings: HashSet<String>,
     /// The commands are discovery's, not the snapshot from the last session.
     pub fresh: bool,
-    /// How many commands are not listed by default (`listing::shown`), documents among them
-    /// unless they are listed.
-    not_listed: usize,
+    /// How many commands the default listing shows and hides (`listing::Counts`, the split
+    /// `ct list` prints).
+    counts: listing::Counts,
     pub details: Option<Details>,
     /// Where the list was drawn, for the mouse.
     pub list_area: Rect,
@@ -312,7 +312,7 @@ impl App {
             warnings: seen_warnings.len(),
             seen_warnings,
             fresh: false,
-            not_listed: 0,
+            counts: listing::Counts::default(),
             details: None,
             list_area: Rect::default(),
             last_click: None,
@@ -344,8 +344,16 @@ impl App {
 
     /// Commands `ct list` leaves out without `--all` (auxiliary, or hidden by their tool),
     /// hidden now.
-    pub fn hidden_aux(&self) -> usize {
-        if self.show_aux { 0 } else { self.not_listed }
+    /// How many commands are listed now and how many `a` would add, as `ct list` counts them.
+    pub fn counts(&self) -> listing::Counts {
+        if self.show_aux {
+            listing::Counts {
+                shown: self.commands().len(),
+                ..Default::default()
+            }
+        } else {
+            self.counts
+        }
     }
 
     pub fn running(&self) -> usize {
@@ -482,18 +490,13 @@ impl App {
         self.tree = self.engine.tree(commands, Some(self.order));
         // Made again when the filter next needs them.
         self.haystacks.clear();
-        self.not_listed = commands
-            .iter()
-            .filter(|c| {
-                !listing::shown(
-                    c,
-                    listing::Show {
-                        all: false,
-                        docs: self.show_docs,
-                    },
-                )
-            })
-            .count();
+        self.counts = listing::Counts::of(
+            commands,
+            listing::Show {
+                all: false,
+                docs: self.show_docs,
+            },
+        );
         self.matched = None;
         self.best = None;
         self.rebuild_quick();
@@ -586,7 +589,10 @@ impl App {
             self.ensure_haystacks();
         }
         let commands = self.loaded.as_ref().map_or(&[][..], |l| &l.commands[..]);
-        if !text && self.tag_filter.is_none() && (self.show_aux || self.not_listed == 0) {
+        if !text
+            && self.tag_filter.is_none()
+            && (self.show_aux || self.counts.shown == commands.len())
+        {
             self.visible = None;
             self.matched = None;
             self.best = None;

@@ -440,16 +440,17 @@ fn draw_status(f: &mut Frame<'_>, app: &App, t: &Theme, area: Rect) {
     let sep = || Span::styled(" │ ", t.dim());
     if app.loaded.is_some() {
         spans.push(sep());
-        let aux = app.hidden_aux();
-        spans.push(Span::raw(format!(
-            "{} commands",
-            app.commands().len() - aux
-        )));
-        if aux > 0 {
-            spans.push(Span::styled(
-                format!(" ({aux} auxiliary hidden: a)"),
-                t.dim(),
-            ));
+        let n = app.counts();
+        spans.push(Span::raw(format!("{} commands", n.shown)));
+        let mut more = Vec::new();
+        if n.hidden > 0 {
+            more.push(format!("{} hidden", n.hidden));
+        }
+        if n.hidden_docs > 0 {
+            more.push(format!("{} documents", n.hidden_docs));
+        }
+        if !more.is_empty() {
+            spans.push(Span::styled(format!(" (+{}: a)", more.join(", ")), t.dim()));
         }
     }
     if app.filtering || !app.filter.is_empty() {

@@ -209,9 +209,10 @@ fn keys_move_fold_and_sort() {
     key(&mut app, KeyCode::Char('C'));
     let shown = render(&mut app, 110, 20);
     assert!(shown.contains("▸ Shell Scripts (2)"), "{shown}");
-    assert!(shown.contains("(1 auxiliary hidden: a)"), "{shown}");
+    assert!(shown.contains("(+1 hidden: a)"), "{shown}");
     key(&mut app, KeyCode::Char('a'));
-    assert_eq!(app.hidden_aux(), 0);
+    assert_eq!(app.counts().hidden + app.counts().hidden_docs, 0);
+    assert_eq!(app.counts().shown, app.commands().len());
     let shown = render(&mut app, 110, 20);
     assert!(
         shown.contains("▸ Shell Scripts (3)"),

@@ -70,12 +70,13 @@ pub fn fail(e: Error) -> anyhow::Error {
             output::error(&format!("{e}:"));
             output::named_candidates(candidates, typed, *more);
         }
-        Error::NotFound { suggestions, .. } => {
+        Error::NotFound {
+            suggestions, typed, ..
+        } => {
             output::error(&e.to_string());
             if !suggestions.is_empty() {
                 eprintln!("did you mean:");
-                let refs: Vec<&CommandItem> = suggestions.iter().collect();
-                output::candidates(&refs);
+                output::named_candidates(suggestions, typed, 0);
             }
         }
         _ => output::error(&e.to_string()),

@@ -101,23 +101,21 @@ pub fn warnings(ws: &[Warning]) {
     }
 }
 
-pub fn candidates(cands: &[&CommandItem]) {
-    let mut e = anstream::stderr().lock();
-    for c in cands {
-        let _ = writeln!(e, "  {}  {DIM}({}){DIM:#}", clean(&c.id), clean(&c.command));
-    }
-}
-
-/// Candidates of an ambiguous name, each with the exact text that runs it, and how many more.
+/// Candidates of an ambiguous name, each with the exact text that runs it (quoted for the shell
+/// when it must be: `'lib: build'`), and how many more.
 pub fn named_candidates(cands: &[CommandItem], typed: &[String], more: usize) {
     let mut e = anstream::stderr().lock();
+    let typed: Vec<String> = typed
+        .iter()
+        .map(|t| commandtree_core::text::sh_word(t))
+        .collect();
     let width = typed
         .iter()
         .map(|t| clean(t).chars().count())
         .max()
         .unwrap_or(0)
         .min(48);
-    for (c, name) in cands.iter().zip(typed) {
+    for (c, name) in cands.iter().zip(&typed) {
         let _ = writeln!(
             e,
             "  {:<width$}  {DIM}{} ({}){DIM:#}",
@@ -255,6 +253,9 @@ fn nodes(
                 )?;
                 // A folder with a single command is not drawn (upstream's flattening): its path
                 // goes with the command, so it does not vanish.
+                if !c.params.is_empty() {
+                    write!(out, " {DIM}{}{DIM:#}", clean(&params_usage(&c.params)))?;
+                }
                 if depth == 1
                     && c.category != "Root"
                     && !c.label.contains('/')
@@ -287,6 +288,16 @@ fn nodes(
         }
     }
     Ok(())
+}
+
+/// A command's parameters as a usage line (`FROM TO [BRANCH=main]`), at most six shown.
+fn params_usage(params: &[commandtree_core::model::ParamDef]) -> String {
+    const SHOWN: usize = 6;
+    let mut words: Vec<String> = params.iter().take(SHOWN).map(|p| p.usage()).collect();
+    if params.len() > SHOWN {
+        words.push(format!("(+{} more)", params.len() - SHOWN));
+    }
+    words.join(" ")
 }
 
 /// `Caution: installs a program globally (cargo install) (line 2: cargo install x); …` →

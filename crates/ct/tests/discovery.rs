@@ -287,8 +287,8 @@ fn list_json_on_a_fixture_workspace() {
     assert!(stderr.contains("blob.sh: skipped: binary file"), "{stderr}");
     assert!(stderr.contains("huge.md: skipped:"), "{stderr}");
 
-    // Unique ids; tree order: the root's runners (its package.json scripts, its Makefile) first,
-    // then the categories in upstream order.
+    // Unique ids; tree order: the root's runners first (its Makefile, a dedicated runner, before
+    // its package.json scripts), then the categories in upstream order.
     let mut ids: Vec<&str> = items.iter().map(|i| i["id"].as_str().unwrap()).collect();
     let n = ids.len();
     ids.sort();
@@ -296,7 +296,9 @@ fn list_json_on_a_fixture_workspace() {
     assert_eq!(ids.len(), n);
     let last_npm = items.iter().rposition(|i| i["type"] == "npm").unwrap();
     let first_shell = items.iter().position(|i| i["type"] == "shell").unwrap();
-    assert_eq!(items[0]["type"], "npm");
+    assert_eq!(items[0]["type"], "make");
+    let first_npm = items.iter().position(|i| i["type"] == "npm").unwrap();
+    assert!(items[..first_npm].iter().all(|i| i["type"] == "make"));
     assert!(last_npm < first_shell);
 }
 
@@ -335,9 +337,9 @@ fn show_by_label_id_and_type_label() {
     let by_id = ct(&w, &["show", &id]);
     assert!(String::from_utf8_lossy(&by_id.stdout).contains("make all"));
 
-    // `build` is an npm script and a make target: ambiguous, candidates listed, exit 1.
+    // `build` is an npm script and a make target: ambiguous, candidates listed, exit 2.
     let amb = ct(&w, &["-q", "show", "build"]);
-    assert_eq!(amb.status.code(), Some(1));
+    assert_eq!(amb.status.code(), Some(2));
     let err = String::from_utf8_lossy(&amb.stderr);
     assert!(
         err.contains("matches") && err.contains("npm:") && err.contains("make:"),
@@ -613,4 +615,45 @@ fn a_single_command_folder_keeps_its_path_in_the_listing() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("only.sh (scripts/deploy/)"), "{out}");
     assert!(out.contains("  tools/\n    x.sh\n"), "{out}");
+}
+
+#[test]
+fn the_listing_shows_parameters_and_dockerfiles_apart() {
+    let w = support::workspace("discovery", "params-line");
+    std::fs::write(
+        w.join("justfile"),
+        "replace FROM TO:\n  echo {{FROM}} {{TO}}\n\nwatch +args='lcheck':\n  echo {{args}}\n\ndeploy env='staging':\n  echo {{env}}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(w.join("svc")).unwrap();
+    std::fs::write(w.join("svc/Dockerfile"), "FROM alpine\n").unwrap();
+    std::fs::write(
+        w.join("compose.yaml"),
+        "services:\n  web:\n    image: nginx\n",
+    )
+    .unwrap();
+    let o = ct(&w, &["list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("  replace FROM TO\n"), "{out}");
+    assert!(out.contains("  watch [args…=lcheck]\n"), "{out}");
+    assert!(out.contains("  deploy [env=staging]\n"), "{out}");
+    let compose = out.find("Docker Compose (").expect(&out);
+    let dockerfiles = out.find("Dockerfiles (1)").expect(&out);
+    assert!(compose < dockerfiles, "{out}");
+    assert!(
+        !out[compose..dockerfiles].contains("build Dockerfile"),
+        "{out}"
+    );
+    // The JSON keeps the contract: the type stays `docker`, parameters as `params`.
+    let o = ct(&w, &["list", "--json"]);
+    let items: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let items = items.as_array().unwrap();
+    let df = items
+        .iter()
+        .find(|c| c["label"] == "build Dockerfile")
+        .unwrap();
+    assert_eq!(df["type"], "docker");
+    let replace = items.iter().find(|c| c["label"] == "replace").unwrap();
+    assert_eq!(replace["params"][0]["name"], "FROM");
+    assert_eq!(replace["params"][1]["name"], "TO");
 }

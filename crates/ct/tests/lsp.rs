@@ -346,19 +346,20 @@ fn initialize_discover_tree_show_and_the_error_codes() {
         "{e}"
     );
 
-    // The tree: the root's runners first, then type order, with counts, folders, commands.
+    // The tree: the root's runners first (a dedicated runner before package.json scripts),
+    // then type order, with counts, folders, commands.
     let tree = s.ok("commandtree/tree", json!({}));
     let cats = tree["categories"].as_array().unwrap();
     let types: Vec<&str> = cats.iter().map(|c| c["type"].as_str().unwrap()).collect();
     assert_eq!(
         types,
-        ["npm", "make", "shell", "launch", "vscode"],
+        ["make", "npm", "shell", "launch", "vscode"],
         "{tree}"
     );
-    assert_eq!(cats[0]["label"], "NPM Scripts");
-    assert_eq!(cats[0]["count"], 3);
+    assert_eq!(cats[1]["label"], "NPM Scripts");
+    assert_eq!(cats[1]["count"], 3);
     assert!(
-        cats[0]["children"]
+        cats[1]["children"]
             .as_array()
             .unwrap()
             .iter()

@@ -211,7 +211,7 @@ async fn initialize_list_show_and_resources() {
     let r = call(&c, "show_command", json!({"id": "args.s"})).await;
     assert_eq!(r.is_error, Some(true));
     assert!(
-        text_of(&r).contains("did you mean:\n  shell:args.sh"),
+        text_of(&r).contains("did you mean:\n  args.sh  (shell:"),
         "{}",
         text_of(&r)
     );

@@ -5,7 +5,6 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::Output;
 use support::*;
 
@@ -42,12 +41,6 @@ fn monorepo(name: &str) -> std::path::PathBuf {
         );
     }
     w
-}
-
-fn ct_in(root: &Path, cwd: &Path, args: &[&str]) -> Output {
-    let mut c = command(Some(root), &root.join(".home"));
-    c.current_dir(cwd).args(args);
-    c.output().expect("run ct")
 }
 
 /// The folder a dry run changes into.
@@ -114,7 +107,7 @@ fn a_plain_name_runs_the_nearest_definition() {
     );
     // A name only test data or a template has says so, and how to name it.
     let o = ct_in(&w, &w, &["run", "only-here", "--dry-run"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("name one by path"), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("templates/starter:only-here"),
@@ -139,7 +132,7 @@ fn a_runner_alias_runs_its_task() {
 fn an_ambiguous_name_shows_ten_candidates_with_the_text_that_runs_each() {
     let w = monorepo("ambiguous");
     let o = ct(&w, &["run", "lint", "--dry-run"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("`lint` matches 12 commands"), "{err}");
     let shown: Vec<&str> = err

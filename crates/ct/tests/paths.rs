@@ -17,13 +17,7 @@ fn workspace(name: &str) -> PathBuf {
 }
 
 fn list(root: &std::path::Path) -> Vec<Value> {
-    let o = ct(root, &["list", "--json", "--all"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice::<Value>(&o.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    json_array(root, &["list", "--json", "--all"])
 }
 
 #[test]

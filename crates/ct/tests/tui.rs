@@ -302,12 +302,14 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     assert_eq!(v[0]["label"], "greet.sh", "{}", stdout(&quick));
 
     // Esc clears the filter; navigation moves the selection to the make target `test` (the
-    // root's runners come first, so it is two rows above the last one, the script).
+    // root's runners come first, the Makefile before package.json, so it is five rows above
+    // the last one, the script: the Shell Scripts row, two npm scripts and their row between).
     t.keys(&["Escape"]);
     t.wait_for("Make Targets (2)");
     t.keys(&["End"]);
-    t.keys(&["Up"]);
-    t.keys(&["Up"]);
+    for _ in 0..5 {
+        t.keys(&["Up"]);
+    }
     t.wait_until(&["echo make-test", "Makefile:4"], &[]);
 
     // Back to the script and run it: the form asks the parameter, default pre-filled.

@@ -6,6 +6,7 @@ use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
 use crate::text;
 use serde_yaml_ng::Value as Yaml;
+use std::path::Path;
 
 /// (label = id name, arguments after `docker compose -f F`, description).
 const GENERAL: &[(&str, &str, &str)] = &[
@@ -82,6 +83,19 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
         out.commands.push(with_line(item, line));
     }
     out
+}
+
+/// Whether `path` is a Dockerfile (or Containerfile) by the names the source routes, not a
+/// Compose file.
+pub fn is_dockerfile(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let lower = name.to_ascii_lowercase();
+    name == "Dockerfile"
+        || name.starts_with("Dockerfile.")
+        || lower.ends_with(".dockerfile")
+        || name == "Containerfile"
 }
 
 pub fn parse_dockerfile(file: &SourceFile<'_>) -> Parsed {

@@ -138,9 +138,17 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         let mut item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
             .description(text::truncate(body, 60));
         item.steps = script_steps(&name, body, &names);
+        // `npm init`'s placeholder fails by design: nobody wrote it, so it is listed only with
+        // `--all` and never wins a name over a task the project wrote.
+        item.hidden = is_init_placeholder(body);
         out.commands.push(with_line(item, line));
     }
     out
+}
+
+/// `echo "Error: no test specified" && exit 1`, as `npm init` writes it.
+fn is_init_placeholder(body: &str) -> bool {
+    body.contains("Error: no test specified") && body.trim_end().ends_with("exit 1")
 }
 
 /// The scripts running `name` (whose text is `body`) runs too: its `pre`/`post` scripts and the
@@ -268,6 +276,21 @@ mod tests {
   },
   "devDependencies": { "vite": "^5.0.0" }
 }"#;
+
+    #[test]
+    fn the_npm_init_placeholder_is_hidden() {
+        let p = parse_with(
+            parse,
+            "/w/package.json",
+            r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "build": "tsc"}}"#,
+        );
+        let hidden: Vec<(&str, bool)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.hidden))
+            .collect();
+        assert_eq!(hidden, [("test", true), ("build", false)]);
+    }
 
     #[test]
     fn hooks_and_scripts_a_script_runs_are_steps() {

@@ -143,15 +143,27 @@ pub fn eventually(mut f: impl FnMut() -> bool) -> bool {
     false
 }
 
-/// The run history as `ct runs --json` prints it.
-pub fn runs(root: &Path) -> Vec<Value> {
-    let o = ct(root, &["runs", "--json", "--limit", "100"]);
+/// The JSON array `ct --root ROOT ARGS` prints (it must succeed).
+pub fn json_array(root: &Path, args: &[&str]) -> Vec<Value> {
+    let o = ct(root, args);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_slice::<Value>(&o.stdout)
         .unwrap()
         .as_array()
         .unwrap()
         .clone()
+}
+
+/// `ct --root ROOT ARGS` run from `cwd` (names resolve nearest `cwd` first).
+pub fn ct_in(root: &Path, cwd: &Path, args: &[&str]) -> Output {
+    let mut c = command(Some(root), &root.join(".home"));
+    c.current_dir(cwd).args(args);
+    c.output().expect("run ct")
+}
+
+/// The run history as `ct runs --json` prints it.
+pub fn runs(root: &Path) -> Vec<Value> {
+    json_array(root, &["runs", "--json", "--limit", "100"])
 }
 
 pub fn run_row(w: &Path, id: i64) -> Value {

@@ -80,15 +80,16 @@ describe('RpcServer against ct lsp', function () {
     const tree = await server.tree('folder', undefined, known);
     assert.deepStrictEqual(
       tree.map((c) => [c.type, c.label, c.count]),
-      // The repository's own runners (its package.json scripts, its Makefile) come first.
+      // The repository's own runners come first: its Makefile (a dedicated runner), then its
+      // package.json scripts.
       [
-        ['npm', 'NPM Scripts', 2],
         ['make', 'Make Targets', 3],
+        ['npm', 'NPM Scripts', 2],
         ['shell', 'Shell Scripts', 1],
         ['launch', 'VS Code Launch', 1],
       ],
     );
-    const make = tree[1]?.children.map((n) => (n.kind === 'command' ? n.item.label : `folder ${n.label}`));
+    const make = tree[0]?.children.map((n) => (n.kind === 'command' ? n.item.label : `folder ${n.label}`));
     assert.deepStrictEqual(make, ['all', 'test', '_cleanup']);
   });
 

@@ -1,0 +1,343 @@
+//! Lexical ranking for search: BM25 over what a person searches a command by (its label and
+//! aliases, its folder and file, the description its file gives, its command line, parameters,
+//! the summary when there is one, and the first lines of its own text), tokenised for code:
+//! `snake_case`, `camelCase`, `kebab-case`, `a:b` and `x.sh` split into words, words reduced to
+//! a stem, and task words with the same meaning made one (`fmt`/`format`, `docs`/`documentation`,
+//! `e2e`/`end-to-end`). Names and identifiers are where dense embeddings are weakest; the engine's
+//! search fuses this ranking with the semantic one (`search`).
+
+use commandtree_core::CommandItem;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// BM25's usual constants.
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+/// How much a word counts in each field: a word of the name says more than one of the text.
+const LABEL: f32 = 3.0;
+const DESCRIPTION: f32 = 2.0;
+const SUMMARY: f32 = 1.5;
+const PATH: f32 = 1.0;
+const COMMAND: f32 = 1.0;
+const PARAMS: f32 = 1.0;
+const OWN_TEXT: f32 = 0.5;
+
+/// How much of a command's own text is indexed: its first lines say what it is (a script's
+/// header, a recipe's first steps); the rest would drown the name in a long file.
+const OWN_TEXT_CHARS: usize = 1500;
+
+/// Words that carry no meaning in a search for a command (`run the tests` → `test`).
+const STOP: &[&str] = &[
+    "a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "with", "my", "me", "it",
+    "is", "be", "all", "this", "that", "from", "into", "by", "i", "how", "do", "doe", "what",
+    "which", "then", "some", "any", "our", "we", "you", "your", "run", "command", "script", "task",
+    "use", "using", "via", "s", "code", "cod", "please", "want", "need", "can",
+];
+
+/// Words of the same meaning in task vocabulary, each group's first word the one kept (compared
+/// by their stems).
+const SYNONYMS: &[&[&str]] = &[
+    &["format", "fmt", "prettier", "reformat"],
+    &["lint", "linter", "check", "clippy", "eslint"],
+    &["e2e", "endtoend", "integration"],
+    &[
+        "doc",
+        "document",
+        "documentation",
+        "manual",
+        "man",
+        "manpage",
+    ],
+    &["dep", "dependency", "requirement"],
+    &["test", "spec", "unittest"],
+    &["dev", "develop", "development"],
+    &[
+        "db",
+        "database",
+        "postgres",
+        "postgresql",
+        "mysql",
+        "sqlite",
+    ],
+    &["gen", "generate", "codegen", "regenerate"],
+    &["bench", "benchmark"],
+    &["cov", "coverage"],
+    &["config", "configuration", "conf", "cfg", "setting"],
+    &["env", "environment"],
+    &["clean", "clear", "cleanup", "purge"],
+    &["build", "compile"],
+    &["update", "upgrade", "bump"],
+    &["init", "initialize", "initialise", "bootstrap"],
+    &["serve", "server", "preview", "start", "launch"],
+    &["release", "publish"],
+    &["deploy", "ship"],
+    &["type", "typecheck", "tsc"],
+    &["js", "javascript"],
+    &["ts", "typescript"],
+    &["py", "python"],
+    &["repo", "repository"],
+    &["ci", "continuous"],
+    &["stop", "down", "halt"],
+    &["log", "logs"],
+    &["img", "image"],
+    &["container", "docker"],
+    &["k8s", "kubernetes", "kube", "kubectl"],
+    &["valgrind", "memcheck"],
+];
+
+/// The words of `text` as search compares them.
+pub fn tokens(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    // A phrase that is one word in task names; prose, so its case changes do not matter.
+    let source: Cow<'_, str> = if lower.contains("end-to-end") || lower.contains("end to end") {
+        Cow::Owned(
+            lower
+                .replace("end-to-end", " e2e ")
+                .replace("end to end", " e2e "),
+        )
+    } else {
+        Cow::Borrowed(text)
+    };
+    let synonyms = synonyms();
+    let mut out = Vec::new();
+    for part in source.split(|c: char| !c.is_alphanumeric()) {
+        for word in camel_words(part) {
+            let w = word.to_lowercase();
+            let stem = stem(&w);
+            if STOP.contains(&stem.as_str()) || STOP.contains(&w.as_str()) {
+                continue;
+            }
+            out.push(synonyms.get(&stem).cloned().unwrap_or(stem));
+        }
+    }
+    out
+}
+
+/// Each synonym's stem → its group's first word's stem.
+fn synonyms() -> &'static HashMap<String, String> {
+    static MAP: OnceLock<HashMap<String, String>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut m = HashMap::new();
+        for group in SYNONYMS {
+            let head = stem(group[0]);
+            for w in *group {
+                m.insert(stem(w), head.clone());
+            }
+        }
+        m
+    })
+}
+
+/// `copyKotlinTemplates` → copy, Kotlin, Templates; `HTTPServer` → HTTP, Server; `vc2017` stays.
+fn camel_words(part: &str) -> Vec<&str> {
+    let b: Vec<(usize, char)> = part.char_indices().collect();
+    let mut cuts = vec![0];
+    for i in 1..b.len() {
+        let (at, c) = b[i];
+        let prev = b[i - 1].1;
+        let next_lower = b.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+        if (prev.is_lowercase() && c.is_uppercase())
+            || (prev.is_uppercase() && c.is_uppercase() && next_lower)
+        {
+            cuts.push(at);
+        }
+    }
+    cuts.push(part.len());
+    cuts.windows(2)
+        .map(|w| &part[w[0]..w[1]])
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// A light English stemmer: the plural, `-ing`, `-ed`, `-er` and a final `e` go, a doubled last
+/// consonant left by them is halved (`running` → `run`, `formatted` → `format`). Short words
+/// and numbers are kept as they are.
+fn stem(w: &str) -> String {
+    if w.len() <= 3 || w.chars().any(|c| c.is_ascii_digit()) {
+        return w.to_string();
+    }
+    let mut s = w.to_string();
+    if let Some(x) = s.strip_suffix("ies").filter(|x| x.len() >= 3) {
+        s = format!("{x}y");
+    } else if s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
+        s.pop();
+    }
+    for suffix in ["ing", "ed", "er"] {
+        if let Some(x) = s
+            .strip_suffix(suffix)
+            .filter(|x| x.len() >= 3 + (suffix == "er") as usize)
+        {
+            s = x.to_string();
+            let b = s.as_bytes();
+            let n = b.len();
+            if n >= 2 && b[n - 1] == b[n - 2] && !b"aeiouls".contains(&b[n - 1]) {
+                s.pop();
+            }
+            break;
+        }
+    }
+    if s.len() > 3 && s.ends_with('e') {
+        s.pop();
+    }
+    s
+}
+
+/// What one command is searched by, field by field, with how much each counts.
+pub fn fields<'a>(
+    c: &'a CommandItem,
+    root: &Path,
+    own_text: Option<&'a str>,
+) -> Vec<(f32, String)> {
+    let mut f = vec![(LABEL, c.label.clone())];
+    for a in &c.aliases {
+        f.push((LABEL, a.clone()));
+    }
+    if let Some(d) = &c.description {
+        f.push((DESCRIPTION, d.clone()));
+    }
+    if let Some(s) = &c.summary {
+        f.push((SUMMARY, s.clone()));
+    }
+    if let Some(g) = &c.group {
+        f.push((PATH, g.clone()));
+    }
+    let rel = c.path().strip_prefix(root).unwrap_or(c.path());
+    f.push((PATH, rel.to_string_lossy().into_owned()));
+    // The folder the command line names is already in the path; the rest says what it runs.
+    let mut command = c.command.clone();
+    if !c.cwd.is_empty() {
+        command = command.replace(&format!("{}/", c.cwd.trim_end_matches('/')), "");
+    }
+    f.push((COMMAND, command));
+    for p in &c.params {
+        f.push((PARAMS, p.name.clone()));
+        if let Some(d) = &p.description {
+            f.push((PARAMS, d.clone()));
+        }
+    }
+    if let Some(t) = own_text {
+        let end = t
+            .char_indices()
+            .nth(OWN_TEXT_CHARS)
+            .map_or(t.len(), |(i, _)| i);
+        f.push((OWN_TEXT, t[..end].to_string()));
+    }
+    f
+}
+
+/// A BM25 index over documents made of weighted fields.
+#[derive(Debug, Default, Clone)]
+pub struct Index {
+    /// Word → (document, weighted count of the word in it).
+    postings: HashMap<String, Vec<(u32, f32)>>,
+    /// Each document's weighted length.
+    lengths: Vec<f32>,
+    average: f32,
+}
+
+impl Index {
+    /// Indexes `docs` in order: document `i` is the `i`th.
+    pub fn build<I, F>(docs: I) -> Index
+    where
+        I: IntoIterator<Item = F>,
+        F: IntoIterator<Item = (f32, String)>,
+    {
+        let mut index = Index::default();
+        for (i, fields) in docs.into_iter().enumerate() {
+            let mut tf: HashMap<String, f32> = HashMap::new();
+            let mut len = 0.0;
+            for (weight, text) in fields {
+                for t in tokens(&text) {
+                    *tf.entry(t).or_default() += weight;
+                    len += weight;
+                }
+            }
+            for (t, n) in tf {
+                index.postings.entry(t).or_default().push((i as u32, n));
+            }
+            index.lengths.push(len);
+        }
+        let n = index.lengths.len().max(1) as f32;
+        index.average = (index.lengths.iter().sum::<f32>() / n).max(1.0);
+        index
+    }
+
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    /// The documents that hold a word of `query`, by BM25 score, best first (ties by position).
+    pub fn rank(&self, query: &str) -> Vec<(usize, f32)> {
+        let mut words = tokens(query);
+        words.sort();
+        words.dedup();
+        let n = self.lengths.len() as f32;
+        let mut scores: HashMap<u32, f32> = HashMap::new();
+        for w in &words {
+            let Some(list) = self.postings.get(w) else {
+                continue;
+            };
+            let df = list.len() as f32;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            for &(doc, tf) in list {
+                let len = self.lengths[doc as usize];
+                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average));
+                *scores.entry(doc).or_default() += s;
+            }
+        }
+        let mut ranked: Vec<(usize, f32)> =
+            scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_words_split_stem_and_share_a_meaning() {
+        assert_eq!(tokens("copyKotlinTemplates"), ["copy", "kotlin", "templat"]);
+        assert_eq!(tokens("build-types:check"), ["build", "typ", "lint"]);
+        assert_eq!(tokens("test_unit.sh"), ["test", "unit", "sh"]);
+        assert_eq!(tokens("Format the code"), tokens("fmt code"));
+        assert_eq!(tokens("run the end-to-end tests"), ["e2e", "test"]);
+        assert_eq!(tokens("documentation"), tokens("docs"));
+        assert_eq!(tokens("update dependencies"), tokens("upgrade deps"));
+        assert_eq!(tokens("testing linting"), ["test", "lint"]);
+        assert_eq!(tokens("formatted"), ["format"]);
+        assert_eq!(tokens("HTTPServer vc2017"), ["http", "serv", "vc2017"]);
+    }
+
+    #[test]
+    fn a_name_outranks_a_mention_and_rare_words_count_more() {
+        let docs = vec![
+            vec![
+                (LABEL, "fmt".to_string()),
+                (COMMAND, "cargo fmt --all".to_string()),
+            ],
+            vec![
+                (LABEL, "replace".to_string()),
+                (OWN_TEXT, "sd 'format' 'fmt' src/*.rs".to_string()),
+            ],
+            vec![
+                (LABEL, "test".to_string()),
+                (COMMAND, "cargo test".to_string()),
+            ],
+        ];
+        let index = Index::build(docs);
+        let ranked = index.rank("format the code");
+        assert_eq!(ranked[0].0, 0);
+        assert_eq!(ranked.len(), 2);
+        assert!(index.rank("deploy").is_empty());
+        assert_eq!(index.rank("tests")[0].0, 2);
+    }
+}
