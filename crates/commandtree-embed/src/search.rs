@@ -67,11 +67,11 @@ impl Index {
         self.ids.is_empty()
     }
 
-    /// Cosine similarity of `query` with every vector; those at or above `threshold`, best
-    /// first, at most `limit`.
-    pub fn search(&self, query: &Vector, threshold: f32, limit: usize) -> Vec<Hit> {
+    /// Cosine similarity of `query` with every vector, in the index's order (empty for a zero
+    /// query).
+    pub fn scores(&self, query: &Vector) -> Vec<f32> {
         let norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm == 0.0 || self.is_empty() || limit == 0 {
+        if norm == 0.0 || self.is_empty() {
             return Vec::new();
         }
         let q: Vec<f32> = query.iter().map(|x| x / norm).collect();
@@ -95,11 +95,29 @@ impl Index {
                 kernels::dot_rows(isa(), &q, rows, DIM, out);
             }
         });
+        for x in scores.iter_mut() {
+            *x = x.clamp(-1.0, 1.0);
+        }
+        scores
+    }
+
+    /// The id of row `i`.
+    pub fn id(&self, i: usize) -> &str {
+        &self.ids[i]
+    }
+
+    /// Cosine similarity of `query` with every vector; those at or above `threshold`, best
+    /// first, at most `limit`.
+    pub fn search(&self, query: &Vector, threshold: f32, limit: usize) -> Vec<Hit> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let scores = self.scores(query);
         let mut hits: Vec<(usize, f32)> = scores
             .iter()
             .enumerate()
             .filter(|(_, s)| **s >= threshold)
-            .map(|(i, s)| (i, s.clamp(-1.0, 1.0)))
+            .map(|(i, s)| (i, *s))
             .collect();
         let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if hits.len() > limit {
@@ -128,17 +146,15 @@ impl Index {
     }
 }
 
-/// The search every front end runs: `query` against the stored embeddings of `commands` (the
-/// commands that exist now; rows of others are ignored). Returns indices into `commands` with
-/// their scores, best first.
-pub fn search_commands(
+/// The similarity of `query` to each of `commands` (the same order), `None` for a command
+/// with no stored embedding: what a ranking that fuses several lists needs, since it ranks
+/// every command rather than those above a threshold.
+pub fn similarities(
     store: &commandtree_store::Store,
     commands: &[commandtree_core::CommandItem],
     embedder: &Embedder,
     query: &str,
-    threshold: f32,
-    limit: usize,
-) -> Result<Vec<(usize, f32)>, Error> {
+) -> Result<Vec<Option<f32>>, Error> {
     let by_id: std::collections::HashMap<&str, usize> = commands
         .iter()
         .enumerate()
@@ -146,11 +162,14 @@ pub fn search_commands(
         .collect();
     let index =
         Index::load(store, &|id| by_id.contains_key(id)).map_err(|e| Error(e.to_string()))?;
-    Ok(index
-        .query(embedder, query, threshold, limit)?
-        .into_iter()
-        .filter_map(|h| by_id.get(h.id.as_str()).map(|&i| (i, h.score)))
-        .collect())
+    let mut out = vec![None; commands.len()];
+    let v = embedder.embed_one(query)?;
+    for (row, score) in index.scores(&v).into_iter().enumerate() {
+        if let Some(&i) = by_id.get(index.id(row)) {
+            out[i] = Some(score);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

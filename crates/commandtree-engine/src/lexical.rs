@@ -9,8 +9,9 @@
 use commandtree_core::CommandItem;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::OnceLock;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// BM25's usual constants.
 const K1: f32 = 1.2;
@@ -32,9 +33,9 @@ const OWN_TEXT_CHARS: usize = 1500;
 /// Words that carry no meaning in a search for a command (`run the tests` → `test`).
 const STOP: &[&str] = &[
     "a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "with", "my", "me", "it",
-    "is", "be", "all", "this", "that", "from", "into", "by", "i", "how", "do", "doe", "what",
-    "which", "then", "some", "any", "our", "we", "you", "your", "run", "command", "script", "task",
-    "use", "using", "via", "s", "code", "cod", "please", "want", "need", "can",
+    "is", "be", "this", "that", "from", "into", "by", "i", "how", "do", "doe", "what", "which",
+    "then", "some", "any", "our", "we", "you", "your", "run", "command", "script", "task", "use",
+    "using", "via", "s", "code", "cod", "please", "want", "need", "can",
 ];
 
 /// Words of the same meaning in task vocabulary, each group's first word the one kept (compared
@@ -228,6 +229,30 @@ pub fn fields<'a>(
     f
 }
 
+/// One document's words with how much each counts, and its weighted length.
+#[derive(Debug, Default, Clone)]
+pub struct Doc {
+    terms: Vec<(String, f32)>,
+    len: f32,
+}
+
+impl Doc {
+    pub fn of(fields: impl IntoIterator<Item = (f32, String)>) -> Doc {
+        let mut tf: HashMap<String, f32> = HashMap::new();
+        let mut len = 0.0;
+        for (weight, text) in fields {
+            for t in tokens(&text) {
+                *tf.entry(t).or_default() += weight;
+                len += weight;
+            }
+        }
+        Doc {
+            terms: tf.into_iter().collect(),
+            len,
+        }
+    }
+}
+
 /// A BM25 index over documents made of weighted fields.
 #[derive(Debug, Default, Clone)]
 pub struct Index {
@@ -245,20 +270,23 @@ impl Index {
         I: IntoIterator<Item = F>,
         F: IntoIterator<Item = (f32, String)>,
     {
+        let docs: Vec<Arc<Doc>> = docs.into_iter().map(|f| Arc::new(Doc::of(f))).collect();
+        Index::of_docs(&docs)
+    }
+
+    /// Indexes documents already tokenised.
+    pub fn of_docs(docs: &[Arc<Doc>]) -> Index {
         let mut index = Index::default();
-        for (i, fields) in docs.into_iter().enumerate() {
-            let mut tf: HashMap<String, f32> = HashMap::new();
-            let mut len = 0.0;
-            for (weight, text) in fields {
-                for t in tokens(&text) {
-                    *tf.entry(t).or_default() += weight;
-                    len += weight;
+        for (i, d) in docs.iter().enumerate() {
+            for (t, n) in &d.terms {
+                match index.postings.get_mut(t) {
+                    Some(list) => list.push((i as u32, *n)),
+                    None => {
+                        index.postings.insert(t.clone(), vec![(i as u32, *n)]);
+                    }
                 }
             }
-            for (t, n) in tf {
-                index.postings.entry(t).or_default().push((i as u32, n));
-            }
-            index.lengths.push(len);
+            index.lengths.push(d.len);
         }
         let n = index.lengths.len().max(1) as f32;
         index.average = (index.lengths.iter().sum::<f32>() / n).max(1.0);
@@ -297,6 +325,127 @@ impl Index {
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked
     }
+}
+
+/// The lexical index of the last workspace searched in this process, kept between searches
+/// (the servers and the terminal UI search many times): each command's words are kept with a
+/// fingerprint of what they were made from (its fields and its file's size and time), so a
+/// search after a change reads and splits only the files that changed, and a search after none
+/// reuses the whole index.
+struct Cache {
+    root: PathBuf,
+    key: u64,
+    index: Arc<Index>,
+    docs: HashMap<String, (u64, Arc<Doc>)>,
+}
+
+static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+/// The lexical index of `commands` (document `i` is `commands[i]`), from the cache when
+/// nothing it was made from changed.
+pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
+    let mut stamps: HashMap<&Path, Option<(u128, u64)>> = HashMap::new();
+    let fps: Vec<u64> = commands
+        .iter()
+        .map(|c| {
+            let stamp = *stamps.entry(c.definition_path()).or_insert_with(|| {
+                let m = std::fs::metadata(c.definition_path()).ok()?;
+                let t = m
+                    .modified()
+                    .ok()?
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()?;
+                Some((t.as_nanos(), m.len()))
+            });
+            fingerprint(c, stamp)
+        })
+        .collect();
+    let key = {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        fps.hash(&mut h);
+        root.hash(&mut h);
+        h.finish()
+    };
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = cache.as_ref()
+        && c.key == key
+        && c.root == root
+    {
+        return c.index.clone();
+    }
+    let old = cache
+        .take()
+        .filter(|c| c.root == root)
+        .map(|c| c.docs)
+        .unwrap_or_default();
+    let mut docs: Vec<Option<Arc<Doc>>> = commands
+        .iter()
+        .zip(&fps)
+        .map(|(c, fp)| {
+            old.get(&c.id)
+                .filter(|(was, _)| was == fp)
+                .map(|(_, d)| d.clone())
+        })
+        .collect();
+    // What changed, read once per file and cut per command.
+    let mut by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
+    for (i, d) in docs.iter().enumerate() {
+        if d.is_none() {
+            by_file
+                .entry(commands[i].definition_path())
+                .or_default()
+                .push(i);
+        }
+    }
+    for idx in by_file.values() {
+        let content = commandtree_core::excerpt::read_definition(&commands[idx[0]]).ok();
+        let cut = content
+            .as_deref()
+            .map(commandtree_core::excerpt::Excerpts::new);
+        for &i in idx {
+            let own = cut.as_ref().map(|x| x.of(&commands[i]).text);
+            docs[i] = Some(Arc::new(Doc::of(fields(
+                &commands[i],
+                root,
+                own.as_deref(),
+            ))));
+        }
+    }
+    let docs: Vec<Arc<Doc>> = docs.into_iter().map(|d| d.unwrap_or_default()).collect();
+    let index = Arc::new(Index::of_docs(&docs));
+    *cache = Some(Cache {
+        root: root.to_path_buf(),
+        key,
+        index: index.clone(),
+        docs: commands
+            .iter()
+            .zip(fps)
+            .zip(docs)
+            .map(|((c, fp), d)| (c.id.clone(), (fp, d)))
+            .collect(),
+    });
+    index
+}
+
+/// What a command's words are made from: its fields and its file's (time, size).
+fn fingerprint(c: &CommandItem, stamp: Option<(u128, u64)>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        &c.id,
+        &c.label,
+        &c.aliases,
+        &c.description,
+        &c.summary,
+        &c.group,
+        &c.command,
+        &c.cwd,
+    )
+        .hash(&mut h);
+    for p in &c.params {
+        (&p.name, &p.description).hash(&mut h);
+    }
+    stamp.hash(&mut h);
+    h.finish()
 }
 
 #[cfg(test)]

@@ -122,9 +122,26 @@ pub fn embed_after_summaries(
     Ok(embed(store, &embedder, plan, cancel, progress)?.embedded)
 }
 
-/// Search results: each command with its similarity (0–1), best first.
+/// One search result and why it ranks where it does.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub command: CommandItem,
+    /// Relevance, 0–1: 1 for the exact name, else the fused rank against the best possible
+    /// (first in both lists).
+    pub score: f32,
+    /// Cosine similarity of the query and the command's embedding.
+    pub similarity: Option<f32>,
+    /// 1-based place in the lexical (BM25) list; `None` when no word of the query is in it.
+    pub lexical_rank: Option<usize>,
+    /// 1-based place in the semantic list (all commands by similarity).
+    pub semantic_rank: Option<usize>,
+    /// The query is its name or one of its aliases.
+    pub exact: bool,
+}
+
+/// Search results, best first.
 pub struct Found {
-    pub hits: Vec<(CommandItem, f32)>,
+    pub hits: Vec<Hit>,
     /// Commands added or changed since the last embedding were embedded first; a problem
     /// storing them (the search still ran) is said here.
     pub refresh_warning: Option<String>,
@@ -138,8 +155,24 @@ pub fn no_embeddings_message(n: usize) -> String {
     )
 }
 
-/// Refreshes what changed since the last embedding, then searches: the commands that exist now,
-/// similar to `query` at or above `threshold`, at most `limit`.
+/// Which lists a search ranks by. Every front end searches `Hybrid`; the single lists are
+/// there to measure it against (`ct search --mode`, `bench/search.sh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    Hybrid,
+    Lexical,
+    Semantic,
+}
+
+/// How deep the semantic list is ranked (see `fuse`).
+const SEMANTIC_DEPTH: usize = 1000;
+
+/// Reciprocal rank fusion's constant (Cormack et al.): a rank r counts 1 / (K + r).
+const RRF_K: f32 = 60.0;
+
+/// Refreshes what changed since the last embedding, then searches (hybrid: see [`search_with`]):
+/// the commands that exist now, at most `limit`.
 pub fn search(
     loaded: &mut Loaded,
     embedder: &Embedder,
@@ -149,32 +182,243 @@ pub fn search(
     cancel: &CancelToken,
     progress: &dyn Progress,
 ) -> Result<Found> {
-    let n = loaded.commands.len();
-    let commands = loaded.workflow_commands();
-    let Some(store) = loaded.store.as_mut() else {
-        return Err(Error::failed(no_embeddings_message(n)));
-    };
-    let plan = pipeline::plan(store, &commands, false)?;
-    let mut refresh_warning = None;
-    if !plan.items.is_empty()
-        && let Err(e) = embed(store, embedder, plan, cancel, progress)
-    {
-        if matches!(e, Error::Cancelled) {
-            return Err(e);
-        }
-        refresh_warning = Some(format!("could not store new embeddings: {e}"));
-    }
-    let hits = commandtree_embed::search::search_commands(
-        store, &commands, embedder, query, threshold, limit,
+    search_with(
+        loaded,
+        Some(embedder),
+        query,
+        &Ask {
+            threshold,
+            limit,
+            ..Ask::default()
+        },
+        cancel,
+        progress,
     )
-    .map_err(|e| Error::failed(e.to_string()))?
-    .into_iter()
-    .map(|(i, score)| (commands[i].clone(), score))
-    .collect();
+}
+
+/// What a search asks besides its words.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    /// A command enters the results by similarity only at or above this; a command holding a
+    /// word of the query enters whatever its similarity.
+    pub threshold: f32,
+    pub limit: usize,
+    pub mode: Mode,
+    /// Also what listings hide by default (test data, templates, vendored code, examples,
+    /// commands their tool hides); `[discovery] show = "all"` turns it on too.
+    pub all: bool,
+}
+
+impl Default for Ask {
+    fn default() -> Self {
+        Ask {
+            threshold: DEFAULT_THRESHOLD,
+            limit: 10,
+            mode: Mode::Hybrid,
+            all: false,
+        }
+    }
+}
+
+/// The search every front end runs. The commands searched are the ones a listing shows
+/// (documents only with `[discovery] docs`, hidden ones only with `all`). Two lists rank them:
+/// lexical (BM25 over names, paths, descriptions, command lines and their own text:
+/// [`crate::lexical`]) and semantic (similarity of embeddings; what changed since the last
+/// embedding is embedded first). Hybrid fuses the two by reciprocal rank, then puts what a user
+/// expects first: the exact name (or alias) of a command, nearest the current folder first;
+/// commands before documents; own commands before auxiliary ones. `embedder` may be `None` for
+/// a lexical search only.
+pub fn search_with(
+    loaded: &mut Loaded,
+    embedder: Option<&Embedder>,
+    query: &str,
+    ask: &Ask,
+    cancel: &CancelToken,
+    progress: &dyn Progress,
+) -> Result<Found> {
+    let n = loaded.commands.len();
+    let show = crate::listing::Show {
+        all: ask.all || loaded.show_all,
+        docs: true,
+    };
+    let commands: Vec<CommandItem> = loaded
+        .workflow_commands()
+        .into_iter()
+        .filter(|c| crate::listing::shown(c, show))
+        .collect();
+    let mut refresh_warning = None;
+    let semantic = match (ask.mode, embedder) {
+        (Mode::Lexical, _) | (_, None) => None,
+        (_, Some(embedder)) => {
+            let Some(store) = loaded.store.as_mut() else {
+                return Err(Error::failed(no_embeddings_message(n)));
+            };
+            let plan = pipeline::plan(store, &commands, false)?;
+            if !plan.items.is_empty()
+                && let Err(e) = embed(store, embedder, plan, cancel, progress)
+            {
+                if matches!(e, Error::Cancelled) {
+                    return Err(e);
+                }
+                refresh_warning = Some(format!("could not store new embeddings: {e}"));
+            }
+            Some(
+                commandtree_embed::search::similarities(store, &commands, embedder, query)
+                    .map_err(|e| Error::failed(e.to_string()))?,
+            )
+        }
+    };
+    if ask.mode == Mode::Semantic && semantic.is_none() {
+        return Err(Error::failed("a semantic search needs the embedding model"));
+    }
+    let lexical = if ask.mode == Mode::Semantic {
+        Vec::new()
+    } else {
+        crate::lexical::index_for(&loaded.root, &commands).rank(query)
+    };
+    let hits = fuse(
+        loaded.at(),
+        &commands,
+        query,
+        &lexical,
+        semantic.as_deref(),
+        ask,
+    );
     Ok(Found {
         hits,
         refresh_warning,
     })
+}
+
+/// Ranks `commands` from the lexical list (`crate::lexical::Index::rank`) and their
+/// similarities (the same order as `commands`), as [`search_with`] describes: the ranking step
+/// alone, for a benchmark.
+pub fn fuse(
+    at: crate::names::At<'_>,
+    commands: &[CommandItem],
+    query: &str,
+    lexical: &[(usize, f32)],
+    similarity: Option<&[Option<f32>]>,
+    ask: &Ask,
+) -> Vec<Hit> {
+    let n = commands.len();
+    let mut lexical_rank = vec![None; n];
+    for (r, (i, _)) in lexical.iter().enumerate() {
+        lexical_rank[*i] = Some(r + 1);
+    }
+    let mut semantic_rank = vec![None; n];
+    if let Some(sims) = similarity {
+        let mut order: Vec<usize> = (0..n).filter(|&i| sims[i].is_some()).collect();
+        let by_sim = |a: &usize, b: &usize| {
+            sims[*b]
+                .unwrap()
+                .total_cmp(&sims[*a].unwrap())
+                .then(a.cmp(b))
+        };
+        // Past this depth a rank adds under 1/1000 to a fused score: not worth sorting for.
+        if order.len() > SEMANTIC_DEPTH {
+            order.select_nth_unstable_by(SEMANTIC_DEPTH - 1, by_sim);
+            order.truncate(SEMANTIC_DEPTH);
+        }
+        order.sort_by(by_sim);
+        for (r, i) in order.into_iter().enumerate() {
+            semantic_rank[i] = Some(r + 1);
+        }
+    }
+    let sim = |i: usize| similarity.and_then(|s| s[i]);
+    let top_lexical = lexical.first().map_or(1.0, |(_, s)| *s).max(f32::EPSILON);
+    let mut bm25 = vec![0.0; n];
+    for &(i, s) in lexical {
+        bm25[i] = s;
+    }
+    let q = query.trim();
+    let best = 2.0 / (RRF_K + 1.0);
+    let hybrid = ask.mode == Mode::Hybrid;
+    let mut scored: Vec<(usize, f32, bool)> = Vec::new();
+    for i in 0..n {
+        let c = &commands[i];
+        let enters = match ask.mode {
+            Mode::Lexical => lexical_rank[i].is_some(),
+            Mode::Semantic => sim(i).is_some_and(|s| s >= ask.threshold),
+            Mode::Hybrid => lexical_rank[i].is_some() || sim(i).is_some_and(|s| s >= ask.threshold),
+        };
+        if !enters {
+            continue;
+        }
+        let exact = hybrid
+            && (c.label.eq_ignore_ascii_case(q)
+                || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(q))
+                || crate::names::project_verb(c).is_some_and(|v| v.eq_ignore_ascii_case(q)));
+        let score = match ask.mode {
+            Mode::Semantic => sim(i).unwrap_or(0.0),
+            Mode::Lexical => bm25[i] / top_lexical,
+            Mode::Hybrid => {
+                let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32));
+                (rrf(lexical_rank[i]) + rrf(semantic_rank[i])) / best
+            }
+        };
+        scored.push((i, score, exact));
+    }
+    let by_score = |a: &(usize, f32, bool), b: &(usize, f32, bool)| {
+        b.2.cmp(&a.2).then(b.1.total_cmp(&a.1)).then(a.0.cmp(&b.0))
+    };
+    if hybrid {
+        // What a user expects first, weighed among the best few by fused rank: the priors
+        // reorder neighbours, they do not lift a command from far down (and stay cheap on
+        // 100,000 commands).
+        let shortlist = (ask.limit.saturating_mul(4)).max(50);
+        if scored.len() > shortlist {
+            scored.select_nth_unstable_by(shortlist - 1, by_score);
+            scored.truncate(shortlist);
+        }
+        for (i, score, exact) in scored.iter_mut() {
+            let c = &commands[*i];
+            // Read, not run: a document answers after the commands that do the thing.
+            if crate::listing::is_document(c) {
+                *score *= 0.5;
+            }
+            if c.auxiliary || c.hidden {
+                *score *= 0.5;
+            }
+            if *exact {
+                *score = 1.0;
+            }
+        }
+    }
+    for s in scored.iter_mut() {
+        s.1 = s.1.clamp(0.0, 1.0);
+    }
+    // The exact name first, nearest the current folder first (as a name resolves), then by
+    // score; ties keep the listing's order.
+    let order = |a: &(usize, f32, bool), b: &(usize, f32, bool)| {
+        b.2.cmp(&a.2)
+            .then_with(|| {
+                if a.2 && b.2 {
+                    crate::names::rank(at, &commands[a.0])
+                        .cmp(&crate::names::rank(at, &commands[b.0]))
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .then(b.1.total_cmp(&a.1))
+            .then(a.0.cmp(&b.0))
+    };
+    if ask.limit > 0 && scored.len() > ask.limit {
+        scored.select_nth_unstable_by(ask.limit - 1, order);
+    }
+    scored.truncate(ask.limit);
+    scored.sort_by(order);
+    scored
+        .into_iter()
+        .map(|(i, score, exact)| Hit {
+            command: commands[i].clone(),
+            score,
+            similarity: sim(i),
+            lexical_rank: lexical_rank[i],
+            semantic_rank: semantic_rank[i],
+            exact,
+        })
+        .collect()
 }
 
 /// Whether any command has an embedding (search needs one).

@@ -813,7 +813,16 @@ fn search_commands(ctx: &Ctx<'_>, p: SearchParams) -> RpcResult {
     let results: Vec<Value> = found
         .hits
         .into_iter()
-        .map(|(command, score)| json!({"command": command, "score": score}))
+        .map(|h| {
+            json!({
+                "command": h.command,
+                "score": h.score,
+                "similarity": h.similarity,
+                "lexicalRank": h.lexical_rank,
+                "semanticRank": h.semantic_rank,
+                "exact": h.exact,
+            })
+        })
         .collect();
     work.finish(format!("{} found", results.len()));
     Ok(json!({"results": results}))

@@ -146,8 +146,18 @@ pub struct SearchInput {
 pub struct SearchHit {
     #[schemars(with = "CommandSchema")]
     pub command: CommandItem,
-    /// Cosine similarity, 0 to 1.
+    /// Relevance, 0 to 1: 1 for the exact name, else how close to first in both the word
+    /// (lexical) and the meaning (semantic) rankings.
     pub score: f32,
+    /// Cosine similarity of the query and the command, 0 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
+    /// 1-based place among the commands holding the query's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical_rank: Option<usize>,
+    /// 1-based place among all commands by meaning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_rank: Option<usize>,
 }
 
 #[derive(Serialize, JsonSchema)]

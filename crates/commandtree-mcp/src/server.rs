@@ -249,7 +249,7 @@ impl CommandTreeServer {
     }
 
     #[tool(
-        description = "Find commands by meaning (e.g. \"reset the dev database\"), best first, with a similarity score. Uses local embeddings of the commands' summaries (made by `ct embed`); commands changed since are embedded again first.",
+        description = "Find commands by what they do or by name (e.g. \"reset the dev database\", \"fmt\"), best first, with a relevance score: the words of the query (names, paths, descriptions, the commands' own text) and its meaning (local embeddings) ranked together, an exact name first. The first search indexes the workspace; later ones only what changed.",
         output_schema = schema_for_output::<SearchOutput>(),
         annotations(title = "Search commands", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
@@ -277,7 +277,13 @@ impl CommandTreeServer {
             let results: Vec<SearchHit> = found
                 .hits
                 .into_iter()
-                .map(|(command, score)| SearchHit { command, score })
+                .map(|h| SearchHit {
+                    command: h.command,
+                    score: h.score,
+                    similarity: h.similarity,
+                    lexical_rank: h.lexical_rank,
+                    semantic_rank: h.semantic_rank,
+                })
                 .collect();
             let text = text::search_table(&results);
             Ok(structured(&SearchOutput { results }, text, false))

@@ -108,7 +108,7 @@ pub fn details(c: &CommandItem, steps: &[String]) -> String {
 
 pub fn search_table(hits: &[SearchHit]) -> String {
     if hits.is_empty() {
-        return "No command is similar enough.".into();
+        return "No command holds these words or is similar enough.".into();
     }
     let mut s = String::new();
     for h in hits {

@@ -234,7 +234,11 @@ pub fn search(
             &progress,
         ) {
             Ok(found) => {
-                let hits = found.hits.into_iter().map(|(c, s)| (c.id, s)).collect();
+                let hits = found
+                    .hits
+                    .into_iter()
+                    .map(|h| (h.command.id, h.score))
+                    .collect();
                 let _ = tx.send(Msg::Found(query, hits));
             }
             Err(commandtree_engine::Error::Cancelled) => done("cancelled".into(), Level::Info),

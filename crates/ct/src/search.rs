@@ -26,15 +26,43 @@ pub struct SearchArgs {
     /// What you are looking for, in your own words (e.g. "reset the dev database").
     #[arg(required = true, value_name = "QUERY")]
     query: Vec<String>,
-    /// Print a JSON array of CommandItem objects, best first, each with a `score` (0-1).
+    /// Print a JSON array of CommandItem objects, best first, each with a `score` (0-1) and
+    /// why it ranks there: `lexicalRank` and `semanticRank` (1-based places in the two lists,
+    /// absent when not in one), `similarity` and `exact` (the query is its name).
     #[arg(long)]
     json: bool,
     /// Show at most N results (0: all above the threshold).
     #[arg(long, short = 'n', value_name = "N", default_value_t = 20)]
     limit: usize,
-    /// Keep results whose similarity is at least this (0-1).
+    /// A command enters the results by meaning alone at this similarity or above (0-1); one
+    /// holding a word of the query enters whatever its similarity.
     #[arg(long, value_name = "SCORE", default_value_t = DEFAULT_THRESHOLD, value_parser = score)]
     threshold: f32,
+    /// How to rank: `hybrid` (words and meaning fused, the exact name first: what every front
+    /// end uses), `lexical` (words only; needs no model) or `semantic` (meaning only).
+    #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+    mode: ModeArg,
+    /// Also search what listings hide by default (test data, templates, vendored code,
+    /// examples, commands their tool hides).
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ModeArg {
+    Hybrid,
+    Lexical,
+    Semantic,
+}
+
+impl From<ModeArg> for engine_search::Mode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Hybrid => engine_search::Mode::Hybrid,
+            ModeArg::Lexical => engine_search::Mode::Lexical,
+            ModeArg::Semantic => engine_search::Mode::Semantic,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -63,21 +91,27 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
         return Err(Exit(2).into());
     }
     let mut loaded = crate::commands::load(engine, Vec::new(), quiet, false)?;
-    let first = !engine_search::has_embeddings(&loaded).map_err(fail)?;
+    let lexical_only = args.mode == ModeArg::Lexical;
     // The model before anything is written: without it there is nothing to index with.
-    let embedder = load_model(engine.root(), quiet)?;
-    if first {
-        // The first search indexes the workspace (the database is made for it); later ones
-        // catch up on what changed since.
-        loaded = crate::commands::load(engine, Vec::new(), true, true)?;
-        if !quiet {
-            let n = loaded.workflow_commands().len();
-            eprintln!(
-                "note: indexing {n} command{} for search (first time; later searches only index what changed)",
-                plural(n)
-            );
+    let embedder = if lexical_only {
+        None
+    } else {
+        let first = !engine_search::has_embeddings(&loaded).map_err(fail)?;
+        let embedder = load_model(engine.root(), quiet)?;
+        if first {
+            // The first search indexes the workspace (the database is made for it); later ones
+            // catch up on what changed since.
+            loaded = crate::commands::load(engine, Vec::new(), true, true)?;
+            if !quiet {
+                let n = loaded.workflow_commands().len();
+                eprintln!(
+                    "note: indexing {n} command{} for search (first time; later searches only index what changed)",
+                    plural(n)
+                );
+            }
         }
-    }
+        Some(embedder)
+    };
     let limit = if args.limit == 0 {
         usize::MAX
     } else {
@@ -86,12 +120,16 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
     // Commands added or whose summary changed since the last `ct embed` are embedded first:
     // cheap to catch up on now, and search would otherwise miss them.
     let bar = Bar::new("embedding", !quiet).min_total(64);
-    let found = engine_search::search(
+    let found = engine_search::search_with(
         &mut loaded,
-        &embedder,
+        embedder.as_ref(),
         &query,
-        args.threshold,
-        limit,
+        &engine_search::Ask {
+            threshold: args.threshold,
+            limit,
+            mode: args.mode.into(),
+            all: args.all,
+        },
         &CancelToken::new(),
         &|e: ProgressEvent| bar.event(&e),
     )
@@ -107,25 +145,32 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
         )]);
     }
     let ws = engine.workspace();
-    let found: Vec<(&CommandItem, f32)> = found.hits.iter().map(|(c, s)| (c, *s)).collect();
+    let round = |s: f32| (s as f64 * 10_000.0).round() / 10_000.0;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         let items: Vec<Scored<'_>> = found
+            .hits
             .iter()
-            .map(|(c, s)| Scored {
-                item: c,
-                score: (*s as f64 * 10_000.0).round() / 10_000.0,
+            .map(|h| Scored {
+                item: &h.command,
+                score: round(h.score),
+                similarity: h.similarity.map(round),
+                lexical_rank: h.lexical_rank,
+                semantic_rank: h.semantic_rank,
+                exact: h.exact,
             })
             .collect();
         output::json(&mut out, &items)?;
-    } else if found.is_empty() {
+    } else if found.hits.is_empty() {
         writeln!(
             out,
-            "No command is similar enough to \"{}\" (threshold {}); try other words or a lower --threshold.",
+            "No command holds these words or is similar enough to \"{}\" (threshold {}); try other words, a lower --threshold or --all.",
             output::clean(&query),
             args.threshold
         )?;
     } else {
+        let found: Vec<(&CommandItem, f32)> =
+            found.hits.iter().map(|h| (&h.command, h.score)).collect();
         print_hits(&mut out, &ws.root, &found)?;
     }
     out.flush()?;
@@ -159,12 +204,20 @@ fn print_hits(out: &mut impl Write, root: &Path, found: &[(&CommandItem, f32)]) 
     Ok(())
 }
 
-/// A search result in JSON: the CommandItem's fields, then `score`.
+/// A search result in JSON: the CommandItem's fields, then its score and why.
 #[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Scored<'a> {
     #[serde(flatten)]
     item: &'a CommandItem,
     score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lexical_rank: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    semantic_rank: Option<usize>,
+    exact: bool,
 }
 
 pub fn embed(engine: &Engine, args: EmbedArgs, quiet: bool) -> Result<()> {

@@ -23,6 +23,18 @@ impl Drop for Ws {
 }
 
 impl Ws {
+    /// A workspace holding only `files` (path, text).
+    fn bare(name: &str, model: PathBuf, files: &[(&str, &str)]) -> Ws {
+        let dir = std::env::temp_dir().join(format!("ct-search-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        let root = std::fs::canonicalize(&dir).unwrap();
+        for (path, text) in files {
+            support::write(&root, path, text);
+        }
+        Ws { root, model }
+    }
+
     fn new(name: &str, model: PathBuf) -> Ws {
         let dir = std::env::temp_dir().join(format!("ct-search-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -226,12 +238,31 @@ fn natural_language_queries_find_the_intended_command_first() {
             .len(),
         1
     );
+    // The threshold gates what enters by meaning alone: a semantic search at 0.99 finds
+    // nothing, a hybrid one only what holds the word.
     assert!(
-        w.json(&["search", "--json", "--threshold", "0.99", "database"])
-            .as_array()
-            .unwrap()
-            .is_empty()
+        w.json(&[
+            "search",
+            "--json",
+            "--mode",
+            "semantic",
+            "--threshold",
+            "0.99",
+            "database"
+        ])
+        .as_array()
+        .unwrap()
+        .is_empty()
     );
+    let mut worded: Vec<String> = w
+        .json(&["search", "--json", "--threshold", "0.99", "database"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap().to_string())
+        .collect();
+    worded.sort();
+    assert_eq!(worded, ["backup.sh", "db-reset"]);
 
     // Text: `label (NN%)`.
     let text = w.ok(&["search", "reset the development database"]);
@@ -390,4 +421,77 @@ fn a_missing_model_offline_names_the_folders_looked_in() {
         assert!(err.contains(&dir.display().to_string()), "{dir:?} in {err}");
     }
     assert!(err.contains("offline"), "{err}");
+}
+
+const JUSTFILE: &str = "\
+# everyone's favorite animate paper clip
+clippy:
+  cargo clippy --all --all-targets -- --deny warnings
+
+fmt:
+  cargo fmt --all
+
+replace FROM TO:
+  sd '{{FROM}}' '{{TO}}' src/*.rs
+
+test:
+  cargo test --all
+
+man:
+  cargo run -- --man > man/just.1
+";
+
+const TASKFILE: &str = "version: '3'\ntasks:\n  test:\n    desc: Runs the test suite\n    cmds: [go test ./...]\n  lint:\n    cmds: [golangci-lint run]\n";
+
+#[test]
+fn words_and_meaning_together_the_name_first_own_before_test_data() {
+    let Some(model) = support::model_dir() else {
+        return;
+    };
+    // No summaries and nothing indexed before: the first search works offline with what
+    // discovery knows (names, descriptions, the recipes' own text).
+    let w = Ws::bare(
+        "hybrid",
+        model,
+        &[
+            ("justfile", JUSTFILE),
+            ("Taskfile.yml", TASKFILE),
+            ("internal/testdata/Taskfile.yml", TASKFILE),
+        ],
+    );
+    let o = w.run(&["search", "format the code"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).starts_with("fmt ("),
+        "a paraphrase of a name finds it: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // An exact name wins over commands that only mention it or mean something near it.
+    let v = w.json(&["search", "--json", "clippy"]);
+    assert_eq!(v[0]["label"], "clippy", "{v}");
+    assert_eq!(v[0]["exact"], true, "{v}");
+    assert_eq!(v[0]["score"], 1.0, "{v}");
+    assert!(v[0]["lexicalRank"].as_u64().is_some(), "{v}");
+    assert!(v[0]["semanticRank"].as_u64().is_some(), "{v}");
+    assert_eq!(w.first("open the manual page"), "man");
+    // The project's own `test`, not its test data's copy: that one is searched only with --all,
+    // and ranks after the project's own then.
+    let own = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["label"] == "test")
+            .map(|c| c["filePath"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let tests = own(&w.json(&["search", "--json", "run the tests"]));
+    assert!(!tests.is_empty());
+    assert!(tests.iter().all(|p| !p.contains("testdata")), "{tests:?}");
+    let all = own(&w.json(&["search", "--json", "--all", "run the tests"]));
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert!(all.last().unwrap().contains("testdata"), "{all:?}");
+    // Words alone need no model.
+    let v = w.json(&["search", "--json", "--mode", "lexical", "lint"]);
+    assert_eq!(v[0]["label"], "lint", "{v}");
+    assert!(v[0].get("semanticRank").is_none(), "{v}");
 }

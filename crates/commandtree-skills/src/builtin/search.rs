@@ -28,7 +28,7 @@ impl LlmSkill for Search {
         "search"
     }
     fn description(&self) -> &'static str {
-        "Find this workspace's commands by meaning; one line per command: label (type), similarity, id."
+        "Find this workspace's commands by words and meaning; one line per command: label (type), relevance, id."
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
@@ -55,7 +55,10 @@ impl LlmSkill for Search {
         Ok(found
             .hits
             .iter()
-            .map(|(c, score)| format!("{} ({}) {:.0}% {}", c.label, c.kind, score * 100.0, c.id))
+            .map(|h| {
+                let c = &h.command;
+                format!("{} ({}) {:.0}% {}", c.label, c.kind, h.score * 100.0, c.id)
+            })
             .collect::<Vec<_>>()
             .join("\n"))
     }
