@@ -489,4 +489,31 @@ mod tests {
         assert!(index.rank("deploy").is_empty());
         assert_eq!(index.rank("tests")[0].0, 2);
     }
+
+    #[test]
+    fn the_index_is_kept_between_searches_and_a_changed_file_is_read_again() {
+        let dir = std::env::temp_dir().join(format!("ct-lexical-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a.sh");
+        let b = dir.join("b.sh");
+        std::fs::write(&a, "#!/bin/sh\npg_dump prod > backup.sql\n").unwrap();
+        std::fs::write(&b, "#!/bin/sh\nhelm upgrade app ./chart\n").unwrap();
+        let commands = vec![
+            CommandItem::new("shell", &a, "a.sh", "sh a.sh"),
+            CommandItem::new("shell", &b, "b.sh", "sh b.sh"),
+        ];
+        let first = index_for(&dir, &commands);
+        assert_eq!(first.rank("helm")[0].0, 1);
+        // Nothing changed: the same index.
+        assert!(Arc::ptr_eq(&first, &index_for(&dir, &commands)));
+        // b.sh's text changed (its size too): its words are read again.
+        std::fs::write(&b, "#!/bin/sh\nkubectl rollout restart deployment/app\n").unwrap();
+        let second = index_for(&dir, &commands);
+        assert!(!Arc::ptr_eq(&first, &second));
+        assert!(second.rank("helm").is_empty());
+        assert_eq!(second.rank("rollout")[0].0, 1);
+        assert_eq!(second.rank("pg_dump")[0].0, 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
