@@ -1,7 +1,7 @@
 //! Keeping the `embedding` column of the `commands` table current.
 //!
 //! Every existing command gets an embedding: of its LLM summary when it has one, otherwise of
-//! what discovery knows (label, description, command line), so search works offline with no LLM
+//! what discovery knows (label, folder, description, command line), so search works offline with no LLM
 //! configured. Which text was embedded is remembered (as a hash) in a table of our own,
 //! `embedding_sources`, never in extra columns of the shared seed tables. A command is
 //! re-embedded exactly when that text changes: a new or edited summary replaces an embedding of
@@ -46,6 +46,13 @@ pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
         return (s.to_string(), Source::Summary);
     }
     let mut text = c.label.trim().to_string();
+    // Where it is says which package or part of the project it acts on ("build the
+    // plugin-legacy package").
+    if !c.category.is_empty() && c.category != "Root" {
+        text.push_str(" (");
+        text.push_str(c.category.trim());
+        text.push(')');
+    }
     if let Some(d) = c
         .description
         .as_deref()

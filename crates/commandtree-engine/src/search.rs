@@ -165,6 +165,38 @@ pub enum Mode {
     Semantic,
 }
 
+/// Several commands share a name (`dev` in every package): the one a name would resolve to
+/// (nearest the current folder, the root's own at the root) takes the best score among them,
+/// unless another holds more of the query's words (a folder named in the query: "build the
+/// plugin-legacy package").
+fn nearest_of_a_name_first(
+    at: crate::names::At<'_>,
+    commands: &[CommandItem],
+    bm25: &[f32],
+    scored: &mut [(usize, f32, bool)],
+) {
+    let mut groups: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (k, (i, _, _)) in scored.iter().enumerate() {
+        groups
+            .entry(commands[*i].label.to_lowercase())
+            .or_default()
+            .push(k);
+    }
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let nearest = *members
+            .iter()
+            .min_by_key(|&&k| crate::names::rank(at, &commands[scored[k].0]))
+            .expect("a group has members");
+        let best = *members
+            .iter()
+            .max_by(|&&a, &&b| scored[a].1.total_cmp(&scored[b].1))
+            .expect("a group has members");
+        if nearest != best && bm25[scored[nearest].0] >= bm25[scored[best].0] {
+            scored[nearest].1 = scored[best].1 + 1e-4;
+        }
+    }
+}
+
 /// How deep the semantic list is ranked (see `fuse`).
 const SEMANTIC_DEPTH: usize = 1000;
 
@@ -371,6 +403,7 @@ pub fn fuse(
             scored.select_nth_unstable_by(shortlist - 1, by_score);
             scored.truncate(shortlist);
         }
+        nearest_of_a_name_first(at, commands, &bm25, &mut scored);
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
             // Read, not run: a document answers after the commands that do the thing.
