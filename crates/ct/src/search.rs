@@ -91,13 +91,29 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
         return Err(Exit(2).into());
     }
     let mut loaded = crate::commands::load(engine, Vec::new(), quiet, false)?;
+    let limit = if args.limit == 0 {
+        usize::MAX
+    } else {
+        args.limit
+    };
     let lexical_only = args.mode == ModeArg::Lexical;
     // The model before anything is written: without it there is nothing to index with.
     let embedder = if lexical_only {
         None
     } else {
         let first = !engine_search::has_embeddings(&loaded).map_err(fail)?;
-        let embedder = load_model(engine.root(), quiet)?;
+        let embedder = match find_model(engine.root(), quiet) {
+            Ok(e) => e,
+            // Words alone still find names, paths and descriptions: better than nothing when
+            // the model cannot be had (offline, no network).
+            Err(e) if args.mode == ModeArg::Hybrid => {
+                if !quiet {
+                    eprintln!("note: {e}\nnote: searching by words only for now");
+                }
+                return search_by_words(engine, &mut loaded, &args, &query, limit, quiet);
+            }
+            Err(e) => return Err(fail(e)),
+        };
         if first {
             // The first search indexes the workspace (the database is made for it); later ones
             // catch up on what changed since.
@@ -111,11 +127,6 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
             }
         }
         Some(embedder)
-    };
-    let limit = if args.limit == 0 {
-        usize::MAX
-    } else {
-        args.limit
     };
     // Commands added or whose summary changed since the last `ct embed` are embedded first:
     // cheap to catch up on now, and search would otherwise miss them.
@@ -135,6 +146,43 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
     )
     .map_err(fail)?;
     bar.finish();
+    show(engine, &args, &query, found, quiet)
+}
+
+/// A search by words alone (no model on this machine).
+fn search_by_words(
+    engine: &Engine,
+    loaded: &mut commandtree_engine::Loaded,
+    args: &SearchArgs,
+    query: &str,
+    limit: usize,
+    quiet: bool,
+) -> Result<()> {
+    let found = engine_search::search_with(
+        loaded,
+        None,
+        query,
+        &engine_search::Ask {
+            threshold: args.threshold,
+            limit,
+            mode: engine_search::Mode::Lexical,
+            all: args.all,
+        },
+        &CancelToken::new(),
+        &commandtree_core::NoProgress,
+    )
+    .map_err(fail)?;
+    show(engine, args, query, found, quiet)
+}
+
+/// Prints what a search found, as text or JSON.
+fn show(
+    engine: &Engine,
+    args: &SearchArgs,
+    query: &str,
+    found: engine_search::Found,
+    quiet: bool,
+) -> Result<()> {
     if let Some(w) = &found.refresh_warning
         && !quiet
     {
@@ -165,7 +213,7 @@ pub fn search(engine: &Engine, args: SearchArgs, quiet: bool) -> Result<()> {
         writeln!(
             out,
             "No command holds these words or is similar enough to \"{}\" (threshold {}); try other words, a lower --threshold or --all.",
-            output::clean(&query),
+            output::clean(query),
             args.threshold
         )?;
     } else {
@@ -302,6 +350,14 @@ pub fn embed(engine: &Engine, args: EmbedArgs, quiet: bool) -> Result<()> {
 
 /// Finds (or downloads, with progress on a terminal) and loads the model.
 fn load_model(root: &Path, quiet: bool) -> Result<Embedder> {
+    find_model(root, quiet).map_err(fail)
+}
+
+/// The model, downloaded (with progress) when it is missing and downloads are allowed.
+fn find_model(
+    root: &Path,
+    quiet: bool,
+) -> std::result::Result<Embedder, commandtree_engine::Error> {
     let bar = Bar::bytes("model", !quiet);
     let mut announced = false;
     let found = engine_search::load_model(root, &mut |p| {
@@ -319,7 +375,7 @@ fn load_model(root: &Path, quiet: bool) -> Result<Embedder> {
         bar.progress(p.file, p.done, p.total);
     });
     bar.finish();
-    found.map_err(fail)
+    found
 }
 
 fn relative(root: &Path, file: &str) -> Option<String> {

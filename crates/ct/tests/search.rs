@@ -494,4 +494,19 @@ fn words_and_meaning_together_the_name_first_own_before_test_data() {
     let v = w.json(&["search", "--json", "--mode", "lexical", "lint"]);
     assert_eq!(v[0]["label"], "lint", "{v}");
     assert!(v[0].get("semanticRank").is_none(), "{v}");
+    // Without the model (offline, nowhere to be found) a search says so and goes by words.
+    let o = w
+        .cmd(&["search", "--json", "fmt"])
+        .env("COMMANDTREE_MODEL_DIR", w.root.join("no-model-here"))
+        .env("XDG_CACHE_HOME", w.root.join("cache"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("searching by words only"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["label"], "fmt", "{v}");
 }
