@@ -40,6 +40,28 @@ impl Source {
     }
 }
 
+/// Folders named for what kind of file they hold, not for a part of the project.
+const GENERIC_FOLDERS: &[&str] = &[
+    "scripts",
+    "script",
+    "bin",
+    "tools",
+    "tool",
+    "src",
+    "lib",
+    "hack",
+    "ci",
+    "build",
+    "utils",
+    "util",
+    "dev",
+    "tasks",
+    ".github",
+    "workflows",
+    ".vscode",
+    ".",
+];
+
 /// The text to embed for `c`, given the summary stored for it.
 pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
     if let Some(s) = summary.map(str::trim).filter(|s| !s.is_empty()) {
@@ -47,10 +69,13 @@ pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
     }
     let mut text = c.label.trim().to_string();
     // Where it is says which package or part of the project it acts on ("build the
-    // plugin-legacy package").
-    if !c.category.is_empty() && c.category != "Root" {
+    // plugin-legacy package"); a folder that only holds scripts says nothing and would blur a
+    // short name.
+    let folder = c.category.trim();
+    let last = folder.rsplit('/').next().unwrap_or(folder);
+    if !folder.is_empty() && folder != "Root" && !GENERIC_FOLDERS.contains(&last) {
         text.push_str(" (");
-        text.push_str(c.category.trim());
+        text.push_str(folder);
         text.push(')');
     }
     if let Some(d) = c

@@ -384,6 +384,10 @@ pub fn fuse(
         let score = match ask.mode {
             Mode::Semantic => sim(i).unwrap_or(0.0),
             Mode::Lexical => bm25[i] / top_lexical,
+            // A query no command holds a word of is judged by meaning alone, and one searched
+            // without the model by words alone: then that list's own score says how close.
+            Mode::Hybrid if lexical.is_empty() => sim(i).unwrap_or(0.0),
+            Mode::Hybrid if similarity.is_none() => bm25[i] / top_lexical,
             Mode::Hybrid => {
                 let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32));
                 (rrf(lexical_rank[i]) + rrf(semantic_rank[i])) / best
