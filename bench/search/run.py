@@ -106,9 +106,9 @@ def main():
             print(f"mean `ct search` wall time, {mode}: {1000 * sum(t) / len(t):.0f} ms over {len(t)} queries")
     if os.environ.get("SHOW_MISSES") == "1":
         print()
-        print("hybrid misses (first result not acceptable):")
+        print("hybrid misses on tuning repositories (first result not acceptable):")
         for r in results:
-            if r[2] == "hybrid" and r[3] != 1:
+            if r[2] == "hybrid" and r[3] != 1 and r[1] == "tune":
                 print(f"  {r[0]}: {r[4]!r} -> rank {r[3]}, first {r[5]}")
 
 

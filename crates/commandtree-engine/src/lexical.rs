@@ -65,10 +65,20 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &["gen", "generate", "codegen", "regenerate"],
     &["bench", "benchmark"],
-    &["cov", "coverage"],
+    &[
+        "cov",
+        "coverage",
+        "gcov",
+        "lcov",
+        "kcov",
+        "jacoco",
+        "istanbul",
+        "nyc",
+        "tarpaulin",
+    ],
     &["config", "configuration", "conf", "cfg", "setting"],
     &["env", "environment"],
-    &["clean", "clear", "cleanup", "purge"],
+    &["clean", "clear", "cleanup", "purge", "remove", "delete"],
     &["build", "compile"],
     &["update", "upgrade", "bump"],
     &["init", "initialize", "initialise", "bootstrap"],
@@ -79,6 +89,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["js", "javascript"],
     &["ts", "typescript"],
     &["py", "python"],
+    &["deb", "debian", "dpkg"],
     &["repo", "repository"],
     &["ci", "continuous"],
     &["stop", "down", "halt"],
@@ -301,13 +312,14 @@ impl Index {
         self.lengths.is_empty()
     }
 
-    /// The documents that hold a word of `query`, by BM25 score, best first (ties by position).
-    pub fn rank(&self, query: &str) -> Vec<(usize, f32)> {
+    /// The documents that hold a word of `query`, by BM25 score, best first (ties by
+    /// position), each with how many of the query's distinct words it holds.
+    pub fn rank(&self, query: &str) -> Vec<(usize, f32, u16)> {
         let mut words = tokens(query);
         words.sort();
         words.dedup();
         let n = self.lengths.len() as f32;
-        let mut scores: HashMap<u32, f32> = HashMap::new();
+        let mut scores: HashMap<u32, (f32, u16)> = HashMap::new();
         for w in &words {
             let Some(list) = self.postings.get(w) else {
                 continue;
@@ -317,11 +329,15 @@ impl Index {
             for &(doc, tf) in list {
                 let len = self.lengths[doc as usize];
                 let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average));
-                *scores.entry(doc).or_default() += s;
+                let e = scores.entry(doc).or_default();
+                e.0 += s;
+                e.1 += 1;
             }
         }
-        let mut ranked: Vec<(usize, f32)> =
-            scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
+        let mut ranked: Vec<(usize, f32, u16)> = scores
+            .into_iter()
+            .map(|(d, (s, w))| (d as usize, s, w))
+            .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked
     }
@@ -403,7 +419,17 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             .as_deref()
             .map(commandtree_core::excerpt::Excerpts::new);
         for &i in idx {
-            let own = cut.as_ref().map(|x| x.of(&commands[i]).text);
+            // A build tool's own verbs (`gradle test`, `cargo build`) are cut from the project
+            // file as a whole: that is the project's text, not the command's, and would make
+            // every module's `test` differ by how often its build file says "test".
+            let own = cut
+                .as_ref()
+                .map(|x| x.of(&commands[i]))
+                .filter(|t| {
+                    !(t.whole_file
+                        && crate::names::TOOL_BUILTINS.contains(&commands[i].kind.as_str()))
+                })
+                .map(|t| t.text);
             docs[i] = Some(Arc::new(Doc::of(fields(
                 &commands[i],
                 root,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// Types whose commands a build tool offers every project of its kind (`cargo build`,
 /// `dotnet test`, Maven phases, Compose's `up`/`build`) rather than ones the project wrote
 /// and named.
-const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant", "docker"];
+pub(crate) const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant", "docker"];
 
 /// At most this many candidates are shown for an ambiguous name.
 pub const SHOWN_CANDIDATES: usize = 10;

@@ -165,37 +165,76 @@ pub enum Mode {
     Semantic,
 }
 
-/// Several commands share a name (`dev` in every package): the one a name would resolve to
-/// (nearest the current folder, the root's own at the root) takes the best score among them,
-/// unless another holds more of the query's words (a folder named in the query: "build the
-/// plugin-legacy package").
+/// Several commands share a name (`dev` in every package, `test` in every Gradle module): the
+/// one a name would resolve to (nearest the current folder, the root's own at the root) takes
+/// the best place among them, unless another holds more of the query's distinct words (a
+/// folder named in the query: "build the plugin-legacy package"). The nearest may come from below the
+/// shortlist (`rest`): forty modules with the same `test` tie, and the root's may be the
+/// forty-first. A script's extension does not make another name (`lint-fix.sh`, `lint-fix`).
 fn nearest_of_a_name_first(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
-    bm25: &[f32],
-    scored: &mut [(usize, f32, bool)],
+    held: &[u16],
+    scored: &mut Vec<(usize, f32, bool)>,
+    rest: &[(usize, f32, bool)],
 ) {
-    let mut groups: std::collections::HashMap<String, Vec<usize>> = Default::default();
-    for (k, (i, _, _)) in scored.iter().enumerate() {
-        groups
-            .entry(commands[*i].label.to_lowercase())
-            .or_default()
-            .push(k);
+    // A name's key without allocating (this runs over every command that entered): FNV-1a
+    // over its lowercase bytes, a script extension left out.
+    let name = |i: usize| -> u64 {
+        let l = commands[i].label.as_bytes();
+        let end = match l.iter().rposition(|&b| b == b'.') {
+            Some(p)
+                if p > 0
+                    && SCRIPT_EXTENSIONS
+                        .iter()
+                        .any(|e| l[p + 1..].eq_ignore_ascii_case(e.as_bytes())) =>
+            {
+                p
+            }
+            _ => l.len(),
+        };
+        l[..end].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let mut groups: std::collections::HashMap<u64, Vec<(usize, f32, bool)>> = Default::default();
+    for e in scored.iter() {
+        groups.entry(name(e.0)).or_default().push(*e);
+    }
+    // Only names already on the shortlist matter; their other members may be further down.
+    for e in rest {
+        if let Some(g) = groups.get_mut(&name(e.0)) {
+            g.push(*e);
+        }
     }
     for members in groups.values().filter(|m| m.len() > 1) {
         let nearest = *members
             .iter()
-            .min_by_key(|&&k| crate::names::rank(at, &commands[scored[k].0]))
+            .min_by_key(|e| crate::names::rank(at, &commands[e.0]))
             .expect("a group has members");
-        let best = *members
+        // The best of the others; a tie goes to the nearest too.
+        let Some(best) = members
             .iter()
-            .max_by(|&&a, &&b| scored[a].1.total_cmp(&scored[b].1))
-            .expect("a group has members");
-        if nearest != best && bm25[scored[nearest].0] >= bm25[scored[best].0] {
-            scored[nearest].1 = scored[best].1 + 1e-4;
+            .filter(|e| e.0 != nearest.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .copied()
+        else {
+            continue;
+        };
+        if best.1 >= nearest.1 && held[nearest.0] >= held[best.0] {
+            let lifted = (nearest.0, best.1 + 1e-4, nearest.2);
+            match scored.iter_mut().find(|e| e.0 == nearest.0) {
+                Some(e) => *e = lifted,
+                None => scored.push(lifted),
+            }
         }
     }
 }
+
+/// Extensions that name a script's language, not the command.
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "py", "rb", "js", "ts", "mjs", "ps1", "cmd", "bat",
+];
 
 /// How deep the semantic list is ranked (see `fuse`).
 const SEMANTIC_DEPTH: usize = 1000;
@@ -329,13 +368,13 @@ pub fn fuse(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
     query: &str,
-    lexical: &[(usize, f32)],
+    lexical: &[(usize, f32, u16)],
     similarity: Option<&[Option<f32>]>,
     ask: &Ask,
 ) -> Vec<Hit> {
     let n = commands.len();
     let mut lexical_rank = vec![None; n];
-    for (r, (i, _)) in lexical.iter().enumerate() {
+    for (r, (i, _, _)) in lexical.iter().enumerate() {
         lexical_rank[*i] = Some(r + 1);
     }
     let mut semantic_rank = vec![None; n];
@@ -358,10 +397,15 @@ pub fn fuse(
         }
     }
     let sim = |i: usize| similarity.and_then(|s| s[i]);
-    let top_lexical = lexical.first().map_or(1.0, |(_, s)| *s).max(f32::EPSILON);
+    let top_lexical = lexical
+        .first()
+        .map_or(1.0, |(_, s, _)| *s)
+        .max(f32::EPSILON);
     let mut bm25 = vec![0.0; n];
-    for &(i, s) in lexical {
+    let mut held = vec![0u16; n];
+    for &(i, s, w) in lexical {
         bm25[i] = s;
+        held[i] = w;
     }
     let q = query.trim();
     let best = 2.0 / (RRF_K + 1.0);
@@ -403,11 +447,12 @@ pub fn fuse(
         // reorder neighbours, they do not lift a command from far down (and stay cheap on
         // 100,000 commands).
         let shortlist = (ask.limit.saturating_mul(4)).max(50);
+        let mut rest = Vec::new();
         if scored.len() > shortlist {
             scored.select_nth_unstable_by(shortlist - 1, by_score);
-            scored.truncate(shortlist);
+            rest = scored.split_off(shortlist);
         }
-        nearest_of_a_name_first(at, commands, &bm25, &mut scored);
+        nearest_of_a_name_first(at, commands, &held, &mut scored, &rest);
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
             // Read, not run: a document answers after the commands that do the thing.
@@ -421,9 +466,6 @@ pub fn fuse(
                 *score = 1.0;
             }
         }
-    }
-    for s in scored.iter_mut() {
-        s.1 = s.1.clamp(0.0, 1.0);
     }
     // The exact name first, nearest the current folder first (as a name resolves), then by
     // score; ties keep the listing's order.
@@ -449,7 +491,8 @@ pub fn fuse(
         .into_iter()
         .map(|(i, score, exact)| Hit {
             command: commands[i].clone(),
-            score,
+            // Sorted on the raw score (a lift above a first place can pass 1); shown in 0-1.
+            score: score.clamp(0.0, 1.0),
             similarity: sim(i),
             lexical_rank: lexical_rank[i],
             semantic_rank: semantic_rank[i],
@@ -567,6 +610,35 @@ pub fn checks(commands: &[CommandItem], db: &Path) -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn of_commands_sharing_a_name_the_nearest_comes_first_unless_another_holds_more_words() {
+        let item = |file: &str| CommandItem::new("gradle", Path::new(file), "test", "gradle test");
+        let commands = vec![
+            item("/w/okhttp-sse/build.gradle.kts"),
+            item("/w/mockwebserver/build.gradle.kts"),
+            item("/w/build.gradle.kts"),
+        ];
+        let at = crate::names::At::root(Path::new("/w"));
+        // The modules come first in both lists (as forty identical modules may); each holds
+        // the query's one word.
+        let lexical = vec![(0, 2.0, 1), (1, 1.9, 1), (2, 1.8, 1)];
+        let sims = vec![Some(0.61), Some(0.60), Some(0.59)];
+        let ask = Ask::default();
+        let hits = fuse(at, &commands, "run the tests", &lexical, Some(&sims), &ask);
+        assert_eq!(hits[0].command.file_path, "/w/build.gradle.kts");
+        // A module the query names holds more of its words: it keeps the first place.
+        let lexical = vec![(0, 4.0, 2), (1, 1.9, 1), (2, 1.8, 1)];
+        let hits = fuse(
+            at,
+            &commands,
+            "run the sse tests",
+            &lexical,
+            Some(&sims),
+            &ask,
+        );
+        assert_eq!(hits[0].command.file_path, "/w/okhttp-sse/build.gradle.kts");
+    }
 
     #[test]
     fn the_local_model_is_read_from_disk_and_never_downloaded() {
