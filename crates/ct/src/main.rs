@@ -90,7 +90,8 @@ enum Command {
     Summarize(summarize::SummarizeArgs),
     /// What was found (workspace, database, LLM provider and model) and a live model request.
     Doctor(doctor::DoctorArgs),
-    /// Find commands by meaning, e.g. `ct search "reset the dev database"` (local embeddings).
+    /// Find commands by words and meaning, e.g. `ct search "reset the dev database"` or
+    /// `ct search fmt` (a lexical index and local embeddings, ranked together).
     Search(search::SearchArgs),
     /// Make or update the embeddings `ct search` uses (all-MiniLM-L6-v2, on this machine).
     Embed(search::EmbedArgs),

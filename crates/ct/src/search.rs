@@ -31,7 +31,7 @@ pub struct SearchArgs {
     /// absent when not in one), `similarity` and `exact` (the query is its name).
     #[arg(long)]
     json: bool,
-    /// Show at most N results (0: all above the threshold).
+    /// Show at most N results (0: every command that enters).
     #[arg(long, short = 'n', value_name = "N", default_value_t = 20)]
     limit: usize,
     /// A command enters the results by meaning alone at this similarity or above (0-1); one
