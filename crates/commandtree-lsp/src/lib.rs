@@ -12,6 +12,8 @@ mod error;
 mod handlers;
 mod llm_skills;
 mod parent;
+#[cfg(test)]
+mod protocol_doc;
 mod server;
 pub mod transport;
 mod watch;
