@@ -29,6 +29,23 @@ pub fn command(content: &str, args: &[String]) -> String {
     out
 }
 
+/// The placeholders a command's text uses: `$ARGUMENTS` (all of them), and which positions
+/// (`$1`…`$9`, `$ARGUMENTS[n]`, counted from 0). Escaped ones do not count.
+pub fn slots(content: &str) -> (bool, std::collections::BTreeSet<usize>) {
+    let mut all = false;
+    let mut at = std::collections::BTreeSet::new();
+    scan(content, false, |slot, original| {
+        match slot {
+            Slot::All => all = true,
+            Slot::Index(n) => {
+                at.insert(n);
+            }
+        }
+        original.to_string()
+    });
+    (all, at)
+}
+
 /// Rewrites every placeholder for another tool: `all` for `$ARGUMENTS`, `index(n)` (counted
 /// from 0) for `$ARGUMENTS[n]` and `$1`…`$9`. Escaped placeholders stay as written.
 pub fn rewrite(content: &str, all: &str, index: impl Fn(usize) -> String) -> String {

@@ -269,6 +269,50 @@ impl Definitions {
             .collect()
     }
 
+    /// The arguments a prompt command takes, named as an MCP client asks for them: `arg1`…
+    /// for the positions its text uses (`$1`, `$ARGUMENTS[0]`), else one `arguments` (its
+    /// `$ARGUMENTS`, or text appended as `ARGUMENTS: …` when it has no placeholder). Each with
+    /// a description; `None` for an unknown command.
+    pub fn command_arguments(&self, id: &str) -> Option<Vec<(String, String)>> {
+        let c = self.command(id)?;
+        let (_, at) = render::slots(&c.content);
+        let hint = c.argument_hint.clone();
+        Some(match at.last() {
+            Some(&max) => (0..=max)
+                .map(|n| {
+                    let d = if at.contains(&n) {
+                        format!("fills ${} in the prompt", n + 1)
+                    } else {
+                        format!("argument {} (not used by the prompt itself)", n + 1)
+                    };
+                    (format!("arg{}", n + 1), d)
+                })
+                .collect(),
+            None => vec![(
+                "arguments".to_string(),
+                hint.unwrap_or_else(|| "what the prompt is about (fills $ARGUMENTS)".into()),
+            )],
+        })
+    }
+
+    /// [`Definitions::render_command`] from named arguments (see
+    /// [`Definitions::command_arguments`]): what an MCP client's `prompts/get` receives.
+    pub fn render_named(
+        &self,
+        id: &str,
+        named: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<String, String> {
+        let names = self.command_arguments(id).unwrap_or_default();
+        let mut args: Vec<String> = names
+            .iter()
+            .map(|(n, _)| named(n).unwrap_or_default())
+            .collect();
+        while args.last().is_some_and(String::is_empty) {
+            args.pop();
+        }
+        self.render_command(id, &args, None)
+    }
+
     /// A command's prompt with `args` filled in; with an agent, preceded by that agent's
     /// instructions and the skills table (what the agent is given along with the prompt).
     pub fn render_command(

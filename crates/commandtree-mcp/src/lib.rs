@@ -3,9 +3,11 @@
 //! inside this crate: the CLI calls [`serve_stdio`], which blocks until the client hangs up.
 //!
 //! Tools: `list_commands`, `show_command`, `search_commands`, `run_command`, `tag_command`,
-//! `star_command`, `summarize_commands`. Resources: `commandtree://command/{id}`. Prompts: none
-//! until prompt definitions are discovered. The engine's live index answers every call (one walk
-//! at start) and keeps clients' resource lists current (`notifications/resources/list_changed`).
+//! `star_command`, `summarize_commands`. Resources: `commandtree://command/{id}`. Prompts: the
+//! workspace's prompt commands (`.command.md`, Claude Code commands, Copilot prompt files), with
+//! their arguments, rendered as `ct prompt` renders them. The engine's live index answers
+//! every call (one walk at start) and keeps clients' lists current
+//! (`notifications/resources/list_changed`, `notifications/prompts/list_changed`).
 
 pub mod install;
 pub mod policy;
@@ -82,7 +84,9 @@ pub fn forward_changes(mut rx: tokio::sync::mpsc::UnboundedReceiver<()>, peer: P
     });
 }
 
-/// Tells the client that the commands changed: the command resources are listed anew.
+/// Tells the client that the commands changed: the command resources, and the prompts (the
+/// prompt commands are among them), are listed anew.
 pub async fn commands_changed(peer: &Peer<RoleServer>) -> Result<(), rmcp::ServiceError> {
-    peer.notify_resource_list_changed().await
+    peer.notify_resource_list_changed().await?;
+    peer.notify_prompt_list_changed().await
 }

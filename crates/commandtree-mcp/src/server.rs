@@ -1,4 +1,5 @@
-//! The MCP server: tools, resources and (empty for now) prompts over the engine facade. Every
+//! The MCP server: tools, resources and prompts (the workspace's prompt commands) over the
+//! engine facade. Every
 //! engine call blocks (SQLite, processes, HTTP to the LLM), so each runs on tokio's blocking
 //! pool. Commands come from the engine's live index, started with the server: one walk, then
 //! the watcher keeps it current, so answers match the files on disk without a walk per call.
@@ -761,18 +762,81 @@ impl ServerHandler for CommandTreeServer {
         }
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let inner = self.inner.clone();
+        let prompts = blocking(move || -> Result<Vec<Prompt>, Error> {
+            let loaded = inner.load(&LoadOptions::default())?;
+            let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
+            Ok(defs
+                .commands()
+                .iter()
+                .map(|c| {
+                    let args = defs
+                        .command_arguments(&c.meta.id)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(name, about)| {
+                            PromptArgument::new(name)
+                                .with_description(about)
+                                .with_required(false)
+                        })
+                        .collect();
+                    let about =
+                        (!c.meta.description.is_empty()).then(|| c.meta.description.clone());
+                    let mut p = Prompt::new(c.meta.id.clone(), about, Some(args));
+                    if c.meta.name != c.meta.id {
+                        p = p.with_title(c.meta.name.clone());
+                    }
+                    p
+                })
+                .collect())
+        })
+        .await?
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Err(McpError::invalid_params(
-            format!(
-                "no prompt named `{}`; this workspace defines none",
-                request.name
-            ),
-            None,
-        ))
+        let inner = self.inner.clone();
+        let name = request.name.clone();
+        let given = request.arguments.clone().unwrap_or_default();
+        let rendered = blocking(move || -> Result<Result<(String, String), String>, Error> {
+            let loaded = inner.load(&LoadOptions::default())?;
+            let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
+            let about = defs
+                .command(&name)
+                .map(|c| c.meta.description.clone())
+                .unwrap_or_default();
+            // Rendered as `ct prompt` renders it for the model: the same placeholders,
+            // the same escaping.
+            let named = |n: &str| -> Option<String> {
+                given.get(n).map(|v| match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+            };
+            Ok(defs.render_named(&name, &named).map(|text| (text, about)))
+        })
+        .await?
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        match rendered {
+            Ok((text, about)) => {
+                let mut r = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+                if !about.is_empty() {
+                    r.description = Some(about);
+                }
+                Ok(r.into())
+            }
+            Err(e) => Err(McpError::invalid_params(e, None)),
+        }
     }
 }
 

@@ -25,6 +25,7 @@ struct TestClient {
     asked: Arc<Mutex<Vec<String>>>,
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     list_changed: Arc<AtomicUsize>,
+    prompts_changed: Arc<AtomicUsize>,
 }
 
 impl ClientHandler for TestClient {
@@ -58,6 +59,10 @@ impl ClientHandler for TestClient {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.prompts_changed.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -242,8 +247,107 @@ async fn initialize_list_show_and_resources() {
             .await
             .is_err()
     );
-    // No prompt definitions are discovered yet.
-    assert!(c.list_all_prompts().await.unwrap().is_empty());
+    // No prompt definition in this workspace: only the built-in one.
+    let prompts = c.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["review-changes"]);
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn prompt_definitions_are_prompts_with_their_arguments() {
+    let w = fixture("prompts");
+    write(
+        &w,
+        ".commandtree/commands/fix-issue.command.md",
+        "---\ndescription: Fix a GitHub issue\n---\nFix issue $1 in the $2 module. Keep \\$1 literal.\n",
+    );
+    write(
+        &w,
+        ".claude/commands/explain.md",
+        "---\ndescription: Explain some code\nargument-hint: the file or symbol\n---\nExplain $ARGUMENTS simply.\n",
+    );
+    let client = TestClient::default();
+    let changed = client.prompts_changed.clone();
+    let c = connect(&w, client, &[], &[]).await;
+    let prompts = c.list_all_prompts().await.unwrap();
+    let own: Vec<&Prompt> = prompts
+        .iter()
+        .filter(|p| p.name != "review-changes")
+        .collect();
+    assert_eq!(own.len(), 2, "{prompts:?}");
+    let fix = own
+        .iter()
+        .find(|p| p.name == "fix-issue")
+        .expect("fix-issue");
+    assert_eq!(fix.description.as_deref(), Some("Fix a GitHub issue"));
+    let args: Vec<&str> = fix
+        .arguments
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(args, ["arg1", "arg2"]);
+    let explain = own.iter().find(|p| p.name == "explain").expect("explain");
+    let a = &explain.arguments.as_ref().unwrap()[0];
+    assert_eq!(a.name, "arguments");
+    assert_eq!(a.description.as_deref(), Some("the file or symbol"));
+
+    // Rendered as `ct ai prompt` renders it.
+    let got = c
+        .get_prompt(
+            GetPromptRequestParams::new("fix-issue").with_arguments(
+                json!({"arg1": "#42", "arg2": "parser"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+        .unwrap();
+    let text = match &got.messages[0].content {
+        ContentBlock::Text(t) => t.text.clone(),
+        other => panic!("{other:?}"),
+    };
+    let cli = ct(&w, &["prompt", "fix-issue", "#42", "parser"]);
+    assert_eq!(text.trim_end(), support::stdout(&cli).trim_end());
+    assert!(
+        text.starts_with("Fix issue #42 in the parser module. Keep $1 literal."),
+        "{text}"
+    );
+    let e = c
+        .get_prompt(GetPromptRequestParams::new("nope"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("nope"), "{e}");
+
+    // Editing a definition tells the client to list the prompts again.
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut i = 0;
+    while changed.load(Ordering::SeqCst) == 0 {
+        assert!(
+            Instant::now() < until,
+            "no prompts/list_changed notification"
+        );
+        write(
+            &w,
+            ".claude/commands/explain.md",
+            format!("---\ndescription: Explain, take {i}\n---\nExplain $ARGUMENTS.\n"),
+        );
+        i += 1;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let prompts = c.list_all_prompts().await.unwrap();
+    let explain = prompts.iter().find(|p| p.name == "explain").unwrap();
+    assert!(
+        explain
+            .description
+            .as_deref()
+            .unwrap()
+            .starts_with("Explain, take"),
+        "{explain:?}"
+    );
     c.cancel().await.unwrap();
 }
 

@@ -1,7 +1,7 @@
 //! `ct mcp` with an independent client: the official Python MCP SDK (installed by
 //! `scripts/mcp-python-sdk.sh`, which `scripts/test.sh` runs) lists the tools and calls
-//! `list_commands` and `run_command`; the SDK itself checks each `structuredContent` against
-//! the tool's `outputSchema`.
+//! `list_commands` and `run_command`, lists the prompts and gets one; the SDK itself checks each
+//! `structuredContent` against the tool's `outputSchema`.
 
 mod support;
 
@@ -33,6 +33,16 @@ fn the_python_sdk_lists_tools_and_calls_them() {
         "#!/bin/sh\n# @param name Who to greet\nprintf 'hello [%s] %s\\n' \"$1\" \"$#\"\n",
     );
     executable(&w, "fail.sh", "#!/bin/sh\necho bad >&2\nexit 4\n");
+    support::write(
+        &w,
+        ".commandtree/commands/fix-issue.command.md",
+        "---\ndescription: Fix a GitHub issue\n---\nFix issue $1 in the $2 module.\n",
+    );
+    support::write(
+        &w,
+        ".claude/commands/explain.md",
+        "---\ndescription: Explain some code\n---\nExplain $ARGUMENTS simply.\n",
+    );
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/interop.py");
     let out = std::process::Command::new(py)
         .arg(&script)
@@ -52,7 +62,8 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     assert_eq!(v["outputSchemas"], v["tools"]);
     assert_eq!(v["annotations"]["list_commands"]["readOnlyHint"], true);
     assert_eq!(v["annotations"]["run_command"]["destructiveHint"], true);
-    assert_eq!(v["listed"]["total"], 2);
+    // The two scripts and the two prompt commands.
+    assert_eq!(v["listed"]["total"], 4);
     assert!(
         v["listedText"][0]
             .as_str()
@@ -64,4 +75,10 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     assert_eq!(v["ranIsError"], false);
     assert_eq!(v["failed"]["exitCode"], 4);
     assert_eq!(v["failedIsError"], json!(true));
+    // The workspace's two prompt definitions (and the built-in one), with their arguments.
+    assert_eq!(
+        v["prompts"],
+        json!({"fix-issue": ["arg1", "arg2"], "explain": ["arguments"], "review-changes": ["arguments"]})
+    );
+    assert_eq!(v["prompt"], json!(["Fix issue #42 in the parser module."]));
 }

@@ -5,6 +5,7 @@
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, Warning};
 use commandtree_agents::{Definition, Kind};
+use std::path::Path;
 
 pub fn parse_prompt(file: &SourceFile<'_>) -> Parsed {
     parse_kind(file, Kind::Prompt)
@@ -100,6 +101,19 @@ pub fn definitions(ws: &crate::Workspace) -> (commandtree_agents::Definitions, V
         }
     }
     (defs, warnings)
+}
+
+/// The definitions among `commands` already discovered (a live index's): the built-ins plus
+/// the files those commands come from, read again, without a walk.
+pub fn definitions_among(root: &Path, commands: &[CommandItem]) -> commandtree_agents::Definitions {
+    let mut files: Vec<std::path::PathBuf> = commands
+        .iter()
+        .filter(|c| commandtree_agents::is_definition_type(&c.kind))
+        .map(|c| c.path().to_path_buf())
+        .collect();
+    files.sort();
+    files.dedup();
+    commandtree_agents::Definitions::load(root, files)
 }
 
 #[cfg(test)]

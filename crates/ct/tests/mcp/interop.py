@@ -2,7 +2,8 @@
 
 Usage: python interop.py CT_BINARY WORKSPACE
 Lists the tools, calls list_commands and run_command (the SDK validates structuredContent
-against each tool's outputSchema), and prints one JSON line with what it saw.
+against each tool's outputSchema), lists the prompts and gets one, and prints one JSON line with
+what it saw.
 """
 
 import asyncio
@@ -25,6 +26,8 @@ async def main(ct: str, root: str) -> None:
                 {"id": "greet.sh", "params": {"name": "it's \"me\" $(id)"}},
             )
             failed = await session.call_tool("run_command", {"id": "fail.sh"})
+            prompts = await session.list_prompts()
+            got = await session.get_prompt("fix-issue", {"arg1": "#42", "arg2": "parser"})
             print(
                 json.dumps(
                     {
@@ -43,6 +46,10 @@ async def main(ct: str, root: str) -> None:
                         "ranIsError": ran.is_error,
                         "failed": failed.structured_content,
                         "failedIsError": failed.is_error,
+                        "prompts": {
+                            p.name: [a.name for a in (p.arguments or [])] for p in prompts.prompts
+                        },
+                        "prompt": [m.content.text for m in got.messages],
                     }
                 )
             )
