@@ -44,6 +44,11 @@ bash scripts/fetch-test-model.sh
 # The official Python MCP SDK, an independent client for the `ct mcp` interop test.
 bash scripts/mcp-python-sdk.sh
 
+# The official TypeScript MCP SDK (npm, pinned by the lock file), the other independent client.
+if command -v npm >/dev/null 2>&1; then
+  npm ci --prefix crates/ct/tests/mcp --no-audit --no-fund --silent
+fi
+
 # The VS Code extension: npm ci from its lock file, eslint, tsc, unit tests.
 bash editors/vscode/scripts/test.sh
 

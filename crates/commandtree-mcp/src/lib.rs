@@ -1,6 +1,8 @@
 //! CommandTree over the Model Context Protocol: `ct mcp` serves a workspace's commands to AI
-//! agents on stdio, built with the official Rust SDK (`rmcp`) on the engine facade. Tokio stays
-//! inside this crate: the CLI calls [`serve_stdio`], which blocks until the client hangs up.
+//! agents on stdio, or with `--http` over Streamable HTTP on a loopback port behind a bearer
+//! token ([`http`]), built with the official Rust SDK (`rmcp`) on the engine facade. Tokio stays
+//! inside this crate: the CLI calls [`serve_stdio`] or [`serve_http`], which block until the
+//! client hangs up or the process ends.
 //!
 //! Tools: `list_commands`, `show_command`, `search_commands`, `run_command`, `tag_command`,
 //! `star_command`, `summarize_commands`. Resources: `commandtree://command/{id}`. Prompts: the
@@ -9,12 +11,14 @@
 //! every call (one walk at start) and keeps clients' lists current
 //! (`notifications/resources/list_changed`, `notifications/prompts/list_changed`).
 
+pub mod http;
 pub mod install;
 pub mod policy;
 mod schema;
 mod server;
 mod text;
 
+pub use http::HttpOptions;
 pub use policy::Policy;
 pub use server::{COMMAND_URI, CommandTreeServer, OUTPUT_LIMIT, command_uri, id_of_uri};
 
@@ -33,10 +37,9 @@ pub struct Options {
     pub allow_warned: bool,
 }
 
-/// Serves the workspace on stdin/stdout until the client closes the connection. Warnings
-/// (settings, the `[mcp]` rules) go to `warn`, which the caller prints on stderr: stdout
-/// belongs to the protocol.
-pub fn serve_stdio(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<(), String> {
+/// The server `opts` asks for, with its start-up warnings (settings, the `[mcp]` rules) handed
+/// to `warn`.
+fn server(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<CommandTreeServer, String> {
     let engine = Engine::open(opts.root.as_deref(), &opts.cwd).map_err(|e| e.to_string())?;
     for w in engine.settings_warnings() {
         warn(w);
@@ -46,7 +49,6 @@ pub fn serve_stdio(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<(), 
         warn(w);
     }
     let server = CommandTreeServer::new(engine, opts.allow_warned, policy);
-    let changes = server.take_changes();
     if let Some(why) = server.unwatched() {
         warn(&Warning::new(
             server.engine().root(),
@@ -54,34 +56,46 @@ pub fn serve_stdio(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<(), 
             format!("{why}; every call discovers afresh and the resource list is not kept current"),
         ));
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
+    Ok(server)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
-    rt.block_on(async move {
+        .map_err(|e| e.to_string())
+}
+
+/// Serves the workspace on stdin/stdout until the client closes the connection. Warnings
+/// (settings, the `[mcp]` rules) go to `warn`, which the caller prints on stderr: stdout
+/// belongs to the protocol.
+pub fn serve_stdio(opts: Options, warn: &mut dyn FnMut(&Warning)) -> Result<(), String> {
+    let server = server(opts, warn)?;
+    runtime()?.block_on(async move {
+        server.forward_changes();
         let service = server
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;
-        if let Some(rx) = changes {
-            forward_changes(rx, service.peer().clone());
-        }
         let ended = service.waiting().await;
         ended.map(|_| ()).map_err(|e| e.to_string())
     })
 }
 
-/// Sends `notifications/resources/list_changed` to `peer` for every change of the commands
-/// after the first list (one notification for a burst).
-pub fn forward_changes(mut rx: tokio::sync::mpsc::UnboundedReceiver<()>, peer: Peer<RoleServer>) {
-    tokio::spawn(async move {
-        while rx.recv().await.is_some() {
-            while rx.try_recv().is_ok() {}
-            if commands_changed(&peer).await.is_err() {
-                break;
-            }
-        }
-    });
+/// Serves the workspace over Streamable HTTP on a loopback address (see [`http`]) until the
+/// process ends; `ready` gets the bound address (port 0 picks one) once requests are taken.
+pub fn serve_http(
+    opts: Options,
+    http: HttpOptions,
+    warn: &mut dyn FnMut(&Warning),
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), String> {
+    if !http.addr.ip().is_loopback() {
+        return Err(format!("{} is not a loopback address", http.addr));
+    }
+    http::check_token(&http.token)?;
+    let server = server(opts, warn)?;
+    runtime()?.block_on(http::serve(server, http, ready))
 }
 
 /// Tells the client that the commands changed: the command resources, and the prompts (the

@@ -38,8 +38,10 @@ pub const COMMAND_URI: &str = "commandtree://command/";
 struct Inner {
     engine: Engine,
     live: Live,
-    /// Each change of the commands (taken once by whoever tells the client).
+    /// Each change of the commands (taken once, by [`CommandTreeServer::forward_changes`]).
     changes: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<()>>>,
+    /// The clients to tell of changes: one on stdio, one per session over HTTP.
+    peers: std::sync::Mutex<Vec<Peer<RoleServer>>>,
     allow_warned: bool,
     policy: Policy,
 }
@@ -126,6 +128,61 @@ fn warning_texts(loaded: &Loaded) -> Vec<String> {
     loaded.warnings().map(|w| w.to_string()).collect()
 }
 
+/// JSON Schema's own `format` names (2020-12). The schema generator also writes Rust's
+/// (`uint32`, `int64`, `double`); validating clients warn about each unknown one on every call,
+/// and the bounds they stand for are already given as `minimum`.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The tools with every non-standard `format` taken out of their input and output schemas.
+fn standard_formats<S>(mut router: ToolRouter<S>) -> ToolRouter<S> {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if map
+                    .get("format")
+                    .and_then(|f| f.as_str())
+                    .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+                {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let strip_object = |o: &mut Arc<JsonObject>| {
+        Arc::make_mut(o).values_mut().for_each(strip);
+    };
+    for route in router.map.values_mut() {
+        strip_object(&mut route.attr.input_schema);
+        if let Some(out) = route.attr.output_schema.as_mut() {
+            strip_object(out);
+        }
+    }
+    router
+}
+
 /// What stands between a selected command and its run.
 enum Gate {
     Refused(String),
@@ -148,20 +205,42 @@ impl CommandTreeServer {
                 engine,
                 live,
                 changes: std::sync::Mutex::new(Some(rx)),
+                peers: std::sync::Mutex::new(Vec::new()),
                 allow_warned,
                 policy,
             }),
-            tool_router: Self::tool_router(),
+            tool_router: standard_formats(Self::tool_router()),
         }
     }
 
-    /// The changes of the commands, once: one `()` per change after the first list.
-    pub fn take_changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<()>> {
-        self.inner
+    /// Tells every initialized client when the commands change (after the first list; one
+    /// notification per burst), from a task on the current tokio runtime. Clients that hung up
+    /// are forgotten. Only the first call starts the task.
+    pub fn forward_changes(&self) {
+        let Some(mut rx) = self
+            .inner
             .changes
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
+        else {
+            return;
+        };
+        let inner = self.inner.clone();
+        tokio::spawn(async move {
+            while rx.recv().await.is_some() {
+                while rx.try_recv().is_ok() {}
+                let peers: Vec<Peer<RoleServer>> = {
+                    let mut peers = inner.peers.lock().unwrap_or_else(|p| p.into_inner());
+                    peers.retain(|p| !p.is_transport_closed());
+                    peers.clone()
+                };
+                for peer in peers {
+                    // A client gone between the check and the send is dropped next time.
+                    let _ = crate::commands_changed(&peer).await;
+                }
+            }
+        });
     }
 
     /// Why the folder is not watched (each call then discovers afresh), if it is not.
@@ -684,6 +763,14 @@ impl ServerHandler for CommandTreeServer {
         info
     }
 
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.inner
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(context.peer);
+    }
+
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         // The session-based revisions: this server keeps one stdio session and asks the
         // client through server-to-client requests (elicitation).
@@ -843,6 +930,16 @@ impl ServerHandler for CommandTreeServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_schemas_use_only_json_schema_formats() {
+        let router = standard_formats(CommandTreeServer::tool_router());
+        let text = serde_json::to_string(&router.list_all()).unwrap();
+        assert!(!text.contains("uint"), "{text}");
+        assert!(!text.contains("\"int64\""), "{text}");
+        // The bounds stay.
+        assert!(text.contains("\"minimum\":0"), "{text}");
+    }
 
     #[test]
     fn command_uris_round_trip_any_id() {

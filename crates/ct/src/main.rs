@@ -106,7 +106,7 @@ enum Command {
     /// Keep discovering: one line per change (commands added, updated, removed; new tags and
     /// summaries from other processes) until interrupted. --json prints NDJSON.
     Watch(watch::WatchArgs),
-    /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio);
+    /// Serve this workspace's commands to AI agents (Model Context Protocol, stdio or loopback HTTP);
     /// `ct mcp install <client>` sets a client up.
     Mcp(mcp::McpArgs),
     /// Send a prompt to your LLM (after the context of `ct context`) and print the reply.

@@ -1,22 +1,40 @@
 """Interop check of `ct mcp` with an independent client: the official Python MCP SDK.
 
-Usage: python interop.py CT_BINARY WORKSPACE
+Usage: python interop.py CT_BINARY WORKSPACE          (stdio: the SDK starts `ct mcp`)
+       python interop.py --http URL TOKEN               (a running `ct mcp --http`)
 Lists the tools, calls list_commands and run_command (the SDK validates structuredContent
 against each tool's outputSchema), lists the prompts and gets one, and prints one JSON line with
 what it saw.
 """
 
 import asyncio
+import contextlib
 import json
 import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
-async def main(ct: str, root: str) -> None:
-    params = StdioServerParameters(command=ct, args=["--root", root, "mcp"], cwd=root)
-    async with stdio_client(params) as (read, write):
+@contextlib.asynccontextmanager
+async def connect(args: list[str]):
+    if args[0] == "--http":
+        url, token = args[1], args[2]
+        headers = {"Authorization": f"Bearer {token}"}
+        async with create_mcp_http_client(headers=headers) as http:
+            async with streamable_http_client(url, http_client=http) as streams:
+                yield streams[0], streams[1]
+    else:
+        ct, root = args
+        params = StdioServerParameters(command=ct, args=["--root", root, "mcp"], cwd=root)
+        async with stdio_client(params) as (read, write):
+            yield read, write
+
+
+async def main(args: list[str]) -> None:
+    async with connect(args) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             tools = await session.list_tools()
@@ -56,4 +74,4 @@ async def main(ct: str, root: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1:]))
