@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// How a parameter value is put on the command line (seed spec, "Parameter Formats").
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum ParamFormat {
@@ -15,6 +16,7 @@ pub enum ParamFormat {
     DashdashArgs,
 }
 
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ParamDef {
@@ -80,6 +82,7 @@ impl ParamDef {
 }
 
 /// One discovered command. Serialises to the CommandItem JSON of PRODUCT.md §3.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandItem {
@@ -389,6 +392,7 @@ pub fn command_id(kind: &str, file: &Path, name: &str) -> String {
 }
 
 /// A problem found while discovering. Never fatal: discovery goes on.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Warning {

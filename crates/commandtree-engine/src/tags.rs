@@ -19,6 +19,7 @@ pub struct Removal {
 }
 
 /// One tag with the commands (present now) that carry it, in Quick Launch/display order.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TagEntry {
     pub name: String,

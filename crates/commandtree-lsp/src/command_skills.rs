@@ -6,36 +6,31 @@
 //! checked there besides the editor's trust here, as on the command line.
 
 use crate::error::*;
-use crate::handlers::{Ctx, WorkDone, check_query, load, warning_json};
+use crate::handlers::{Ctx, WorkDone, check_query, load};
 use crate::llm_skills::{session, skill_error};
+use crate::protocol::{self as proto, ApplySkillParams, ProposeSkillParams};
 use commandtree_engine::Engine;
 use commandtree_skills::command_skill::{self, Applied, Proposal};
 use commandtree_skills::{Error, RequestOptions};
 use lsp_types::MessageType;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
-pub fn list(ctx: &Ctx<'_>) -> RpcResult {
+pub fn list(ctx: &Ctx<'_>, _: proto::NoParams) -> RpcResult<proto::CommandSkillsResult> {
     let (skills, warnings) = command_skill::discover(&ctx.shared.root);
     for w in &warnings {
         ctx.shared.log(MessageType::WARNING, w.to_string());
     }
-    let skills: Vec<Value> = skills
-        .iter()
-        .map(|s| {
-            let mut v = json!({"id": s.id, "name": s.name, "icon": s.icon});
-            if let Some(d) = &s.description {
-                v["description"] = json!(d);
-            }
-            v
+    let skills = skills
+        .into_iter()
+        .map(|s| proto::CommandSkillInfo {
+            id: s.id,
+            name: s.name,
+            icon: s.icon,
+            description: s.description,
         })
         .collect();
-    let mut out = json!({"skills": skills});
-    if !warnings.is_empty() {
-        out["warnings"] = warnings.iter().map(warning_json).collect();
-    }
-    Ok(out)
+    Ok(proto::CommandSkillsResult { skills, warnings })
 }
 
 /// The file that defines command `id` (the session checks that it lies inside the root).
@@ -61,16 +56,7 @@ fn relative(root: &Path, path: &Path) -> String {
         .to_string()
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProposeParams {
-    skill: String,
-    id: String,
-    model: Option<String>,
-    work_done_token: Option<Value>,
-}
-
-pub fn propose(ctx: &Ctx<'_>, p: ProposeParams) -> RpcResult {
+pub fn propose(ctx: &Ctx<'_>, p: ProposeSkillParams) -> RpcResult<proto::ProposeSkillResult> {
     ctx.shared
         .require_trust("command skills (they send a file to an LLM)")?;
     check_query(&ctx.shared.root, &p.id)?;
@@ -94,22 +80,14 @@ pub fn propose(ctx: &Ctx<'_>, p: ProposeParams) -> RpcResult {
     } else {
         format!("{} proposed no changes to {rel}", skill.name)
     });
-    Ok(json!({
-        "file": proposal.path,
-        "original": proposal.before,
-        "proposed": proposal.after,
-    }))
+    Ok(proto::ProposeSkillResult {
+        file: proposal.path,
+        original: proposal.before,
+        proposed: proposal.after,
+    })
 }
 
-#[derive(Deserialize)]
-pub struct ApplyParams {
-    skill: String,
-    id: String,
-    original: String,
-    proposed: String,
-}
-
-pub fn apply(ctx: &Ctx<'_>, p: ApplyParams) -> RpcResult {
+pub fn apply(ctx: &Ctx<'_>, p: ApplySkillParams) -> RpcResult<proto::ApplySkillResult> {
     ctx.shared.require_trust("applying a command skill")?;
     let (engine, path, rel) = command_file(ctx, &p.id)?;
     // The user approved a diff against `original`; anything else on disk now (an edit in the
@@ -143,5 +121,8 @@ pub fn apply(ctx: &Ctx<'_>, p: ApplyParams) -> RpcResult {
             format!("command skill `{}` applied to {rel}", p.skill),
         );
     }
-    Ok(json!({"file": path, "written": written}))
+    Ok(proto::ApplySkillResult {
+        file: path,
+        written,
+    })
 }

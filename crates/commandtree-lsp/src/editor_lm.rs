@@ -9,6 +9,10 @@
 //! provider does. `provider = "none"` names a provider, so it still switches AI off.
 
 use crate::error::*;
+use crate::protocol::{
+    LanguageModelAnswer, LanguageModelOptions, LanguageModelParams, LanguageModelRequest,
+    LanguageModelTool, Request as _, ToolMode,
+};
 use crate::server::{ClientError, Shared};
 use commandtree_core::{CancelToken, Workspace};
 use commandtree_engine::Engine;
@@ -17,13 +21,13 @@ use commandtree_llm::provider::{HOW_TO_CONFIGURE, ProviderConfig};
 use commandtree_llm::{ErrorKind, LlmError, Message, Options, Role, Tool, ToolCall, ToolCaller};
 use commandtree_skills::{
     Error, LlmSkillApi, Models, RequestOptions, Result, SkillApi, SkillMessage, SkillResponse,
-    TextSink,
+    SkillRole, TextSink,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The server→client request.
-pub const LANGUAGE_MODEL_REQUEST: &str = "commandtree/languageModelRequest";
+pub const LANGUAGE_MODEL_REQUEST: &str = LanguageModelRequest::METHOD;
 
 /// Said when neither the editor nor a provider can answer.
 pub fn how_to_configure() -> String {
@@ -75,18 +79,22 @@ pub fn source(shared: &Shared, ws: &Workspace) -> RpcResult<Source> {
 /// The params of `commandtree/languageModelRequest`: the messages with the SkillApi's roles
 /// (`agent`, `assistant`, `user`: the editor maps them to what its API has) and the options
 /// an editor can honour (tools are not sent yet).
-pub fn request_params(messages: &[SkillMessage], options: &RequestOptions) -> Value {
-    let mut o = json!({});
-    if let Some(m) = &options.model {
-        o["model"] = json!(m);
+pub fn request_params(messages: &[SkillMessage], options: &RequestOptions) -> LanguageModelParams {
+    LanguageModelParams {
+        messages: messages.to_vec(),
+        options: LanguageModelOptions {
+            model: options.model.clone(),
+            model_options: options.model_options.clone(),
+            justification: options.justification.clone(),
+            ..LanguageModelOptions::default()
+        },
     }
-    if !options.model_options.is_empty() {
-        o["modelOptions"] = Value::Object(options.model_options.clone());
-    }
-    if let Some(j) = &options.justification {
-        o["justification"] = json!(j);
-    }
-    json!({"messages": messages, "options": o})
+}
+
+/// The editor's answer, or what is wrong with it.
+fn read_answer(v: Value) -> std::result::Result<LanguageModelAnswer, String> {
+    serde_json::from_value(v)
+        .map_err(|e| format!("the editor's answer to {LANGUAGE_MODEL_REQUEST} is malformed: {e}"))
 }
 
 /// The SkillApi over the client's language models.
@@ -120,21 +128,13 @@ impl SkillApi for EditorSkillApi {
         let params = request_params(&messages, options);
         match self
             .shared
-            .request_client(LANGUAGE_MODEL_REQUEST, params, &self.cancel)
+            .request_client::<LanguageModelRequest>(&params, &self.cancel)
         {
             Ok(v) => {
-                let text = v.get("text").and_then(Value::as_str).ok_or_else(|| {
-                    Error::failed(format!(
-                        "the editor's answer to {LANGUAGE_MODEL_REQUEST} has no `text`"
-                    ))
-                })?;
+                let answer = read_answer(v).map_err(Error::Failed)?;
                 Ok(SkillResponse {
-                    response: text.to_string(),
-                    model: v
-                        .get("model")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
+                    response: answer.text,
+                    model: answer.model,
                 })
             }
             Err(ClientError::Cancelled) => Err(Error::Cancelled),
@@ -146,64 +146,52 @@ impl SkillApi for EditorSkillApi {
 /// The params of a `commandtree/languageModelRequest` that must be answered through `tool`:
 /// the messages with the SkillApi's roles (instructions go as `agent`), the tool with its
 /// JSON Schema as `inputSchema`, and `toolMode: "required"`.
-pub fn tool_request_params(messages: &[Message], tool: &Tool) -> Value {
-    let messages: Vec<Value> = messages
+pub fn tool_request_params(messages: &[Message], tool: &Tool) -> LanguageModelParams {
+    let messages = messages
         .iter()
         .map(|m| {
             let role = match m.role {
-                Role::System => "agent",
-                Role::Assistant => "assistant",
+                Role::System => SkillRole::Agent,
+                Role::Assistant => SkillRole::Assistant,
                 // The summary pipeline sends no tool results; were one sent, the editor's API
                 // has no role for it outside a tool conversation, so it reads as user text.
-                Role::User | Role::Tool => "user",
+                Role::User | Role::Tool => SkillRole::User,
             };
-            json!({"role": role, "content": m.content})
+            SkillMessage::new(role, m.content.clone())
         })
         .collect();
-    json!({
-        "messages": messages,
-        "options": {
-            "tools": [{
-                "name": tool.name,
-                "description": tool.description,
-                "inputSchema": tool.parameters,
-            }],
-            "toolMode": "required",
+    LanguageModelParams {
+        messages,
+        options: LanguageModelOptions {
+            tools: Some(vec![LanguageModelTool {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                input_schema: tool.parameters.clone(),
+            }]),
+            tool_mode: Some(ToolMode::Required),
+            ..LanguageModelOptions::default()
         },
-    })
+    }
 }
 
 /// The arguments in the editor's answer `{text, model, toolCalls?: [{name, input}]}` to a
 /// request made with [`tool_request_params`].
-pub fn tool_answer(v: &Value, tool: &Tool) -> std::result::Result<Value, LlmError> {
-    let calls: Vec<ToolCall> = match v.get("toolCalls") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|c| ToolCall {
-                id: String::new(),
-                name: c
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                arguments: c.get("input").cloned().unwrap_or(Value::Null),
-            })
-            .collect(),
-        Some(_) => {
-            return Err(LlmError::new(
-                ErrorKind::BadResponse,
-                format!(
-                    "the editor's answer to {LANGUAGE_MODEL_REQUEST} has a `toolCalls` that is not a list"
-                ),
-            ));
-        }
-    };
-    let text = v.get("text").and_then(Value::as_str).unwrap_or("");
-    if let Some(args) = commandtree_llm::tool_arguments(tool, &calls, text) {
+pub fn tool_answer(v: Value, tool: &Tool) -> std::result::Result<Value, LlmError> {
+    let answer = read_answer(v).map_err(|m| LlmError::new(ErrorKind::BadResponse, m))?;
+    let calls: Vec<ToolCall> = answer
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| ToolCall {
+            id: String::new(),
+            name: c.name,
+            arguments: c.input,
+        })
+        .collect();
+    if let Some(args) = commandtree_llm::tool_arguments(tool, &calls, &answer.text) {
         return Ok(args);
     }
-    let model = v.get("model").and_then(Value::as_str).unwrap_or("?");
+    let model = answer.model;
     Err(LlmError::new(
         ErrorKind::NoToolCall,
         format!(
@@ -237,9 +225,9 @@ impl ToolCaller for EditorToolCaller {
         let params = tool_request_params(&messages, &tool);
         match self
             .shared
-            .request_client(LANGUAGE_MODEL_REQUEST, params, cancel)
+            .request_client::<LanguageModelRequest>(&params, cancel)
         {
-            Ok(v) => tool_answer(&v, &tool),
+            Ok(v) => tool_answer(v, &tool),
             Err(ClientError::Cancelled) => Err(LlmError::cancelled()),
             Err(ClientError::Failed(_, m)) => Err(LlmError::new(ErrorKind::Server, m)),
         }
@@ -292,6 +280,7 @@ mod tests {
     use super::*;
     use commandtree_skills::context::ContextType;
     use commandtree_skills::{Session, SkillRole};
+    use serde_json::json;
 
     #[test]
     fn stored_context_reaches_the_editor_as_one_user_message_in_order() {
@@ -317,7 +306,7 @@ mod tests {
         options
             .model_options
             .insert("temperature".into(), json!(0.2));
-        let p = request_params(&messages, &options);
+        let p = serde_json::to_value(request_params(&messages, &options)).unwrap();
         // Stored context is workspace data: one user message holding every row, in order.
         let sent = p["messages"].as_array().unwrap();
         assert_eq!(sent.len(), 2, "{sent:?}");
@@ -337,7 +326,7 @@ mod tests {
             json!({"model": "gpt-4o", "modelOptions": {"temperature": 0.2}, "justification": "a playbook step"})
         );
         assert_eq!(
-            request_params(&[], &RequestOptions::default())["options"],
+            serde_json::to_value(request_params(&[], &RequestOptions::default())).unwrap()["options"],
             json!({})
         );
         let _ = std::fs::remove_dir_all(&dir);
@@ -346,10 +335,11 @@ mod tests {
     #[test]
     fn a_summary_request_carries_the_tool_required_and_reads_a_call_or_json_text() {
         let tool = commandtree_llm::summary::tool();
-        let p = tool_request_params(
+        let p = serde_json::to_value(tool_request_params(
             &[Message::system("explain"), Message::user("make clean")],
             &tool,
-        );
+        ))
+        .unwrap();
         assert_eq!(
             p["messages"],
             json!([
@@ -363,26 +353,26 @@ mod tests {
 
         let args = json!({"summary": "Cleans.", "securityWarning": ""});
         let called = json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": args}]});
-        assert_eq!(tool_answer(&called, &tool).unwrap(), args);
+        assert_eq!(tool_answer(called.clone(), &tool).unwrap(), args);
         // A call under another name still counts when it holds the required properties.
         let renamed =
             json!({"text": "", "model": "m", "toolCalls": [{"name": "x", "input": args}]});
-        assert_eq!(tool_answer(&renamed, &tool).unwrap(), args);
+        assert_eq!(tool_answer(renamed.clone(), &tool).unwrap(), args);
         let in_text = json!({"text": format!("```json\n{args}\n```"), "model": "m"});
-        assert_eq!(tool_answer(&in_text, &tool).unwrap(), args);
+        assert_eq!(tool_answer(in_text.clone(), &tool).unwrap(), args);
 
         let prose = json!({"text": "It cleans the build.", "model": "copilot-x"});
-        let e = tool_answer(&prose, &tool).unwrap_err();
+        let e = tool_answer(prose.clone(), &tool).unwrap_err();
         assert_eq!(e.kind, ErrorKind::NoToolCall);
         assert!(e.message.contains("copilot-x"), "{e}");
         let incomplete = json!({"text": "", "model": "m", "toolCalls": [{"name": "report_command_analysis", "input": {"summary": "x"}}]});
         assert_eq!(
-            tool_answer(&incomplete, &tool).unwrap_err().kind,
+            tool_answer(incomplete.clone(), &tool).unwrap_err().kind,
             ErrorKind::NoToolCall
         );
         let bad = json!({"text": "", "toolCalls": {"name": "report_command_analysis"}});
         assert_eq!(
-            tool_answer(&bad, &tool).unwrap_err().kind,
+            tool_answer(bad.clone(), &tool).unwrap_err().kind,
             ErrorKind::BadResponse
         );
     }

@@ -4,6 +4,7 @@
 
 use crate::editor_lm::{self, EditorToolCaller, Source};
 use crate::error::*;
+use crate::protocol::{self as proto, Direction, MethodInfo, Request};
 use crate::server::{Shared, inside, lock, path_of};
 use crate::watch;
 use commandtree_core::tree::{Category, Node};
@@ -16,9 +17,9 @@ use commandtree_exec::quote::Shell;
 use commandtree_llm::ToolCaller;
 use lsp_server::RequestId;
 use lsp_types::MessageType;
-use serde::Deserialize;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -31,34 +32,70 @@ pub enum Kind {
     Parallel,
 }
 
-/// Every request the server answers besides the lifecycle ones.
-pub const METHODS: &[(&str, Kind)] = &[
-    ("commandtree/discoverTasks", Kind::Serial),
-    ("commandtree/watchFiles", Kind::Serial),
-    ("commandtree/tree", Kind::Serial),
-    ("commandtree/quick", Kind::Serial),
-    ("commandtree/tags", Kind::Serial),
-    ("commandtree/tag", Kind::Serial),
-    ("commandtree/star", Kind::Serial),
-    ("commandtree/quickMove", Kind::Serial),
-    ("commandtree/plan", Kind::Serial),
-    ("commandtree/show", Kind::Serial),
-    ("commandtree/runs", Kind::Serial),
-    ("commandtree/summarize", Kind::Parallel),
-    ("commandtree/search", Kind::Parallel),
-    ("commandtree/commandSkills", Kind::Serial),
-    ("commandtree/proposeSkill", Kind::Parallel),
-    ("commandtree/applySkill", Kind::Serial),
-    ("commandtree/runSkill", Kind::Parallel),
-    ("commandtree/playbooks", Kind::Serial),
-    ("commandtree/runPlaybook", Kind::Parallel),
-    ("commandtree/context", Kind::Serial),
-    ("commandtree/addContext", Kind::Serial),
-    ("commandtree/clearContext", Kind::Serial),
-];
+/// A request the server answers: its method, scheduling, handler and schemas.
+pub struct Route {
+    pub method: &'static str,
+    pub kind: Kind,
+    run: fn(&Ctx<'_>, Value) -> RpcResult<Arc<str>>,
+    pub info: MethodInfo,
+}
 
-pub fn kind(method: &str) -> Option<Kind> {
-    METHODS.iter().find(|(m, _)| *m == method).map(|(_, k)| *k)
+/// Reads the params as `R`'s, runs `handler` and writes its result as JSON text.
+fn typed<R: Request>(
+    ctx: &Ctx<'_>,
+    params: Value,
+    handler: fn(&Ctx<'_>, R::Params) -> RpcResult<R::Result>,
+) -> RpcResult<Arc<str>>
+where
+    R::Params: DeserializeOwned,
+    R::Result: Serialize,
+{
+    let result = handler(ctx, parse(params)?)?;
+    serde_json::to_string(&result)
+        .map(Arc::from)
+        .map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))
+}
+
+macro_rules! routes {
+    ($($request:ident: $kind:ident => $handler:path,)*) => {
+        /// Every request the server answers besides the lifecycle ones, each one type of
+        /// [`crate::protocol`] with the function that answers it.
+        pub static ROUTES: &[Route] = &[$(Route {
+            method: <proto::$request as Request>::METHOD,
+            kind: Kind::$kind,
+            run: |ctx, params| typed::<proto::$request>(ctx, params, $handler),
+            info: MethodInfo::request::<proto::$request>(Direction::ClientRequest),
+        },)*];
+    };
+}
+
+routes! {
+    DiscoverTasks: Serial => discover_tasks,
+    WatchFiles: Serial => watch_files,
+    Tree: Serial => tree,
+    Quick: Serial => quick,
+    Tags: Serial => tags,
+    Tag: Serial => tag,
+    Star: Serial => star,
+    QuickMove: Serial => quick_move,
+    Plan: Serial => plan,
+    Show: Serial => show,
+    Runs: Serial => run_history,
+    Summarize: Parallel => summarize,
+    Search: Parallel => search_commands,
+    CommandSkills: Serial => crate::command_skills::list,
+    ProposeSkill: Parallel => crate::command_skills::propose,
+    ApplySkill: Serial => crate::command_skills::apply,
+    RunSkill: Parallel => crate::llm_skills::run_skill,
+    Playbooks: Serial => crate::llm_skills::list_playbooks,
+    RunPlaybook: Parallel => crate::llm_skills::run_playbook,
+    Context: Serial => crate::llm_skills::context,
+    AddContext: Serial => crate::llm_skills::add_context,
+    ClearContext: Serial => crate::llm_skills::clear_context,
+}
+
+pub fn route(method: &str) -> Option<&'static Route> {
+    ROUTES.iter().find(|r| r.method == method)
 }
 
 /// What a handler gets besides its params.
@@ -68,27 +105,23 @@ pub struct Ctx<'a> {
     pub cancel: &'a CancelToken,
 }
 
-/// A request's result: a value, or JSON text kept from an identical earlier request.
-pub enum Answer {
-    Value(Value),
-    Json(Arc<str>),
-}
-
 /// A serialized listing and what it was made from.
 pub struct Kept {
     view: Arc<Vec<CommandItem>>,
     json: Arc<str>,
 }
 
-/// Answers a request. The listings (`discoverTasks`, `tree`) of an unchanged live list, asked
-/// again with the same params and settings, are sent as the JSON text made the first time.
-pub fn answer(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult<Answer> {
-    if !matches!(method, "commandtree/discoverTasks" | "commandtree/tree") {
-        return handle(ctx, method, params).map(Answer::Value);
+/// Answers a request with its result as JSON text. The listings (`discoverTasks`, `tree`) of an
+/// unchanged live list, asked again with the same params and settings, are sent as the text
+/// made the first time.
+pub fn answer(ctx: &Ctx<'_>, route: &Route, params: Value) -> RpcResult<Arc<str>> {
+    let discover = route.method == proto::DiscoverTasks::METHOD;
+    if !discover && route.method != proto::Tree::METHOD {
+        return (route.run)(ctx, params);
     }
-    if method == "commandtree/discoverTasks" {
+    if discover {
         // Its side effects (root check, new excludes) come before any kept answer is used.
-        let p: DiscoverParams = parse(params.clone())?;
+        let p: proto::DiscoverTasksParams = parse(params.clone())?;
         check_root(ctx.shared, &p.workspace_root)?;
         if let Some(ex) = p.exclude_patterns
             && ctx.shared.set_excludes(ex)
@@ -102,18 +135,15 @@ pub fn answer(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult<Answer> {
         .map_err(discovery_error)?;
     let settings = &engine.workspace().settings;
     let key = format!(
-        "{method} {params} {} {:?}",
-        settings.show_all, settings.sort_order
+        "{} {params} {} {:?}",
+        route.method, settings.show_all, settings.sort_order
     );
     if let Some(k) = lock(&ctx.shared.answers).get(&key)
         && Arc::ptr_eq(&k.view, &view)
     {
-        return Ok(Answer::Json(k.json.clone()));
+        return Ok(k.json.clone());
     }
-    let value = handle(ctx, method, params)?;
-    let json: Arc<str> = serde_json::to_string(&value)
-        .map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))?
-        .into();
+    let json = (route.run)(ctx, params)?;
     let mut answers = lock(&ctx.shared.answers);
     answers.retain(|_, k| Arc::ptr_eq(&k.view, &view));
     answers.insert(
@@ -123,48 +153,13 @@ pub fn answer(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult<Answer> {
             json: json.clone(),
         },
     );
-    Ok(Answer::Json(json))
-}
-
-pub fn handle(ctx: &Ctx<'_>, method: &str, params: Value) -> RpcResult {
-    match method {
-        "commandtree/discoverTasks" => discover_tasks(ctx, parse(params)?),
-        "commandtree/watchFiles" => watch::start(ctx.shared, ctx.cancel),
-        "commandtree/tree" => tree(ctx, parse(params)?),
-        "commandtree/quick" => quick(ctx),
-        "commandtree/tags" => tags(ctx),
-        "commandtree/tag" => tag(ctx, parse(params)?),
-        "commandtree/star" => star(ctx, parse(params)?),
-        "commandtree/quickMove" => quick_move(ctx, parse(params)?),
-        "commandtree/plan" => plan(ctx, parse(params)?),
-        "commandtree/show" => show(ctx, parse(params)?),
-        "commandtree/runs" => run_history(ctx, parse(params)?),
-        "commandtree/summarize" => summarize(ctx, parse(params)?),
-        "commandtree/search" => search_commands(ctx, parse(params)?),
-        "commandtree/commandSkills" => crate::command_skills::list(ctx),
-        "commandtree/proposeSkill" => crate::command_skills::propose(ctx, parse(params)?),
-        "commandtree/applySkill" => crate::command_skills::apply(ctx, parse(params)?),
-        "commandtree/runSkill" => crate::llm_skills::run_skill(ctx, parse(params)?),
-        "commandtree/playbooks" => crate::llm_skills::list_playbooks(ctx),
-        "commandtree/runPlaybook" => crate::llm_skills::run_playbook(ctx, parse(params)?),
-        "commandtree/context" => crate::llm_skills::context(ctx, parse(params)?),
-        "commandtree/addContext" => crate::llm_skills::add_context(ctx, parse(params)?),
-        "commandtree/clearContext" => crate::llm_skills::clear_context(ctx, parse(params)?),
-        _ => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!("unknown method `{method}`"),
-        )),
-    }
+    Ok(json)
 }
 
 /// Params as `T`; absent params are an empty object, so a missing required field is named.
 pub(crate) fn parse<T: DeserializeOwned>(params: Value) -> RpcResult<T> {
     let v = if params.is_null() { json!({}) } else { params };
     serde_json::from_value(v).map_err(|e| RpcError::params(format!("invalid params: {e}")))
-}
-
-fn to_value(v: impl serde::Serialize) -> RpcResult {
-    serde_json::to_value(v).map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))
 }
 
 /// Refuses an id whose file part is an absolute path outside the root; names and
@@ -209,15 +204,6 @@ pub(crate) fn load(
     Ok((engine, loaded))
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DiscoverParams {
-    workspace_root: String,
-    exclude_patterns: Option<Vec<String>>,
-    #[serde(default)]
-    all: bool,
-}
-
 /// The root a request names must be this server's.
 fn check_root(shared: &Shared, given: &str) -> RpcResult<()> {
     let p = path_of(given);
@@ -247,11 +233,10 @@ fn check_root(shared: &Shared, given: &str) -> RpcResult<()> {
     }
 }
 
-pub(crate) fn warning_json(w: &commandtree_core::Warning) -> Value {
-    serde_json::to_value(w).unwrap_or(Value::Null)
-}
-
-fn discover_tasks(ctx: &Ctx<'_>, p: DiscoverParams) -> RpcResult {
+fn discover_tasks(
+    ctx: &Ctx<'_>,
+    p: proto::DiscoverTasksParams,
+) -> RpcResult<proto::DiscoverTasksResult> {
     check_root(ctx.shared, &p.workspace_root)?;
     if let Some(ex) = p.exclude_patterns
         && ctx.shared.set_excludes(ex)
@@ -273,52 +258,36 @@ fn discover_tasks(ctx: &Ctx<'_>, p: DiscoverParams) -> RpcResult {
             ..listing::Query::default()
         },
     );
-    let hidden = shown.hidden + shown.hidden_docs;
-    let mut out = Map::new();
-    // Tree order, as `ct list --json`.
-    out.insert("tasks".into(), to_value(shown.ordered())?);
-    if !warnings.is_empty() {
-        out.insert(
-            "warnings".into(),
-            warnings.iter().map(warning_json).collect(),
-        );
-    }
-    if hidden > 0 {
-        out.insert("hidden".into(), json!(hidden));
-    }
-    Ok(Value::Object(out))
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct TreeParams {
-    sort: Option<String>,
-    tag: Option<String>,
-    #[serde(default)]
-    all: bool,
-}
-
-fn node_json(n: &Node, commands: &[CommandItem]) -> Value {
-    match n {
-        Node::Folder { label, children } => json!({
-            "kind": "folder",
-            "label": label,
-            "children": children.iter().map(|c| node_json(c, commands)).collect::<Vec<_>>(),
-        }),
-        Node::Command(i) => json!({"kind": "command", "command": commands[*i]}),
-    }
-}
-
-fn category_json(c: &Category, commands: &[CommandItem]) -> Value {
-    json!({
-        "type": c.kind,
-        "label": c.label,
-        "count": c.count,
-        "children": c.children.iter().map(|n| node_json(n, commands)).collect::<Vec<_>>(),
+    Ok(proto::DiscoverTasksResult {
+        // Tree order, as `ct list --json`.
+        tasks: shown.ordered().into_iter().cloned().collect(),
+        warnings,
+        hidden: shown.hidden + shown.hidden_docs,
     })
 }
 
-fn tree(ctx: &Ctx<'_>, p: TreeParams) -> RpcResult {
+fn node(n: &Node, commands: &[CommandItem]) -> proto::TreeNode {
+    match n {
+        Node::Folder { label, children } => proto::TreeNode::Folder {
+            label: label.clone(),
+            children: children.iter().map(|c| node(c, commands)).collect(),
+        },
+        Node::Command(i) => proto::TreeNode::Command {
+            command: Box::new(commands[*i].clone()),
+        },
+    }
+}
+
+fn category(c: &Category, commands: &[CommandItem]) -> proto::TreeCategory {
+    proto::TreeCategory {
+        kind: c.kind.to_string(),
+        label: c.label.to_string(),
+        count: c.count,
+        children: c.children.iter().map(|n| node(n, commands)).collect(),
+    }
+}
+
+fn tree(ctx: &Ctx<'_>, p: proto::TreeParams) -> RpcResult<proto::TreeResult> {
     let order: Option<SortOrder> = p
         .sort
         .as_deref()
@@ -339,23 +308,19 @@ fn tree(ctx: &Ctx<'_>, p: TreeParams) -> RpcResult {
             ..listing::Query::default()
         },
     );
-    let mut out = Map::new();
-    out.insert(
-        "categories".into(),
-        shown
+    Ok(proto::TreeResult {
+        categories: shown
             .tree
             .iter()
-            .map(|c| category_json(c, &shown.commands))
+            .map(|c| category(c, &shown.commands))
             .collect(),
-    );
-    out.insert("hidden".into(), json!(shown.hidden + shown.hidden_docs));
-    if !shown.unknown_tags.is_empty() {
-        out.insert(
-            "warnings".into(),
-            shown.unknown_tags.iter().map(warning_json).collect(),
-        );
-    }
-    Ok(Value::Object(out))
+        hidden: shown.hidden + shown.hidden_docs,
+        warnings: shown.unknown_tags,
+    })
+}
+
+fn watch_files(ctx: &Ctx<'_>, _: proto::NoParams) -> RpcResult<()> {
+    watch::start(ctx.shared, ctx.cancel)
 }
 
 fn quick_ids(loaded: &Loaded) -> RpcResult<(Vec<String>, Vec<CommandItem>)> {
@@ -363,56 +328,47 @@ fn quick_ids(loaded: &Loaded) -> RpcResult<(Vec<String>, Vec<CommandItem>)> {
     Ok((commands.iter().map(|c| c.id.clone()).collect(), commands))
 }
 
-fn quick(ctx: &Ctx<'_>) -> RpcResult {
+fn quick(ctx: &Ctx<'_>, _: proto::NoParams) -> RpcResult<proto::QuickResult> {
     let (_, loaded) = load(ctx, false)?;
     let (ids, commands) = quick_ids(&loaded)?;
-    Ok(json!({"ids": ids, "commands": commands}))
+    Ok(proto::QuickResult { ids, commands })
 }
 
-fn tags(ctx: &Ctx<'_>) -> RpcResult {
+fn tags(ctx: &Ctx<'_>, _: proto::NoParams) -> RpcResult<proto::TagsResult> {
     let (_, loaded) = load(ctx, false)?;
-    Ok(json!({"tags": engine_tags::list(&loaded)?}))
+    Ok(proto::TagsResult {
+        tags: engine_tags::list(&loaded)?,
+    })
 }
 
-#[derive(Deserialize)]
-struct TagParams {
-    id: String,
-    tag: String,
-    add: bool,
-}
-
-fn tag(ctx: &Ctx<'_>, p: TagParams) -> RpcResult {
+fn tag(ctx: &Ctx<'_>, p: proto::TagParams) -> RpcResult<proto::TagResult> {
     ctx.shared.require_trust("tagging")?;
     check_query(&ctx.shared.root, &p.id)?;
     let (_, mut loaded) = load(ctx, true)?;
     let tag = std::slice::from_ref(&p.tag);
     if p.add {
         let (c, added) = engine_tags::add(&mut loaded, &p.id, tag)?;
-        return Ok(json!({
-            "id": c.id, "tag": p.tag, "tagged": true,
-            "changed": added.first().copied().unwrap_or(false),
-        }));
+        return Ok(proto::TagResult {
+            id: c.id,
+            tag: p.tag,
+            tagged: true,
+            changed: added.first().copied().unwrap_or(false),
+            from_config: None,
+        });
     }
     let (id, _) = loaded.resolve_for_removal(&p.id)?;
     let (_, removals) = engine_tags::remove(&mut loaded, &id, tag)?;
     let r = removals.into_iter().next();
-    let mut out = json!({
-        "id": id, "tag": p.tag, "tagged": false,
-        "changed": r.as_ref().is_some_and(|r| r.removed),
-    });
-    if let Some(f) = r.and_then(|r| r.from_config) {
-        out["fromConfig"] = json!(f);
-    }
-    Ok(out)
+    Ok(proto::TagResult {
+        id,
+        tag: p.tag,
+        tagged: false,
+        changed: r.as_ref().is_some_and(|r| r.removed),
+        from_config: r.and_then(|r| r.from_config),
+    })
 }
 
-#[derive(Deserialize)]
-struct StarParams {
-    id: String,
-    starred: bool,
-}
-
-fn star(ctx: &Ctx<'_>, p: StarParams) -> RpcResult {
+fn star(ctx: &Ctx<'_>, p: proto::StarParams) -> RpcResult<proto::StarResult> {
     ctx.shared.require_trust("changing Quick Launch")?;
     check_query(&ctx.shared.root, &p.id)?;
     let (_, mut loaded) = load(ctx, true)?;
@@ -424,49 +380,32 @@ fn star(ctx: &Ctx<'_>, p: StarParams) -> RpcResult {
         let (_, removed) = engine_tags::unstar(&mut loaded, &id)?;
         (id, removed)
     };
-    Ok(json!({"id": id, "starred": p.starred, "changed": changed}))
+    Ok(proto::StarResult {
+        id,
+        starred: p.starred,
+        changed,
+    })
 }
 
-#[derive(Deserialize)]
-struct QuickMoveParams {
-    id: String,
-    position: usize,
-}
-
-fn quick_move(ctx: &Ctx<'_>, p: QuickMoveParams) -> RpcResult {
+fn quick_move(ctx: &Ctx<'_>, p: proto::QuickMoveParams) -> RpcResult<proto::QuickMoveResult> {
     ctx.shared.require_trust("changing Quick Launch")?;
     check_query(&ctx.shared.root, &p.id)?;
     let (_, mut loaded) = load(ctx, true)?;
     let (c, at) = engine_tags::quick_move(&mut loaded, &p.id, p.position)?;
     let (ids, _) = quick_ids(&loaded)?;
-    Ok(json!({"id": c.id, "position": at, "ids": ids}))
+    Ok(proto::QuickMoveResult {
+        id: c.id,
+        position: at,
+        ids,
+    })
 }
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-enum Mode {
-    NewTerminal,
-    CurrentTerminal,
-    Debug,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PlanParams {
-    id: String,
-    mode: Mode,
-    #[serde(default)]
-    params: Map<String, Value>,
-    #[serde(default)]
-    extra_args: Vec<String>,
-}
-
-fn shell_name(s: Shell) -> &'static str {
+fn dialect(s: Shell) -> proto::ShellDialect {
     match s {
-        Shell::Posix => "posix",
-        Shell::Fish => "fish",
-        Shell::PowerShell => "powershell",
-        Shell::Cmd => "cmd",
+        Shell::Posix => proto::ShellDialect::Posix,
+        Shell::Fish => proto::ShellDialect::Fish,
+        Shell::PowerShell => proto::ShellDialect::PowerShell,
+        Shell::Cmd => proto::ShellDialect::Cmd,
     }
 }
 
@@ -477,7 +416,7 @@ fn security(loaded: &Loaded, item: &CommandItem) -> (Option<String>, bool) {
     (g.warning_line(), g.stale_summary())
 }
 
-fn plan(ctx: &Ctx<'_>, p: PlanParams) -> RpcResult {
+fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
     ctx.shared.require_trust("running commands")?;
     check_query(&ctx.shared.root, &p.id)?;
     let mut values = commandtree_exec::params::Values::new();
@@ -501,72 +440,61 @@ fn plan(ctx: &Ctx<'_>, p: PlanParams) -> RpcResult {
             target: Target::Query(p.id.clone()),
             values,
             extra: p.extra_args,
-            debug: p.mode == Mode::Debug,
+            debug: p.mode == proto::RunMode::Debug,
         },
     )?;
     let item = sel.item.clone();
     let action = match item.command_type() {
-        Some(CommandType::Launch) => "debug",
-        Some(CommandType::Vscode) => "task",
-        Some(CommandType::Markdown) => "preview",
-        _ => "terminal",
+        Some(CommandType::Launch) => proto::PlanAction::Debug,
+        Some(CommandType::Vscode) => proto::PlanAction::Task,
+        Some(CommandType::Markdown) => proto::PlanAction::Preview,
+        _ => proto::PlanAction::Terminal,
     };
-    let mut out = Map::new();
-    out.insert("id".into(), json!(item.id));
-    out.insert("action".into(), json!(action));
-    match runs::plan(engine.workspace(), &sel, None) {
+    let runs_itself = matches!(action, proto::PlanAction::Debug | proto::PlanAction::Task);
+    let (command_line, cwd, env, shell) = match runs::plan(engine.workspace(), &sel, None) {
         Ok(planned) => {
-            let r = &planned.runnable;
+            let r = planned.runnable;
             let line = match p.mode {
-                Mode::CurrentTerminal => r.prompt_line().unwrap_or_else(|| r.script.clone()),
+                proto::RunMode::CurrentTerminal => {
+                    r.prompt_line().unwrap_or_else(|| r.script.clone())
+                }
                 _ => r.script.clone(),
             };
-            let env: Map<String, Value> =
-                r.env.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-            out.insert("commandLine".into(), json!(line));
-            out.insert("cwd".into(), json!(r.cwd));
-            out.insert("env".into(), Value::Object(env));
-            out.insert("shell".into(), json!(shell_name(r.shell)));
+            let env = r.env.into_iter().collect();
+            (line, r.cwd, env, Some(dialect(r.shell)))
         }
         // The editor starts launch configurations and VS Code tasks itself; a line for a
         // terminal is a bonus there, so a missing debugger or program is not an error.
-        Err(Error::Failed(_)) if action == "debug" || action == "task" => {
+        Err(Error::Failed(_)) if runs_itself => {
             let cwd = if item.cwd.is_empty() {
-                engine.root().to_string_lossy().into_owned()
+                engine.root().to_path_buf()
             } else {
-                item.cwd.clone()
+                item.cwd.clone().into()
             };
-            out.insert("commandLine".into(), json!(""));
-            out.insert("cwd".into(), json!(cwd));
-            out.insert("env".into(), json!({}));
+            (String::new(), cwd, Default::default(), None)
         }
         Err(e) => return Err(e.into()),
-    }
-    if action == "debug" {
-        out.insert(
-            "debugConfiguration".into(),
-            debug::launch_configuration(&item)?,
-        );
-    }
-    if action == "task" {
-        out.insert("taskName".into(), json!(item.command));
-    }
-    let (warning, stale) = security(&loaded, &item);
-    if let Some(w) = warning {
-        out.insert("securityWarning".into(), json!(w));
-    }
-    if stale {
-        out.insert("staleSummary".into(), json!(true));
-    }
-    Ok(Value::Object(out))
+    };
+    let debug_configuration = match action {
+        proto::PlanAction::Debug => Some(debug::launch_configuration(&item)?),
+        _ => None,
+    };
+    let (security_warning, stale_summary) = security(&loaded, &item);
+    Ok(proto::PlanResult {
+        id: item.id.clone(),
+        action,
+        command_line,
+        cwd,
+        env,
+        shell,
+        debug_configuration,
+        task_name: (action == proto::PlanAction::Task).then(|| item.command.clone()),
+        security_warning,
+        stale_summary,
+    })
 }
 
-#[derive(Deserialize)]
-struct ShowParams {
-    id: String,
-}
-
-fn show(ctx: &Ctx<'_>, p: ShowParams) -> RpcResult {
+fn show(ctx: &Ctx<'_>, p: proto::IdParams) -> RpcResult<proto::ShowResult> {
     check_query(&ctx.shared.root, &p.id)?;
     let (_, loaded) = load(ctx, false)?;
     let c = loaded.resolve(&p.id)?.clone();
@@ -574,23 +502,18 @@ fn show(ctx: &Ctx<'_>, p: ShowParams) -> RpcResult {
         .into_iter()
         .map(|s| s.id.clone())
         .collect();
-    let mut out = json!({"command": c, "steps": steps});
-    if loaded
+    let stale_summary = loaded
         .store
         .as_ref()
-        .is_some_and(|s| summaries::is_stale(s, &c))
-    {
-        out["staleSummary"] = json!(true);
-    }
-    Ok(out)
+        .is_some_and(|s| summaries::is_stale(s, &c));
+    Ok(proto::ShowResult {
+        command: c,
+        steps,
+        stale_summary,
+    })
 }
 
-#[derive(Deserialize)]
-struct RunsParams {
-    limit: Option<usize>,
-}
-
-fn run_history(ctx: &Ctx<'_>, p: RunsParams) -> RpcResult {
+fn run_history(ctx: &Ctx<'_>, p: proto::RunsParams) -> RpcResult<proto::RunsResult> {
     let limit = p.limit.unwrap_or(20).max(1);
     let (engine, mut loaded) = load(ctx, false)?;
     let runs = if ctx.shared.trusted() {
@@ -605,19 +528,23 @@ fn run_history(ctx: &Ctx<'_>, p: RunsParams) -> RpcResult {
             None => Vec::new(),
         }
     };
-    Ok(json!({"runs": runs}))
+    Ok(proto::RunsResult { runs })
 }
 
 /// `$/progress` for one request with a client's work-done token; `end` is sent on drop, so it
 /// goes out however the request ends.
 pub(crate) struct WorkDone {
     shared: Arc<Shared>,
-    token: Option<Value>,
+    token: Option<proto::ProgressToken>,
     end: std::sync::Mutex<Option<String>>,
 }
 
 impl WorkDone {
-    pub(crate) fn begin(ctx: &Ctx<'_>, token: Option<Value>, title: &str) -> WorkDone {
+    pub(crate) fn begin(
+        ctx: &Ctx<'_>,
+        token: Option<proto::ProgressToken>,
+        title: &str,
+    ) -> WorkDone {
         if let Some(t) = &token {
             ctx.shared.bind_token(t, ctx.id);
             ctx.shared.notify(
@@ -654,7 +581,12 @@ impl WorkDone {
     }
 
     /// A report with a message, a percentage and `step` (what a playbook is at).
-    pub(crate) fn report_step(&self, message: String, percentage: usize, step: Value) {
+    pub(crate) fn report_step(
+        &self,
+        message: String,
+        percentage: usize,
+        step: proto::PlaybookStep,
+    ) {
         let Some(t) = &self.token else {
             return;
         };
@@ -685,16 +617,7 @@ impl Drop for WorkDone {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SummarizeParams {
-    ids: Option<Vec<String>>,
-    #[serde(default)]
-    force: bool,
-    work_done_token: Option<Value>,
-}
-
-fn summarize(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
+fn summarize(ctx: &Ctx<'_>, p: proto::SummarizeParams) -> RpcResult<proto::SummarizeResult> {
     summarize_inner(ctx, p).map_err(|e| match e.code {
         // Cancelled before any summary was stored (still loading, or waiting on the first).
         REQUEST_CANCELLED if e.data.is_none() => e.with_data(json!({"summarized": 0})),
@@ -702,7 +625,7 @@ fn summarize(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
     })
 }
 
-fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
+fn summarize_inner(ctx: &Ctx<'_>, p: proto::SummarizeParams) -> RpcResult<proto::SummarizeResult> {
     ctx.shared
         .require_trust("summarizing (it sends commands to an LLM)")?;
     let ids = p.ids.unwrap_or_default();
@@ -723,9 +646,13 @@ fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
     let current = plan.current;
     if plan.pending.is_empty() {
         work.finish(format!("all {current} summaries are current"));
-        return Ok(json!({
-            "summarized": [], "failed": [], "current": current, "notAttempted": 0,
-        }));
+        return Ok(proto::SummarizeResult {
+            summarized: Vec::new(),
+            failed: Vec::new(),
+            current,
+            not_attempted: 0,
+            stopped: None,
+        });
     }
     let progress = |e: ProgressEvent| work.report(&e);
     let (report, embed_problem) = summaries::run_with(
@@ -737,15 +664,14 @@ fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
         &progress,
         &mut |_| {},
     )?;
-    let summarized: Vec<Value> = report
+    let summarized: Vec<proto::Summarized> = report
         .done
         .iter()
-        .map(|(s, a)| {
-            let mut v = json!({"id": s.item.id, "label": s.item.label, "summary": a.summary});
-            if let Some(w) = a.security_warning.as_ref().filter(|w| !w.is_empty()) {
-                v["securityWarning"] = json!(w);
-            }
-            v
+        .map(|(s, a)| proto::Summarized {
+            id: s.item.id.clone(),
+            label: s.item.label.clone(),
+            summary: a.summary.clone(),
+            security_warning: a.security_warning.clone().filter(|w| !w.is_empty()),
         })
         .collect();
     work.finish(format!(
@@ -756,33 +682,25 @@ fn summarize_inner(ctx: &Ctx<'_>, p: SummarizeParams) -> RpcResult {
     if report.cancelled || ctx.cancel.is_cancelled() {
         return Err(RpcError::cancelled().with_data(json!({"summarized": summarized.len()})));
     }
-    let failed: Vec<Value> = report
+    let failed = report
         .failed
         .iter()
-        .map(|(s, e)| json!({"id": s.item.id, "label": s.item.label, "error": e.message}))
+        .map(|(s, e)| proto::SummaryFailure {
+            id: s.item.id.clone(),
+            label: s.item.label.clone(),
+            error: e.message.clone(),
+        })
         .collect();
-    let mut out = json!({
-        "summarized": summarized,
-        "failed": failed,
-        "current": current,
-        "notAttempted": report.not_attempted(),
-    });
-    if let Some(s) = report.stopped.clone().or(embed_problem) {
-        out["stopped"] = json!(s);
-    }
-    Ok(out)
+    Ok(proto::SummarizeResult {
+        summarized,
+        failed,
+        current,
+        not_attempted: report.not_attempted(),
+        stopped: report.stopped.clone().or(embed_problem),
+    })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SearchParams {
-    query: String,
-    limit: Option<usize>,
-    threshold: Option<f32>,
-    work_done_token: Option<Value>,
-}
-
-fn search_commands(ctx: &Ctx<'_>, p: SearchParams) -> RpcResult {
+fn search_commands(ctx: &Ctx<'_>, p: proto::SearchParams) -> RpcResult<proto::SearchResult> {
     ctx.shared
         .require_trust("searching (it stores new embeddings)")?;
     if p.query.trim().is_empty() {
@@ -810,22 +728,20 @@ fn search_commands(ctx: &Ctx<'_>, p: SearchParams) -> RpcResult {
     if let Some(w) = &found.refresh_warning {
         ctx.shared.log(MessageType::WARNING, w.clone());
     }
-    let results: Vec<Value> = found
+    let results: Vec<proto::SearchHit> = found
         .hits
         .into_iter()
-        .map(|h| {
-            json!({
-                "command": h.command,
-                "score": h.score,
-                "similarity": h.similarity,
-                "lexicalRank": h.lexical_rank,
-                "semanticRank": h.semantic_rank,
-                "exact": h.exact,
-            })
+        .map(|h| proto::SearchHit {
+            command: h.command,
+            score: f64::from(h.score),
+            similarity: h.similarity.map(f64::from),
+            lexical_rank: h.lexical_rank,
+            semantic_rank: h.semantic_rank,
+            exact: h.exact,
         })
         .collect();
     work.finish(format!("{} found", results.len()));
-    Ok(json!({"results": results}))
+    Ok(proto::SearchResult { results })
 }
 
 #[cfg(test)]
@@ -845,11 +761,19 @@ mod tests {
     }
 
     #[test]
-    fn every_method_is_scheduled_and_handled() {
-        for (m, _) in METHODS {
-            assert!(kind(m).is_some());
+    fn every_method_is_routed_once() {
+        for r in ROUTES {
+            assert_eq!(r.info.method, r.method);
+            assert!(
+                std::ptr::eq(route(r.method).unwrap(), r),
+                "{} twice",
+                r.method
+            );
         }
-        assert_eq!(kind("commandtree/summarize"), Some(Kind::Parallel));
-        assert_eq!(kind("textDocument/hover"), None);
+        assert_eq!(
+            route("commandtree/summarize").map(|r| r.kind),
+            Some(Kind::Parallel)
+        );
+        assert!(route("textDocument/hover").is_none());
     }
 }

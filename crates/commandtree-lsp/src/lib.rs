@@ -12,8 +12,13 @@ mod error;
 mod handlers;
 mod llm_skills;
 mod parent;
+pub mod protocol;
 #[cfg(test)]
 mod protocol_doc;
+#[cfg(test)]
+mod protocol_schema;
+#[cfg(test)]
+mod protocol_ts;
 mod server;
 pub mod transport;
 mod watch;
@@ -23,7 +28,7 @@ pub use error::{
     COMMAND_NOT_FOUND, DISCOVERY_FAILED, FAILED, INVALID_PARAMS, NOT_TRUSTED, REQUEST_CANCELLED,
     RpcError, WORKSPACE_NOT_FOUND,
 };
-pub use handlers::METHODS;
+pub use handlers::{Kind, ROUTES, Route};
 pub use server::{Options, serve};
 
 /// Serves on this process's stdin and stdout. Returns the exit status LSP asks for.

@@ -10,13 +10,14 @@
 use crate::editor_lm::EditorModels;
 use crate::error::*;
 use crate::handlers::{Ctx, WorkDone};
+use crate::protocol::{self as proto, RunPlaybookParams, RunSkillParams};
+use commandtree_core::Warning;
 use commandtree_engine::{Engine, Live};
 use commandtree_skills::context::ContextType;
 use commandtree_skills::invocation::{self, Invocation};
 use commandtree_skills::playbook::{Event, StepError};
 use commandtree_skills::{Error, PlaybookError, Session};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 /// A skills error as the protocol says it: a wrong invocation is a params error.
 pub(crate) fn skill_error(e: Error) -> RpcError {
@@ -42,23 +43,6 @@ pub(crate) fn session<'a>(
         .with_yes(yes)
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunSkillParams {
-    /// `@task --prompt "..."`, as in a playbook step.
-    invocation: Option<String>,
-    /// Or the skill's name and its flags as an object.
-    skill: Option<String>,
-    #[serde(default)]
-    params: Map<String, Value>,
-    conversation: Option<String>,
-    /// Send the stored context first (default true).
-    context: Option<bool>,
-    #[serde(default)]
-    yes: bool,
-    work_done_token: Option<Value>,
-}
-
 fn invocation_of(p: &RunSkillParams) -> RpcResult<Invocation> {
     match (&p.invocation, &p.skill) {
         (Some(text), None) if p.params.is_empty() => invocation::parse(text).map_err(skill_error),
@@ -69,7 +53,7 @@ fn invocation_of(p: &RunSkillParams) -> RpcResult<Invocation> {
     }
 }
 
-pub fn run_skill(ctx: &Ctx<'_>, p: RunSkillParams) -> RpcResult {
+pub fn run_skill(ctx: &Ctx<'_>, p: RunSkillParams) -> RpcResult<proto::RunSkillResult> {
     ctx.shared
         .require_trust("running skills (they talk to an LLM and touch files)")?;
     let inv = invocation_of(&p)?;
@@ -84,65 +68,44 @@ pub fn run_skill(ctx: &Ctx<'_>, p: RunSkillParams) -> RpcResult {
         .then(|| p.conversation.as_deref().unwrap_or_default());
     let reply = session.invoke(&inv, conversation).map_err(skill_error)?;
     work.finish(format!("@{name} done"));
-    Ok(json!({"skill": reply.skill, "reply": reply.text}))
+    Ok(proto::RunSkillResult {
+        skill: reply.skill.to_string(),
+        reply: reply.text,
+    })
 }
 
-pub fn list_playbooks(ctx: &Ctx<'_>) -> RpcResult {
+pub fn list_playbooks(ctx: &Ctx<'_>, _: proto::NoParams) -> RpcResult<proto::PlaybooksResult> {
     let all = commandtree_skills::playbook::list(&ctx.shared.root);
     let mut playbooks = Vec::new();
     let mut warnings = Vec::new();
     for l in all {
         match l.playbook {
-            Ok(p) => {
-                let inputs: Vec<Value> = p
+            Ok(p) => playbooks.push(proto::PlaybookInfo {
+                name: p.name,
+                file: l.path,
+                steps: p.steps.iter().map(|s| s.id.clone()).collect(),
+                inputs: p
                     .inputs
-                    .iter()
-                    .map(|i| {
-                        let mut v = json!({"name": i.name});
-                        if let Some(d) = &i.description {
-                            v["description"] = json!(d);
-                        }
-                        if let Some(d) = &i.default {
-                            v["default"] = json!(d);
-                        }
-                        v
+                    .into_iter()
+                    .map(|i| proto::PlaybookInput {
+                        name: i.name,
+                        description: i.description,
+                        default: i.default,
                     })
-                    .collect();
-                let mut v = json!({
-                    "name": p.name,
-                    "file": l.path,
-                    "steps": p.steps.iter().map(|s| s.id.clone()).collect::<Vec<_>>(),
-                    "inputs": inputs,
-                });
-                if let Some(d) = &p.description {
-                    v["description"] = json!(d);
-                }
-                playbooks.push(v);
-            }
+                    .collect(),
+                description: p.description,
+            }),
             Err(e) => {
                 ctx.shared
                     .log(lsp_types::MessageType::WARNING, format!("playbook {e}"));
-                warnings.push(json!({"file": l.path, "message": e}));
+                warnings.push(Warning::new(&l.path, None, e));
             }
         }
     }
-    let mut out = json!({"playbooks": playbooks});
-    if !warnings.is_empty() {
-        out["warnings"] = json!(warnings);
-    }
-    Ok(out)
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunPlaybookParams {
-    name: String,
-    #[serde(default)]
-    inputs: Map<String, Value>,
-    conversation: Option<String>,
-    #[serde(default)]
-    yes: bool,
-    work_done_token: Option<Value>,
+    Ok(proto::PlaybooksResult {
+        playbooks,
+        warnings,
+    })
 }
 
 fn step_error(e: StepError) -> RpcError {
@@ -155,7 +118,7 @@ fn step_error(e: StepError) -> RpcError {
     RpcError::new(code, e.to_string()).with_data(data)
 }
 
-pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult {
+pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult<proto::RunPlaybookResult> {
     ctx.shared
         .require_trust("running playbooks (they talk to an LLM and touch files)")?;
     let engine = ctx.shared.engine()?;
@@ -188,14 +151,26 @@ pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult {
         } => work.report_step(
             format!("[{index}/{total}] {} @{}", step.id, invocation.skill),
             (index - 1) * 100 / total.max(1),
-            json!({"index": index, "total": total, "id": step.id, "skill": invocation.skill}),
+            proto::PlaybookStep {
+                index,
+                total,
+                id: step.id.clone(),
+                skill: Some(invocation.skill.clone()),
+                reply: None,
+            },
         ),
         Event::Finished {
             index, step, reply, ..
         } => work.report_step(
             format!("[{index}/{total}] {} done", step.id),
             index * 100 / total.max(1),
-            json!({"index": index, "total": total, "id": step.id, "reply": reply}),
+            proto::PlaybookStep {
+                index,
+                total,
+                id: step.id.clone(),
+                skill: None,
+                reply: Some(reply.to_string()),
+            },
         ),
     });
     let replies = result.map_err(step_error)?;
@@ -204,37 +179,33 @@ pub fn run_playbook(ctx: &Ctx<'_>, p: RunPlaybookParams) -> RpcResult {
         total,
         if total == 1 { "" } else { "s" }
     ));
-    let steps: Vec<Value> = replies
+    let steps = replies
         .into_iter()
-        .map(|(id, reply)| json!({"id": id, "reply": reply}))
+        .map(|(id, reply)| proto::StepReply { id, reply })
         .collect();
-    Ok(json!({"name": pb.name, "steps": steps}))
+    Ok(proto::RunPlaybookResult {
+        name: pb.name,
+        steps,
+    })
 }
 
-#[derive(Deserialize)]
-pub struct ContextParams {
-    conversation: Option<String>,
-}
-
-pub fn context(ctx: &Ctx<'_>, p: ContextParams) -> RpcResult {
+pub fn context(ctx: &Ctx<'_>, p: proto::ConversationParams) -> RpcResult<proto::ContextResult> {
     let engine = ctx.shared.engine()?;
     let conversation = Session::new(&engine).conversation(p.conversation.as_deref());
     let rows = conversation.messages().map_err(skill_error)?;
     // What a chat front end sends to its model: the rows as workspace data, never as
     // instructions (the same message runSkill and runPlaybook send).
     let send = commandtree_skills::context::as_data(&rows);
-    Ok(json!({"messages": rows, "send": send}))
+    Ok(proto::ContextResult {
+        messages: rows,
+        send,
+    })
 }
 
-#[derive(Deserialize)]
-pub struct AddContextParams {
-    conversation: Option<String>,
-    #[serde(rename = "type")]
-    kind: String,
-    content: String,
-}
-
-pub fn add_context(ctx: &Ctx<'_>, p: AddContextParams) -> RpcResult {
+pub fn add_context(
+    ctx: &Ctx<'_>,
+    p: proto::AddContextParams,
+) -> RpcResult<proto::AddContextResult> {
     ctx.shared.require_trust("changing the context messages")?;
     let kind: ContextType = p
         .kind
@@ -245,15 +216,21 @@ pub fn add_context(ctx: &Ctx<'_>, p: AddContextParams) -> RpcResult {
         .conversation(p.conversation.as_deref())
         .add(kind, &p.content)
         .map_err(skill_error)?;
-    Ok(json!({"id": added.id, "count": added.count}))
+    Ok(proto::AddContextResult {
+        id: added.id,
+        count: added.count,
+    })
 }
 
-pub fn clear_context(ctx: &Ctx<'_>, p: ContextParams) -> RpcResult {
+pub fn clear_context(
+    ctx: &Ctx<'_>,
+    p: proto::ConversationParams,
+) -> RpcResult<proto::ClearContextResult> {
     ctx.shared.require_trust("changing the context messages")?;
     let engine = ctx.shared.engine()?;
     let removed = Session::new(&engine)
         .conversation(p.conversation.as_deref())
         .clear()
         .map_err(skill_error)?;
-    Ok(json!({"removed": removed}))
+    Ok(proto::ClearContextResult { removed })
 }

@@ -10,7 +10,8 @@
 //! client's response to it.
 
 use crate::error::*;
-use crate::handlers::{self, Kind};
+use crate::handlers::{self, Kind, Route};
+use crate::protocol::{self as proto, Notification as _};
 use crate::transport::{self, Incoming, Outgoing};
 use commandtree_core::CancelToken;
 use commandtree_engine::{Engine, Live};
@@ -164,6 +165,15 @@ impl Shared {
         }
     }
 
+    /// Sends one of the protocol's notifications.
+    pub fn send<N: proto::Notification>(&self, params: &N::Params)
+    where
+        N::Params: serde::Serialize,
+    {
+        self.notify(N::METHOD, params);
+    }
+
+    /// Sends an LSP notification (`$/progress`, `window/logMessage`, `$/cancelRequest`).
     pub fn notify(&self, method: &str, params: impl serde::Serialize) {
         let _ = self
             .out
@@ -182,19 +192,24 @@ impl Shared {
     }
 
     /// Ties a client's work-done token to request `id`, for `window/workDoneProgress/cancel`.
-    pub fn bind_token(&self, token: &Value, id: &RequestId) {
-        lock(&self.tokens).insert(token.to_string(), id.clone());
+    pub fn bind_token(&self, token: &proto::ProgressToken, id: &RequestId) {
+        // Keyed by JSON text, as the cancel notification's token is compared.
+        let key = serde_json::to_string(token).unwrap_or_default();
+        lock(&self.tokens).insert(key, id.clone());
     }
 
-    /// Sends the client request `method` and waits for its answer. When `cancel` fires first,
-    /// the client gets `$/cancelRequest` for it and this returns at once; a late answer is
-    /// dropped.
-    pub fn request_client(
+    /// Sends the client request `R` and waits for its answer, which the caller reads as
+    /// `R::Result` (each caller says in its own words what a malformed answer means). When
+    /// `cancel` fires first, the client gets `$/cancelRequest` for it and this returns at once;
+    /// a late answer is dropped.
+    pub fn request_client<R: proto::Request>(
         &self,
-        method: &str,
-        params: Value,
+        params: &R::Params,
         cancel: &CancelToken,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Value, ClientError>
+    where
+        R::Params: serde::Serialize,
+    {
         if cancel.is_cancelled() {
             return Err(ClientError::Cancelled);
         }
@@ -209,7 +224,7 @@ impl Shared {
             .out
             .send(Outgoing::Message(Message::Request(Request::new(
                 id.clone(),
-                method.to_string(),
+                R::METHOD.to_string(),
                 params,
             ))));
         let answer = rx.recv();
@@ -245,10 +260,9 @@ impl Shared {
         }
     }
 
-    fn answer(&self, id: RequestId, result: RpcResult<handlers::Answer>) {
+    fn answer(&self, id: RequestId, result: RpcResult<Arc<str>>) {
         let out = match result {
-            Ok(handlers::Answer::Json(result)) => Outgoing::Answer { id, result },
-            Ok(handlers::Answer::Value(v)) => response(id, Ok(v)),
+            Ok(result) => Outgoing::Answer { id, result },
             Err(e) => response(id, Err(e)),
         };
         let _ = self.out.send(out);
@@ -256,7 +270,7 @@ impl Shared {
 
     /// Runs one request and answers it; a panic in a handler is an internal error, never the
     /// end of the server.
-    fn run(self: &Arc<Self>, req: Request, cancel: CancelToken) {
+    fn run(self: &Arc<Self>, route: &Route, req: Request, cancel: CancelToken) {
         let result = if cancel.is_cancelled() {
             Err(RpcError::cancelled())
         } else {
@@ -266,7 +280,7 @@ impl Shared {
                 cancel: &cancel,
             };
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                handlers::answer(&ctx, &req.method, req.params)
+                handlers::answer(&ctx, route, req.params)
             }))
             .unwrap_or_else(|p| {
                 let why = p
@@ -298,8 +312,8 @@ fn response(id: RequestId, result: RpcResult) -> Outgoing {
     }))
 }
 
-/// A request queued for the worker, with its cancel token.
-type Job = (Request, CancelToken);
+/// A request queued for the worker, with its route and cancel token.
+type Job = (&'static Route, Request, CancelToken);
 
 struct Server {
     opts: Options,
@@ -374,7 +388,7 @@ impl Server {
             self.shut_down = true;
             return self.reply(req.id, Ok(Value::Null));
         }
-        let Some(kind) = handlers::kind(&req.method) else {
+        let Some(route) = handlers::route(&req.method) else {
             return self.reply(
                 req.id,
                 Err(RpcError::new(
@@ -388,10 +402,10 @@ impl Server {
             req.id.clone(),
             InFlight {
                 cancel: cancel.clone(),
-                kind,
+                kind: route.kind,
             },
         );
-        match kind {
+        match route.kind {
             Kind::Serial => {
                 let (tx, _) = self.serial.get_or_insert_with(|| {
                     let (tx, rx) = mpsc::channel::<Job>();
@@ -399,20 +413,20 @@ impl Server {
                     let h = std::thread::Builder::new()
                         .name("commandtree-lsp-worker".into())
                         .spawn(move || {
-                            for (req, cancel) in rx {
-                                s.run(req, cancel);
+                            for (route, req, cancel) in rx {
+                                s.run(route, req, cancel);
                             }
                         })
                         .expect("start the worker thread");
                     (tx, h)
                 });
-                let _ = tx.send((req, cancel));
+                let _ = tx.send((route, req, cancel));
             }
             Kind::Parallel => {
                 let s = shared.clone();
                 let h = std::thread::Builder::new()
                     .name("commandtree-lsp-request".into())
-                    .spawn(move || s.run(req, cancel))
+                    .spawn(move || s.run(route, req, cancel))
                     .expect("start a request thread");
                 let mut all = lock(&shared.parallel);
                 all.retain(|h| !h.is_finished());
@@ -443,9 +457,10 @@ impl Server {
                     }
                 }
             }
-            "commandtree/setTrusted" => {
-                if let Some(t) = n.params.get("trusted").and_then(Value::as_bool) {
-                    shared.trusted.store(t, Ordering::SeqCst);
+            proto::SetTrusted::METHOD => {
+                // A malformed one is ignored, as any notification the server cannot use.
+                if let Ok(p) = serde_json::from_value::<proto::SetTrustedParams>(n.params) {
+                    shared.trusted.store(p.trusted, Ordering::SeqCst);
                 }
             }
             _ => {}
@@ -530,7 +545,7 @@ impl Server {
             next_ask: AtomicU64::new(0),
         });
         self.shared = Some(shared);
-        let methods: Vec<&str> = handlers::METHODS.iter().map(|(m, _)| *m).collect();
+        let methods: Vec<&str> = handlers::ROUTES.iter().map(|r| r.method).collect();
         Ok(json!({
             "capabilities": {
                 "experimental": {

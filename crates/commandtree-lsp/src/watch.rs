@@ -4,11 +4,11 @@
 //! becomes one notification, in the form the client negotiated.
 
 use crate::error::*;
+use crate::protocol::{self as proto, TasksChangedDelta, TasksChangedFull, TasksChangedParams};
 use crate::server::{Shared, lock};
 use commandtree_core::{CancelToken, CommandItem};
 use commandtree_engine::{Live, LiveEvent, listing};
 use lsp_types::MessageType;
-use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
@@ -34,20 +34,26 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
                 if !shared.watching.load(Ordering::SeqCst) {
                     return;
                 }
-                fn listed(v: &[CommandItem], show: listing::Show) -> Vec<&CommandItem> {
-                    v.iter().filter(|c| listing::shown(c, show)).collect()
+                fn listed(v: &[CommandItem], show: listing::Show) -> Vec<CommandItem> {
+                    v.iter()
+                        .filter(|c| listing::shown(c, show))
+                        .cloned()
+                        .collect()
                 }
                 let params = if delta_form {
-                    json!({
-                        "workspaceRoot": root,
-                        "added": listed(&change.added, show),
-                        "updated": listed(&change.updated, show),
-                        "removed": change.removed,
+                    TasksChangedParams::Delta(TasksChangedDelta {
+                        workspace_root: root.clone(),
+                        added: listed(&change.added, show),
+                        updated: listed(&change.updated, show),
+                        removed: change.removed.clone(),
                     })
                 } else {
-                    json!({"workspaceRoot": root, "tasks": listed(&change.all, show)})
+                    TasksChangedParams::Full(TasksChangedFull {
+                        workspace_root: root.clone(),
+                        tasks: listed(&change.all, show),
+                    })
                 };
-                shared.notify("commandtree/tasksChanged", params);
+                shared.send::<proto::TasksChanged>(&params);
             }
             LiveEvent::Warning(w) => shared.log(MessageType::WARNING, w.to_string()),
         }
@@ -66,12 +72,12 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
 /// `commandtree/watchFiles`: changes are notified from now on. Answers after the first
 /// discovery, so a `discoverTasks` sent after this answer is never older than what the
 /// notifications build on.
-pub fn start(shared: &Arc<Shared>, cancel: &CancelToken) -> RpcResult {
+pub fn start(shared: &Arc<Shared>, cancel: &CancelToken) -> RpcResult<()> {
     shared.watching.store(true, Ordering::SeqCst);
     let live = live(shared)?;
     live.commands(cancel)
         .map_err(crate::handlers::discovery_error)?;
-    Ok(Value::Null)
+    Ok(())
 }
 
 /// Starts the live index again (new exclude globs) if it is running.

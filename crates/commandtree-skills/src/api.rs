@@ -16,6 +16,7 @@ use commandtree_store::ContextType;
 use serde_json::{Map, Value};
 
 /// A chat role at the SkillApi level.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SkillRole {
@@ -45,6 +46,7 @@ impl From<ContextType> for SkillRole {
     }
 }
 
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SkillMessage {
     pub role: SkillRole,

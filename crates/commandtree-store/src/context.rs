@@ -22,6 +22,7 @@ pub const TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS context_messages (
 pub const DEFAULT_CONVERSATION: &str = "default";
 
 /// Who a context message speaks for.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContextType {
@@ -58,6 +59,7 @@ impl std::str::FromStr for ContextType {
 }
 
 /// One stored message.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextMessage {

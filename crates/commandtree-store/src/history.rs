@@ -7,6 +7,7 @@ use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 
 /// One run, as `ct runs --json` prints it.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Run {

@@ -21,11 +21,13 @@ import { ModelChoice, answerLanguageModelRequest, hasLanguageModels } from './lm
 import { checkServer, locateServer } from './locate';
 import { Model, Settings } from './model';
 import { readTasksChanged } from './protocol';
+import type { ServerNotifications, ServerRequests } from './protocol.generated';
 import { Runner, errorText } from './runner';
 import { Rpc, RpcServer, Server, StepProgress } from './server';
 
 /** The server→client request for the editor's language models (docs/lsp-protocol.md). */
-const LANGUAGE_MODEL_REQUEST = 'commandtree/languageModelRequest';
+const LANGUAGE_MODEL_REQUEST: keyof ServerRequests = 'commandtree/languageModelRequest';
+const TASKS_CHANGED: keyof ServerNotifications = 'commandtree/tasksChanged';
 const REQUEST_CANCELLED = -32800;
 const INTERNAL_ERROR = -32603;
 
@@ -225,7 +227,8 @@ export class FolderClient implements Folder {
       await c.stop().catch(() => undefined);
       return;
     }
-    c.onRequest(LANGUAGE_MODEL_REQUEST, async (params: unknown, token: vscode.CancellationToken) => {
+    type Answer = ServerRequests[typeof LANGUAGE_MODEL_REQUEST]['result'];
+    c.onRequest(LANGUAGE_MODEL_REQUEST, async (params: unknown, token: vscode.CancellationToken): Promise<Answer | ResponseError> => {
       try {
         return await answerLanguageModelRequest(params, token, models);
       } catch (e) {
@@ -233,7 +236,7 @@ export class FolderClient implements Folder {
         return new ResponseError(token.isCancellationRequested ? REQUEST_CANCELLED : INTERNAL_ERROR, errorText(e));
       }
     });
-    c.onNotification('commandtree/tasksChanged', (p: unknown) => {
+    c.onNotification(TASKS_CHANGED, (p: unknown) => {
       void model.applyChange(readTasksChanged(p)).catch((e: unknown) => {
         output.appendLine(`tree (${this.name}): ${errorText(e)}`);
       });

@@ -3,6 +3,7 @@
 
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { ClientNotifications } from './protocol.generated';
 import { ClientContext, FolderClient } from './client';
 import { Handlers } from './commands';
 import { Folders } from './folders';
@@ -115,7 +116,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       for (const c of clients()) {
-        void c.languageClient?.sendNotification('commandtree/setTrusted', { trusted: true });
+        const params: ClientNotifications['commandtree/setTrusted'] = { trusted: true };
+        void c.languageClient?.sendNotification('commandtree/setTrusted', params);
         void c.model.refreshTree().catch(() => undefined);
       }
     }),

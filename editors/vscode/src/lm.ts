@@ -5,6 +5,7 @@
 
 import * as vscode from 'vscode';
 import { LanguageModelRequest, WireMessage, WireToolCall, readLanguageModelRequest } from './protocol';
+import type { LanguageModelAnswer } from './protocol.generated';
 
 export const NO_MODEL = 'No language model available: sign in to GitHub Copilot or configure a provider for ct';
 
@@ -77,8 +78,6 @@ export function requestOptions(o: LanguageModelRequest['options']): vscode.Langu
     );
     if (o.toolMode === 'required') {
       options.toolMode = vscode.LanguageModelChatToolMode.Required;
-    } else if (o.toolMode === 'auto') {
-      options.toolMode = vscode.LanguageModelChatToolMode.Auto;
     }
   }
   return options;
@@ -144,7 +143,7 @@ export async function answerLanguageModelRequest(
   params: unknown,
   token: vscode.CancellationToken,
   choice: ModelChoice,
-): Promise<{ text: string; model: string; toolCalls?: WireToolCall[] }> {
+): Promise<LanguageModelAnswer> {
   const req = readLanguageModelRequest(params);
   const model = await pickModel(req.options.model, choice);
   const messages = req.messages.map(toChatMessage);

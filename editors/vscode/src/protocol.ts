@@ -1,50 +1,35 @@
-// Shapes of the `ct lsp` protocol (docs/lsp-protocol.md) and tolerant readers for its answers.
-// The readers accept the documented shape and the close variants a server version may send
-// (a bare array instead of a wrapper object, `kind` or `type` as the node tag), so a small
-// protocol difference degrades one feature instead of emptying the whole tree.
+// The `ct lsp` protocol (docs/lsp-protocol.md) as the extension uses it: the wire types come
+// from protocol.generated.ts (made from the server's types), and tolerant readers turn answers
+// into the views' shapes. The readers accept the documented shape and the close variants a
+// server version may send (a bare array instead of a wrapper object, `kind` or `type` as the
+// node tag), so a small protocol difference degrades one feature instead of emptying the whole
+// tree; they name fields through the wire types (`fields`), so a field renamed on the server
+// fails to compile here.
 
-export type ParamFormat = 'positional' | 'flag' | 'flag-equals' | 'dashdash-args';
+import type * as wire from './protocol.generated';
 
-export interface ParamDef {
-  name: string;
-  description?: string;
-  default?: string;
-  options?: string[];
-  format?: ParamFormat;
-  flag?: string;
-}
+export type ParamFormat = wire.ParamFormat;
+export type ParamDef = wire.ParamDef;
+export type RunMode = wire.RunMode;
+/** How the client runs a plan; upstream's routing per type (launch, vscode, markdown, rest). */
+export type PlanAction = wire.PlanAction;
 
 /** PRODUCT.md §3 CommandItem, as `ct list --json` and the server emit it. */
-export interface CommandItem {
-  id: string;
-  label: string;
-  type: string;
-  category: string;
-  command: string;
+export interface CommandItem extends Omit<wire.CommandItem, 'cwd'> {
+  /** Left out by older servers. */
   cwd?: string;
-  filePath: string;
-  tags: string[];
-  params?: ParamDef[];
-  description?: string;
-  summary?: string;
-  securityWarning?: string;
-  line?: number;
   /** Sent by servers that know it; otherwise derived by `isPrivate`. */
   private?: boolean;
 }
 
-export type RunMode = 'newTerminal' | 'currentTerminal' | 'debug';
-
-/** How the client runs a plan; upstream's routing per type (launch, vscode, markdown, rest). */
-export type PlanAction = 'terminal' | 'debug' | 'task' | 'preview';
-
+/** A plan as the runner uses it: empty strings and objects left out. */
 export interface Plan {
   action: PlanAction;
   commandLine: string;
   cwd?: string;
   env?: Record<string, string>;
   /** The shell dialect the command line is written for (`posix`, `fish`, ...), not a program. */
-  shell?: string;
+  shell?: wire.ShellDialect;
   debugConfiguration?: Record<string, unknown>;
   taskName?: string;
   securityWarning?: string;
@@ -52,20 +37,10 @@ export interface Plan {
 }
 
 /** A command skill (`.commandtree/skills/*.md`) as `commandtree/commandSkills` lists it. */
-export interface CommandSkill {
-  id: string;
-  name: string;
-  /** A ThemeIcon id. */
-  icon: string;
-  description?: string;
-}
+export type CommandSkill = wire.CommandSkillInfo;
 
 /** `commandtree/proposeSkill`: the file and the model's whole new version of it. */
-export interface SkillProposal {
-  file: string;
-  original: string;
-  proposed: string;
-}
+export type SkillProposal = wire.ProposeSkillResult;
 
 export interface SearchHit {
   item: CommandItem;
@@ -112,6 +87,22 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The keys of `T`, of every member when `T` is a union. */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+
+/** An answer's fields, named as the wire type `T` names them, each still to be checked. */
+export type Fields<T> = Partial<Record<KeysOf<T>, unknown>>;
+
+/** `v` read as a `T`: its fields by `T`'s names (none when it is not an object). */
+export function fields<T>(v: unknown): Fields<T> {
+  return isObject(v) ? (v as Fields<T>) : {};
+}
+
+/** A field name of the wire type `T`, checked by the compiler. */
+function key<T>(k: KeysOf<T> & string): string {
+  return k;
+}
+
 export function isCommandItem(v: unknown): v is CommandItem {
   return (
     isObject(v) &&
@@ -155,12 +146,12 @@ function listIn(v: unknown, ...keys: string[]): unknown[] {
 }
 
 export function readTasks(v: unknown): CommandItem[] {
-  return listIn(v, 'tasks', 'commands', 'items').filter(isCommandItem).map((i) => toItem(i as unknown as Json));
+  return listIn(v, key<wire.DiscoverTasksResult | wire.TasksChangedFull>('tasks'), 'commands', 'items').filter(isCommandItem).map((i) => toItem(i as unknown as Json));
 }
 
 export function readWarnings(v: unknown): { file: string; line?: number; message: string }[] {
-  return listIn(isObject(v) ? v.warnings : undefined)
-    .filter(isObject)
+  return listIn(fields<wire.DiscoverTasksResult>(v).warnings)
+    .map((e) => fields<wire.Warning>(e))
     .map((w) => ({
       file: typeof w.file === 'string' ? w.file : '',
       line: typeof w.line === 'number' ? w.line : undefined,
@@ -169,7 +160,7 @@ export function readWarnings(v: unknown): { file: string; line?: number; message
 }
 
 export function readQuick(v: unknown): string[] {
-  return listIn(v, 'ids', 'quick', 'commands', 'tasks')
+  return listIn(v, key<wire.QuickResult>('ids'), 'quick', key<wire.QuickResult>('commands'), 'tasks')
     .map((e) => (typeof e === 'string' ? e : isCommandItem(e) ? e.id : undefined))
     .filter((e): e is string => typeof e === 'string');
 }
@@ -182,13 +173,14 @@ function readNode(v: unknown, known: Map<string, CommandItem>): TreeNode | undef
   if (!isObject(v)) {
     return undefined;
   }
-  const tag = v.kind ?? v.nodeType ?? v.node;
-  if (tag === 'folder' || (tag === undefined && Array.isArray(v.children))) {
-    const children = listIn(v.children).map((c) => readNode(c, known)).filter((c): c is TreeNode => c !== undefined);
-    return { kind: 'folder', label: typeof v.label === 'string' ? v.label : '', children };
+  const node = fields<wire.TreeNode>(v);
+  const tag = node.kind ?? v.nodeType ?? v.node;
+  if (tag === 'folder' || (tag === undefined && Array.isArray(node.children))) {
+    const children = listIn(node.children).map((c) => readNode(c, known)).filter((c): c is TreeNode => c !== undefined);
+    return { kind: 'folder', label: typeof node.label === 'string' ? node.label : '', children };
   }
-  for (const key of ['item', 'command', 'task']) {
-    const inner = v[key];
+  for (const k of ['item', key<wire.TreeNode>('command'), 'task']) {
+    const inner = v[k];
     if (isCommandItem(inner)) {
       return { kind: 'command', item: toItem(inner as unknown as Json) };
     }
@@ -208,13 +200,14 @@ function readNode(v: unknown, known: Map<string, CommandItem>): TreeNode | undef
  * `known` resolves nodes that carry only a command id.
  */
 export function readTree(v: unknown, known: Map<string, CommandItem>): TreeCategory[] {
-  return listIn(v, 'categories', 'tree', 'nodes')
+  return listIn(v, key<wire.TreeResult>('categories'), 'tree', 'nodes')
     .filter(isObject)
-    .map((c) => {
+    .map((json) => {
+      const c = fields<wire.TreeCategory>(json);
       const children = listIn(c.children).map((n) => readNode(n, known)).filter((n): n is TreeNode => n !== undefined);
       const label = typeof c.label === 'string' ? c.label : typeof c.type === 'string' ? c.type : '';
       return {
-        type: typeof c.type === 'string' ? c.type : typeof c.kind === 'string' && c.kind !== 'category' ? c.kind : '',
+        type: typeof c.type === 'string' ? c.type : typeof json.kind === 'string' && json.kind !== 'category' ? json.kind : '',
         label: label.replace(/ \(\d+\)$/, ''),
         count: typeof c.count === 'number' ? c.count : countCommands(children),
         children,
@@ -230,8 +223,9 @@ export function commandsOf(nodes: TreeNode[]): CommandItem[] {
   return nodes.flatMap((n) => (n.kind === 'command' ? [n.item] : commandsOf(n.children)));
 }
 
-export function readPlan(v: unknown): Plan {
-  if (!isObject(v) || typeof v.commandLine !== 'string') {
+export function readPlan(answer: unknown): Plan {
+  const v = fields<wire.PlanResult>(answer);
+  if (typeof v.commandLine !== 'string') {
     throw new Error('the server sent no command line for this command');
   }
   const env = isObject(v.env)
@@ -243,7 +237,7 @@ export function readPlan(v: unknown): Plan {
     commandLine: v.commandLine,
     cwd: typeof v.cwd === 'string' && v.cwd !== '' ? v.cwd : undefined,
     env: env && Object.keys(env).length > 0 ? env : undefined,
-    shell: typeof v.shell === 'string' && v.shell !== '' ? v.shell : undefined,
+    shell: isShell(v.shell) ? v.shell : undefined,
     debugConfiguration: isObject(v.debugConfiguration) ? v.debugConfiguration : undefined,
     taskName: typeof v.taskName === 'string' && v.taskName !== '' ? v.taskName : undefined,
     securityWarning:
@@ -252,12 +246,19 @@ export function readPlan(v: unknown): Plan {
   };
 }
 
+const SHELLS: readonly unknown[] = ['posix', 'fish', 'powershell', 'cmd'] satisfies wire.ShellDialect[];
+
+function isShell(v: unknown): v is wire.ShellDialect {
+  return SHELLS.includes(v);
+}
+
 export function readSearch(v: unknown): SearchHit[] {
-  return listIn(v, 'results', 'hits', 'items')
+  return listIn(v, key<wire.SearchResult>('results'), 'hits', 'items')
     .filter(isObject)
-    .map((h) => {
+    .map((json) => {
+      const h = fields<wire.SearchHit>(json);
       const score = typeof h.score === 'number' ? h.score : 0;
-      const inner = isCommandItem(h.item) ? h.item : isCommandItem(h.command) ? h.command : h;
+      const inner = isCommandItem(json.item) ? json.item : isCommandItem(h.command) ? h.command : json;
       return isCommandItem(inner) ? { item: toItem(inner as unknown as Json), score } : undefined;
     })
     .filter((h): h is SearchHit => h !== undefined);
@@ -265,30 +266,29 @@ export function readSearch(v: unknown): SearchHit[] {
 
 /** `commandtree/show`: `{command, steps}`; a bare CommandItem is accepted too. */
 export function readShown(v: unknown): CommandItem | undefined {
-  const inner = isObject(v) && isCommandItem(v.command) ? v.command : v;
+  const shown = fields<wire.ShowResult>(v);
+  const inner = isCommandItem(shown.command) ? shown.command : v;
   return isCommandItem(inner) ? toItem(inner as unknown as Json) : undefined;
 }
 
-export function readTasksChanged(v: unknown): TasksChanged {
-  if (!isObject(v)) {
-    return {};
-  }
-  const items = (k: string): CommandItem[] | undefined =>
-    Array.isArray(v[k]) ? readTasks(v[k]) : undefined;
+export function readTasksChanged(params: unknown): TasksChanged {
+  const v = fields<wire.TasksChangedParams>(params);
+  const items = (list: unknown): CommandItem[] | undefined => (Array.isArray(list) ? readTasks(list) : undefined);
   return {
     workspaceRoot: typeof v.workspaceRoot === 'string' ? v.workspaceRoot : undefined,
-    tasks: items('tasks'),
-    added: items('added'),
-    updated: items('updated'),
+    tasks: items(v.tasks),
+    added: items(v.added),
+    updated: items(v.updated),
     removed: Array.isArray(v.removed) ? v.removed.filter((r): r is string => typeof r === 'string') : undefined,
   };
 }
 
 /** `commandtree/commandSkills`: `{skills}` or a bare list; an entry without a name is skipped. */
 export function readSkills(v: unknown): CommandSkill[] {
-  return listIn(v, 'skills')
+  return listIn(v, key<wire.CommandSkillsResult>('skills'))
     .filter(isObject)
-    .map((s) => {
+    .map((json) => {
+      const s = fields<wire.CommandSkillInfo>(json);
       const name = typeof s.name === 'string' ? s.name : undefined;
       const id = typeof s.id === 'string' ? s.id : name;
       if (name === undefined || id === undefined) {
@@ -304,38 +304,32 @@ export function readSkills(v: unknown): CommandSkill[] {
 }
 
 /** `commandtree/proposeSkill`; anything without the three strings is a protocol error. */
-export function readProposal(v: unknown): SkillProposal {
-  if (isObject(v) && typeof v.file === 'string' && typeof v.original === 'string' && typeof v.proposed === 'string') {
+export function readProposal(answer: unknown): SkillProposal {
+  const v = fields<wire.ProposeSkillResult>(answer);
+  if (typeof v.file === 'string' && typeof v.original === 'string' && typeof v.proposed === 'string') {
     return { file: v.file, original: v.original, proposed: v.proposed };
   }
   throw new Error('the server sent no proposal (file, original, proposed)');
 }
 
 /** A playbook (`.commandtree/playbooks/*.playbook.md`) as `commandtree/playbooks` lists it. */
-export interface PlaybookInfo {
-  name: string;
-  description?: string;
-  file: string;
-  steps: string[];
-  inputs: { name: string; description?: string; default?: string }[];
-}
+export type PlaybookInfo = wire.PlaybookInfo;
 
 /** A SkillApi role on the wire (`commandtree/languageModelRequest`, `commandtree/context`). */
-export type WireRole = 'agent' | 'assistant' | 'user';
+export type WireRole = wire.SkillRole;
 
-export interface WireMessage {
-  role: WireRole;
-  content: string;
-}
+export type WireMessage = wire.SkillMessage;
+
+const ROLES: readonly unknown[] = ['agent', 'assistant', 'user'] satisfies WireRole[];
 
 function isRole(v: unknown): v is WireRole {
-  return v === 'agent' || v === 'assistant' || v === 'user';
+  return ROLES.includes(v);
 }
 
 /** `commandtree/playbooks`; an entry without a name is skipped. */
 export function readPlaybooks(v: unknown): PlaybookInfo[] {
-  return listIn(v, 'playbooks')
-    .filter(isObject)
+  return listIn(v, key<wire.PlaybooksResult>('playbooks'))
+    .map((json) => fields<wire.PlaybookInfo>(json))
     .map((p) => {
       if (typeof p.name !== 'string') {
         return undefined;
@@ -344,17 +338,19 @@ export function readPlaybooks(v: unknown): PlaybookInfo[] {
         name: p.name,
         file: typeof p.file === 'string' ? p.file : '',
         steps: Array.isArray(p.steps) ? p.steps.filter((s): s is string => typeof s === 'string') : [],
-        inputs: (Array.isArray(p.inputs) ? p.inputs : []).filter(isObject).flatMap((i) =>
-          typeof i.name === 'string'
-            ? [
-                {
-                  name: i.name,
-                  ...(typeof i.description === 'string' ? { description: i.description } : {}),
-                  ...(typeof i.default === 'string' ? { default: i.default } : {}),
-                },
-              ]
-            : [],
-        ),
+        inputs: listIn(p.inputs)
+          .map((json) => fields<wire.PlaybookInput>(json))
+          .flatMap((i) =>
+            typeof i.name === 'string'
+              ? [
+                  {
+                    name: i.name,
+                    ...(typeof i.description === 'string' ? { description: i.description } : {}),
+                    ...(typeof i.default === 'string' ? { default: i.default } : {}),
+                  },
+                ]
+              : [],
+          ),
       };
       if (typeof p.description === 'string' && p.description !== '') {
         info.description = p.description;
@@ -370,13 +366,14 @@ export function readPlaybooks(v: unknown): PlaybookInfo[] {
  * row fenced); an older server's bare rows are read with their `type` as the role.
  */
 export function readContext(v: unknown): WireMessage[] {
-  if (isObject(v) && Array.isArray(v.send)) {
-    return v.send
-      .filter(isObject)
+  const context = fields<wire.ContextResult>(v);
+  if (Array.isArray(context.send)) {
+    return context.send
+      .map((json) => fields<wire.SkillMessage>(json))
       .flatMap((m) => (isRole(m.role) && typeof m.content === 'string' ? [{ role: m.role, content: m.content }] : []));
   }
-  return listIn(v, 'messages')
-    .filter(isObject)
+  return listIn(v, key<wire.ContextResult>('messages'))
+    .map((json) => fields<wire.ContextMessage | wire.SkillMessage>(json))
     .flatMap((m) => {
       const role = m.type ?? m.role;
       return isRole(role) && typeof m.content === 'string' ? [{ role, content: m.content }] : [];
@@ -385,56 +382,46 @@ export function readContext(v: unknown): WireMessage[] {
 
 /** `commandtree/runSkill`: the reply. */
 export function readSkillReply(v: unknown): string {
-  if (isObject(v) && typeof v.reply === 'string') {
-    return v.reply;
+  const reply = fields<wire.RunSkillResult>(v).reply;
+  if (typeof reply === 'string') {
+    return reply;
   }
   throw new Error('the server sent no reply');
 }
 
 /** `commandtree/runPlaybook`: each step's id and reply, in order. */
-export function readPlaybookRun(v: unknown): { id: string; reply: string }[] {
-  return listIn(v, 'steps')
-    .filter(isObject)
+export function readPlaybookRun(v: unknown): wire.StepReply[] {
+  return listIn(v, key<wire.RunPlaybookResult>('steps'))
+    .map((json) => fields<wire.StepReply>(json))
     .flatMap((s) => (typeof s.id === 'string' && typeof s.reply === 'string' ? [{ id: s.id, reply: s.reply }] : []));
 }
 
-/** The params of `commandtree/languageModelRequest`; a malformed request is an error. */
-/** A tool the model is offered: `inputSchema` is a JSON Schema object. */
-export interface WireTool {
-  name: string;
-  description: string;
-  inputSchema?: Record<string, unknown>;
-}
+/** A tool the model is offered: `inputSchema` is a JSON Schema object, left out when none came. */
+export type WireTool = Omit<wire.LanguageModelTool, 'inputSchema'> & Partial<Pick<wire.LanguageModelTool, 'inputSchema'>>;
 
+/** The params of `commandtree/languageModelRequest`, checked. */
 export interface LanguageModelRequest {
   messages: WireMessage[];
-  options: {
-    model?: string;
-    modelOptions?: Record<string, unknown>;
-    justification?: string;
-    tools?: WireTool[];
-    /** `required`: the model must answer by calling a tool (the summary pipeline's answer). */
-    toolMode?: 'auto' | 'required';
-  };
+  options: Omit<wire.LanguageModelOptions, 'tools'> & { tools?: WireTool[] };
 }
 
 /** A tool call in the answer to `commandtree/languageModelRequest`. */
-export interface WireToolCall {
-  name: string;
-  input: unknown;
-}
+export type WireToolCall = wire.ToolCallAnswer;
 
-export function readLanguageModelRequest(v: unknown): LanguageModelRequest {
-  if (!isObject(v) || !Array.isArray(v.messages)) {
+/** Reads the params of `commandtree/languageModelRequest`; a malformed request is an error. */
+export function readLanguageModelRequest(params: unknown): LanguageModelRequest {
+  const v = fields<wire.LanguageModelParams>(params);
+  if (!Array.isArray(v.messages)) {
     throw new Error('commandtree/languageModelRequest: `messages` is missing');
   }
-  const messages = v.messages.map((m, i): WireMessage => {
-    if (isObject(m) && isRole(m.role) && typeof m.content === 'string') {
+  const messages = v.messages.map((json, i): WireMessage => {
+    const m = fields<wire.SkillMessage>(json);
+    if (isRole(m.role) && typeof m.content === 'string') {
       return { role: m.role, content: m.content };
     }
     throw new Error(`commandtree/languageModelRequest: message ${i} is not {role: agent|assistant|user, content}`);
   });
-  const o = isObject(v.options) ? v.options : {};
+  const o = fields<wire.LanguageModelOptions>(v.options);
   const options: LanguageModelRequest['options'] = {};
   if (typeof o.model === 'string' && o.model !== '') {
     options.model = o.model;
@@ -446,8 +433,9 @@ export function readLanguageModelRequest(v: unknown): LanguageModelRequest {
     options.justification = o.justification;
   }
   if (Array.isArray(o.tools)) {
-    options.tools = o.tools.map((t, i): WireTool => {
-      if (isObject(t) && typeof t.name === 'string' && typeof t.description === 'string') {
+    options.tools = o.tools.map((json, i): WireTool => {
+      const t = fields<wire.LanguageModelTool>(json);
+      if (typeof t.name === 'string' && typeof t.description === 'string') {
         return isObject(t.inputSchema)
           ? { name: t.name, description: t.description, inputSchema: t.inputSchema }
           : { name: t.name, description: t.description };
@@ -455,7 +443,7 @@ export function readLanguageModelRequest(v: unknown): LanguageModelRequest {
       throw new Error(`commandtree/languageModelRequest: tool ${i} is not {name, description, inputSchema?}`);
     });
   }
-  if (o.toolMode === 'auto' || o.toolMode === 'required') {
+  if (o.toolMode === 'required') {
     options.toolMode = o.toolMode;
   }
   return { messages, options };

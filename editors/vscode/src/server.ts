@@ -26,6 +26,7 @@ import {
   readTree,
   readWarnings,
 } from './protocol';
+import type { PlaybookStep, Requests } from './protocol.generated';
 
 export type SortOrder = 'folder' | 'name' | 'type';
 
@@ -41,13 +42,7 @@ export interface SummarizeProgress {
   step?: StepProgress;
 }
 
-export interface StepProgress {
-  index: number;
-  total: number;
-  id: string;
-  skill?: string;
-  reply?: string;
-}
+export type StepProgress = PlaybookStep;
 
 export interface Server {
   discoverTasks(excludePatterns: string[] | undefined): Promise<Discovery>;
@@ -105,8 +100,17 @@ export class RpcServer implements Server {
     private readonly workspaceRoot: string,
   ) {}
 
+  /** Sends request `M` with its params as the server's types have them. */
+  private request<M extends keyof Requests>(
+    method: M,
+    params: Requests[M]['params'],
+    token?: vscode.CancellationToken,
+  ): Promise<Requests[M]['result']> {
+    return this.rpc.sendRequest<Requests[M]['result']>(method, params, token);
+  }
+
   async discoverTasks(excludePatterns: string[] | undefined): Promise<Discovery> {
-    const answer = await this.rpc.sendRequest<unknown>('commandtree/discoverTasks', {
+    const answer = await this.request('commandtree/discoverTasks', {
       workspaceRoot: this.workspaceRoot,
       ...(excludePatterns ? { excludePatterns } : {}),
     });
@@ -114,11 +118,11 @@ export class RpcServer implements Server {
   }
 
   async watchFiles(): Promise<void> {
-    await this.rpc.sendRequest<unknown>('commandtree/watchFiles', { workspaceRoot: this.workspaceRoot });
+    await this.request('commandtree/watchFiles', {});
   }
 
   async tree(sort: SortOrder, tag: string | undefined, known: Map<string, CommandItem>): Promise<TreeCategory[]> {
-    const answer = await this.rpc.sendRequest<unknown>('commandtree/tree', {
+    const answer = await this.request('commandtree/tree', {
       sort,
       ...(tag !== undefined ? { tag } : {}),
     });
@@ -126,23 +130,23 @@ export class RpcServer implements Server {
   }
 
   async quick(): Promise<string[]> {
-    return readQuick(await this.rpc.sendRequest<unknown>('commandtree/quick', {}));
+    return readQuick(await this.request('commandtree/quick', {}));
   }
 
   async tag(id: string, tag: string, add: boolean): Promise<void> {
-    await this.rpc.sendRequest<unknown>('commandtree/tag', { id, tag, add });
+    await this.request('commandtree/tag', { id, tag, add });
   }
 
   async star(id: string, starred: boolean): Promise<void> {
-    await this.rpc.sendRequest<unknown>('commandtree/star', { id, starred });
+    await this.request('commandtree/star', { id, starred });
   }
 
   async quickMove(id: string, position: number): Promise<void> {
-    await this.rpc.sendRequest<unknown>('commandtree/quickMove', { id, position });
+    await this.request('commandtree/quickMove', { id, position });
   }
 
   async plan(id: string, mode: RunMode, params: Record<string, string> | undefined): Promise<Plan> {
-    const answer = await this.rpc.sendRequest<unknown>('commandtree/plan', {
+    const answer = await this.request('commandtree/plan', {
       id,
       mode,
       ...(params && Object.keys(params).length > 0 ? { params } : {}),
@@ -158,25 +162,21 @@ export class RpcServer implements Server {
   ): Promise<unknown> {
     return this.rpc.withProgress(
       (workDoneToken) =>
-        this.rpc.sendRequest<unknown>(
-          'commandtree/summarize',
-          { ...(ids ? { ids } : {}), force, workDoneToken },
-          token,
-        ),
+        this.request('commandtree/summarize', { ...(ids ? { ids } : {}), force, workDoneToken }, token),
       progress,
     );
   }
 
   async search(query: string, limit: number): Promise<SearchHit[]> {
-    return readSearch(await this.rpc.sendRequest<unknown>('commandtree/search', { query, limit }));
+    return readSearch(await this.request('commandtree/search', { query, limit }));
   }
 
   async show(id: string): Promise<CommandItem | undefined> {
-    return readShown(await this.rpc.sendRequest<unknown>('commandtree/show', { id }));
+    return readShown(await this.request('commandtree/show', { id }));
   }
 
   async commandSkills(): Promise<CommandSkill[]> {
-    return readSkills(await this.rpc.sendRequest<unknown>('commandtree/commandSkills', {}));
+    return readSkills(await this.request('commandtree/commandSkills', {}));
   }
 
   async proposeSkill(
@@ -186,14 +186,14 @@ export class RpcServer implements Server {
     progress: (p: SummarizeProgress) => void,
   ): Promise<SkillProposal> {
     const answer = await this.rpc.withProgress(
-      (workDoneToken) => this.rpc.sendRequest<unknown>('commandtree/proposeSkill', { skill, id, workDoneToken }, token),
+      (workDoneToken) => this.request('commandtree/proposeSkill', { skill, id, workDoneToken }, token),
       progress,
     );
     return readProposal(answer);
   }
 
   async applySkill(skill: string, id: string, original: string, proposed: string): Promise<void> {
-    await this.rpc.sendRequest<unknown>('commandtree/applySkill', { skill, id, original, proposed });
+    await this.request('commandtree/applySkill', { skill, id, original, proposed });
   }
 
   async runSkill(
@@ -202,14 +202,14 @@ export class RpcServer implements Server {
     progress: (p: SummarizeProgress) => void,
   ): Promise<string> {
     const answer = await this.rpc.withProgress(
-      (workDoneToken) => this.rpc.sendRequest<unknown>('commandtree/runSkill', { invocation, workDoneToken }, token),
+      (workDoneToken) => this.request('commandtree/runSkill', { invocation, workDoneToken }, token),
       progress,
     );
     return readSkillReply(answer);
   }
 
   async playbooks(): Promise<PlaybookInfo[]> {
-    return readPlaybooks(await this.rpc.sendRequest<unknown>('commandtree/playbooks', {}));
+    return readPlaybooks(await this.request('commandtree/playbooks', {}));
   }
 
   async runPlaybook(
@@ -219,13 +219,13 @@ export class RpcServer implements Server {
     progress: (p: SummarizeProgress) => void,
   ): Promise<{ id: string; reply: string }[]> {
     const answer = await this.rpc.withProgress(
-      (workDoneToken) => this.rpc.sendRequest<unknown>('commandtree/runPlaybook', { name, inputs, workDoneToken }, token),
+      (workDoneToken) => this.request('commandtree/runPlaybook', { name, inputs, workDoneToken }, token),
       progress,
     );
     return readPlaybookRun(answer);
   }
 
   async context(): Promise<WireMessage[]> {
-    return readContext(await this.rpc.sendRequest<unknown>('commandtree/context', {}));
+    return readContext(await this.request('commandtree/context', {}));
   }
 }
