@@ -4,12 +4,17 @@
 //! tags, runs, summaries and search all go through it, and its watcher keeps the tree live.
 //!
 //! [`run`] owns the terminal: raw mode and the alternate screen, restored on every way out
-//! (quit, error, panic, SIGTERM). [`app::App`] is the state and the key handling; [`view`]
-//! draws it.
+//! (quit, error, panic, SIGTERM). [`app::App`] holds the [`components`] (the tree, the filter
+//! bar, the detail pane, the runs pane, the status line, the popups), each with its own state,
+//! drawing and keys; [`keymap`] is the table of every key, which F1 and the footers are drawn
+//! from; [`view`] lays the components out on the screen.
 
 pub mod app;
 mod cache;
+pub mod components;
+pub mod keymap;
 pub mod rows;
+pub mod theme;
 pub mod view;
 pub mod worker;
 
@@ -210,7 +215,7 @@ fn event_loop(
         // work is under way, rarely when idle.
         let wait = if !app.fresh && app.load_error.is_none() {
             Duration::from_millis(2)
-        } else if app.busy.is_some() || app.running() > 0 {
+        } else if app.status.job.is_some() || app.running() > 0 {
             Duration::from_millis(16)
         } else {
             Duration::from_millis(50)
@@ -273,7 +278,7 @@ fn foreground(
             Ok(fin) => format!(
                 "\n\x1b[1mexit {}\x1b[0m ({}) — press a key to return",
                 fin.code,
-                view::duration(fin.duration.as_millis() as i64)
+                commandtree_core::text::duration(fin.duration.as_millis() as i64)
             ),
             Err(e) => format!("\n{e} — press a key to return"),
         };

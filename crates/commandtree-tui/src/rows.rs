@@ -143,12 +143,12 @@ pub struct Inputs<'a> {
     /// A filter is being applied: everything holding a match is shown open.
     pub force_open: bool,
     /// Semantic search results replace the tree.
-    pub search: Option<(&'a str, &'a [(usize, f32)])>,
+    pub search: Option<&'a [(usize, f32)]>,
 }
 
 pub fn build(i: &Inputs<'_>) -> Vec<Row> {
     let mut rows = Vec::new();
-    if let Some((query, hits)) = i.search {
+    if let Some(hits) = i.search {
         rows.push(Row {
             key: "sec:search".into(),
             depth: 0,
@@ -158,7 +158,6 @@ pub fn build(i: &Inputs<'_>) -> Vec<Row> {
             },
             open: true,
         });
-        let _ = query;
         for &(idx, score) in hits {
             rows.push(Row {
                 key: String::new(),

@@ -82,7 +82,7 @@ fn app_rx(name: &str) -> (Scratch, App, std::sync::mpsc::Receiver<Msg>) {
     }
     let (tx, rx) = std::sync::mpsc::channel();
     let mut app = App::new(engine, tx);
-    app.color = false;
+    app.theme = commandtree_tui::theme::Theme::plain();
     app.loaded(loaded);
     (Scratch(base), app, rx)
 }
@@ -115,6 +115,7 @@ fn render(app: &mut App, w: u16, h: u16) -> String {
 
 fn select(app: &mut App, label: &str) {
     let i = app
+        .tree
         .rows
         .iter()
         .position(|r| {
@@ -122,7 +123,7 @@ fn select(app: &mut App, label: &str) {
                 .is_some_and(|i| app.commands()[i].label == label && r.place() == Some(Place::Tree))
         })
         .unwrap_or_else(|| panic!("no row for {label}"));
-    app.sel = i;
+    app.tree.sel = i;
 }
 
 #[test]
@@ -287,7 +288,7 @@ fn an_untrusted_workspace_configuration_is_said_and_the_database_only_read() {
     let engine = Engine::open(Some(&root), &root).unwrap();
     let (tx, _rx) = std::sync::mpsc::channel();
     let mut app = App::new(engine, tx);
-    app.color = false;
+    app.theme = commandtree_tui::theme::Theme::plain();
     let commands = app
         .engine
         .workspace()
@@ -309,7 +310,7 @@ fn the_last_sessions_tree_shows_at_once_and_nothing_acts_on_it_until_discovery()
     let engine = Engine::open(Some(&root), &root).unwrap();
     let (tx, _rx) = std::sync::mpsc::channel();
     let mut app = App::new(engine, tx);
-    app.color = false;
+    app.theme = commandtree_tui::theme::Theme::plain();
     let mut saved = app
         .engine
         .workspace()
@@ -418,13 +419,20 @@ fn shows_its_diff_and_writes_only_after_y() {
         "Clean Up Script → scripts/clean.sh",
         "--- a/scripts/clean.sh",
         "-# Removes build output.",
-        "y applies · n or Esc does not",
+        "y applies · n / Esc / q does not",
     ] {
         assert!(shown.contains(want), "{want}: {shown}");
     }
     key(&mut app, KeyCode::Char('n'));
     assert_eq!(std::fs::read_to_string(&script).unwrap(), before);
-    assert!(app.message.as_ref().unwrap().0.contains("not applied"));
+    assert!(
+        app.status
+            .message
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("not applied")
+    );
 
     // The file changed while the diff was shown: y writes nothing and says why.
     app.message(Msg::Proposed(
@@ -434,13 +442,14 @@ fn shows_its_diff_and_writes_only_after_y() {
     key(&mut app, KeyCode::Char('y'));
     assert_eq!(std::fs::read_to_string(&script).unwrap(), before);
     assert!(
-        app.message
+        app.status
+            .message
             .as_ref()
             .unwrap()
             .0
             .contains("nothing was written"),
         "{:?}",
-        app.message
+        app.status.message
     );
 
     app.message(Msg::Proposed(
@@ -453,7 +462,7 @@ fn shows_its_diff_and_writes_only_after_y() {
         "#!/bin/sh\nrm -rf build dist\n"
     );
     assert_eq!(
-        app.message.as_ref().unwrap().0,
+        app.status.message.as_ref().unwrap().0,
         "applied to scripts/clean.sh"
     );
 }
@@ -466,28 +475,53 @@ fn a_command_skill_needs_trust_and_says_when_there_are_none() {
     key(&mut app, KeyCode::Char('m'));
     assert!(app.popup.is_none());
     assert!(
-        app.message
+        app.status
+            .message
             .as_ref()
             .unwrap()
             .0
             .contains("no command skills"),
         "{:?}",
-        app.message
+        app.status.message
     );
 
     write(&root, ".commandtree/skills/clean-up.md", SKILL);
     key(&mut app, KeyCode::Char('m'));
     key(&mut app, KeyCode::Enter);
-    assert!(app.busy.is_some());
+    assert!(app.status.job.is_some());
     // The worker thread answers; this scratch workspace was never trusted, so nothing is sent.
     let msg = rx
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("an answer");
     app.message(msg);
-    assert!(app.busy.is_none());
-    let said = &app.message.as_ref().unwrap().0;
+    assert!(app.status.job.is_none());
+    let said = &app.status.message.as_ref().unwrap().0;
     assert!(
         said.starts_with("Clean Up Script: ") && said.contains("ct trust"),
         "{said}"
     );
+}
+
+/// The runs pane takes the keys it binds after Tab and leaves the rest to the tree; the
+/// status line's footer follows whoever has the keys.
+#[test]
+fn the_focused_runs_pane_keeps_its_keys_and_passes_on_the_rest() {
+    let (_s, mut app) = app("focus");
+    select(&mut app, "build");
+    let before = app.tree.sel;
+    key(&mut app, KeyCode::Char('r'));
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.context(), commandtree_tui::keymap::Context::Runs);
+    let shown = render(&mut app, 110, 26);
+    assert!(
+        shown.contains("Tab / Esc back to the tree · F1 help"),
+        "{shown}"
+    );
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.tree.sel, before, "j moves in the runs pane");
+    key(&mut app, KeyCode::Char('s'));
+    assert!(render(&mut app, 110, 26).contains("build is in Quick Launch"));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.context(), commandtree_tui::keymap::Context::Tree);
+    assert!(app.runs.open, "Esc gives the keys back; the pane stays");
 }
