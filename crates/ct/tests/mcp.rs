@@ -352,6 +352,62 @@ async fn prompt_definitions_are_prompts_with_their_arguments() {
 }
 
 #[tokio::test]
+async fn completion_offers_command_names_for_the_resource_template() {
+    let w = fixture("complete");
+    write(
+        &w,
+        ".commandtree/commands/fix-issue.command.md",
+        "---\ndescription: Fix a GitHub issue\n---\nFix issue $1.\n",
+    );
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    assert!(c.peer_info().unwrap().capabilities.completions.is_some());
+    let template = "commandtree://command/{id}";
+    let got = c
+        .complete_resource_argument(template, "id", "", None)
+        .await
+        .unwrap();
+    assert!(got.values.contains(&"build".to_string()), "{got:?}");
+    assert_eq!(got.total, Some(got.values.len() as u32));
+    assert_eq!(got.has_more, Some(false));
+    // Names starting with the text first, then those holding it.
+    let got = c
+        .complete_resource_argument(template, "id", "Ar", None)
+        .await
+        .unwrap();
+    assert_eq!(got.values[0], "args.sh", "{got:?}");
+    let got = c
+        .complete_resource_argument(template, "id", "uil", None)
+        .await
+        .unwrap();
+    assert_eq!(got.values, ["build"], "{got:?}");
+    // Each offered name reads its resource.
+    let r = c
+        .read_resource(ReadResourceRequestParams::new(
+            commandtree_mcp::command_uri("build"),
+        ))
+        .await
+        .unwrap();
+    assert!(format!("{r:?}").contains("echo building"), "{r:?}");
+    // A prompt's arguments are free text; an unknown prompt or template is an error.
+    let got = c
+        .complete_prompt_argument("fix-issue", "arg1", "4", None)
+        .await
+        .unwrap();
+    assert!(got.values.is_empty());
+    assert!(
+        c.complete_prompt_argument("nope", "arg1", "", None)
+            .await
+            .is_err()
+    );
+    assert!(
+        c.complete_resource_argument("file:///{path}", "path", "", None)
+            .await
+            .is_err()
+    );
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn runs_capture_output_and_keep_hostile_values_whole() {
     let w = fixture("run");
     let c = connect(&w, TestClient::default(), &[], &[]).await;
