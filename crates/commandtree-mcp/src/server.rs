@@ -812,7 +812,10 @@ impl ServerHandler for CommandTreeServer {
                 )),
                 Reference::Prompt(p) => {
                     let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
-                    match defs.command(&p.name) {
+                    match defs
+                        .command(&p.name)
+                        .filter(|c| !c.meta.source.is_builtin())
+                    {
                         // A prompt's arguments are free text: nothing to offer.
                         Some(_) => Ok(Vec::new()),
                         None => Err(format!("no prompt `{}`", p.name)),
@@ -930,9 +933,12 @@ impl ServerHandler for CommandTreeServer {
         let prompts = blocking(move || -> Result<Vec<Prompt>, Error> {
             let loaded = inner.load(&LoadOptions::default())?;
             let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
+            // The workspace's own, as list_commands lists them; the built-in prompts stay
+            // with `ct prompt`.
             Ok(defs
                 .commands()
                 .iter()
+                .filter(|c| !c.meta.source.is_builtin())
                 .map(|c| {
                     let args = defs
                         .command_arguments(&c.meta.id)
@@ -970,10 +976,23 @@ impl ServerHandler for CommandTreeServer {
         let rendered = blocking(move || -> Result<Result<(String, String), String>, Error> {
             let loaded = inner.load(&LoadOptions::default())?;
             let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
-            let about = defs
+            let Some(about) = defs
                 .command(&name)
+                .filter(|c| !c.meta.source.is_builtin())
                 .map(|c| c.meta.description.clone())
-                .unwrap_or_default();
+            else {
+                let own: Vec<String> = defs
+                    .commands()
+                    .iter()
+                    .filter(|c| !c.meta.source.is_builtin())
+                    .map(|c| c.meta.id.clone())
+                    .collect();
+                return Ok(Err(if own.is_empty() {
+                    format!("no prompt `{name}`: this workspace defines none")
+                } else {
+                    format!("no prompt `{name}`; available: {}", own.join(", "))
+                }));
+            };
             // Rendered as `ct prompt` renders it for the model: the same placeholders,
             // the same escaping.
             let named = |n: &str| -> Option<String> {

@@ -247,10 +247,15 @@ async fn initialize_list_show_and_resources() {
             .await
             .is_err()
     );
-    // No prompt definition in this workspace: only the built-in one.
+    // No prompt definition in this workspace: no prompts (the built-in ones stay with
+    // `ct prompt`), and asking for one says so.
     let prompts = c.list_all_prompts().await.unwrap();
-    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["review-changes"]);
+    assert!(prompts.is_empty(), "{prompts:?}");
+    let e = c
+        .get_prompt(GetPromptRequestParams::new("review-changes"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("defines none"), "{e}");
     c.cancel().await.unwrap();
 }
 
@@ -271,10 +276,8 @@ async fn prompt_definitions_are_prompts_with_their_arguments() {
     let changed = client.prompts_changed.clone();
     let c = connect(&w, client, &[], &[]).await;
     let prompts = c.list_all_prompts().await.unwrap();
-    let own: Vec<&Prompt> = prompts
-        .iter()
-        .filter(|p| p.name != "review-changes")
-        .collect();
+    // The workspace's two definitions, and nothing else.
+    let own: Vec<&Prompt> = prompts.iter().collect();
     assert_eq!(own.len(), 2, "{prompts:?}");
     let fix = own
         .iter()
