@@ -1,11 +1,10 @@
 //! Helpers several sources share that are about sources rather than text formats: where a file
 //! sits in the workspace, following includes safely, the `# @param` comment convention of
-//! scripts, and the order and lines of the items a parser emits.
+//! scripts, and the lines of the items a parser emits.
 
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 // ---- where a file sits ----
@@ -301,16 +300,6 @@ pub(crate) fn with_line(item: CommandItem, line: Option<usize>) -> CommandItem {
         Some(l) => item.line(l),
         None => item,
     }
-}
-
-/// JSON objects arrive with their keys sorted; users expect the file order, which `keys` (from
-/// `text::json_key_lines`) holds. Items are matched on their id name.
-pub(crate) fn sort_in_file_order(items: &mut [CommandItem], keys: &[(String, usize)]) {
-    let mut rank = HashMap::new();
-    for (i, (k, _)) in keys.iter().enumerate() {
-        rank.entry(k.as_str()).or_insert(i);
-    }
-    items.sort_by_key(|c| rank.get(c.id_name()).copied().unwrap_or(usize::MAX));
 }
 
 #[cfg(test)]

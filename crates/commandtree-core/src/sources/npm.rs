@@ -9,9 +9,10 @@ use super::calls::{concurrently_lines, npm_call, simple_commands};
 use super::common::{folders_up, nearest_marker, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, StepHow, StepRef};
-use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
+use crate::syntax::json::{self, Dialect};
+use crate::text;
 use jsonc_parser::ast;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Runner {
@@ -96,48 +97,45 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     if inside.components().any(|c| c.as_os_str() == "node_modules") {
         return Parsed::default();
     }
-    let root = match text::parse_json(file.content) {
-        Ok(v) => v,
+    let doc = match json::parse(file.content, Dialect::Strict) {
+        Ok(doc) => doc,
         Err((line, reason)) => return Parsed::with_warning(file.path, line, reason),
     };
-    let Value::Object(root) = root else {
+    let Some(root) = doc.object() else {
         return Parsed::with_warning(file.path, None, "the top level is not an object");
     };
-    let lines = LineIndex::new(file.content);
-    let ast = json_ast(file.content);
-    let ast_root = ast.as_ref().and_then(ast::Value::as_object);
-    let scripts = match root.get("scripts") {
-        None | Some(Value::Null) => return Parsed::default(),
-        Some(Value::Object(m)) => m,
-        Some(_) => {
-            let line = ast_root.and_then(|o| ast_prop_line(o, "scripts", &lines));
-            return Parsed::with_warning(file.path, line, "`scripts` is not an object");
-        }
+    let scripts = match json::prop(root, "scripts") {
+        None => return Parsed::default(),
+        Some(p) => match &p.value {
+            ast::Value::NullKeyword(_) => return Parsed::default(),
+            ast::Value::Object(o) => json::props(o),
+            _ => {
+                let line = Some(doc.line(p));
+                return Parsed::with_warning(file.path, line, "`scripts` is not an object");
+            }
+        },
     };
-    let order = ast_root
-        .and_then(|o| ast_prop(o, "scripts"))
-        .and_then(ast::Value::as_object)
-        .map(|o| key_order(o, &lines))
-        .unwrap_or_else(|| scripts.keys().map(|k| (k.clone(), None)).collect());
-
-    let runner = detect_runner(file, &root);
-    let names: Vec<&str> = scripts.keys().map(String::as_str).collect();
+    let own_manager = json::prop(root, "packageManager")
+        .and_then(|p| p.value.as_string_lit())
+        .map(|s| s.value.as_ref());
+    let runner = detect_runner(file, own_manager);
+    let names: Vec<&str> = scripts.iter().map(|p| p.name.as_str()).collect();
     let mut out = Parsed::default();
-    for (name, line) in order {
-        let Some(body) = scripts.get(&name) else {
-            continue;
-        };
-        let Value::String(body) = body else {
+    for script in &scripts {
+        let name = script.name.as_str();
+        let line = Some(doc.line(*script));
+        let ast::Value::StringLit(body) = &script.value else {
             out.warn(file.path, line, format!("script `{name}` is not a string"));
             continue;
         };
+        let body = body.value.as_ref();
         if name.is_empty() {
             out.warn(file.path, line, "script with an empty name");
             continue;
         }
-        let mut item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
+        let mut item = CommandItem::new("npm", file.path, name, run_command(runner, name))
             .description(text::truncate(body, 60));
-        item.steps = script_steps(&name, body, &names);
+        item.steps = script_steps(name, body, &names);
         // `npm init`'s placeholder fails by design: nobody wrote it, so it is listed only with
         // `--all` and never wins a name over a task the project wrote.
         item.hidden = is_init_placeholder(body);
@@ -187,29 +185,6 @@ fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
     out
 }
 
-/// Keys in file order with the line of the entry whose value counts. As with `JSON.parse`, a
-/// repeated key keeps its first position and its last value.
-fn key_order(obj: &ast::Object<'_>, lines: &LineIndex) -> Vec<(String, Option<usize>)> {
-    let mut out: Vec<(String, Option<usize>)> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for p in &obj.properties {
-        let name = p.name.as_str();
-        let line = Some(lines.line(p.range.start));
-        match index.get(name) {
-            Some(&i) => {
-                if let Some(entry) = out.get_mut(i) {
-                    entry.1 = line;
-                }
-            }
-            None => {
-                index.insert(name.to_string(), out.len());
-                out.push((name.to_string(), line));
-            }
-        }
-    }
-    out
-}
-
 fn run_command(runner: Runner, name: &str) -> String {
     let word = text::sh_word(name);
     match runner {
@@ -223,11 +198,11 @@ fn run_command(runner: Runner, name: &str) -> String {
 
 /// The nearest lock file from the package folder up to the workspace root decides; without one,
 /// the nearest `packageManager` field (this package.json, then those above it); else npm.
-fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
+fn detect_runner(file: &SourceFile<'_>, own: Option<&str>) -> Runner {
     if let Some(r) = nearest_marker(file, LOCK_FILES) {
         return r;
     }
-    if let Some(r) = package_manager_field(own) {
+    if let Some(r) = own.and_then(package_manager) {
         return r;
     }
     for dir in folders_up(file).skip(1) {
@@ -235,7 +210,10 @@ fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
             continue;
         };
         if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&content)
-            && let Some(r) = package_manager_field(&m)
+            && let Some(r) = m
+                .get("packageManager")
+                .and_then(Value::as_str)
+                .and_then(package_manager)
         {
             return r;
         }
@@ -244,8 +222,8 @@ fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
 }
 
 /// Corepack's `packageManager`: `pnpm@9.1.0`, `yarn@4.2.2+sha512.…`.
-fn package_manager_field(pkg: &Map<String, Value>) -> Option<Runner> {
-    let spec = pkg.get("packageManager")?.as_str()?.trim();
+fn package_manager(spec: &str) -> Option<Runner> {
+    let spec = spec.trim();
     let name = spec.split('@').next().unwrap_or(spec);
     match name {
         "npm" => Some(Runner::Npm),
