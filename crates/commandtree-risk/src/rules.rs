@@ -439,6 +439,17 @@ impl Analyser<'_> {
             );
             return;
         }
+        // `>> "$file"` where `file` came (through a `case`, an array, a function's output or
+        // argument) from `~/.bashrc`, `~/.zshrc`, ...: the file is picked at run time.
+        if !dir_only && let Some(v) = self.facts.startup_target(&target.raw, self.at) {
+            self.add(
+                Level::Caution,
+                line,
+                format!("edits the user's shell startup file (${v}, picked at run time)"),
+                snippet,
+            );
+            return;
+        }
         // `>> "$PROFILE"`, `>> "$SHELL_RC"`: installers pick the user's shell startup file at
         // run time (`~/.bashrc`, `~/.zshrc`, `~/.profile`) and add lines to it.
         if let Some(v) = &lead_var
@@ -1547,6 +1558,17 @@ impl Analyser<'_> {
             return;
         }
         for w in c.operands() {
+            // `$PYENV_ROOT/versions/x`, or `$PREFIX` set from it: the user's install of a tool.
+            if let Some(home) = self.tool_home_of(w) {
+                let t = w.text();
+                let what = if t == format!("${home}") {
+                    format!("deletes ${home}, a tool's home outside the project (rm -r)")
+                } else {
+                    format!("deletes {t} under ${home}, outside the project (rm -r)")
+                };
+                self.add(Level::Caution, c.line, what, &c.snippet);
+                continue;
+            }
             // `"$DIR"/…` with DIR empty is `/…`: dangerous when that is the root or a system
             // folder (`"$DIR"/*`, `$PREFIX/`), not for a project path (`"$DIR"/dist`).
             let mut lead = w
@@ -1597,6 +1619,27 @@ impl Analyser<'_> {
                 self.add(Level::Danger, c.line, format!("deletes {what}"), &c.snippet);
             }
         }
+    }
+
+    /// The tool home (`PYENV_ROOT`) that `w` lies under: it starts with the variable, or with
+    /// one set from it (`PREFIX="${PYENV_ROOT}/versions/${VERSION_NAME}"`).
+    pub(crate) fn tool_home_of(&self, w: &Word) -> Option<String> {
+        let first = w
+            .pieces
+            .iter()
+            .find(|p| !matches!(p, Piece::Lit(t) if t.is_empty()))?;
+        let Piece::Var { name, .. } = first else {
+            return None;
+        };
+        let mut name: String = var_base(name);
+        for _ in 0..4 {
+            if self.homes.contains(&name) {
+                return Some(name);
+            }
+            let next = self.template(&name)?.strip_prefix('$')?;
+            name = var_base(next.trim_start_matches('{'));
+        }
+        None
     }
 
     fn chmod(&mut self, c: &Cmd) {
@@ -1880,6 +1923,13 @@ impl Analyser<'_> {
 
 /// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
 /// `deploy`, `worker`.
+/// The variable's name at the start of an expansion's text (`files` of `files[$i]`).
+fn var_base(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
 fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();

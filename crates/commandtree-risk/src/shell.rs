@@ -8,6 +8,7 @@
 //! as the project), wrappers (`sudo`, `env`, `bundle exec`, `npx`, …), pipelines, redirections
 //! and heredocs.
 
+use crate::flow::Facts;
 use crate::{Finding, Level};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser};
@@ -36,25 +37,56 @@ pub fn analyse(text: &str, first_line: u32, out: &mut Vec<Finding>) {
 /// [`analyse`] for code run from a folder `below_root` levels below the project root: a
 /// relative path that climbs no higher (`../../x` from two levels down) is inside the project.
 pub fn analyse_below(text: &str, first_line: u32, below_root: u16, out: &mut Vec<Finding>) {
+    analyse_script(text, first_line, below_root, &HashSet::new(), out);
+}
+
+/// [`analyse_below`] for a script that takes the variables `elsewhere` from the project files
+/// it sources (`CommandItem::sourced_vars`): they are set, though not by its own text.
+pub fn analyse_script(
+    text: &str,
+    first_line: u32,
+    below_root: u16,
+    elsewhere: &HashSet<String>,
+    out: &mut Vec<Finding>,
+) {
     let mut vars = HashMap::new();
-    analyse_nested(text, first_line, 0, Scope::Host, below_root, &mut vars, out);
+    let at = Place {
+        scope: Scope::Host,
+        below_root,
+        elsewhere,
+    };
+    analyse_nested(text, first_line, 0, &at, &mut vars, out);
 }
 
 /// [`analyse`] for code that runs in `scope`.
 pub fn analyse_in(text: &str, first_line: u32, scope: Scope, out: &mut Vec<Finding>) {
     let mut vars = HashMap::new();
-    analyse_nested(text, first_line, 0, scope, 0, &mut vars, out);
+    let at = Place {
+        scope,
+        below_root: 0,
+        elsewhere: &HashSet::new(),
+    };
+    analyse_nested(text, first_line, 0, &at, &mut vars, out);
+}
+
+/// Where code runs: whose machine, from which folder, with which variables set before it.
+pub(crate) struct Place<'a> {
+    pub scope: Scope,
+    pub below_root: u16,
+    /// Variables set outside the text: by the project files a script sources, or by the code
+    /// that hands it to `bash -c`/`eval`.
+    pub elsewhere: &'a HashSet<String>,
 }
 
 pub(crate) fn analyse_nested(
     text: &str,
     first_line: u32,
     depth: usize,
-    scope: Scope,
-    below_root: u16,
+    at: &Place<'_>,
     vars: &mut HashMap<String, String>,
     out: &mut Vec<Finding>,
 ) {
+    let (scope, below_root) = (at.scope, at.below_root);
     if depth > MAX_DEPTH {
         return;
     }
@@ -70,6 +102,19 @@ pub(crate) fn analyse_nested(
     };
     let root = tree.root_node();
     let functions = function_ranges(root, text.as_bytes());
+    let facts = Facts::of(root, text.as_bytes());
+    let homes = facts
+        .used
+        .iter()
+        .filter(|n| {
+            !facts.assigned.contains(*n)
+                && !at.elsewhere.contains(*n)
+                && is_tool_home(n, &facts.programs)
+        })
+        .cloned()
+        .collect();
+    let mut elsewhere = at.elsewhere.clone();
+    elsewhere.extend(facts.assigned.iter().cloned());
     let mut a = Analyser {
         src: text.as_bytes(),
         first_line,
@@ -82,6 +127,10 @@ pub(crate) fn analyse_nested(
         functions,
         called: HashSet::new(),
         dispatch: false,
+        facts,
+        homes,
+        elsewhere,
+        at: 0,
     };
     a.walk(root);
     // A function's body runs only when something that runs calls it: a library of functions
@@ -489,6 +538,68 @@ pub(crate) fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
 }
 
+/// Where well-known tools keep what they install, by variable.
+const TOOL_HOMES: &[&str] = &[
+    "NVM_DIR",
+    "SDKMAN_DIR",
+    "ASDF_DIR",
+    "ASDF_DATA_DIR",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "VOLTA_HOME",
+    "PNPM_HOME",
+    "BUN_INSTALL",
+    "DENO_INSTALL",
+    "DENO_DIR",
+    "N_PREFIX",
+    "FNM_DIR",
+    "NVS_HOME",
+    "GVM_ROOT",
+    "rvm_path",
+    "PIPX_HOME",
+    "POETRY_HOME",
+    "GOPATH",
+    "GOROOT",
+    "JAVA_HOME",
+    "ANDROID_HOME",
+    "ANDROID_SDK_ROOT",
+    "GRADLE_USER_HOME",
+    "M2_HOME",
+    "MAVEN_HOME",
+    "CONDA_PREFIX",
+    "MISE_DATA_DIR",
+    "PROTO_HOME",
+];
+
+/// First words of place variables that name the project's own folders, not a tool's.
+const PROJECT_PLACES: &[&str] = &[
+    "build", "out", "output", "src", "source", "test", "tests", "tmp", "temp", "work", "cache",
+    "data", "log", "logs", "config", "conf", "base", "root", "top", "dist", "target", "bin", "lib",
+    "install", "dest", "script", "scripts", "repo", "project", "proj", "docs", "doc", "site",
+    "app", "deps", "vendor", "pkg", "release", "backup", "download", "staging", "prefix",
+    "current", "parent", "this", "my", "local", "home", "share", "run", "state", "git", "ci",
+];
+
+/// Whether the variable `name` says where a tool lives (`PYENV_ROOT`, `NVM_DIR`,
+/// `CARGO_HOME`): a well-known one, a version manager's `*ENV_ROOT`, or `<tool>_HOME`-like
+/// for a tool the script runs (`FOO_DIR` where it runs `foo`).
+pub(crate) fn is_tool_home(name: &str, programs: &HashSet<String>) -> bool {
+    if TOOL_HOMES.contains(&name) {
+        return true;
+    }
+    let upper = name.to_ascii_uppercase();
+    let Some(prefix) = ["_ROOT", "_DIR", "_HOME", "_INSTALL", "_PREFIX"]
+        .iter()
+        .find_map(|s| upper.strip_suffix(s))
+    else {
+        return false;
+    };
+    let tool = prefix.to_ascii_lowercase();
+    !tool.is_empty()
+        && !PROJECT_PLACES.contains(&tool.as_str())
+        && (tool.ends_with("env") && !tool.contains('_') || programs.contains(&tool))
+}
+
 pub(crate) fn is_shell(name: &str) -> bool {
     SHELLS.contains(&name)
 }
@@ -560,6 +671,15 @@ pub(crate) struct Analyser<'a> {
     /// Names of the commands run so far, and whether one was a name computed at run time.
     pub called: HashSet<String>,
     pub dispatch: bool,
+    /// What the whole script says about its variables (`flow`).
+    pub facts: Facts,
+    /// Tool homes it reads but never sets (`$PYENV_ROOT`, `$NVM_DIR`): the user's own
+    /// installs of those tools, outside the project.
+    pub homes: HashSet<String>,
+    /// Variables set before nested code runs: those set elsewhere and by this text.
+    pub elsewhere: HashSet<String>,
+    /// The byte the node being judged starts at.
+    pub at: usize,
 }
 
 impl Analyser<'_> {
@@ -604,15 +724,12 @@ impl Analyser<'_> {
     /// Analyses `text` as shell code run from here (one level deeper).
     pub fn nested(&mut self, text: &str, line: u32) {
         let mut vars = self.vars.clone();
-        analyse_nested(
-            text,
-            line,
-            self.depth + 1,
-            self.scope,
-            self.below_root,
-            &mut vars,
-            self.out,
-        );
+        let at = Place {
+            scope: self.scope,
+            below_root: self.below_root,
+            elsewhere: &self.elsewhere,
+        };
+        analyse_nested(text, line, self.depth + 1, &at, &mut vars, self.out);
     }
 
     /// Whether `n` lies in the body of a function nothing has called yet.
@@ -646,6 +763,7 @@ impl Analyser<'_> {
         if self.nest > MAX_TREE_DEPTH || self.in_uncalled_function(n) {
             return;
         }
+        self.at = n.start_byte();
         match n.kind() {
             "comment" | "heredoc_body" => return,
             "variable_assignment" => self.assignment(n),
