@@ -35,6 +35,9 @@ pub(crate) struct Facts {
     pub assigned: HashSet<String>,
     /// Literal names of the programs and functions it runs.
     pub programs: HashSet<String>,
+    /// Functions that run their arguments as a command (`capture_command() { …; "$@"; }`):
+    /// `capture_command make install` runs `make install`.
+    pub wrappers: HashSet<String>,
     /// Variables it reads (`$X`, `${X…}`).
     pub used: HashSet<String>,
     functions: Vec<Function>,
@@ -258,6 +261,16 @@ impl Facts {
                             into: Into::Output,
                             from: args.clone(),
                         });
+                    }
+                    let runs_args = |w: &str| {
+                        matches!(w, "\"$@\"" | "$@" | "\"${@}\"" | "${@}" | "\"$*\"" | "$*")
+                    };
+                    if let Some(func) = &scope
+                        && (runs_args(&name)
+                            || (matches!(name.as_str(), "exec" | "command" | "nohup" | "time")
+                                && words.first().is_some_and(|w| runs_args(w))))
+                    {
+                        facts.wrappers.insert(func.clone());
                     }
                     if facts.functions.iter().any(|f| f.name == name) {
                         for (i, a) in args.iter().enumerate() {

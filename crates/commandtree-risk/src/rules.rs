@@ -399,6 +399,17 @@ fn shell_startup_var(v: &str) -> bool {
         || v.ends_with("zshrc")
 }
 
+/// A tool's own history file in the home folder (`~/.scdhistory`, `~/.lesshst`): the tool
+/// keeping its state, as in `~/.cache`. The shells' histories are the user's.
+fn tool_history(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    (name.ends_with("history") || name.ends_with("hist") || name.ends_with("hst"))
+        && !matches!(
+            name.as_str(),
+            ".bash_history" | ".zsh_history" | ".history" | ".sh_history" | ".zhistory"
+        )
+}
+
 /// Folders programs are installed into for one user.
 fn user_bin(rel: &str) -> bool {
     [
@@ -504,7 +515,8 @@ impl Analyser<'_> {
         } else if dir_only {
         } else if let Some(rel) = home_rel(&t) {
             let rel = rel.trim_start_matches("./");
-            if rel.is_empty() || rel == ".cache" || rel.starts_with(".cache/") {
+            if rel.is_empty() || rel == ".cache" || rel.starts_with(".cache/") || tool_history(rel)
+            {
                 return;
             }
             if user_bin(rel) {
@@ -651,6 +663,11 @@ impl Analyser<'_> {
             }
         }
         if matches!(name, "source" | ".") {
+            // `source "$DEFINITION_PATH"`: a file picked at run time runs in this shell and may
+            // call any of its functions (a build definition calling `install_package`).
+            if c.args.first().is_some_and(|w| w.literal().is_none()) {
+                self.dispatch = true;
+            }
             for w in &c.args {
                 for s in w.substs() {
                     if let Some(d) = mentions_any(s, DOWNLOADERS) {
@@ -736,6 +753,7 @@ impl Analyser<'_> {
                 );
             }
             "git" => self.git(c),
+            "make" | "gmake" => self.make_install(c),
             "docker" | "podman" | "nerdctl" => self.docker(c),
             "kubectl" | "oc" => {
                 if let Some((_, sub)) = c.subcommand(&["-n", "--namespace", "--context", "-l"])
@@ -1642,6 +1660,52 @@ impl Analyser<'_> {
         None
     }
 
+    /// `make install` run by a script (a tool building Ruby or Python from source): it installs
+    /// into the prefix the build was configured with, outside the project, unless the line
+    /// stages it (`DESTDIR=…`) or names a prefix inside the project.
+    fn make_install(&mut self, c: &Cmd) {
+        let mut target: Option<String> = None;
+        let mut args = c.args.iter();
+        while let Some(a) = args.next() {
+            let t = a.text();
+            if matches!(
+                t.as_str(),
+                "-C" | "-f" | "-j" | "-l" | "-o" | "-W" | "-I" | "--directory" | "--file"
+            ) {
+                args.next();
+                continue;
+            }
+            if t.starts_with('-') {
+                continue;
+            }
+            if let Some((k, v)) = t.split_once('=')
+                && !k.is_empty()
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                let k = k.to_ascii_uppercase();
+                let inside = !v.starts_with('$') && self.outside(v).is_none();
+                if k.contains("DESTDIR")
+                    || ((k.contains("PREFIX") || k.contains("INSTALL") || k.ends_with("DIR"))
+                        && inside)
+                {
+                    return;
+                }
+                continue;
+            }
+            if target.is_none() {
+                target = Some(a.literal().or_else(|| literal_default(&a.raw)).unwrap_or(t));
+            }
+        }
+        if target.as_deref() == Some("install") {
+            self.add(
+                Level::Caution,
+                c.line,
+                "installs what it built outside the project (make install)",
+                &c.snippet,
+            );
+        }
+    }
+
     fn chmod(&mut self, c: &Cmd) {
         let ops = c.operands();
         let Some(mode) = ops.first().map(|w| w.text()) else {
@@ -1923,6 +1987,19 @@ impl Analyser<'_> {
 
 /// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
 /// `deploy`, `worker`.
+/// The literal default of an argument written `${NAME:-default}` (or `-`), quotes allowed.
+fn literal_default(raw: &str) -> Option<String> {
+    let inner = raw
+        .trim_matches('"')
+        .strip_prefix("${")?
+        .strip_suffix('}')?;
+    let name = var_base(inner);
+    let rest = &inner[name.len()..];
+    let default = rest.strip_prefix(":-").or_else(|| rest.strip_prefix('-'))?;
+    (!name.is_empty() && !default.is_empty() && !default.contains(['$', '`', '"', '\'']))
+        .then(|| default.to_string())
+}
+
 /// The variable's name at the start of an expansion's text (`files` of `files[$i]`).
 fn var_base(s: &str) -> String {
     s.chars()

@@ -127,6 +127,7 @@ pub(crate) fn analyse_nested(
         functions,
         called: HashSet::new(),
         dispatch: false,
+        called_prefixes: HashSet::new(),
         facts,
         homes,
         elsewhere,
@@ -137,10 +138,14 @@ pub(crate) fn analyse_nested(
     // (a shell plugin, a sourced helper file) does nothing when the file itself is run. A
     // positional parameter run as a command (`"$@"`, `$1`) may call any of them.
     loop {
-        let next = a
-            .functions
-            .iter()
-            .position(|f| !f.active && (a.dispatch || a.called.contains(&f.name)));
+        let next = a.functions.iter().position(|f| {
+            !f.active
+                && (a.dispatch
+                    || a.called.contains(&f.name)
+                    || a.called_prefixes
+                        .iter()
+                        .any(|p| f.name.starts_with(p.as_str())))
+        });
         let Some(i) = next else { break };
         a.functions[i].active = true;
         let (start, end) = (a.functions[i].start, a.functions[i].end);
@@ -671,6 +676,9 @@ pub(crate) struct Analyser<'a> {
     /// Names of the commands run so far, and whether one was a name computed at run time.
     pub called: HashSet<String>,
     pub dispatch: bool,
+    /// Literal beginnings of names made at run time (`build_package_` of
+    /// `"build_package_${step}"`): every function named so may be called.
+    pub called_prefixes: HashSet<String>,
     /// What the whole script says about its variables (`flow`).
     pub facts: Facts,
     /// Tool homes it reads but never sets (`$PYENV_ROOT`, `$NVM_DIR`): the user's own
@@ -803,6 +811,16 @@ impl Analyser<'_> {
         } else {
             None
         };
+        // `PREFIX="${PREFIX:-/usr/local}"`: run as ct runs it, with nothing set by the caller,
+        // it is the default.
+        if !append
+            && let Some(default) = n
+                .child_by_field_name("value")
+                .and_then(|v| self.self_default(&name, v))
+        {
+            self.vars.insert(name, default);
+            return;
+        }
         let value = match n.child_by_field_name("value").map(|v| self.word(v)) {
             Some(w) => match w.literal() {
                 Some(v) => v,
@@ -822,6 +840,30 @@ impl Analyser<'_> {
             None => value,
         };
         self.vars.insert(name, value);
+    }
+
+    /// The literal default of `${name:-default}` (also `-`, `=`, `:=`) when `value` is just
+    /// that expansion of the variable being set.
+    fn self_default(&self, name: &str, value: Node) -> Option<String> {
+        let mut n = value;
+        if n.kind() == "string" {
+            if n.named_child_count() != 1 {
+                return None;
+            }
+            n = n.named_child(0)?;
+        }
+        if n.kind() != "expansion" || n.named_child_count() != 2 {
+            return None;
+        }
+        let t = self.text(n);
+        let rest = t.strip_prefix("${")?.strip_prefix(name)?;
+        if !["-", ":-", "=", ":="].iter().any(|op| rest.starts_with(op))
+            || rest.starts_with(":-") && rest.len() < 3
+        {
+            return None;
+        }
+        let default = self.word(n.named_child(1)?).literal()?;
+        (!default.is_empty()).then_some(default)
     }
 
     /// The code a variable holds when it was set from text with run-time parts.
@@ -895,7 +937,13 @@ impl Analyser<'_> {
                     || rest.starts_with('-')
                     || rest.starts_with(":=")
                     || rest.starts_with('=');
-                if name.is_empty() || !(rest.is_empty() || guarded) {
+                let known = self.vars.get(&name).filter(|v| !v.starts_with(TEMPLATE));
+                if let Some(v) = known
+                    && matches!(rest, "%/" | "%%/")
+                {
+                    // `${PREFIX%/}`: the same folder without a trailing slash.
+                    out.push(Piece::Lit(v.trim_end_matches('/').to_string()));
+                } else if name.is_empty() || !(rest.is_empty() || guarded) {
                     out.push(Piece::Var {
                         name: inner.clone(),
                         guarded: false,
@@ -957,7 +1005,15 @@ impl Analyser<'_> {
             {
                 self.dispatch = true
             }
-            None => {}
+            // `"build_package_${step}"`: any function whose name starts that way.
+            None => {
+                if let Some(Piece::Lit(prefix)) = name_word.pieces.first()
+                    && !prefix.is_empty()
+                    && !prefix.contains(['/', ' '])
+                {
+                    self.called_prefixes.insert(prefix.clone());
+                }
+            }
         }
         let mut words: Vec<Word> = vec![name_word];
         let mut cursor = n.walk();
@@ -1034,6 +1090,11 @@ impl Analyser<'_> {
             }
             let name = basename(&lit).to_string();
             let opt = |w: &Word| w.text().starts_with('-');
+            // `capture_command make install`: the script's own function runs its arguments.
+            if self.facts.wrappers.contains(&lit) && words.len() > 1 {
+                words.remove(0);
+                continue;
+            }
             match name.as_str() {
                 "sudo" | "doas" | "pkexec" | "run0" => {
                     self.add(

@@ -767,3 +767,82 @@ esac
         "append() {\n  local file=\"$1\"\n  echo x >> \"$file\"\n}\nappend \"$out\"\nrc=~/.bashrc\ngrep -q tool \"$rc\"\n",
     );
 }
+
+#[test]
+fn a_default_the_script_gives_a_variable_is_its_value_when_run() {
+    // tj/n: `N_PREFIX` is /usr/local unless the caller set it.
+    warned(
+        "shell",
+        "N_PREFIX=\"${N_PREFIX-/usr/local}\"\nN_PREFIX=${N_PREFIX%/}\ncp -f node \"$N_PREFIX/bin\"\n",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "OUT=\"${OUT:-build}\"\nrm -rf \"$OUT/cache\"\ncp app \"$OUT/bin\"\n",
+    );
+}
+
+#[test]
+fn make_install_from_a_script_installs_outside_the_project() {
+    warned(
+        "shell",
+        "./configure --prefix=\"$1\"\nmake\nmake install\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "MAKE=gmake\n\"$MAKE\" install $MAKE_INSTALL_OPTS PREFIX=\"${PREFIX_PATH}\"",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "make install DESTDIR=\"$PWD/stage\"\nmake install PREFIX=build/local\nmake test\nmake -j 4\n",
+    );
+}
+
+#[test]
+fn a_function_running_its_arguments_runs_them() {
+    // ruby-build: `capture_command "$MAKE" ${MAKE_INSTALL_TARGET:-install}`.
+    warned(
+        "shell",
+        "capture_command() {\n  echo \"-> $*\"\n  \"$@\" >&4 2>&1\n}\nMAKE=make\n\
+         capture_command \"$MAKE\" ${MAKE_INSTALL_TARGET:-install}\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "run() { echo \"+ $*\"; command \"$@\"; }\nrun sudo rm -rf /opt/tool\n",
+        Level::Caution,
+    );
+    quiet("shell", "run() { echo \"+ $*\"; \"$@\"; }\nrun make test\n");
+}
+
+#[test]
+fn functions_reached_by_a_name_made_at_run_time_or_a_sourced_file_may_run() {
+    // `"build_package_${step}"` calls the build_package_* functions.
+    warned(
+        "shell",
+        "build_package_standard() { make install; }\nfor step in \"$@\"; do \"build_package_${step}\"; done\n",
+        Level::Caution,
+    );
+    // A definition picked at run time calls the script's functions.
+    warned(
+        "shell",
+        "install_package() { make install; }\nsource \"$DEFINITION_PATH\"\n",
+        Level::Caution,
+    );
+    // A library nobody reaches still runs nothing.
+    quiet(
+        "shell",
+        "install_package() { make install; }\nsource ./lib.sh\n",
+    );
+}
+
+#[test]
+fn a_tools_own_history_file_is_its_routine() {
+    quiet(
+        "shell",
+        "SCD_HISTFILE=${SCD_HISTFILE:-~/.scdhistory}\nprint -lr -- $m >| ${SCD_HISTFILE}\n",
+    );
+    warned("shell", "echo > ~/.bash_history", Level::Caution);
+}
