@@ -127,17 +127,34 @@ pub(crate) fn normalize_path(path: &Path) -> PathBuf {
 /// Steps for the workspace's own scripts that `text` (shell code run in `cwd`) runs: each
 /// script is looked up from `cwd`, and with `from_root` then from the workspace root (release
 /// scripts are often written to run from there). A script is a step only when it is a file
-/// inside the root.
+/// inside the root. A test runner handed a folder (`urchin test/fast`) runs every script there.
 pub(crate) fn script_steps(
     file: &super::SourceFile<'_>,
     text: &str,
     cwd: &Path,
     from_root: bool,
 ) -> Vec<crate::model::StepRef> {
+    script_steps_of(file, &super::calls::simple_commands(text), cwd, from_root)
+}
+
+/// [`script_steps`] of commands already split.
+pub(crate) fn script_steps_of(
+    file: &super::SourceFile<'_>,
+    commands: &[super::calls::Simple],
+    cwd: &Path,
+    from_root: bool,
+) -> Vec<crate::model::StepRef> {
     use crate::model::{StepHow, StepRef, StepScope};
     let mut out: Vec<StepRef> = Vec::new();
-    for cmd in super::calls::simple_commands(text) {
-        let Some(rel) = super::calls::script_call(&cmd) else {
+    for cmd in commands {
+        if !cmd.after_cd {
+            for step in super::script_runs::runner_steps(file, cmd, cwd) {
+                if !out.contains(&step) {
+                    out.push(step);
+                }
+            }
+        }
+        let Some(rel) = super::calls::script_call(cmd) else {
             continue;
         };
         let bases: &[&Path] = if from_root { &[cwd, file.root] } else { &[cwd] };

@@ -3,9 +3,10 @@
 //!
 //! A script's steps are its `pre`/`post` scripts and the scripts of the same package.json it
 //! runs itself (`npm run x`, `npm test`, `yarn x`, `pnpm run x`, `bun run x`, `run-s`/`run-p`,
-//! and the commands `concurrently` starts).
+//! and the commands `concurrently` starts), and what its `make` calls run in the Makefile beside
+//! it.
 
-use super::calls::{concurrently_lines, npm_call, simple_commands};
+use super::calls::{concurrently_lines, make_call_with, npm_call, simple_commands};
 use super::common::{folders_up, nearest_marker, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, StepHow, StepRef};
@@ -136,6 +137,11 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         let mut item = CommandItem::new("npm", file.path, name, run_command(runner, name))
             .description(text::truncate(body, 60));
         item.steps = script_steps(name, body, &names);
+        for step in make_steps(file, body) {
+            if !item.steps.contains(&step) {
+                item.steps.push(step);
+            }
+        }
         // `npm init`'s placeholder fails by design: nobody wrote it, so it is listed only with
         // `--all` and never wins a name over a task the project wrote.
         item.hidden = is_init_placeholder(body);
@@ -181,6 +187,35 @@ fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
     let post = format!("post{name}");
     if scripts.contains(&post.as_str()) {
         push(StepRef::new(post, StepHow::Hook, true));
+    }
+    out
+}
+
+/// What the `make` calls of a script run, in the Makefile beside the package.json:
+/// `make TEST_SUITE=fast test-$shell` runs what that target's recipe runs with those values.
+fn make_steps(file: &SourceFile<'_>, body: &str) -> Vec<StepRef> {
+    let calls: Vec<_> = simple_commands(body)
+        .iter()
+        .filter_map(make_call_with)
+        .collect();
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    // GNU make's own order.
+    let Some(makefile) = ["GNUmakefile", "makefile", "Makefile"]
+        .iter()
+        .map(|n| file.dir().join(n))
+        .find(|p| file.fs.is_file(p))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<StepRef> = Vec::new();
+    for call in calls {
+        for step in super::make::call_steps(file, &makefile, &call.targets, &call.overrides) {
+            if !out.contains(&step) {
+                out.push(step);
+            }
+        }
     }
     out
 }
@@ -574,5 +609,59 @@ mod tests {
         let p = parse_with(parse, "/w/package.json", &deep);
         assert!(p.commands.is_empty());
         assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn a_make_call_runs_what_the_target_runs_with_its_values() {
+        // nvm: npm scripts pick a suite and call `make test-$shell`, whose rule (named by a
+        // variable) runs urchin on every suite it is given.
+        let makefile = "SHELLS := sh bash\n\
+                        SHELL_TARGETS := $(addprefix test-,$(SHELLS))\n\
+                        TEST_SUITE := $(shell find ./test/* -type d -prune -exec basename {} \\;)\n\
+                        $(SHELL_TARGETS):\n\
+                        \t@shell='$@'; for suite in $(TEST_SUITE); do \\\n\
+                        \t\turchin -f -s $$shell test/$$suite || exit; \\\n\
+                        \tdone\n\
+                        lint:\n\
+                        \teclint check\n";
+        let pkg = r#"{"scripts": {
+            "test": "shell=$(basename -- $SHELL); make test-$shell",
+            "test/fast": "env -i TERM=\"$TERM\" bash -lc \"make TEST_SUITE=fast test-$shell\"",
+            "test/slow": "make TEST_SUITE=slow test-$shell",
+            "lint": "make lint"
+        }}"#;
+        let fs = MemFs::new()
+            .file("/w/package.json", pkg)
+            .file("/w/Makefile", makefile)
+            .exe("/w/test/fast/a", "#!/bin/sh\n")
+            .exe("/w/test/fast/Unit tests/b", "#!/bin/sh\n")
+            .exe("/w/test/slow/c", "#!/bin/sh\n");
+        let p = parse_in(parse, &fs, "/w/package.json");
+        let files = |name: &str| -> Vec<String> {
+            crate::sources::testing::step_refs(&p, name)
+                .iter()
+                .map(|s| match &s.scope {
+                    crate::model::StepScope::File { kind, file } => {
+                        format!("{kind} {}", file.display())
+                    }
+                    _ => s.name.clone(),
+                })
+                .collect()
+        };
+        assert_eq!(
+            files("test"),
+            [
+                "shell /w/test/fast/Unit tests/b",
+                "shell /w/test/fast/a",
+                "shell /w/test/slow/c"
+            ]
+        );
+        assert_eq!(
+            files("test/fast"),
+            ["shell /w/test/fast/Unit tests/b", "shell /w/test/fast/a"]
+        );
+        assert_eq!(files("test/slow"), ["shell /w/test/slow/c"]);
+        // Values that change nothing: the target is a step of its own.
+        assert_eq!(files("lint"), ["make /w/Makefile"]);
     }
 }
