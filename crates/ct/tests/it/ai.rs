@@ -2,12 +2,12 @@
 //! `ct skill load`, refusal to run, `ct export` with its overwrite rules, and the Agent SDK
 //! options type-checked by TypeScript against `@anthropic-ai/claude-agent-sdk`'s own `Options`.
 
-mod support;
+use crate::support;
 
+use crate::support::{ct, stderr, stdout, workspace, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{ct, stderr, stdout, workspace, write};
 
 fn repo(name: &str) -> PathBuf {
     let w = workspace("ai", name);

@@ -6,12 +6,12 @@
 //! step's warning and is not run without a confirmation. The dangerous step is `rm -rf ~/x`,
 //! with `HOME` inside the workspace: a marker file in `~/x` surviving proves nothing ran.
 
-mod support;
+use crate::support;
 
+use crate::support::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::*;
 
 /// A workspace whose `~/x/keep` (under `HOME` = `.home`) is what `rm -rf ~/x` would delete.
 fn workspace(name: &str) -> PathBuf {

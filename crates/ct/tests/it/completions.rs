@@ -2,10 +2,8 @@
 //! names they call back for (labels of the workspace in the current folder, `type:label` where a
 //! label is shared).
 
-mod support;
-
+use crate::support::*;
 use std::process::Command;
-use support::*;
 
 #[test]
 fn scripts_register_the_callback_for_each_shell() {

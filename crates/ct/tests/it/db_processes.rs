@@ -5,7 +5,7 @@
 //! Nothing here depends on timing: the final states are computed from each worker's own
 //! sequence of operations, and the crash test kills after a number of commits it has seen.
 
-mod support;
+use crate::support;
 
 use commandtree_store::Store;
 use std::collections::{HashMap, HashSet};
@@ -188,7 +188,12 @@ fn concurrent_ct_processes_tag_and_untag_without_losing_anything() {
 /// Re-runs this test binary as a worker process (see `worker`).
 fn spawn_worker(spec: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["worker", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "db_processes::worker",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(WORKER_ENV, spec)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -2,11 +2,11 @@
 //! scratch workspace, runs the built `ct`, and checks that nothing was written where it must
 //! not be.
 
-mod support;
+use crate::support;
 
+use crate::support::{ct, stderr};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use support::{ct, stderr};
 
 struct Ws(PathBuf);
 

@@ -2,12 +2,12 @@
 //! input (malformed, binary, huge, CRLF, BOM, symlink loops, unreadable folders) never hides
 //! other commands.
 
-mod support;
+use crate::support;
 
+use crate::support::{ct, executable, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{ct, executable, write};
 
 #[cfg(unix)]
 fn chmod(p: &Path, mode: u32) {

@@ -5,7 +5,7 @@
 //! Node and npm are Debian packages (`scripts/test.sh` installs them and runs `npm ci` here);
 //! without them the tests say so and pass, except under CI, where they fail.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -4,8 +4,9 @@
 //! an in-memory duplex with the SDK's client) so the walks can be counted
 //! (`commandtree_core::discover::full_walks`, per root).
 
-mod support;
+use crate::support;
 
+use crate::support::{eventually, executable, workspace, write};
 use commandtree_core::discover::full_walks;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
@@ -14,7 +15,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
-use support::{eventually, executable, workspace, write};
 
 const WAIT: Duration = Duration::from_secs(60);
 

@@ -3,10 +3,10 @@
 //! the CLI (`ct list`, `ct quick`, `ct show`) sees in the same database. The LLM is a loopback
 //! HTTP server (the llm crate's test server), the only part that cannot be real here.
 
-#[path = "../../commandtree-llm/tests/common/mod.rs"]
-mod llm;
-mod support;
+use crate::llm;
+use crate::support;
 
+use crate::support::{ct, executable, stderr, stdout, workspace, write};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::io::Write;
@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
-use support::{ct, executable, stderr, stdout, workspace, write};
 
 /// How long any one message may take to arrive: generous for a loaded 2-core machine, and only
 /// a bound, never a measurement.

@@ -1,10 +1,10 @@
 //! `ct mcp` over stdio, driven by the SDK's own client side (`rmcp`): the real binary, real
 //! scripts, a real database, a loopback LLM server.
 
-#[path = "../../commandtree-llm/tests/common/mod.rs"]
-mod common;
-mod support;
+use crate::llm as common;
+use crate::support;
 
+use crate::support::{ct, executable, store_summary, workspace, write};
 use rmcp::model::*;
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{ct, executable, store_summary, workspace, write};
 
 /// A client that records what the server sends it and answers elicitations as told.
 #[derive(Clone, Default)]

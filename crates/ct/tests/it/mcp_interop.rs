@@ -6,13 +6,13 @@
 //! definition and waits for `prompts/list_changed`. The HTTP transport's refusals (no token, a
 //! wrong one, a foreign `Origin` or `Host`) are checked with plain HTTP requests.
 
-mod support;
+use crate::support;
 
+use crate::support::{executable, workspace};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use support::{executable, workspace};
 
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("COMMANDTREE_MCP_PYTHON") {

@@ -3,10 +3,8 @@
 //! by path only, runner aliases, and at most ten candidates (with the text to type) when a name
 //! is truly ambiguous.
 
-mod support;
-
+use crate::support::*;
 use std::process::Output;
-use support::*;
 
 fn monorepo(name: &str) -> std::path::PathBuf {
     let w = workspace("names", name);

@@ -4,13 +4,13 @@
 //! or terminal escapes.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
+use crate::support::*;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use support::*;
 
 fn workspace(name: &str) -> PathBuf {
     support::workspace("paths", name)

@@ -4,11 +4,11 @@
 //! exit code land in the history; and it refuses clearly, recording nothing, when a run cannot
 //! start.
 
-mod support;
+use crate::support;
 
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use support::*;
 
 fn workspace(name: &str) -> PathBuf {
     support::workspace("run", name)

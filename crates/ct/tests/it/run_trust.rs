@@ -1,10 +1,8 @@
 //! Regression tests: what a cloned repository must not be able to do through runs. Each test
 //! plants the attack in a scratch workspace and checks that nothing leaked, ran or changed.
 
-mod support;
-
+use crate::support::*;
 use std::path::Path;
-use support::*;
 
 fn ws(name: &str) -> std::path::PathBuf {
     workspace("runtrust", name)

@@ -4,13 +4,11 @@
 //! workspace is left as it was, and no write waits on a FIFO.
 #![cfg(unix)]
 
-mod support;
-
+use crate::support::{command, ct, stderr, stdout, workspace, write};
 use std::os::unix::fs::{FileTypeExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::{command, ct, stderr, stdout, workspace, write};
 
 /// A workspace with one definition `ct export` turns into `.claude/commands/review-pr.md`, and
 /// a folder beside it (outside the workspace) holding the file an attacker aims at.

@@ -2,7 +2,7 @@
 //! built `ct`, on a fixture workspace whose summaries are stored in its database, with the real
 //! all-MiniLM-L6-v2 model (fetched by `scripts/fetch-test-model.sh`).
 
-mod support;
+use crate::support;
 
 use commandtree_store::Store;
 use serde_json::Value;

@@ -6,11 +6,9 @@
 //! documents, test data, templates and served samples, parameters are shown, and the dry run
 //! prints the line even when the tool is not installed.
 
-mod support;
-
+use crate::support::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::*;
 
 /// A fresh copy of the miniature `name` (executable bits kept), so runs never touch the
 /// committed files.

@@ -1,9 +1,8 @@
 //! `ct task`, `ct context`, `ct skill`, `ct playbook` with the built binary against the
 //! loopback LLM server of the summary tests, in both wire protocols.
 
-#[path = "../../commandtree-llm/tests/common/mod.rs"]
-mod common;
-mod support;
+use crate::llm as common;
+use crate::support;
 
 use common::{Reply, Request, Server};
 use serde_json::{Value, json};

@@ -1,15 +1,14 @@
 //! `ct summarize`, `ct doctor`, and summaries in `ct list` / `ct show`, with the built binary
 //! against a mock model on loopback.
 
-mod support;
+use crate::support;
 
-#[path = "../../commandtree-llm/tests/common/mod.rs"]
-mod common;
+use crate::llm as common;
 
+use crate::support::ct_with as ct;
 use common::{Reply, Server};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use support::ct_with as ct;
 
 fn workspace(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ct-sum-{name}-{}", std::process::id()));

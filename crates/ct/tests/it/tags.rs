@@ -2,12 +2,12 @@
 //! `ct` on a temporary workspace (npm scripts only, so the fixture depends on one parser), and
 //! interop with the `sqlite3` command-line tool.
 
-mod support;
+use crate::support;
 
+use crate::support::ct;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::ct;
 
 fn ok(root: &Path, args: &[&str]) -> String {
     let o = ct(root, args);

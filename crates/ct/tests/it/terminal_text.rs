@@ -3,11 +3,11 @@
 //! an OSC title and a bidi override here, and the real `ct` must show each escaped (`\x1b`).
 //! The surfaces that print only on a terminal are run in a real pseudo-terminal (`script`).
 
-mod support;
+use crate::support;
 
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::*;
 
 /// An SGR colour, an OSC window title ended by BEL, and RIGHT-TO-LEFT OVERRIDE.
 const HOSTILE: &str = "\x1b[31mred\x1b]0;title\x07\u{202e}evil";

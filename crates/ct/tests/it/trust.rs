@@ -3,9 +3,8 @@
 //! `ct trust` it is honoured until it changes. Servers are real HTTP servers on loopback that
 //! record every request with all its headers.
 
-#[path = "../../commandtree-llm/tests/common/mod.rs"]
-mod common;
-mod support;
+use crate::llm as common;
+use crate::support;
 
 use common::{Reply, Server};
 use serde_json::json;

@@ -4,12 +4,12 @@
 //! from the form and sees its output and exit code, quits, and checks the terminal settings are
 //! those from before.
 
-mod support;
+use crate::support;
 
+use crate::support::*;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::*;
 
 /// A tmux server of the test's own (its own socket), holding one session `t`. Dropping it
 /// (also when an assertion panics) ends the server and every process started under it, so no

@@ -2,11 +2,9 @@
 //! found on real repositories: only what runs is analysed, each in its language and in the
 //! context it runs in, and `ct list` says why a command has its ⚠.
 
-mod support;
-
+use crate::support::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::*;
 
 fn ws(name: &str) -> PathBuf {
     workspace("warnreal", name)
