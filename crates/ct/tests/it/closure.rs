@@ -6,39 +6,21 @@
 //! step's warning and is not run without a confirmation. The dangerous step is `rm -rf ~/x`,
 //! with `HOME` inside the workspace: a marker file in `~/x` surviving proves nothing ran.
 
-use crate::support;
-
-use crate::support::*;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use crate::support::{Workspace, have};
 
 /// A workspace whose `~/x/keep` (under `HOME` = `.home`) is what `rm -rf ~/x` would delete.
-fn workspace(name: &str) -> PathBuf {
-    let w = support::workspace("closure", name);
-    write(&w, ".home/x/keep", "still here\n");
-    w
+fn workspace() -> Workspace {
+    Workspace::new().file(".home/x/keep", "still here\n")
 }
 
-fn marker(w: &Path) -> PathBuf {
-    w.join(".home/x/keep")
-}
-
-fn installed(program: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {program}"))
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+fn kept(w: &Workspace) -> bool {
+    w.join(".home/x/keep").exists()
 }
 
 /// Each command's `securityWarning` from `ct list --json`, by id name (the part after the file).
-fn warnings(w: &Path) -> Vec<(String, Option<String>)> {
-    let o = ct(w, &["list", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
-    v.as_array()
+fn warnings(w: &Workspace) -> Vec<(String, Option<String>)> {
+    w.json(["list", "--json"])
+        .as_array()
         .unwrap()
         .iter()
         .map(|c| {
@@ -51,7 +33,8 @@ fn warnings(w: &Path) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-fn warning_of(w: &Path, name: &str) -> String {
+#[track_caller]
+fn warning_of(w: &Workspace, name: &str) -> String {
     let all = warnings(w);
     all.iter()
         .find(|(n, _)| n == name)
@@ -62,46 +45,36 @@ fn warning_of(w: &Path, name: &str) -> String {
 }
 
 /// `ct run NAME` with stdin closed and no `--yes`: refused, saying why, and nothing ran.
-fn refused(w: &Path, name: &str, why: &[&str]) {
-    let o = ct(w, &["run", name]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{name}: {err}");
-    assert!(err.contains("has a security warning"), "{name}: {err}");
-    assert!(err.contains("--yes"), "{name}: {err}");
-    for w in why {
-        assert!(err.contains(w), "{name}: `{w}` not in {err}");
-    }
-    assert!(marker(w).exists(), "`{name}` ran: ~/x is gone");
+#[track_caller]
+fn refused(w: &Workspace, name: &str, why: &[&str]) {
+    let o = w
+        .run(["run", name])
+        .code(1)
+        .stderr_has("has a security warning")
+        .stderr_has("--yes");
+    why.iter().fold(o, |o, reason| o.stderr_has(reason));
+    assert!(kept(w), "`{name}` ran: ~/x is gone");
 }
 
 #[test]
 fn make_targets_of_an_included_file_are_warned_and_gated() {
-    let w = workspace("make-include");
-    write(
-        &w,
-        "Makefile",
-        "include mk/tools.mk\n\nhello:\n\t@echo hello\n",
-    );
-    write(&w, "mk/tools.mk", "# Tools\nclean:\n\trm -rf ~/x\n");
+    let w = workspace()
+        .file("Makefile", "include mk/tools.mk\n\nhello:\n\t@echo hello\n")
+        .file("mk/tools.mk", "# Tools\nclean:\n\trm -rf ~/x\n");
     let clean = warning_of(&w, "clean");
     assert!(clean.contains("rm -rf ~/x"), "{clean}");
     assert!(warnings(&w).contains(&("hello".into(), None)));
     refused(&w, "clean", &["rm -rf ~/x"]);
     // The recipe is real: confirmed, it runs and deletes.
-    if installed("make") {
-        let o = ct(&w, &["run", "clean", "--yes"]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(!marker(&w).exists());
-    } else {
-        assert!(std::env::var_os("CI").is_none(), "make is missing");
+    if have("make", "scripts/test.sh installs it") {
+        w.run(["run", "clean", "--yes"]).success();
+        assert!(!kept(&w));
     }
 }
 
 #[test]
 fn make_prerequisites_and_recursive_make_carry_the_steps_warning() {
-    let w = workspace("make-deps");
-    write(
-        &w,
+    let w = workspace().file(
         "Makefile",
         "build: clean\n\t@echo built\n\nclean:\n\trm -rf ~/x\n\nrelease:\n\t$(MAKE) clean\n\nall: build\n",
     );
@@ -118,29 +91,21 @@ fn make_prerequisites_and_recursive_make_carry_the_steps_warning() {
     refused(&w, "release", &["runs `clean`"]);
     refused(&w, "all", &["runs `clean`"]);
     // Confirmed, `build` really runs `clean` first.
-    if installed("make") {
-        let o = ct(&w, &["run", "build", "--yes"]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(!marker(&w).exists());
-    } else {
-        assert!(std::env::var_os("CI").is_none(), "make is missing");
+    if have("make", "scripts/test.sh installs it") {
+        w.run(["run", "build", "--yes"]).success();
+        assert!(!kept(&w));
     }
 }
 
 #[test]
 fn just_imports_modules_dependencies_and_calls() {
-    let w = workspace("just");
-    write(
-        &w,
-        "justfile",
-        "import 'tools.just'\nmod ops\n\nbuild: clean\n    echo built\n\ndeploy:\n    just ops wipe\n\nsafe:\n    echo safe\n",
-    );
-    write(
-        &w,
-        "tools.just",
-        "# Wipe the cache\nclean:\n    rm -rf ~/x\n",
-    );
-    write(&w, "ops.just", "wipe:\n    rm -rf ~/x\n");
+    let w = workspace()
+        .file(
+            "justfile",
+            "import 'tools.just'\nmod ops\n\nbuild: clean\n    echo built\n\ndeploy:\n    just ops wipe\n\nsafe:\n    echo safe\n",
+        )
+        .file("tools.just", "# Wipe the cache\nclean:\n    rm -rf ~/x\n")
+        .file("ops.just", "wipe:\n    rm -rf ~/x\n");
     for name in ["clean", "ops::wipe"] {
         let warning = warning_of(&w, name);
         assert!(warning.contains("rm -rf ~/x"), "{name}: {warning}");
@@ -155,17 +120,15 @@ fn just_imports_modules_dependencies_and_calls() {
 
 #[test]
 fn included_taskfile_tasks_deps_and_task_calls() {
-    let w = workspace("taskfile");
-    write(
-        &w,
-        "Taskfile.yml",
-        "version: '3'\nincludes:\n  tools: ./tools.yml\ntasks:\n  build:\n    deps: [tools:clean]\n    cmds: [echo built]\n  release:\n    cmds:\n      - echo releasing\n      - task: tools:clean\n",
-    );
-    write(
-        &w,
-        "tools.yml",
-        "version: '3'\ntasks:\n  clean:\n    cmds:\n      - rm -rf ~/x\n",
-    );
+    let w = workspace()
+        .file(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  tools: ./tools.yml\ntasks:\n  build:\n    deps: [tools:clean]\n    cmds: [echo built]\n  release:\n    cmds:\n      - echo releasing\n      - task: tools:clean\n",
+        )
+        .file(
+            "tools.yml",
+            "version: '3'\ntasks:\n  clean:\n    cmds:\n      - rm -rf ~/x\n",
+        );
     assert!(warning_of(&w, "tools:clean").contains("rm -rf ~/x"));
     assert!(warning_of(&w, "build").contains("runs `tools:clean`"));
     assert!(warning_of(&w, "release").contains("runs `tools:clean`"));
@@ -176,13 +139,12 @@ fn included_taskfile_tasks_deps_and_task_calls() {
 
 #[test]
 fn mise_depends_on_a_task_of_an_included_file() {
-    let w = workspace("mise");
-    write(
-        &w,
-        "mise.toml",
-        "[task_config]\nincludes = [\"tasks.toml\"]\n\n[tasks.build]\ndepends = [\"clean\"]\nrun = \"echo built\"\n\n[tasks.ci]\nrun = [{ task = \"build\" }]\n",
-    );
-    write(&w, "tasks.toml", "[clean]\nrun = \"rm -rf ~/x\"\n");
+    let w = workspace()
+        .file(
+            "mise.toml",
+            "[task_config]\nincludes = [\"tasks.toml\"]\n\n[tasks.build]\ndepends = [\"clean\"]\nrun = \"echo built\"\n\n[tasks.ci]\nrun = [{ task = \"build\" }]\n",
+        )
+        .file("tasks.toml", "[clean]\nrun = \"rm -rf ~/x\"\n");
     assert!(warning_of(&w, "clean").contains("rm -rf ~/x"));
     assert!(warning_of(&w, "build").contains("runs `clean`"));
     assert!(warning_of(&w, "ci").contains("runs `clean` (through `build`)"));
@@ -192,9 +154,7 @@ fn mise_depends_on_a_task_of_an_included_file() {
 
 #[test]
 fn npm_scripts_that_run_other_scripts_and_hooks() {
-    let w = workspace("npm");
-    write(
-        &w,
+    let w = workspace().file(
         "package.json",
         r#"{"name": "w", "private": true, "scripts": {
   "build": "npm run clean && tsc",
@@ -214,43 +174,29 @@ fn npm_scripts_that_run_other_scripts_and_hooks() {
 
 #[test]
 fn cycles_end_and_unresolved_steps_are_shown() {
-    let w = workspace("cycle");
-    write(
-        &w,
+    let w = workspace().file(
         "Makefile",
         "a: b\n\t@echo a\n\nb: a\n\t@echo b\n\nc:\n\t$(MAKE) nothere\n",
     );
     let all = warnings(&w);
     assert!(all.iter().all(|(_, warning)| warning.is_none()), "{all:?}");
     // Not warnings: nothing to confirm, but said before the run.
-    let o = ct(&w, &["run", "a", "--dry-run"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = ct(&w, &["run", "a"]);
-    let err = stderr(&o);
-    assert!(
-        err.contains("its steps run each other in a cycle (`a` → `b` → `a`)"),
-        "{err}"
-    );
-    let o = ct(&w, &["run", "c"]);
-    let err = stderr(&o);
-    assert!(
-        err.contains("runs `nothere`, which is not a command CommandTree found"),
-        "{err}"
-    );
+    w.run(["run", "a", "--dry-run"]).success();
+    w.run(["run", "a"])
+        .stderr_has("its steps run each other in a cycle (`a` → `b` → `a`)");
+    w.run(["run", "c"])
+        .stderr_has("runs `nothere`, which is not a command CommandTree found");
 }
 
 #[test]
 fn show_lists_the_steps_a_command_pulls_in_and_its_cycles() {
-    let w = workspace("show-steps");
-    write(&w, "tools.mk", "clean:\n\trm -rf ~/x\n");
-    write(
-        &w,
-        "Makefile",
-        "include tools.mk\nbuild: clean gen.o\n\techo build\n\t$(MAKE) lint\nlint: build\n\techo lint\n",
-    );
-    let o = ct(&w, &["show", "build"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let w = workspace()
+        .file("tools.mk", "clean:\n\trm -rf ~/x\n")
+        .file(
+            "Makefile",
+            "include tools.mk\nbuild: clean gen.o\n\techo build\n\t$(MAKE) lint\nlint: build\n\techo lint\n",
+        );
+    let out = w.run(["show", "build"]).success().stdout();
     let line = |start: &str| {
         out.lines()
             .find(|l| l.trim_start().starts_with(start))
@@ -263,5 +209,5 @@ fn show_lists_the_steps_a_command_pulls_in_and_its_cycles() {
     assert_eq!(line("cycle"), "cycle        build > lint > build");
     // A prerequisite that may be a plain file is not a step anyone must check.
     assert!(!out.contains("gen.o"), "{out}");
-    assert!(marker(&w).exists());
+    assert!(kept(&w));
 }

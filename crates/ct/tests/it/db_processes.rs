@@ -5,8 +5,7 @@
 //! Nothing here depends on timing: the final states are computed from each worker's own
 //! sequence of operations, and the crash test kills after a number of commits it has seen.
 
-use crate::support;
-
+use crate::support::{Run, Workspace};
 use commandtree_store::Store;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -18,23 +17,19 @@ const OPS: usize = 200;
 const SCRIPTS: usize = 12;
 const WORKER_ENV: &str = "CT_DB_TEST_WORKER";
 
-fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-dbproc-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join(".git")).unwrap();
-    let dir = std::fs::canonicalize(&dir).unwrap();
+/// A workspace (its own git top level) with `SCRIPTS` npm scripts `s0`, `s1`, … whose `ct`
+/// runs with a `HOME` that does not exist.
+fn workspace() -> Workspace {
     let scripts: Vec<String> = (0..SCRIPTS)
         .map(|n| format!("\"s{n}\": \"echo {n}\""))
         .collect();
-    std::fs::write(
-        dir.join("package.json"),
+    Workspace::new().dir(".git").file(
+        "package.json",
         format!(
             "{{\"name\": \"demo\", \"scripts\": {{{}}}}}",
             scripts.join(", ")
         ),
     )
-    .unwrap();
-    dir
 }
 
 fn db(root: &Path) -> PathBuf {
@@ -151,14 +146,14 @@ fn verify(root: &Path) {
     eprintln!("{WORKERS} x {OPS} operations: final state as expected ({total} assignments)");
 }
 
-/// `ct --root ROOT`, not yet run, with the shared test environment.
-fn ct(root: &Path) -> Command {
-    support::command(Some(root), &root.join(".no-home"))
+/// `ct ARGS` in `w`, with a `HOME` that does not exist.
+fn ct<const N: usize>(w: &Workspace, args: [&str; N]) -> Run {
+    w.ct().home(w.join(".no-home")).args(args).run()
 }
 
 #[test]
 fn concurrent_ct_processes_tag_and_untag_without_losing_anything() {
-    let root = workspace("cli");
+    let root = workspace();
     std::thread::scope(|sc| {
         for w in 0..WORKERS {
             let root = &root;
@@ -171,18 +166,18 @@ fn concurrent_ct_processes_tag_and_untag_without_losing_anything() {
                         (true, tag) => vec!["tag", "add", &target, tag],
                         (false, tag) => vec!["tag", "rm", &target, tag],
                     };
-                    let o = ct(root).args(&args).output().unwrap();
-                    let err = String::from_utf8_lossy(&o.stderr);
-                    assert!(o.status.success(), "ct {args:?}: {err}");
-                    assert!(err.is_empty(), "ct {args:?} wrote to stderr: {err}");
+                    root.ct()
+                        .home(root.join(".no-home"))
+                        .args(&args)
+                        .run()
+                        .success()
+                        .stderr_is("");
                 }
             });
         }
     });
     verify(&root);
-    let o = ct(&root).args(["db", "check"]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
-    let _ = std::fs::remove_dir_all(&root);
+    ct(&root, ["db", "check"]).success();
 }
 
 /// Re-runs this test binary as a worker process (see `worker`).
@@ -246,9 +241,9 @@ fn worker() {
 
 #[test]
 fn concurrent_store_connections_in_separate_processes() {
-    let root = workspace("lib");
+    let root = workspace();
     // Created first, so the workers meet an existing file (its creation is covered above).
-    drop(Store::open(&db(&root), true).unwrap());
+    drop(Store::open(&root.db(), true).unwrap());
     let children: Vec<_> = (0..WORKERS)
         .map(|w| spawn_worker(&format!("ops|{w}|{}", root.display())))
         .collect();
@@ -263,14 +258,13 @@ fn concurrent_store_connections_in_separate_processes() {
         assert!(!err.contains("locked"), "worker {w}: {err}");
     }
     verify(&root);
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
 fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() {
     const BATCH: usize = 25;
     const SEEN: usize = 60;
-    let root = workspace("crash");
+    let root = workspace();
     let mut child = spawn_worker(&format!("burst|{BATCH}|{}", root.display()));
     let stdout = child.stdout.take().unwrap();
     let mut committed: Option<usize> = None;
@@ -294,14 +288,8 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
     let last = committed.expect("the writer committed something before the kill");
     assert!(last + 1 >= SEEN);
 
-    let o = ct(&root).args(["db", "check"]).output().unwrap();
-    assert!(
-        o.status.success(),
-        "ct db check after the kill:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let store = Store::open(&db(&root), false).unwrap().unwrap();
+    ct(&root, ["db", "check"]).success();
+    let store = Store::open(&root.db(), false).unwrap().unwrap();
     assert!(store.recreated().is_none());
     // Every batch is whole (25 assignments) or absent; the whole ones are a prefix of the
     // sequence covering at least what was reported committed (the writer may have got further
@@ -321,7 +309,6 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
         "killed after {} reported commits; {b} whole batches of {BATCH} found, none torn",
         last + 1
     );
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// A process killed while it held the lock leaves `<db>.lock` behind (the extension's engine
@@ -329,34 +316,22 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
 /// at least that old, it is removed with a warning, as the extension does.
 #[test]
 fn a_stale_lock_directory_is_removed_after_ten_seconds() {
-    let root = workspace("stale");
-    let o = ct(&root)
-        .args(["tag", "add", "npm:s0", "ci"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let lock = PathBuf::from(format!("{}.lock", db(&root).display()));
+    let root = workspace();
+    ct(&root, ["tag", "add", "npm:s0", "ci"]).success();
+    let lock = PathBuf::from(format!("{}.lock", root.db().display()));
     std::fs::create_dir(&lock).unwrap();
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     std::fs::File::open(&lock)
         .unwrap()
         .set_modified(old)
         .unwrap();
-    let o = ct(&root)
-        .args(["tag", "add", "npm:s1", "ci"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert!(
-        err.contains(&format!("{}: removed a stale lock", lock.display())),
-        "{err}"
-    );
+    ct(&root, ["tag", "add", "npm:s1", "ci"])
+        .success()
+        .stderr_has(format!("{}: removed a stale lock", lock.display()));
     assert!(!lock.exists());
-    let store = Store::open_read_only(&db(&root)).unwrap().unwrap();
+    let store = Store::open_read_only(&root.db()).unwrap().unwrap();
     assert_eq!(
         store.command_ids_by_tag("ci").unwrap(),
         [id(&root, 0), id(&root, 1)]
     );
-    let _ = std::fs::remove_dir_all(&root);
 }

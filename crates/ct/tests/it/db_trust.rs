@@ -2,36 +2,18 @@
 //! scratch workspace, runs the built `ct`, and checks that nothing was written where it must
 //! not be.
 
-use crate::support;
-
-use crate::support::{ct, stderr};
+use crate::support::{Workspace, labelled};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-struct Ws(PathBuf);
-
-impl Drop for Ws {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// `{tmp}/ct-trust-{name}/repo` with two npm scripts, and `{tmp}/ct-trust-{name}/outside`.
-fn workspace(name: &str) -> (Ws, PathBuf, PathBuf) {
-    let base = std::env::temp_dir().join(format!("ct-trust-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    let (repo, outside) = (base.join("repo"), base.join("outside"));
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(
-        repo.join("package.json"),
+/// `repo`, a git top level with two npm scripts, and the folder `outside` beside it.
+fn workspace() -> (Workspace, PathBuf) {
+    let repo = Workspace::under("repo").dir(".git").file(
+        "package.json",
         r#"{"name": "demo", "scripts": {"build": "echo b", "test": "echo t"}}"#,
-    )
-    .unwrap();
-    let base = std::fs::canonicalize(&base).unwrap();
-    (Ws(base.clone()), base.join("repo"), base.join("outside"))
+    );
+    let outside = repo.outside("outside");
+    (repo, outside)
 }
 
 /// Every file under `dir` with a digest of its content (folders and links too).
@@ -78,24 +60,26 @@ fn foreign_database(path: &Path) {
     .unwrap();
 }
 
-fn tag_config(repo: &Path) {
-    std::fs::create_dir_all(repo.join(".vscode")).unwrap();
-    std::fs::write(
-        repo.join(".vscode/commandtree.json"),
+/// A tag config, which makes listing want a database too.
+fn tag_config(repo: &Workspace) {
+    repo.write(
+        ".vscode/commandtree.json",
         r#"{"tags": {"ci": [{"label": "build"}]}}"#,
-    )
-    .unwrap();
+    );
 }
 
 #[cfg(unix)]
 #[test]
 fn a_symlinked_commandtree_folder_is_refused_and_nothing_is_written_through_it() {
-    let (_w, repo, outside) = workspace("dirlink");
+    let (repo, outside) = workspace();
     foreign_database(&outside.join("commandtree.sqlite3"));
     std::os::unix::fs::symlink(&outside, repo.join(".commandtree")).unwrap();
-    // A tag config makes listing want a database too.
     tag_config(&repo);
     let before = snapshot(&outside);
+    let said = format!(
+        "{}: is a symbolic link",
+        repo.join(".commandtree").display()
+    );
     for args in [
         &["list", "--json"][..],
         &["quick"],
@@ -103,23 +87,11 @@ fn a_symlinked_commandtree_folder_is_refused_and_nothing_is_written_through_it()
         &["tag", "add", "build", "deploy"],
         &["star", "test"],
     ] {
-        let o = ct(&repo, args);
-        let err = stderr(&o);
-        assert!(
-            err.contains(&format!(
-                "{}: is a symbolic link",
-                repo.join(".commandtree").display()
-            )),
-            "ct {args:?}: {err}"
-        );
+        repo.run(args).stderr_has(&said);
     }
     // Listing still lists.
-    assert!(ct(&repo, &["list", "--json"]).status.success());
-    assert!(
-        !ct(&repo, &["tag", "add", "build", "deploy"])
-            .status
-            .success()
-    );
+    repo.run(["list", "--json"]).success();
+    repo.run(["tag", "add", "build", "deploy"]).failure();
     assert_eq!(
         snapshot(&outside),
         before,
@@ -130,11 +102,11 @@ fn a_symlinked_commandtree_folder_is_refused_and_nothing_is_written_through_it()
 #[cfg(unix)]
 #[test]
 fn a_symlinked_database_file_is_refused_and_never_rebuilt_or_copied() {
-    let (_w, repo, outside) = workspace("filelink");
+    let (repo, outside) = workspace();
     let victim = outside.join("victim.sqlite3");
     foreign_database(&victim);
-    std::fs::create_dir_all(repo.join(".commandtree")).unwrap();
-    let db = repo.join(".commandtree/commandtree.sqlite3");
+    let repo = repo.dir(".commandtree");
+    let db = repo.db();
     std::os::unix::fs::symlink(&victim, &db).unwrap();
     tag_config(&repo);
     let (outside_before, inside_before) =
@@ -144,11 +116,8 @@ fn a_symlinked_database_file_is_refused_and_never_rebuilt_or_copied() {
         &["tag", "add", "build", "x"],
         &["db", "check"],
     ] {
-        let err = stderr(&ct(&repo, args));
-        assert!(
-            err.contains(&format!("{}: is a symbolic link", db.display())),
-            "ct {args:?}: {err}"
-        );
+        repo.run(args)
+            .stderr_has(format!("{}: is a symbolic link", db.display()));
     }
     assert_eq!(snapshot(&outside), outside_before);
     // In particular no `.bak-…` copy of the victim landed in the repository.
@@ -158,50 +127,40 @@ fn a_symlinked_database_file_is_refused_and_never_rebuilt_or_copied() {
 #[cfg(unix)]
 #[test]
 fn a_planted_journal_link_is_refused_before_sqlite_writes_through_it() {
-    let (_w, repo, outside) = workspace("journal");
-    assert!(ct(&repo, &["tag", "add", "build", "ci"]).status.success());
+    let (repo, outside) = workspace();
+    repo.run(["tag", "add", "build", "ci"]).success();
     let victim = outside.join("notes.txt");
     std::fs::write(&victim, "precious\n").unwrap();
     let journal = repo.join(".commandtree/commandtree.sqlite3-journal");
     std::os::unix::fs::symlink(&victim, &journal).unwrap();
-    let o = ct(&repo, &["tag", "add", "test", "ci"]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains(&format!("{}: is a symbolic link", journal.display())),
-        "{}",
-        stderr(&o)
-    );
+    repo.run(["tag", "add", "test", "ci"])
+        .failure()
+        .stderr_has(format!("{}: is a symbolic link", journal.display()));
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
 }
 
 #[cfg(unix)]
 #[test]
 fn a_database_hard_linked_to_a_file_outside_is_not_written() {
-    let (_w, repo, outside) = workspace("hardlink");
+    let (repo, outside) = workspace();
     let victim = outside.join("other.sqlite3");
     foreign_database(&victim);
-    std::fs::create_dir_all(repo.join(".commandtree")).unwrap();
-    let db = repo.join(".commandtree/commandtree.sqlite3");
-    std::fs::hard_link(&victim, &db).unwrap();
+    let repo = repo.dir(".commandtree");
+    std::fs::hard_link(&victim, repo.db()).unwrap();
     let before = std::fs::read(&victim).unwrap();
-    let o = ct(&repo, &["tag", "add", "build", "ci"]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("has other hard links"),
-        "{}",
-        stderr(&o)
-    );
+    repo.run(["tag", "add", "build", "ci"])
+        .failure()
+        .stderr_has("has other hard links");
     assert_eq!(std::fs::read(&victim).unwrap(), before);
 }
 
 #[test]
 fn listing_and_other_reads_never_change_the_database() {
-    let (_w, repo, _outside) = workspace("readonly");
-    std::fs::create_dir_all(repo.join(".commandtree")).unwrap();
-    let db = repo.join(".commandtree/commandtree.sqlite3");
-    foreign_database(&db);
+    let (repo, _outside) = workspace();
+    let repo = repo.dir(".commandtree");
+    foreign_database(&repo.db());
     // And in WAL mode, which a write would convert.
-    rusqlite::Connection::open(&db)
+    rusqlite::Connection::open(repo.db())
         .unwrap()
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
         .unwrap();
@@ -216,7 +175,7 @@ fn listing_and_other_reads_never_change_the_database() {
         &["runs"],
         &["doctor"],
     ] {
-        ct(&repo, args);
+        let _ = repo.run(args);
         assert_eq!(
             snapshot(&repo.join(".commandtree")),
             before,
@@ -224,16 +183,15 @@ fn listing_and_other_reads_never_change_the_database() {
         );
     }
     // The tag config still shows in the listing, applied in memory.
-    let o = ct(&repo, &["list", "--json", "--tag", "ci"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v[0]["label"], "build", "{}", stderr(&o));
+    let o = repo.run(["list", "--json", "--tag", "ci"]);
+    assert_eq!(o.json()[0]["label"], "build", "{}", o.stderr());
 }
 
 #[test]
 fn creating_the_folder_writes_a_gitignore_for_the_database_logs_and_models() {
-    let (_w, repo, _outside) = workspace("gitignore");
-    assert!(ct(&repo, &["tag", "add", "build", "ci"]).status.success());
-    let ignore = std::fs::read_to_string(repo.join(".commandtree/.gitignore")).unwrap();
+    let (repo, _outside) = workspace();
+    repo.run(["tag", "add", "build", "ci"]).success();
+    let ignore = repo.read(".commandtree/.gitignore");
     for line in [
         "/commandtree.sqlite3",
         "/commandtree.sqlite3-journal",
@@ -245,9 +203,9 @@ fn creating_the_folder_writes_a_gitignore_for_the_database_logs_and_models() {
         assert!(ignore.lines().any(|l| l == line), "{line} in\n{ignore}");
     }
     // A folder the user made is left as it is.
-    let (_w2, repo2, _) = workspace("gitignore-own");
-    std::fs::create_dir_all(repo2.join(".commandtree")).unwrap();
-    assert!(ct(&repo2, &["tag", "add", "build", "ci"]).status.success());
+    let (repo2, _) = workspace();
+    let repo2 = repo2.dir(".commandtree");
+    repo2.run(["tag", "add", "build", "ci"]).success();
     assert!(!repo2.join(".commandtree/.gitignore").exists());
 }
 
@@ -264,33 +222,25 @@ CREATE VIEW innocent AS SELECT command_id FROM commands;
 
 #[test]
 fn foreign_triggers_and_views_are_reported_ignored_on_reads_and_dropped_on_writes() {
-    let (_w, repo, _outside) = workspace("trigger");
-    assert!(ct(&repo, &["tag", "add", "build", "ci"]).status.success());
-    let db = repo.join(".commandtree/commandtree.sqlite3");
+    let (repo, _outside) = workspace();
+    repo.run(["tag", "add", "build", "ci"]).success();
+    let db = repo.db();
     rusqlite::Connection::open(&db)
         .unwrap()
         .execute_batch(HIDE_WARNINGS)
         .unwrap();
     // `ct db check` names them and fails.
-    let o = ct(&repo, &["db", "check"]);
-    assert_eq!(o.status.code(), Some(1));
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        out.contains("trigger `hide_warning_update`") && out.contains("view `innocent`"),
-        "{out}"
-    );
+    repo.run(["db", "check"])
+        .code(1)
+        .stdout_has("trigger `hide_warning_update`")
+        .stdout_has("view `innocent`");
     // Listing warns and leaves the file alone.
     let before = std::fs::read(&db).unwrap();
-    let o = ct(&repo, &["list"]);
-    assert!(stderr(&o).contains("not CommandTree's"), "{}", stderr(&o));
+    repo.run(["list"]).stderr_has("not CommandTree's");
     assert_eq!(std::fs::read(&db).unwrap(), before);
     // The summarizer's write path: the warning it stores is the warning that stays.
-    let mut store = commandtree_store::Store::open(&db, false).unwrap().unwrap();
-    let id = format!("npm:{}:build", repo.join("package.json").display());
-    store
-        .save_summary(&id, "h", "Builds it.", Some("Deletes your home folder"))
-        .unwrap();
-    drop(store);
+    let id = repo.id("npm", "package.json", "build");
+    repo.store_summary(&id, "h", "Builds it.", Some("Deletes your home folder"));
     let c = rusqlite::Connection::open(&db).unwrap();
     let warning: Option<String> = c
         .query_row(
@@ -308,25 +258,20 @@ fn foreign_triggers_and_views_are_reported_ignored_on_reads_and_dropped_on_write
         )
         .unwrap();
     assert_eq!(left, 0);
-    let v: serde_json::Value =
-        serde_json::from_slice(&ct(&repo, &["list", "--json"]).stdout).unwrap();
-    let build = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["label"] == "build")
-        .unwrap();
-    assert_eq!(build["securityWarning"], "Deletes your home folder");
-    let out = String::from_utf8_lossy(&ct(&repo, &["db", "check"]).stdout).into_owned();
-    assert!(out.contains("ok    triggers"), "{out}");
+    let v = repo.run(["list", "--json"]).json();
+    assert_eq!(
+        labelled(&v, "build")["securityWarning"],
+        "Deletes your home folder"
+    );
+    repo.run(["db", "check"]).stdout_has("ok    triggers");
 }
 
 #[test]
 fn a_view_standing_in_for_a_table_is_not_read() {
-    let (_w, repo, _outside) = workspace("view");
-    std::fs::create_dir_all(repo.join(".commandtree")).unwrap();
-    let db = repo.join(".commandtree/commandtree.sqlite3");
-    let build = format!("npm:{}:build", repo.join("package.json").display());
+    let (repo, _outside) = workspace();
+    let repo = repo.dir(".commandtree");
+    let db = repo.db();
+    let build = repo.id("npm", "package.json", "build");
     let c = rusqlite::Connection::open(&db).unwrap();
     c.execute_batch(commandtree_store::schema::SEED_SQL)
         .unwrap();
@@ -339,26 +284,25 @@ fn a_view_standing_in_for_a_table_is_not_read() {
     .unwrap();
     drop(c);
     let before = std::fs::read(&db).unwrap();
-    let o = ct(&repo, &["list", "--json"]);
-    assert!(o.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let listed = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["label"] == "build")
-        .unwrap();
+    let o = repo
+        .run(["list", "--json"])
+        .success()
+        .stderr_has("commandtree.sqlite3");
+    let v = o.json();
+    let listed = labelled(&v, "build");
     assert!(listed.get("summary").is_none(), "{listed}");
-    assert!(stderr(&o).contains("commandtree.sqlite3"), "{}", stderr(&o));
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
 
 /// A database as a repository would ship it, with one finished detached run per log path.
-fn shipped_history(repo: &Path, log_paths: &[&str]) {
+fn shipped_history(repo: &Workspace, log_paths: &[&str]) {
     std::fs::create_dir_all(repo.join(".commandtree")).unwrap();
-    let db = repo.join(".commandtree/commandtree.sqlite3");
-    drop(commandtree_store::Store::open(&db, true).unwrap().unwrap());
-    let c = rusqlite::Connection::open(&db).unwrap();
+    drop(
+        commandtree_store::Store::open(&repo.db(), true)
+            .unwrap()
+            .unwrap(),
+    );
+    let c = rusqlite::Connection::open(repo.db()).unwrap();
     for (i, p) in log_paths.iter().enumerate() {
         c.execute(
             "INSERT INTO run_history (run_id, command_id, label, command_line, cwd, started_at, exit_code, mode, status, log_path)
@@ -373,11 +317,10 @@ fn shipped_history(repo: &Path, log_paths: &[&str]) {
 #[test]
 fn ct_logs_reads_only_the_workspaces_own_log_folder() {
     use std::os::unix::fs::symlink;
-    let (_ws, repo, outside) = workspace("log-paths");
+    let (repo, outside) = workspace();
     let secret = outside.join("secret.txt");
     std::fs::write(&secret, "PRIVATE KEY MATERIAL\n").unwrap();
-    std::fs::create_dir_all(repo.join(".commandtree/logs")).unwrap();
-    std::fs::write(repo.join(".commandtree/logs/ok.log"), "the run's output\n").unwrap();
+    repo.write(".commandtree/logs/ok.log", "the run's output\n");
     symlink(&secret, repo.join(".commandtree/logs/link.log")).unwrap();
     symlink(&outside, repo.join(".commandtree/logs/sub")).unwrap();
     let fifo = repo.join(".commandtree/logs/fifo.log");
@@ -402,27 +345,25 @@ fn ct_logs_reads_only_the_workspaces_own_log_folder() {
         ],
     );
     for run in 1..=6 {
-        let o = ct(&repo, &["logs", &run.to_string()]);
-        assert_eq!(o.status.code(), Some(1), "run {run}: {}", stderr(&o));
-        assert!(o.stdout.is_empty(), "run {run}: {}", support::stdout(&o));
+        let o = repo.run(["logs", &run.to_string()]).code(1).stdout_is("");
         assert!(
             ["only logs in", "not a regular file", "is a symbolic link"]
                 .iter()
-                .any(|w| stderr(&o).contains(w)),
+                .any(|w| o.stderr().contains(w)),
             "run {run}: {}",
-            stderr(&o)
+            o.stderr()
         );
     }
-    let o = ct(&repo, &["logs", "7"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(support::stdout(&o), "the run's output\n");
+    repo.run(["logs", "7"])
+        .success()
+        .stdout_is("the run's output\n");
 
     // The log folder itself a link out of the workspace: nothing in it is read.
     std::fs::remove_dir_all(repo.join(".commandtree/logs")).unwrap();
     std::fs::write(outside.join("ok.log"), "PRIVATE\n").unwrap();
     symlink(&outside, repo.join(".commandtree/logs")).unwrap();
-    let o = ct(&repo, &["logs", "7"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(o.stdout.is_empty());
-    assert!(stderr(&o).contains("not a real folder"), "{}", stderr(&o));
+    repo.run(["logs", "7"])
+        .code(1)
+        .stdout_is("")
+        .stderr_has("not a real folder");
 }

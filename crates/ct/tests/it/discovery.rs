@@ -2,153 +2,75 @@
 //! input (malformed, binary, huge, CRLF, BOM, symlink loops, unreadable folders) never hides
 //! other commands.
 
-use crate::support;
-
-use crate::support::{ct, executable, write};
+use crate::support::{Workspace, chmod, have, labelled, labels};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[cfg(unix)]
-fn chmod(p: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
-}
-
-fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-it-{name}-{}", std::process::id()));
-    if dir.exists() {
-        #[cfg(unix)]
-        let _ = Command::new("chmod")
-            .arg("-R")
-            .arg("u+rwx")
-            .arg(&dir)
-            .status();
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    // Resolve symlinks in the temp path so ids compare with what ct prints.
-    std::fs::canonicalize(&dir).unwrap()
-}
-
-fn fixture(name: &str) -> PathBuf {
-    let w = workspace(name);
-    let deploy = write(
-        &w,
-        "scripts/deploy prod.sh",
-        "#!/usr/bin/env bash\n# @description Deploy the app to production\n# @param env Target environment (default: staging)\n# @param force\necho deploying\n",
-    );
-    #[cfg(unix)]
-    chmod(&deploy, 0o755);
-    write(
-        &w,
-        "scripts/build.sh",
-        "#!/bin/sh\n# Build everything\nmake all\n",
-    );
-    let release = write(
-        &w,
-        "tools/release",
-        "#!/usr/bin/env bash\n# Cut a release\n",
-    );
-    #[cfg(unix)]
-    chmod(&release, 0o755);
-    write(
-        &w,
-        "tools/migrate.py",
-        "\"\"\"Database migration tool.\"\"\"\nimport argparse\nif __name__ == \"__main__\":\n    pass\n",
-    );
-    write(&w, "tools/lib.py", "def helper():\n    pass\n");
-    write(
-        &w,
-        "package.json",
-        r#"{"name":"demo","scripts":{"zeta":"echo z","alpha":"echo a","build":"tsc -p . && node scripts/bundle.js --minify --sourcemap --target es2020"}}"#,
-    );
-    write(&w, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
-    write(
-        &w,
-        "node_modules/left-pad/package.json",
-        r#"{"scripts":{"hidden":"x"}}"#,
-    );
-    write(
-        &w,
-        "bad/package.json",
-        "{\n  \"scripts\": {\n    \"oops\": \n}\n",
-    );
-    write(
-        &w,
-        "bom/package.json",
-        "\u{feff}{\"scripts\":{\"bom-ok\":\"echo bom\"}}",
-    );
-    write(
-        &w,
-        "Makefile",
-        "CC := gcc\nVERSION ?= 1.0\nURL = http://x:y\n.PHONY: all test\n\nall: build ## Build everything\n\tcc main.c\n\nbuild test: deps\n\techo hi\n\n%.o: %.c\n\tcc $<\n\ndefine TEMPLATE\nfake: target\nendef\n\n_private:\n\techo p\n",
-    );
-    write(
-        &w,
-        "crlf/Makefile",
-        "one:\r\n\techo 1\r\ntwo: one\r\n\techo 2\r\n",
-    );
-    write(
-        &w,
-        ".vscode/tasks.json",
-        "{\n  // tasks\n  \"version\": \"2.0.0\",\n  \"tasks\": [\n    { \"label\": \"serve\", \"type\": \"shell\", \"command\": \"serve ${input:port}\", \"detail\": \"Serve the site\" },\n    { \"type\": \"npm\", \"script\": \"build\" },\n  ],\n  \"inputs\": [ { \"id\": \"port\", \"type\": \"promptString\", \"description\": \"Port\", \"default\": \"8080\" } ]\n}\n",
-    );
-    write(
-        &w,
-        ".vscode/launch.json",
-        "{\n  \"configurations\": [\n    /* main */ { \"name\": \"Debug app\", \"type\": \"node\", \"request\": \"launch\" },\n  ],\n}\n",
-    );
-    write(
-        &w,
-        "docker-compose.yml",
-        "services:\n  web:\n    image: nginx\n  db:\n    image: postgres\n",
-    );
-    write(
-        &w,
-        "app/App.csproj",
-        "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType></PropertyGroup></Project>",
-    );
-    write(
-        &w,
-        "app/App.Tests.csproj",
-        "<Project Sdk=\"Microsoft.NET.Sdk\"><ItemGroup><PackageReference Include=\"xunit\" Version=\"2.0\" /></ItemGroup></Project>",
-    );
-    write(&w, "README.md", "# Demo project\n\nText.\n");
-    write(&w, "blob.sh", b"\x7fELF\x00\x00binary");
-    write(&w, "huge.md", "x".repeat(1024 * 1024 + 10));
-    write(&w, ".gitignore", "ignored/\n");
-    write(&w, "ignored/secret.sh", "echo no\n");
-    write(
-        &w,
-        ".vscode/settings.json",
-        "{ \"commandtree.excludePatterns\": [\"**/skipme/**\", \"**/node_modules/**\",], }",
-    );
-    write(&w, "skipme/x.sh", "echo no\n");
-    write(
-        &w,
-        "dist/y.sh",
-        "echo listed because settings replaced the defaults\n",
-    );
-    #[cfg(unix)]
+fn fixture() -> Workspace {
+    let w = Workspace::new()
+        .executable(
+            "scripts/deploy prod.sh",
+            "#!/usr/bin/env bash\n# @description Deploy the app to production\n# @param env Target environment (default: staging)\n# @param force\necho deploying\n",
+        )
+        .file("scripts/build.sh", "#!/bin/sh\n# Build everything\nmake all\n")
+        .executable("tools/release", "#!/usr/bin/env bash\n# Cut a release\n")
+        .file(
+            "tools/migrate.py",
+            "\"\"\"Database migration tool.\"\"\"\nimport argparse\nif __name__ == \"__main__\":\n    pass\n",
+        )
+        .file("tools/lib.py", "def helper():\n    pass\n")
+        .file(
+            "package.json",
+            r#"{"name":"demo","scripts":{"zeta":"echo z","alpha":"echo a","build":"tsc -p . && node scripts/bundle.js --minify --sourcemap --target es2020"}}"#,
+        )
+        .file("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")
+        .file("node_modules/left-pad/package.json", r#"{"scripts":{"hidden":"x"}}"#)
+        .file("bad/package.json", "{\n  \"scripts\": {\n    \"oops\": \n}\n")
+        .file("bom/package.json", "\u{feff}{\"scripts\":{\"bom-ok\":\"echo bom\"}}")
+        .file(
+            "Makefile",
+            "CC := gcc\nVERSION ?= 1.0\nURL = http://x:y\n.PHONY: all test\n\nall: build ## Build everything\n\tcc main.c\n\nbuild test: deps\n\techo hi\n\n%.o: %.c\n\tcc $<\n\ndefine TEMPLATE\nfake: target\nendef\n\n_private:\n\techo p\n",
+        )
+        .file("crlf/Makefile", "one:\r\n\techo 1\r\ntwo: one\r\n\techo 2\r\n")
+        .file(
+            ".vscode/tasks.json",
+            "{\n  // tasks\n  \"version\": \"2.0.0\",\n  \"tasks\": [\n    { \"label\": \"serve\", \"type\": \"shell\", \"command\": \"serve ${input:port}\", \"detail\": \"Serve the site\" },\n    { \"type\": \"npm\", \"script\": \"build\" },\n  ],\n  \"inputs\": [ { \"id\": \"port\", \"type\": \"promptString\", \"description\": \"Port\", \"default\": \"8080\" } ]\n}\n",
+        )
+        .file(
+            ".vscode/launch.json",
+            "{\n  \"configurations\": [\n    /* main */ { \"name\": \"Debug app\", \"type\": \"node\", \"request\": \"launch\" },\n  ],\n}\n",
+        )
+        .file(
+            "docker-compose.yml",
+            "services:\n  web:\n    image: nginx\n  db:\n    image: postgres\n",
+        )
+        .file(
+            "app/App.csproj",
+            "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType></PropertyGroup></Project>",
+        )
+        .file(
+            "app/App.Tests.csproj",
+            "<Project Sdk=\"Microsoft.NET.Sdk\"><ItemGroup><PackageReference Include=\"xunit\" Version=\"2.0\" /></ItemGroup></Project>",
+        )
+        .file("README.md", "# Demo project\n\nText.\n")
+        .file("blob.sh", b"\x7fELF\x00\x00binary")
+        .file("huge.md", "x".repeat(1024 * 1024 + 10))
+        .file(".gitignore", "ignored/\n")
+        .file("ignored/secret.sh", "echo no\n")
+        .file(
+            ".vscode/settings.json",
+            "{ \"commandtree.excludePatterns\": [\"**/skipme/**\", \"**/node_modules/**\",], }",
+        )
+        .file("skipme/x.sh", "echo no\n")
+        .file("dist/y.sh", "echo listed because settings replaced the defaults\n");
     std::os::unix::fs::symlink(&w, w.join("loop")).unwrap();
     w
 }
 
-fn json_list(root: &Path, extra: &[&str]) -> (Vec<Value>, String) {
-    let mut args = vec!["list", "--json"];
-    args.extend_from_slice(extra);
-    let out = ct(root, &args);
-    assert!(
-        out.status.success(),
-        "ct list failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON array");
-    (
-        v.as_array().unwrap().clone(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+/// `ct list --json EXTRA…` (it must succeed): the commands, and what it said on stderr.
+fn json_list(w: &Workspace, extra: &[&str]) -> (Vec<Value>, String) {
+    let o = w.ct().args(["list", "--json"]).args(extra).run().success();
+    (o.json().as_array().unwrap().clone(), o.stderr())
 }
 
 fn find<'a>(items: &'a [Value], kind: &str, label: &str) -> &'a Value {
@@ -165,7 +87,7 @@ fn find<'a>(items: &'a [Value], kind: &str, label: &str) -> &'a Value {
 
 #[test]
 fn list_json_on_a_fixture_workspace() {
-    let w = fixture("json");
+    let w = fixture();
     let root = w.to_string_lossy().to_string();
     let (items, stderr) = json_list(&w, &[]);
 
@@ -304,13 +226,15 @@ fn list_json_on_a_fixture_workspace() {
 
 #[test]
 fn text_tree_type_filter_and_sorting() {
-    let w = fixture("text");
-    let out = ct(&w, &["list", "--type", "make", "--sort", "name"]);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let w = fixture();
+    let text = w
+        .run(["list", "--type", "make", "--sort", "name"])
+        .success()
+        .stdout_lacks("Shell Scripts")
+        // No colour when not a terminal.
+        .stdout_lacks("\u{1b}")
+        .stdout();
     assert!(text.starts_with("Make Targets (6)\n"), "{text}");
-    assert!(!text.contains("Shell Scripts"));
-    assert!(!text.contains('\u{1b}'), "no colour when not a terminal");
     let pos = |s: &str| {
         text.find(s)
             .unwrap_or_else(|| panic!("{s} missing in {text}"))
@@ -318,45 +242,35 @@ fn text_tree_type_filter_and_sorting() {
     assert!(pos("crlf/") < pos("  all"), "folders before loose commands");
     assert!(pos("  all") < pos("  build") && pos("  test") < pos("  _private (private)"));
 
-    let bad = ct(&w, &["list", "--type", "nope"]);
-    assert_eq!(bad.status.code(), Some(2), "unknown type is a usage error");
+    // An unknown type is a usage error.
+    w.run(["list", "--type", "nope"]).code(2);
 }
 
 #[test]
 fn show_by_label_id_and_type_label() {
-    let w = fixture("show");
-    let out = ct(&w, &["show", "make:all", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = fixture();
+    let v = w.json(["show", "make:all", "--json"]);
     assert_eq!(v["label"], "all");
     let id = v["id"].as_str().unwrap().to_string();
-    let by_id = ct(&w, &["show", &id]);
-    assert!(String::from_utf8_lossy(&by_id.stdout).contains("make all"));
+    w.run(["show", &id]).stdout_has("make all");
 
     // `build` is an npm script and a make target: ambiguous, candidates listed, exit 2.
-    let amb = ct(&w, &["-q", "show", "build"]);
-    assert_eq!(amb.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&amb.stderr);
-    assert!(
-        err.contains("matches") && err.contains("npm:") && err.contains("make:"),
-        "{err}"
-    );
+    w.run(["-q", "show", "build"])
+        .code(2)
+        .stderr_has("matches")
+        .stderr_has("npm:")
+        .stderr_has("make:");
 
-    let none = ct(&w, &["-q", "show", "no-such-thing"]);
-    assert_eq!(none.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&none.stderr).lines().count(), 1);
+    let none = w.run(["-q", "show", "no-such-thing"]).code(1);
+    assert_eq!(none.stderr().lines().count(), 1);
 }
 
 #[cfg(unix)]
 #[test]
 fn unreadable_folder_is_a_warning() {
-    let w = workspace("unreadable");
-    write(&w, "ok.sh", "echo ok\n");
-    write(&w, "locked/inside.sh", "echo x\n");
+    let w = Workspace::new()
+        .file("ok.sh", "echo ok\n")
+        .file("locked/inside.sh", "echo x\n");
     chmod(&w.join("locked"), 0o000);
     // Root reads everything, so drop to an unprivileged user when we are root.
     let is_root = Command::new("id")
@@ -364,110 +278,83 @@ fn unreadable_folder_is_a_warning() {
         .output()
         .map(|o| o.stdout == b"0\n")
         .unwrap_or(false);
-    let mut cmd = if is_root {
-        if Command::new("setpriv").arg("--version").output().is_err() {
-            support::skip("running as root without setpriv, cannot make a folder unreadable");
+    let mut ct = w.ct().home("/nonexistent").args(["list", "--json"]);
+    if is_root {
+        if !have(
+            "setpriv",
+            "running as root, it makes a folder unreadable; scripts/test.sh installs it",
+        ) {
             return;
         }
-        let mut c = Command::new("setpriv");
-        c.args([
+        ct = ct.via([
+            "setpriv",
             "--reuid=65534",
             "--regid=65534",
             "--clear-groups",
-            env!("CARGO_BIN_EXE_ct"),
         ]);
-        c
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_ct"))
-    };
-    let out = cmd
-        .arg("--root")
-        .arg(&w)
-        .args(["list", "--json"])
-        .env("NO_COLOR", "1")
-        .env("HOME", "/nonexistent")
-        .output()
-        .unwrap();
+    }
+    let out = ct.run();
     chmod(&w.join("locked"), 0o755);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let items: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let out = out
+        .success()
+        .stderr_has("locked")
+        .stderr_has("permission denied");
+    let items: Vec<Value> = serde_json::from_slice(&out.output.stdout).unwrap();
     assert!(items.iter().any(|i| i["label"] == "ok.sh"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("locked") && err.contains("permission denied"),
-        "{err}"
-    );
+}
+
+/// The labels of `items`, sorted.
+fn sorted_labels(items: &[Value]) -> Vec<String> {
+    let mut v = labels(&Value::Array(items.to_vec()));
+    v.sort();
+    v
 }
 
 #[test]
 fn auxiliary_commands_are_listed_only_with_all() {
-    let w = workspace("auxiliary");
-    write(&w, "Makefile", "build:\n\tcc\n");
-    write(&w, "deps/lua/Makefile", "lua:\n\tcc\n");
-    write(&w, "pkg/testdata/Makefile", "fixture:\n\tcc\n");
-    write(
-        &w,
-        "examples/app/package.json",
-        "{\"scripts\": {\"dev\": \"vite\"}}",
-    );
-    write(
-        &w,
-        "justfile",
-        "[private]\nhelper:\n    echo h\n\nrelease:\n    echo r\n",
-    );
-    let labels = |items: &[Value]| {
-        let mut v: Vec<String> = items
-            .iter()
-            .map(|i| i["label"].as_str().unwrap().to_string())
-            .collect();
-        v.sort();
-        v
-    };
+    let w = Workspace::new()
+        .file("Makefile", "build:\n\tcc\n")
+        .file("deps/lua/Makefile", "lua:\n\tcc\n")
+        .file("pkg/testdata/Makefile", "fixture:\n\tcc\n")
+        .file(
+            "examples/app/package.json",
+            "{\"scripts\": {\"dev\": \"vite\"}}",
+        )
+        .file(
+            "justfile",
+            "[private]\nhelper:\n    echo h\n\nrelease:\n    echo r\n",
+        );
     let (own, _) = json_list(&w, &[]);
-    assert_eq!(labels(&own), ["build", "release"]);
+    assert_eq!(sorted_labels(&own), ["build", "release"]);
     let (all, _) = json_list(&w, &["--all"]);
     assert_eq!(
-        labels(&all),
+        sorted_labels(&all),
         ["build", "dev", "fixture", "helper", "lua", "release"]
     );
     assert!(all.iter().all(|i| i.get("auxiliary").is_none()));
 
-    let out = ct(&w, &["list"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("4 more commands hidden") && text.contains("ct list --all"),
-        "{text}"
-    );
-    assert!(!text.contains("lua"), "{text}");
+    w.run(["list"])
+        .stdout_has("4 more commands hidden")
+        .stdout_has("ct list --all")
+        .stdout_lacks("lua");
 
-    write(
-        &w,
-        ".commandtree/config.toml",
-        "[discovery]\nshow = \"all\"\n",
-    );
+    w.write(".commandtree/config.toml", "[discovery]\nshow = \"all\"\n");
     let (shown, _) = json_list(&w, &[]);
     assert_eq!(shown.len(), 6);
 }
 
 #[test]
 fn bin_of_scripts_is_listed_and_build_output_is_not() {
-    let w = workspace("smartbin");
-    let setup = write(&w, "bin/setup", "#!/usr/bin/env bash\necho setup\n");
-    #[cfg(unix)]
-    chmod(&setup, 0o755);
-    write(
-        &w,
-        "app/app.csproj",
-        "<Project Sdk=\"Microsoft.NET.Sdk\"></Project>",
-    );
-    write(&w, "app/bin/Debug/net8.0/run.sh", "echo x\n");
-    write(&w, "env/tool.sh", "echo tool\n");
-    write(&w, "venv2/env/pyvenv.cfg", "home = /usr/bin\n");
-    write(&w, "venv2/env/lib/activate.sh", "echo a\n");
+    let w = Workspace::new()
+        .executable("bin/setup", "#!/usr/bin/env bash\necho setup\n")
+        .file(
+            "app/app.csproj",
+            "<Project Sdk=\"Microsoft.NET.Sdk\"></Project>",
+        )
+        .file("app/bin/Debug/net8.0/run.sh", "echo x\n")
+        .file("env/tool.sh", "echo tool\n")
+        .file("venv2/env/pyvenv.cfg", "home = /usr/bin\n")
+        .file("venv2/env/lib/activate.sh", "echo a\n");
     let (items, _) = json_list(&w, &["--type", "shell"]);
     let paths: Vec<&str> = items
         .iter()
@@ -481,8 +368,7 @@ fn bin_of_scripts_is_listed_and_build_output_is_not() {
     assert!(!paths.iter().any(|p| p.contains("Debug")), "{paths:?}");
     assert!(!paths.iter().any(|p| p.contains("activate")), "{paths:?}");
 
-    write(
-        &w,
+    w.write(
         ".vscode/settings.json",
         "{\"commandtree.excludePatterns\": [\"**/bin/**\"]}",
     );
@@ -501,73 +387,51 @@ fn bin_of_scripts_is_listed_and_build_output_is_not() {
 
 #[test]
 fn group_filter_lists_just_groups_and_vscode_task_groups() {
-    let w = workspace("groups");
-    write(
-        &w,
-        "justfile",
-        "[group('ci')]\nlint:\n    echo l\n\n[group: 'docs']\nbook:\n    echo b\n\nplain:\n    echo p\n",
-    );
-    write(
-        &w,
-        ".vscode/tasks.json",
-        r#"{"version":"2.0.0","tasks":[
+    let w = Workspace::new()
+        .file(
+            "justfile",
+            "[group('ci')]\nlint:\n    echo l\n\n[group: 'docs']\nbook:\n    echo b\n\nplain:\n    echo p\n",
+        )
+        .file(
+            ".vscode/tasks.json",
+            r#"{"version":"2.0.0","tasks":[
             {"label":"compile","type":"shell","command":"make","group":{"kind":"build","isDefault":true}},
             {"label":"unit","type":"shell","command":"make test","group":"test"},
             {"label":"free","type":"shell","command":"true"}]}"#,
-    );
-    let labels = |items: &[Value]| {
-        let mut v: Vec<String> = items
-            .iter()
-            .map(|i| i["label"].as_str().unwrap().to_string())
-            .collect();
-        v.sort();
-        v
-    };
+        );
     let (ci, _) = json_list(&w, &["--group", "ci"]);
-    assert_eq!(labels(&ci), ["lint"]);
+    assert_eq!(sorted_labels(&ci), ["lint"]);
     let (two, _) = json_list(&w, &["--group", "docs", "--group", "build"]);
-    assert_eq!(labels(&two), ["book", "compile"]);
+    assert_eq!(sorted_labels(&two), ["book", "compile"]);
     let (test, _) = json_list(&w, &["--group", "test"]);
-    assert_eq!(labels(&test), ["unit"]);
+    assert_eq!(sorted_labels(&test), ["unit"]);
     let (all, _) = json_list(&w, &[]);
     assert_eq!(all.len(), 6);
     // The contract gains no field: groups stay out of the JSON.
     assert!(all.iter().all(|i| i.get("group").is_none()));
-    let out = ct(&w, &["list", "--group", "nope"]);
-    assert!(out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("No commands in group nope"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    w.run(["list", "--group", "nope"])
+        .success()
+        .stdout_has("No commands in group nope");
 }
 
 /// Test fixtures are often broken on purpose: their warnings are hidden with their commands and
 /// counted in one line, while a broken file of the project's own is still reported.
 #[test]
 fn warnings_about_test_data_are_counted_not_printed_unless_all() {
-    let w = workspace("aux-warnings");
-    write(&w, "package.json", "{\"scripts\": {\"build\": ");
-    write(&w, "testdata/broken/package.json", "{\"scripts\": ");
-    write(&w, "Makefile", "all:\n\techo all\n");
+    let w = Workspace::new()
+        .file("package.json", "{\"scripts\": {\"build\": ")
+        .file("testdata/broken/package.json", "{\"scripts\": ")
+        .file("Makefile", "all:\n\techo all\n");
 
-    let o = ct(&w, &["list"]);
-    assert!(o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains(&format!("{}", w.join("package.json").display())),
-        "{err}"
-    );
-    assert!(!err.contains("testdata"), "{err}");
-    assert!(
-        err.contains("1 warning about test data, vendored or example files not shown"),
-        "{err}"
-    );
+    w.run(["list"])
+        .success()
+        .stderr_has(w.join("package.json").display().to_string())
+        .stderr_lacks("testdata")
+        .stderr_has("1 warning about test data, vendored or example files not shown");
 
-    let o = ct(&w, &["list", "--all"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("testdata/broken/package.json"), "{err}");
-    assert!(!err.contains("not shown"), "{err}");
+    w.run(["list", "--all"])
+        .stderr_has("testdata/broken/package.json")
+        .stderr_lacks("not shown");
 }
 
 /// A big listing (serialized in parallel parts) read whole is one JSON array in tree order;
@@ -575,26 +439,18 @@ fn warnings_about_test_data_are_counted_not_printed_unless_all() {
 #[test]
 fn a_big_listing_is_whole_json_and_a_closed_pipe_is_no_error() {
     use std::io::Read;
-    let w = workspace("big-listing");
     let scripts: serde_json::Map<String, Value> = (0..6000)
         .map(|i| (format!("s{i:04}"), Value::from(format!("echo {i}"))))
         .collect();
-    write(
-        &w,
+    let w = Workspace::new().file(
         "package.json",
         serde_json::json!({"name": "big", "scripts": scripts}).to_string(),
     );
     let (items, _) = json_list(&w, &[]);
-    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
     let want: Vec<String> = (0..6000).map(|i| format!("s{i:04}")).collect();
-    assert_eq!(labels, want);
+    assert_eq!(labels(&Value::Array(items)), want);
 
-    let mut child = support::command(Some(&w), &w.join(".home"))
-        .args(["list", "--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = w.ct().args(["list", "--json"]).spawn();
     let mut head = [0u8; 64];
     child.stdout.take().unwrap().read_exact(&mut head).unwrap();
     // The read end is closed now; ct is still writing hundreds of kilobytes.
@@ -607,36 +463,30 @@ fn a_big_listing_is_whole_json_and_a_closed_pipe_is_no_error() {
 /// A folder with one command is not drawn as a folder, but its path stays on the command.
 #[test]
 fn a_single_command_folder_keeps_its_path_in_the_listing() {
-    let w = support::workspace("discovery", "single-folder");
-    executable(&w, "scripts/deploy/only.sh", "#!/bin/sh\necho a\n");
-    executable(&w, "tools/x.sh", "#!/bin/sh\necho b\n");
-    executable(&w, "tools/y.sh", "#!/bin/sh\necho c\n");
-    let o = ct(&w, &["list"]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("only.sh (scripts/deploy/)"), "{out}");
-    assert!(out.contains("  tools/\n    x.sh\n"), "{out}");
+    Workspace::new()
+        .executable("scripts/deploy/only.sh", "#!/bin/sh\necho a\n")
+        .executable("tools/x.sh", "#!/bin/sh\necho b\n")
+        .executable("tools/y.sh", "#!/bin/sh\necho c\n")
+        .run(["list"])
+        .stdout_has("only.sh (scripts/deploy/)")
+        .stdout_has("  tools/\n    x.sh\n");
 }
 
 #[test]
 fn the_listing_shows_parameters_and_dockerfiles_apart() {
-    let w = support::workspace("discovery", "params-line");
-    std::fs::write(
-        w.join("justfile"),
-        "replace FROM TO:\n  echo {{FROM}} {{TO}}\n\nwatch +args='lcheck':\n  echo {{args}}\n\ndeploy env='staging':\n  echo {{env}}\n",
-    )
-    .unwrap();
-    std::fs::create_dir_all(w.join("svc")).unwrap();
-    std::fs::write(w.join("svc/Dockerfile"), "FROM alpine\n").unwrap();
-    std::fs::write(
-        w.join("compose.yaml"),
-        "services:\n  web:\n    image: nginx\n",
-    )
-    .unwrap();
-    let o = ct(&w, &["list"]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("  replace FROM TO\n"), "{out}");
-    assert!(out.contains("  watch [args…=lcheck]\n"), "{out}");
-    assert!(out.contains("  deploy [env=staging]\n"), "{out}");
+    let w = Workspace::new()
+        .file(
+            "justfile",
+            "replace FROM TO:\n  echo {{FROM}} {{TO}}\n\nwatch +args='lcheck':\n  echo {{args}}\n\ndeploy env='staging':\n  echo {{env}}\n",
+        )
+        .file("svc/Dockerfile", "FROM alpine\n")
+        .file("compose.yaml", "services:\n  web:\n    image: nginx\n");
+    let out = w
+        .run(["list"])
+        .stdout_has("  replace FROM TO\n")
+        .stdout_has("  watch [args…=lcheck]\n")
+        .stdout_has("  deploy [env=staging]\n")
+        .stdout();
     let compose = out.find("Docker Compose (").expect(&out);
     let dockerfiles = out.find("Dockerfiles (1)").expect(&out);
     assert!(compose < dockerfiles, "{out}");
@@ -645,15 +495,9 @@ fn the_listing_shows_parameters_and_dockerfiles_apart() {
         "{out}"
     );
     // The JSON keeps the contract: the type stays `docker`, parameters as `params`.
-    let o = ct(&w, &["list", "--json"]);
-    let items: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let items = items.as_array().unwrap();
-    let df = items
-        .iter()
-        .find(|c| c["label"] == "build Dockerfile")
-        .unwrap();
-    assert_eq!(df["type"], "docker");
-    let replace = items.iter().find(|c| c["label"] == "replace").unwrap();
+    let items = w.run(["list", "--json"]).json();
+    assert_eq!(labelled(&items, "build Dockerfile")["type"], "docker");
+    let replace = labelled(&items, "replace");
     assert_eq!(replace["params"][0]["name"], "FROM");
     assert_eq!(replace["params"][1]["name"], "TO");
 }

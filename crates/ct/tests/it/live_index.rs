@@ -4,191 +4,116 @@
 //! an in-memory duplex with the SDK's client) so the walks can be counted
 //! (`commandtree_core::discover::full_walks`, per root).
 
-use crate::support;
-
-use crate::support::{eventually, executable, workspace, write};
+use crate::support::lsp::{Lsp, WAIT};
+use crate::support::{Workspace, eventually};
 use commandtree_core::discover::full_walks;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use serde_json::{Value, json};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-const WAIT: Duration = Duration::from_secs(60);
+fn sample() -> Workspace {
+    Workspace::new()
+        .file(
+            "Makefile",
+            "build:\n\tcc -o app main.c\n\nclean:\n\trm -rf out\n",
+        )
+        .file(
+            "package.json",
+            r#"{"scripts": {"test": "node test.js", "lint": "eslint ."}}"#,
+        )
+        .executable("scripts/deploy.sh", "#!/bin/sh\necho deploy\n")
+}
 
-fn sample(name: &str) -> PathBuf {
-    let root = workspace("live", name).canonicalize().unwrap();
-    write(
-        &root,
-        "Makefile",
-        "build:\n\tcc -o app main.c\n\nclean:\n\trm -rf out\n",
+/// The editor server of this process, initialized for `root`.
+fn editor(root: &Path) -> Lsp {
+    let mut ed = Lsp::in_process(root);
+    ed.ok(
+        "initialize",
+        json!({"rootUri": null, "initializationOptions": {"workspaceRoot": root}}),
     );
-    write(
-        &root,
-        "package.json",
-        r#"{"scripts": {"test": "node test.js", "lint": "eslint ."}}"#,
-    );
-    executable(&root, "scripts/deploy.sh", "#!/bin/sh\necho deploy\n");
-    root
+    ed.notify("initialized", json!({}));
+    ed
 }
 
-/// An editor server in this process, spoken to over pipes.
-struct Editor {
-    to: std::io::PipeWriter,
-    from: Receiver<Value>,
-    next: i64,
-    server: Option<std::thread::JoinHandle<i32>>,
+/// The listing's commands, as `commandtree/discoverTasks` answers.
+fn tasks(ed: &mut Lsp, root: &Path) -> Vec<Value> {
+    ed.ok("commandtree/discoverTasks", json!({"workspaceRoot": root}))["tasks"]
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
-impl Editor {
-    fn start(root: &Path) -> Editor {
-        let (server_in, to) = std::io::pipe().unwrap();
-        let (from_server, server_out) = std::io::pipe().unwrap();
-        let opts = commandtree_lsp::Options {
-            root: Some(root.to_path_buf()),
-            cwd: root.to_path_buf(),
-            exit_with_client: None,
-        };
-        let server =
-            std::thread::spawn(move || commandtree_lsp::serve(opts, server_in, server_out));
-        let (tx, from) = mpsc::channel();
-        std::thread::spawn(move || support::read_frames(from_server, tx));
-        let mut e = Editor {
-            to,
-            from,
-            next: 1,
-            server: Some(server),
-        };
-        e.request(
-            "initialize",
-            json!({"rootUri": null, "initializationOptions": {"workspaceRoot": root}}),
-        );
-        e.notify("initialized", json!({}));
-        e
-    }
-
-    fn send(&mut self, v: Value) {
-        let body = v.to_string();
-        write!(self.to, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.to.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let until = Instant::now() + WAIT;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            let v = self.from.recv_timeout(left).expect("an answer in time");
-            if v["id"] == json!(id) {
-                assert!(v.get("error").is_none(), "{method}: {v}");
-                return v["result"].clone();
-            }
-        }
-    }
-
-    fn labels(&mut self, root: &Path) -> Vec<String> {
-        let r = self.request("commandtree/discoverTasks", json!({"workspaceRoot": root}));
-        r["tasks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["label"].as_str().unwrap().to_string())
-            .collect()
-    }
+fn task(ed: &mut Lsp, root: &Path, label: &str) -> Value {
+    tasks(ed, root)
+        .into_iter()
+        .find(|t| t["label"] == label)
+        .unwrap()
 }
 
-impl Drop for Editor {
-    fn drop(&mut self) {
-        let _ = self.request("shutdown", Value::Null);
-        self.notify("exit", Value::Null);
-        if let Some(s) = self.server.take() {
-            let _ = s.join();
-        }
-    }
+fn labels(ed: &mut Lsp, root: &Path) -> Vec<String> {
+    tasks(ed, root)
+        .iter()
+        .map(|t| t["label"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
 fn editor_requests_after_start_do_not_walk_the_tree() {
-    let root = sample("lsp");
-    let mut ed = Editor::start(&root);
-    let first = ed.labels(&root);
+    let w = sample();
+    let root = w.root();
+    let mut ed = editor(root);
+    let first = labels(&mut ed, root);
     assert!(first.contains(&"build".to_string()), "{first:?}");
-    assert_eq!(full_walks(&root), 1, "the live index's first walk");
+    assert_eq!(full_walks(root), 1, "the live index's first walk");
     for _ in 0..5 {
-        assert_eq!(ed.labels(&root), first);
-        ed.request("commandtree/tree", json!({}));
-        ed.request("commandtree/quick", json!({}));
-        ed.request("commandtree/tags", json!({}));
+        assert_eq!(labels(&mut ed, root), first);
+        ed.ok("commandtree/tree", json!({}));
+        ed.ok("commandtree/quick", json!({}));
+        ed.ok("commandtree/tags", json!({}));
     }
     // The `@run` LLM skill finds its command in the live index too.
-    let ran = ed.request(
+    let ran = ed.ok(
         "commandtree/runSkill",
         json!({"invocation": "@run --command deploy.sh", "context": false}),
     );
     assert!(ran.to_string().contains("deploy"), "{ran}");
-    assert_eq!(full_walks(&root), 1, "requests answered without a walk");
+    assert_eq!(full_walks(root), 1, "requests answered without a walk");
 
     // A tag written through the server shows in the very next answer.
-    let id = ed.request("commandtree/discoverTasks", json!({"workspaceRoot": root}))["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["label"] == "build")
-        .unwrap()["id"]
-        .clone();
-    ed.request(
+    let id = task(&mut ed, root, "build")["id"].clone();
+    ed.ok(
         "commandtree/tag",
         json!({"id": id, "tag": "ci", "add": true}),
     );
-    let tree = ed.request("commandtree/tree", json!({"tag": "ci"}));
+    let tree = ed.ok("commandtree/tree", json!({"tag": "ci"}));
     assert!(tree.to_string().contains("\"build\""), "{tree}");
     // The listing asked before (and kept) is not answered from the old list.
-    let tasks = ed.request("commandtree/discoverTasks", json!({"workspaceRoot": root}));
-    let build = tasks["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["label"] == "build")
-        .unwrap()
-        .clone();
+    let build = task(&mut ed, root, "build");
     assert_eq!(build["tags"], json!(["ci"]), "{build}");
 
     // A new file reaches the answers through the watcher, still without a walk.
-    executable(&root, "scripts/release.sh", "#!/bin/sh\nrm -rf ~/out\n");
+    w.write_executable("scripts/release.sh", "#!/bin/sh\nrm -rf ~/out\n");
     assert!(
-        eventually(|| ed.labels(&root).contains(&"release.sh".to_string())),
+        eventually(|| labels(&mut ed, root).contains(&"release.sh".to_string())),
         "the new script is listed"
     );
-    let tasks = ed.request("commandtree/discoverTasks", json!({"workspaceRoot": root}));
-    let release = tasks["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["label"] == "release.sh")
-        .unwrap()
-        .clone();
+    let release = task(&mut ed, root, "release.sh");
     assert!(
         release["securityWarning"]
             .as_str()
             .is_some_and(|w| w.contains("rm")),
         "a watched command carries its static findings as a load gives them: {release}"
     );
-    assert_eq!(full_walks(&root), 1);
-    let _ = std::fs::remove_dir_all(&root);
+    assert_eq!(full_walks(root), 1);
 }
 
 #[tokio::test]
 async fn mcp_calls_after_start_do_not_walk_the_tree() {
-    let root = sample("mcp");
-    let engine = commandtree_engine::Engine::open(Some(&root), &root).unwrap();
+    let w = sample();
+    let root = w.root();
+    let engine = commandtree_engine::Engine::open(Some(root), root).unwrap();
     let server =
         commandtree_mcp::CommandTreeServer::new(engine, false, commandtree_mcp::Policy::default());
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
@@ -211,7 +136,7 @@ async fn mcp_calls_after_start_do_not_walk_the_tree() {
         }
     };
     assert!(list(&client).await.contains("deploy.sh"));
-    assert_eq!(full_walks(&root), 1);
+    assert_eq!(full_walks(root), 1);
     for _ in 0..5 {
         list(&client).await;
         client
@@ -231,14 +156,13 @@ async fn mcp_calls_after_start_do_not_walk_the_tree() {
             .await
             .ok();
     }
-    assert_eq!(full_walks(&root), 1, "calls answered without a walk");
-    executable(&root, "scripts/release.sh", "#!/bin/sh\necho release\n");
+    assert_eq!(full_walks(root), 1, "calls answered without a walk");
+    w.write_executable("scripts/release.sh", "#!/bin/sh\necho release\n");
     let until = Instant::now() + WAIT;
     while !list(&client).await.contains("release.sh") {
         assert!(Instant::now() < until, "the new script is listed in time");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(full_walks(&root), 1);
+    assert_eq!(full_walks(root), 1);
     let _ = client.cancel().await;
-    let _ = std::fs::remove_dir_all(&root);
 }

@@ -4,197 +4,27 @@
 //! HTTP server (the llm crate's test server), the only part that cannot be real here.
 
 use crate::llm;
-use crate::support;
-
-use crate::support::{ct, executable, stderr, stdout, workspace, write};
+use crate::support::lsp::Lsp;
+use crate::support::{Workspace, eventually, labelled};
 use serde_json::{Value, json};
-use std::collections::VecDeque;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::Command;
 use std::time::Duration;
 
-/// How long any one message may take to arrive: generous for a loaded 2-core machine, and only
-/// a bound, never a measurement.
-const WAIT: Duration = Duration::from_secs(60);
-
-struct Lsp {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    rx: Receiver<Value>,
-    /// Notifications (and responses) read while waiting for something else.
-    seen: VecDeque<Value>,
-    next_id: i64,
-}
-
-impl Lsp {
-    /// `ct lsp` started in `root` (no `--root`: the client's `initialize` names the root).
-    fn start(root: &Path, vars: &[(&str, &str)]) -> Lsp {
-        Lsp::start_args(root, vars, &[])
-    }
-
-    fn start_args(root: &Path, vars: &[(&str, &str)], args: &[&str]) -> Lsp {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-        c.arg("lsp")
+/// `ct lsp ARGS` started in `w` (no `--root`: the client's `initialize` names the root), with
+/// `vars` in its environment.
+fn start_args(w: &Workspace, vars: &[(&str, &str)], args: &[&str]) -> Lsp {
+    Lsp::spawn(
+        w.ct()
+            .no_root()
+            .current_dir(w)
+            .arg("lsp")
             .args(args)
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env("NO_COLOR", "1")
-            .env("HOME", root.join(".home"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("TMUX")
-            .env_remove("TERMINAL");
-        support::no_llm(&mut c);
-        for (k, v) in vars {
-            c.env(k, v);
-        }
-        let mut child = c.spawn().expect("start ct lsp");
-        let out = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || support::read_frames(out, tx));
-        Lsp {
-            stdin: child.stdin.take(),
-            child,
-            rx,
-            seen: VecDeque::new(),
-            next_id: 1,
-        }
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) {
-        let w = self.stdin.as_mut().expect("stdin open");
-        w.write_all(bytes).unwrap();
-        w.flush().unwrap();
-    }
-
-    fn send(&mut self, v: &Value) {
-        let body = v.to_string();
-        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Sends a request and returns its id without waiting.
-    fn send_request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
-    }
-
-    /// The first message (read before or after) matching `pred`; others are kept.
-    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.seen.iter().position(&pred) {
-            return self.seen.remove(i).unwrap();
-        }
-        loop {
-            match self.rx.recv_timeout(WAIT) {
-                Ok(v) if pred(&v) => return v,
-                Ok(v) => self.seen.push_back(v),
-                Err(_) => panic!("no {what} from ct lsp; seen: {:?}", self.seen),
-            }
-        }
-    }
-
-    fn response(&mut self, id: i64) -> Value {
-        self.wait_for(&format!("response {id}"), |v| {
-            v["id"] == json!(id) && v.get("method").is_none()
-        })
-    }
-
-    /// The result of a request that must succeed.
-    fn ok(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send_request(method, params.clone());
-        let r = self.response(id);
-        assert!(
-            r.get("error").is_none(),
-            "{method} {params} failed: {}",
-            r["error"]
-        );
-        r["result"].clone()
-    }
-
-    /// The error of a request that must fail: (code, whole error object).
-    fn err(&mut self, method: &str, params: Value) -> (i64, Value) {
-        let id = self.send_request(method, params.clone());
-        let r = self.response(id);
-        let e = r
-            .get("error")
-            .unwrap_or_else(|| panic!("{method} {params} succeeded: {r}"))
-            .clone();
-        (e["code"].as_i64().unwrap(), e)
-    }
-
-    /// A request from the server (it has an id and a method).
-    fn server_request(&mut self, method: &str) -> Value {
-        self.wait_for(method, |v| v["method"] == method && v.get("id").is_some())
-    }
-
-    fn answer(&mut self, id: &Value, result: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
-    }
-
-    fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        self.wait_for(method, |v| v["method"] == method && pred(&v["params"]))["params"].clone()
-    }
-
-    fn initialize(&mut self, root: &Path, options: Value, delta: bool) -> Value {
-        self.initialize_with(
-            root,
-            options,
-            json!({"commandtree": {"tasksChangedDelta": delta}}),
-        )
-    }
-
-    /// `initialize` with these `capabilities.experimental`.
-    fn initialize_with(&mut self, root: &Path, options: Value, experimental: Value) -> Value {
-        let uri = format!("file://{}", root.display());
-        let r = self.ok(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": uri,
-                "workspaceFolders": [{"uri": uri, "name": "w"}],
-                "initializationOptions": options,
-                "capabilities": {
-                    "window": {"workDoneProgress": true},
-                    "experimental": experimental,
-                },
-            }),
-        );
-        self.notify("initialized", json!({}));
-        r
-    }
-
-    /// `shutdown` then `exit`: the exit status.
-    fn finish(mut self) -> Option<i32> {
-        let r = self.ok("shutdown", Value::Null);
-        assert_eq!(r, Value::Null);
-        self.notify("exit", Value::Null);
-        self.wait_exit()
-    }
-
-    fn wait_exit(&mut self) -> Option<i32> {
-        for _ in 0..(WAIT.as_millis() / 50) {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                return s.code();
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("ct lsp did not exit");
-    }
+            .envs(vars.iter().copied()),
+    )
 }
 
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start(w: &Workspace, vars: &[(&str, &str)]) -> Lsp {
+    start_args(w, vars, &[])
 }
 
 fn ids(v: &Value) -> Vec<String> {
@@ -207,62 +37,50 @@ fn ids(v: &Value) -> Vec<String> {
 
 /// Scripts, npm scripts, a make target, a VS Code task and launch configuration, and two
 /// auxiliary commands (test data, a nested example) that are hidden by default.
-fn fixture(name: &str) -> PathBuf {
-    let w = workspace("lsp", name);
-    executable(&w, "scripts/hello.sh", "#!/bin/sh\necho \"hello $1\"\n");
-    executable(
-        &w,
-        "scripts/mark.sh",
-        "#!/bin/sh\n# Writes a marker file.\necho ran > \"$1\"\n",
-    );
-    write(
-        &w,
-        "package.json",
-        r#"{"name": "f", "scripts": {"build": "tsc", "test": "jest", "lint": "eslint ."}}"#,
-    );
-    write(&w, "Makefile", "all:\n\techo all\n\nclean:\n\trm -rf out\n");
-    write(
-        &w,
-        ".vscode/tasks.json",
-        r#"{"version": "2.0.0", "tasks": [{"label": "compile", "type": "shell", "command": "echo compiling"}]}"#,
-    );
-    write(
-        &w,
-        ".vscode/launch.json",
-        r#"{
+fn fixture() -> Workspace {
+    Workspace::new()
+        .executable("scripts/hello.sh", "#!/bin/sh\necho \"hello $1\"\n")
+        .executable(
+            "scripts/mark.sh",
+            "#!/bin/sh\n# Writes a marker file.\necho ran > \"$1\"\n",
+        )
+        .file(
+            "package.json",
+            r#"{"name": "f", "scripts": {"build": "tsc", "test": "jest", "lint": "eslint ."}}"#,
+        )
+        .file("Makefile", "all:\n\techo all\n\nclean:\n\trm -rf out\n")
+        .file(
+            ".vscode/tasks.json",
+            r#"{"version": "2.0.0", "tasks": [{"label": "compile", "type": "shell", "command": "echo compiling"}]}"#,
+        )
+        .file(
+            ".vscode/launch.json",
+            r#"{
   // A comment, as VS Code allows.
   "version": "0.2.0",
   "configurations": [
     {"name": "Run app", "type": "node", "request": "launch", "program": "${workspaceFolder}/app.js", "args": ["--port", "3000"]}
   ]
 }"#,
-    );
-    write(&w, "app.js", "console.log('app')\n");
-    executable(&w, "testdata/t.sh", "#!/bin/sh\necho t\n");
-    write(
-        &w,
-        "examples/app/package.json",
-        r#"{"scripts": {"start": "node ."}}"#,
-    );
-    w
-}
-
-fn cli_json(root: &Path, args: &[&str]) -> Value {
-    let o = ct(root, args);
-    assert!(o.status.success(), "ct {args:?}: {}", stderr(&o));
-    serde_json::from_str(&stdout(&o)).unwrap()
+        )
+        .file("app.js", "console.log('app')\n")
+        .executable("testdata/t.sh", "#!/bin/sh\necho t\n")
+        .file(
+            "examples/app/package.json",
+            r#"{"scripts": {"start": "node ."}}"#,
+        )
 }
 
 #[test]
 fn initialize_discover_tree_show_and_the_error_codes() {
-    let w = fixture("discover");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     // Before initialize: LSP's "server not initialized".
     let (code, _) = s.err("commandtree/quick", json!({}));
     assert_eq!(code, -32002);
 
     let init = s.initialize(&w, json!({}), false);
-    assert_eq!(init["workspaceRoot"], json!(w));
+    assert_eq!(init["workspaceRoot"], json!(w.root()));
     assert_eq!(init["serverInfo"]["name"], "commandtree");
     let caps = &init["capabilities"]["experimental"]["commandtree"];
     assert_eq!(caps["tasksChangedDelta"], false, "not asked for: {caps}");
@@ -280,17 +98,11 @@ fn initialize_discover_tree_show_and_the_error_codes() {
         "commandtree/discoverTasks",
         json!({"workspaceRoot": w.to_str().unwrap()}),
     );
-    let listed = cli_json(&w, &["list", "--json"]);
+    let listed = w.json(["list", "--json"]);
     assert_eq!(ids(&found["tasks"]), ids(&listed));
     assert_eq!(found["hidden"], 2, "{found}");
     assert!(found.get("warnings").is_none(), "{found}");
-    let hello = found["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["label"] == "hello.sh")
-        .unwrap()
-        .clone();
+    let hello = labelled(&found["tasks"], "hello.sh");
     assert_eq!(hello["type"], "shell");
     assert_eq!(hello["filePath"], json!(w.join("scripts/hello.sh")));
     assert_eq!(hello["tags"], json!([]));
@@ -303,7 +115,7 @@ fn initialize_discover_tree_show_and_the_error_codes() {
     );
     assert_eq!(
         ids(&everything["tasks"]),
-        ids(&cli_json(&w, &["list", "--json", "--all"]))
+        ids(&w.json(["list", "--json", "--all"]))
     );
     assert_eq!(
         everything["tasks"].as_array().unwrap().len(),
@@ -406,8 +218,8 @@ fn initialize_discover_tree_show_and_the_error_codes() {
 
 #[test]
 fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
-    let w = fixture("tags");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
 
     let a = s.ok(
@@ -441,7 +253,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         [build.clone(), test.clone(), hello.clone()]
     );
     assert_eq!(
-        ids(&cli_json(&w, &["quick", "--json"])),
+        ids(&w.json(["quick", "--json"])),
         [build.clone(), test.clone(), hello.clone()]
     );
 
@@ -450,7 +262,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
     assert_eq!(moved["position"], 0);
     assert_eq!(moved["ids"], json!([hello, build, test]));
     assert_eq!(
-        ids(&cli_json(&w, &["quick", "--json"])),
+        ids(&w.json(["quick", "--json"])),
         [hello.clone(), build.clone(), test.clone()]
     );
     let moved = s.ok(
@@ -459,7 +271,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
     );
     assert_eq!(moved["ids"], json!([build, test, hello]));
     assert_eq!(
-        ids(&cli_json(&w, &["quick", "--json"])),
+        ids(&w.json(["quick", "--json"])),
         [build.clone(), test.clone(), hello.clone()]
     );
     let (code, e) = s.err(
@@ -474,8 +286,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
     assert_eq!(code, -32602);
 
     // Unstar through the CLI: the server sees it.
-    let o = ct(&w, &["unstar", "npm:test"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    w.run(["unstar", "npm:test"]).success();
     assert_eq!(
         s.ok("commandtree/quick", json!({}))["ids"],
         json!([build, hello])
@@ -485,10 +296,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         (off["starred"].clone(), off["changed"].clone()),
         (json!(false), json!(true))
     );
-    assert_eq!(
-        ids(&cli_json(&w, &["quick", "--json"])),
-        vec![build.clone()]
-    );
+    assert_eq!(ids(&w.json(["quick", "--json"])), vec![build.clone()]);
 
     // Tags: added here, seen by the CLI and in the tree filter; removed again.
     let t = s.ok(
@@ -500,7 +308,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         (json!(true), json!(true))
     );
     let clean = t["id"].as_str().unwrap().to_string();
-    let shown = cli_json(&w, &["show", "make:clean", "--json"]);
+    let shown = w.json(["show", "make:clean", "--json"]);
     assert_eq!(shown["tags"], json!(["danger"]));
     let tags = s.ok("commandtree/tags", json!({}));
     let danger = tags["tags"]
@@ -529,10 +337,7 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         (t["tagged"].clone(), t["changed"].clone()),
         (json!(false), json!(true))
     );
-    assert_eq!(
-        cli_json(&w, &["show", "make:clean", "--json"])["tags"],
-        json!([])
-    );
+    assert_eq!(w.json(["show", "make:clean", "--json"])["tags"], json!([]));
     let (code, _) = s.err("commandtree/tag", json!({"id": clean, "tag": "x"}));
     assert_eq!(code, -32602, "`add` is required");
 
@@ -553,8 +358,8 @@ fn run_plan(plan: &Value) -> std::process::Output {
 
 #[test]
 fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
-    let w = fixture("plan");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
     let marker = w.join("marker.txt");
 
@@ -611,7 +416,7 @@ fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
         p["debugConfiguration"],
         json!({"name": "Run app", "type": "node", "request": "launch", "program": "${workspaceFolder}/app.js", "args": ["--port", "3000"]})
     );
-    assert_eq!(p["cwd"], json!(w));
+    assert_eq!(p["cwd"], json!(w.root()));
     let (code, e) = s.err(
         "commandtree/plan",
         json!({"id": "npm:build", "mode": "debug"}),
@@ -666,13 +471,7 @@ fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
         .as_str()
         .unwrap()
         .to_string();
-    support::store_summary(
-        &w,
-        &clean,
-        "x",
-        "Removes out.",
-        Some("Deletes the out folder."),
-    );
+    w.store_summary(&clean, "x", "Removes out.", Some("Deletes the out folder."));
     let p = s.ok(
         "commandtree/plan",
         json!({"id": "make:clean", "mode": "newTerminal"}),
@@ -691,14 +490,13 @@ fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
 
 #[test]
 fn a_plan_carries_the_warning_of_an_included_command_and_of_the_steps_it_runs() {
-    let w = workspace("lsp", "closure");
-    write(
-        &w,
-        "Makefile",
-        "include tools.mk\n\nbuild: clean\n\t@echo built\n",
-    );
-    write(&w, "tools.mk", "clean:\n\trm -rf ~/x\n");
-    let mut s = Lsp::start(&w, &[]);
+    let w = Workspace::new()
+        .file(
+            "Makefile",
+            "include tools.mk\n\nbuild: clean\n\t@echo built\n",
+        )
+        .file("tools.mk", "clean:\n\trm -rf ~/x\n");
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
     let p = s.ok(
         "commandtree/plan",
@@ -734,8 +532,8 @@ fn has_label(list: &Value, label: &str) -> bool {
 #[test]
 fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
     // Delta form.
-    let w = fixture("watch-delta");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     let init = s.initialize(&w, json!({}), true);
     assert_eq!(
         init["capabilities"]["experimental"]["commandtree"]["tasksChangedDelta"],
@@ -747,16 +545,15 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
         Value::Null,
         "a second call is harmless"
     );
-    executable(&w, "scripts/deploy.sh", "#!/bin/sh\necho deploy\n");
+    w.write_executable("scripts/deploy.sh", "#!/bin/sh\necho deploy\n");
     let n = tasks_changed(&mut s, |p| has_label(&p["added"], "deploy.sh"));
-    assert_eq!(n["workspaceRoot"], json!(w));
+    assert_eq!(n["workspaceRoot"], json!(w.root()));
     assert_eq!(n["removed"], json!([]));
     let deploy = n["added"][0]["id"].as_str().unwrap().to_string();
     std::fs::remove_file(w.join("scripts/deploy.sh")).unwrap();
     tasks_changed(&mut s, |p| p["removed"] == json!([deploy]));
     // A tag written by another process is an update.
-    let o = ct(&w, &["tag", "add", "npm:lint", "ci"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    w.run(["tag", "add", "npm:lint", "ci"]).success();
     let n = tasks_changed(&mut s, |p| {
         p["updated"].as_array().is_some_and(|a| {
             a.iter()
@@ -765,8 +562,8 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
     });
     assert!(n.get("tasks").is_none(), "{n}");
     // Auxiliary commands stay out of the notifications, as out of discoverTasks.
-    executable(&w, "testdata/more.sh", "#!/bin/sh\n");
-    executable(&w, "scripts/after.sh", "#!/bin/sh\n");
+    w.write_executable("testdata/more.sh", "#!/bin/sh\n");
+    w.write_executable("scripts/after.sh", "#!/bin/sh\n");
     let n = tasks_changed(&mut s, |p| has_label(&p["added"], "after.sh"));
     assert!(!has_label(&n["added"], "more.sh"), "{n}");
     // New exclude globs from the client reach the running watcher too.
@@ -775,8 +572,8 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
         json!({"workspaceRoot": w.to_str().unwrap(), "excludePatterns": ["**/extra/**"]}),
     );
     assert!(has_label(&found["tasks"], "after.sh"));
-    executable(&w, "extra/skipped.sh", "#!/bin/sh\n");
-    executable(&w, "scripts/later.sh", "#!/bin/sh\n");
+    w.write_executable("extra/skipped.sh", "#!/bin/sh\n");
+    w.write_executable("scripts/later.sh", "#!/bin/sh\n");
     let n = tasks_changed(&mut s, |p| has_label(&p["added"], "later.sh"));
     assert!(!has_label(&n["added"], "skipped.sh"), "{n}");
     assert!(
@@ -789,12 +586,11 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
     assert_eq!(s.finish(), Some(0));
 
     // Full form.
-    let w = fixture("watch-full");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
     s.ok("commandtree/watchFiles", json!({}));
-    write(
-        &w,
+    w.write(
         "package.json",
         r#"{"scripts": {"build": "tsc", "serve": "vite"}}"#,
     );
@@ -815,7 +611,7 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
     );
     let mut now = ids(&n["tasks"]);
     now.sort();
-    let mut listed = ids(&cli_json(&w, &["list", "--json"]));
+    let mut listed = ids(&w.json(["list", "--json"]));
     listed.sort();
     assert_eq!(now, listed, "the full form is the whole list");
     assert_eq!(s.finish(), Some(0));
@@ -823,7 +619,7 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
 
 #[test]
 fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
-    let w = fixture("summarize");
+    let w = fixture();
     // hello.sh is answered at once; every other command keeps the model busy far longer than
     // the test waits, so only cancellation can end the request.
     let server = llm::Server::start(|req, _| {
@@ -843,7 +639,7 @@ fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
         )
     });
     let base = server.v1();
-    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    let mut s = start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
     s.initialize(&w, json!({}), false);
 
     let id = s.send_request("commandtree/summarize", json!({"workDoneToken": "sum-1"}));
@@ -877,7 +673,7 @@ fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
         "{end}"
     );
     // What was done before the cancel is stored.
-    let shown = cli_json(&w, &["show", "hello.sh", "--json"]);
+    let shown = w.json(["show", "hello.sh", "--json"]);
     assert_eq!(shown["summary"], "Greets.");
 
     // Cancelling by the work-done token (the editor's progress "Cancel" button) works too.
@@ -890,7 +686,7 @@ fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
         p["token"] == 42 && p["value"]["kind"] == "begin"
     });
     // Wait until the model has the request, so the cancel lands mid-request.
-    assert!(support::eventually(|| {
+    assert!(eventually(|| {
         server.posts().iter().any(|r| llm::name_in(r) == "build")
     }));
     s.notify("window/workDoneProgress/cancel", json!({"token": 42}));
@@ -903,8 +699,8 @@ fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
 
 #[test]
 fn summarize_without_a_provider_says_how_to_configure_one() {
-    let w = fixture("no-provider");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
     let (code, e) = s.err("commandtree/summarize", json!({}));
     assert_eq!(code, -32004);
@@ -923,8 +719,8 @@ fn summarize_without_a_provider_says_how_to_configure_one() {
 
 #[test]
 fn malformed_messages_and_unknown_methods_leave_the_server_running() {
-    let w = fixture("malformed");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
 
     // A body that is not JSON: a parse error with id null.
@@ -972,20 +768,20 @@ fn malformed_messages_and_unknown_methods_leave_the_server_running() {
     assert_eq!(s.wait_exit(), Some(0));
 
     // exit without shutdown: 1, as LSP asks; so does a client that just goes away.
-    let mut s = Lsp::start(&w, &[]);
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
     s.notify("exit", Value::Null);
     assert_eq!(s.wait_exit(), Some(1));
-    let mut s = Lsp::start(&w, &[]);
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
-    s.stdin = None;
+    s.close();
     assert_eq!(s.wait_exit(), Some(1));
 }
 
 #[test]
 fn an_untrusted_workspace_is_read_only_until_trusted() {
-    let w = fixture("untrusted");
-    let mut s = Lsp::start(&w, &[]);
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize(
         &w,
         json!({"trusted": false, "excludePatterns": ["**/Makefile"]}),
@@ -1048,15 +844,15 @@ fn an_untrusted_workspace_is_read_only_until_trusted() {
 /// editor died must not stay behind with its watcher.
 #[test]
 fn the_server_accepts_client_arguments_and_ends_with_its_editor() {
-    let root = fixture("client-gone");
+    let root = fixture();
     let mut editor = Command::new("sleep").arg("600").spawn().unwrap();
     let pid = editor.id().to_string();
-    let mut s = Lsp::start_args(&root, &[], &["--stdio", "--clientProcessId", &pid]);
+    let mut s = start_args(&root, &[], &["--stdio", "--clientProcessId", &pid]);
     s.initialize(&root, json!({}), false);
     let r = s.ok("commandtree/quick", json!({}));
     assert!(r.is_object() || r.is_array(), "{r}");
     assert_eq!(
-        s.child.try_wait().unwrap(),
+        s.child.as_mut().unwrap().try_wait().unwrap(),
         None,
         "the server ended while its editor runs"
     );
@@ -1066,7 +862,7 @@ fn the_server_accepts_client_arguments_and_ends_with_its_editor() {
 
     // The same through `initialize`'s processId, with no argument.
     let mut editor = Command::new("sleep").arg("600").spawn().unwrap();
-    let mut s = Lsp::start(&root, &[]);
+    let mut s = start(&root, &[]);
     let uri = format!("file://{}", root.display());
     s.ok(
         "initialize",
@@ -1079,29 +875,27 @@ fn the_server_accepts_client_arguments_and_ends_with_its_editor() {
 }
 
 /// A workspace with the `clean-up` command skill and one malformed skill file.
-fn skills_fixture(name: &str) -> PathBuf {
-    let w = fixture(name);
-    write(
-        &w,
+fn skills_fixture() -> Workspace {
+    let w = fixture();
+    w.write(
         ".commandtree/skills/clean-up.md",
         "---\nname: Clean Up Script\nicon: sparkle\ndescription: Removes noise\n---\n\n- Remove superfluous comments\n",
     );
-    write(&w, ".commandtree/skills/broken.md", "no front matter\n");
+    w.write(".commandtree/skills/broken.md", "no front matter\n");
     user_trusts(&w);
     w
 }
 
 /// `ct trust` in `w`, as its user would after reviewing it (the server shares its `HOME`).
-fn user_trusts(w: &Path) {
-    let o = ct(w, &["trust"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+fn user_trusts(w: &Workspace) {
+    w.run(["trust"]).success();
 }
 
 const CLEANED: &str = "#!/bin/sh\necho \"hello $1\"\n# cleaned\n";
 
 #[test]
 fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_same_text() {
-    let w = skills_fixture("command-skills");
+    let w = skills_fixture();
     let hello = w.join("scripts/hello.sh");
     let before = std::fs::read_to_string(&hello).unwrap();
     let server = llm::Server::start(|req, _| {
@@ -1114,7 +908,7 @@ fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_
         )
     });
     let base = server.v1();
-    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    let mut s = start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
     let init = s.initialize(&w, json!({}), false);
     let methods = &init["capabilities"]["experimental"]["commandtree"]["methods"];
     for m in [
@@ -1176,7 +970,7 @@ fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_
     assert_eq!(code, -32002);
 
     // The file changed after the proposal: nothing is written.
-    write(&w, "scripts/hello.sh", "#!/bin/sh\necho edited\n");
+    w.write("scripts/hello.sh", "#!/bin/sh\necho edited\n");
     let (code, e) = s.err(
         "commandtree/applySkill",
         json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": CLEANED}),
@@ -1191,7 +985,7 @@ fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_
         "#!/bin/sh\necho edited\n"
     );
 
-    write(&w, "scripts/hello.sh", &before);
+    w.write("scripts/hello.sh", &before);
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hello, std::fs::Permissions::from_mode(0o755)).unwrap();
     let a = s.ok(
@@ -1217,7 +1011,7 @@ fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_
 
 #[test]
 fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
-    let w = skills_fixture("command-skills-trust");
+    let w = skills_fixture();
     let hello = w.join("scripts/hello.sh");
     let before = std::fs::read_to_string(&hello).unwrap();
     let server = llm::Server::start(|req, _| {
@@ -1227,7 +1021,7 @@ fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
         llm::Reply::Silence(Duration::from_secs(300))
     });
     let base = server.v1();
-    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    let mut s = start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
     s.initialize(&w, json!({"trusted": false}), false);
 
     // Listing reads files only; proposing (sends to the LLM) and applying (writes) are refused.
@@ -1253,7 +1047,7 @@ fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
         "commandtree/proposeSkill",
         json!({"skill": "clean-up", "id": "hello.sh", "workDoneToken": "sk-2"}),
     );
-    assert!(support::eventually(|| !server.posts().is_empty()));
+    assert!(eventually(|| !server.posts().is_empty()));
     // Other requests are answered while the model is busy.
     s.ok("commandtree/commandSkills", json!({}));
     s.notify("window/workDoneProgress/cancel", json!({"token": "sk-2"}));
@@ -1274,11 +1068,11 @@ const TWO_STEPS: &str = "---\nname: notes\ndescription: Draft and shorten\ninput
 /// A workspace with the two-step playbook, started with no provider anywhere, initialized by
 /// a client that answers language model requests (this test, standing in for the editor: a
 /// real VS Code with a signed-in Copilot cannot run here).
-fn editor_models(name: &str) -> (PathBuf, Lsp) {
-    let w = fixture(name);
-    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+fn editor_models() -> (Workspace, Lsp) {
+    let w = fixture();
+    w.write(".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
     user_trusts(&w);
-    let mut s = Lsp::start(&w, &[]);
+    let mut s = start(&w, &[]);
     let init = s.initialize_with(
         &w,
         json!({}),
@@ -1320,7 +1114,7 @@ fn assert_stored_context(m: &Value, kind: &str, text: &str) {
 
 #[test]
 fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_context() {
-    let (_w, mut s) = editor_models("editor-playbook");
+    let (_w, mut s) = editor_models();
     let listed = s.ok("commandtree/playbooks", json!({}));
     assert_eq!(listed["playbooks"][0]["name"], "notes", "{listed}");
     assert_eq!(listed["playbooks"][0]["steps"], json!(["draft", "short"]));
@@ -1454,7 +1248,7 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
 
 #[test]
 fn cancelling_a_playbook_cancels_the_editor_request_it_waits_on() {
-    let (_w, mut s) = editor_models("editor-cancel");
+    let (_w, mut s) = editor_models();
     let id = s.send_request(
         "commandtree/runPlaybook",
         json!({"name": "notes", "workDoneToken": "pb-2"}),
@@ -1494,10 +1288,10 @@ fn cancelling_a_playbook_cancels_the_editor_request_it_waits_on() {
 
 #[test]
 fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
-    let w = fixture("editor-none");
-    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    let w = fixture();
+    w.write(".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
     user_trusts(&w);
-    let mut s = Lsp::start(&w, &[]);
+    let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
     let (code, e) = s.err(
         "commandtree/runSkill",
@@ -1520,7 +1314,7 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
     assert_eq!(s.finish(), Some(0));
 
     // `provider = none` switches AI off even where the editor has models.
-    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_PROVIDER", "none")]);
+    let mut s = start(&w, &[("COMMANDTREE_LLM_PROVIDER", "none")]);
     s.initialize_with(
         &w,
         json!({}),
@@ -1536,7 +1330,7 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
         "{e}"
     );
     // Untrusted: refused before anything is asked.
-    let mut s2 = Lsp::start(&w, &[]);
+    let mut s2 = start(&w, &[]);
     s2.initialize_with(
         &w,
         json!({"trusted": false}),
@@ -1550,9 +1344,9 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
 
 /// A workspace with no provider anywhere, initialized by a client that answers language model
 /// requests (this test stands in for VS Code with Copilot, which cannot run here).
-fn editor_summaries(name: &str) -> (PathBuf, Lsp) {
-    let w = fixture(name);
-    let mut s = Lsp::start(&w, &[]);
+fn editor_summaries() -> (Workspace, Lsp) {
+    let w = fixture();
+    let mut s = start(&w, &[]);
     s.initialize_with(
         &w,
         json!({}),
@@ -1563,7 +1357,7 @@ fn editor_summaries(name: &str) -> (PathBuf, Lsp) {
 
 #[test]
 fn without_a_provider_the_editor_answers_summaries_through_the_forced_tool() {
-    let (w, mut s) = editor_summaries("editor-summaries");
+    let (w, mut s) = editor_summaries();
     let id = s.send_request(
         "commandtree/summarize",
         json!({"ids": ["hello.sh", "npm:build"], "workDoneToken": "es-1"}),
@@ -1618,11 +1412,11 @@ fn without_a_provider_the_editor_answers_summaries_through_the_forced_tool() {
         p["token"] == "es-1" && p["value"]["message"] == "hello.sh"
     });
     assert_eq!(
-        cli_json(&w, &["show", "hello.sh", "--json"])["summary"],
+        w.json(["show", "hello.sh", "--json"])["summary"],
         "Greets the name given."
     );
     assert_eq!(
-        cli_json(&w, &["show", "npm:build", "--json"])["summary"],
+        w.json(["show", "npm:build", "--json"])["summary"],
         "Compiles the TypeScript sources."
     );
 
@@ -1645,7 +1439,7 @@ fn without_a_provider_the_editor_answers_summaries_through_the_forced_tool() {
 
 #[test]
 fn cancelling_a_summarize_cancels_the_editor_request_it_waits_on() {
-    let (w, mut s) = editor_summaries("editor-summaries-cancel");
+    let (w, mut s) = editor_summaries();
     let id = s.send_request(
         "commandtree/summarize",
         json!({"ids": ["hello.sh", "npm:build"], "workDoneToken": "es-2"}),
@@ -1669,7 +1463,7 @@ fn cancelling_a_summarize_cancels_the_editor_request_it_waits_on() {
         "{:?}",
         s.seen
     );
-    let shown = cli_json(&w, &["show", "hello.sh", "--json"]);
+    let shown = w.json(["show", "hello.sh", "--json"]);
     assert!(
         shown["summary"].is_null() || shown["summary"] == "",
         "{shown}"
@@ -1679,7 +1473,7 @@ fn cancelling_a_summarize_cancels_the_editor_request_it_waits_on() {
 
 #[test]
 fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
-    let w = fixture("editor-summaries-provider");
+    let w = fixture();
     let server = llm::Server::start(|req, _| {
         if req.method == "GET" {
             return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
@@ -1693,7 +1487,7 @@ fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
         )
     });
     let base = server.v1();
-    let mut s = Lsp::start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
+    let mut s = start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
     s.initialize_with(
         &w,
         json!({}),
@@ -1713,12 +1507,12 @@ fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
 /// the user's `ct trust` (for the workspace as it is now) is needed, as on the command line.
 #[test]
 fn playbooks_and_command_skills_need_ct_trust_in_the_editor_too() {
-    let w = skills_fixture("needs-ct-trust");
-    write(&w, ".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
+    let w = skills_fixture();
+    w.write(".commandtree/playbooks/notes.playbook.md", TWO_STEPS);
     // Pulled in after the user's `ct trust` (the fixture trusted what it had).
     let hello = w.join("scripts/hello.sh");
     let before = std::fs::read_to_string(&hello).unwrap();
-    let mut s = Lsp::start(&w, &[]);
+    let mut s = start(&w, &[]);
     s.initialize_with(
         &w,
         json!({"trusted": true}),

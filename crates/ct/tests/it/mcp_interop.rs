@@ -6,45 +6,45 @@
 //! definition and waits for `prompts/list_changed`. The HTTP transport's refusals (no token, a
 //! wrong one, a foreign `Origin` or `Host`) are checked with plain HTTP requests.
 
-use crate::support;
-
-use crate::support::{executable, workspace};
+use crate::support::{Workspace, skip};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+/// The Python of the venv `scripts/mcp-python-sdk.sh` makes, with the official MCP SDK in it
+/// (or `COMMANDTREE_MCP_PYTHON`); missing, the test is skipped.
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("COMMANDTREE_MCP_PYTHON") {
         return Some(PathBuf::from(p));
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+    let found = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    let p = cache.join("commandtree/mcp-venv/bin/python");
-    p.is_file().then_some(p)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|cache| cache.join("commandtree/mcp-venv/bin/python"))
+        .filter(|p| p.is_file());
+    if found.is_none() {
+        skip("no Python MCP SDK (bash scripts/mcp-python-sdk.sh installs it)");
+    }
+    found
 }
 
 /// The interop workspace: two scripts and two prompt definitions.
-fn interop_workspace(name: &str) -> PathBuf {
-    let w = workspace("mcp-interop", name);
-    executable(
-        &w,
-        "greet.sh",
-        "#!/bin/sh\n# @param name Who to greet\nprintf 'hello [%s] %s\\n' \"$1\" \"$#\"\n",
-    );
-    executable(&w, "fail.sh", "#!/bin/sh\necho bad >&2\nexit 4\n");
-    support::write(
-        &w,
-        ".commandtree/commands/fix-issue.command.md",
-        "---\ndescription: Fix a GitHub issue\n---\nFix issue $1 in the $2 module.\n",
-    );
-    support::write(
-        &w,
-        ".claude/commands/explain.md",
-        "---\ndescription: Explain some code\n---\nExplain $ARGUMENTS simply.\n",
-    );
-    w
+fn interop_workspace() -> Workspace {
+    Workspace::new()
+        .executable(
+            "greet.sh",
+            "#!/bin/sh\n# @param name Who to greet\nprintf 'hello [%s] %s\\n' \"$1\" \"$#\"\n",
+        )
+        .executable("fail.sh", "#!/bin/sh\necho bad >&2\nexit 4\n")
+        .file(
+            ".commandtree/commands/fix-issue.command.md",
+            "---\ndescription: Fix a GitHub issue\n---\nFix issue $1 in the $2 module.\n",
+        )
+        .file(
+            ".claude/commands/explain.md",
+            "---\ndescription: Explain some code\n---\nExplain $ARGUMENTS simply.\n",
+        )
 }
 
 /// A running `ct mcp --http` on a free loopback port, stopped when dropped.
@@ -55,24 +55,14 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    fn start(w: &Path, extra: &[&str]) -> HttpServer {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ct"));
-        cmd.args([
-            "--root",
-            w.to_str().unwrap(),
-            "mcp",
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .args(extra)
-        .current_dir(w)
-        .env("HOME", w.join(".home"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-        for v in support::SCRUBBED {
-            cmd.env_remove(v);
-        }
+    fn start(w: &Workspace, extra: &[&str]) -> HttpServer {
+        let mut cmd = w
+            .ct()
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .current_dir(w)
+            .command();
+        cmd.stdout(Stdio::piped()).stderr(Stdio::null());
         let mut child = cmd.spawn().expect("start ct mcp --http");
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut line = || lines.next().expect("ct mcp --http ended").unwrap();
@@ -159,11 +149,8 @@ fn python_client(py: &Path, w: &Path, args: &[&str]) -> Value {
 
 #[test]
 fn the_python_sdk_lists_tools_and_calls_them() {
-    let Some(py) = python() else {
-        support::skip("no Python MCP SDK (bash scripts/mcp-python-sdk.sh installs it)");
-        return;
-    };
-    let w = interop_workspace("py");
+    let Some(py) = python() else { return };
+    let w = interop_workspace();
     let v = python_client(&py, &w, &[env!("CARGO_BIN_EXE_ct"), w.to_str().unwrap()]);
     assert_eq!(v["server"], "commandtree");
     assert_eq!(v["protocolVersion"], "2025-11-25");
@@ -206,11 +193,8 @@ fn steady(mut v: Value) -> Value {
 
 #[test]
 fn the_python_sdk_gets_the_same_answers_over_http_as_on_stdio() {
-    let Some(py) = python() else {
-        support::skip("no Python MCP SDK (bash scripts/mcp-python-sdk.sh installs it)");
-        return;
-    };
-    let w = interop_workspace("py-http");
+    let Some(py) = python() else { return };
+    let w = interop_workspace();
     let stdio = python_client(&py, &w, &[env!("CARGO_BIN_EXE_ct"), w.to_str().unwrap()]);
     let server = HttpServer::start(&w, &[]);
     let http = python_client(&py, &w, &["--http", &server.url, &server.token]);
@@ -226,7 +210,7 @@ fn typescript_client(w: &Path, args: &[&str]) -> Option<Value> {
         .join("node_modules/@modelcontextprotocol/sdk/package.json")
         .is_file()
     {
-        support::skip("no TypeScript MCP SDK (npm ci --prefix crates/ct/tests/mcp installs it)");
+        skip("no TypeScript MCP SDK (npm ci --prefix crates/ct/tests/mcp installs it)");
         return None;
     }
     let mut cmd = Command::new("node");
@@ -258,7 +242,7 @@ fn check_typescript_answers(v: &Value) {
 
 #[test]
 fn the_typescript_sdk_lists_calls_and_hears_changes_on_stdio() {
-    let w = interop_workspace("ts-stdio");
+    let w = interop_workspace();
     let Some(v) = typescript_client(&w, &[env!("CARGO_BIN_EXE_ct"), w.to_str().unwrap()]) else {
         return;
     };
@@ -267,7 +251,7 @@ fn the_typescript_sdk_lists_calls_and_hears_changes_on_stdio() {
 
 #[test]
 fn the_typescript_sdk_lists_calls_and_hears_changes_over_http() {
-    let w = interop_workspace("ts-http");
+    let w = interop_workspace();
     let server = HttpServer::start(&w, &[]);
     let Some(v) = typescript_client(
         &w,
@@ -281,7 +265,7 @@ fn the_typescript_sdk_lists_calls_and_hears_changes_over_http() {
 
 #[test]
 fn the_http_transport_answers_only_with_the_token_and_from_its_own_origin() {
-    let w = interop_workspace("http-refusals");
+    let w = interop_workspace();
     let server = HttpServer::start(&w, &["--allow-origin", "http://localhost:6274"]);
     let bearer = format!("Authorization: Bearer {}", server.token);
     let port = server.port();
@@ -324,14 +308,10 @@ fn the_http_transport_answers_only_with_the_token_and_from_its_own_origin() {
 
 #[test]
 fn the_http_transport_listens_on_loopback_only_and_keeps_its_token_file() {
-    let w = interop_workspace("http-start");
-    let out = support::ct(&w, &["mcp", "--http", "0.0.0.0:0"]);
-    assert!(!out.status.success());
-    assert!(
-        support::stderr(&out).contains("not a loopback address"),
-        "{}",
-        support::stderr(&out)
-    );
+    let w = interop_workspace();
+    w.run(["mcp", "--http", "0.0.0.0:0"])
+        .failure()
+        .stderr_has("not a loopback address");
 
     let file = w.join(".home/mcp-token");
     let first = HttpServer::start(&w, &["--token-file", file.to_str().unwrap()]);
@@ -357,20 +337,13 @@ fn the_http_transport_listens_on_loopback_only_and_keeps_its_token_file() {
     // A token too short to be safe is refused.
     std::fs::write(w.join(".home/short"), "abc\n").unwrap();
     let short = w.join(".home/short");
-    let out = support::ct(
-        &w,
-        &[
-            "mcp",
-            "--http",
-            "0",
-            "--token-file",
-            short.to_str().unwrap(),
-        ],
-    );
-    assert!(!out.status.success());
-    assert!(
-        support::stderr(&out).contains("at least 16"),
-        "{}",
-        support::stderr(&out)
-    );
+    w.run([
+        "mcp",
+        "--http",
+        "0",
+        "--token-file",
+        short.to_str().unwrap(),
+    ])
+    .failure()
+    .stderr_has("at least 16");
 }

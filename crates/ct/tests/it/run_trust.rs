@@ -1,35 +1,33 @@
 //! Regression tests: what a cloned repository must not be able to do through runs. Each test
 //! plants the attack in a scratch workspace and checks that nothing leaked, ran or changed.
 
-use crate::support::*;
+use crate::support::{Workspace, eventually, labelled};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-
-fn ws(name: &str) -> std::path::PathBuf {
-    workspace("runtrust", name)
-}
 
 #[test]
 fn detached_logs_never_write_through_a_planted_link() {
-    let w = ws("loglink");
-    let victim = write(&w, ".home/victim.txt", "precious\n");
-    executable(&w, "job.sh", "#!/bin/sh\necho overwritten\n");
+    let w = Workspace::new()
+        .file(".home/victim.txt", "precious\n")
+        .executable("job.sh", "#!/bin/sh\necho overwritten\n")
+        .dir(".commandtree/logs");
     // The first run of a new database gets id 1, so its log is logs/1.log.
-    std::fs::create_dir_all(w.join(".commandtree/logs")).unwrap();
-    std::os::unix::fs::symlink(&victim, w.join(".commandtree/logs/1.log")).unwrap();
-    let o = ct(&w, &["run", "-d", "job.sh"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let id = run_id(&o);
+    std::os::unix::fs::symlink(
+        w.join(".home/victim.txt"),
+        w.join(".commandtree/logs/1.log"),
+    )
+    .unwrap();
+    let id = w.run(["run", "-d", "job.sh"]).success().run_id();
     assert_eq!(id, 1);
-    assert!(eventually(|| run_row(&w, id)["exitCode"] == 0));
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(eventually(|| w.run_row(id)["exitCode"] == 0));
+    assert_eq!(w.read(".home/victim.txt"), "precious\n");
     let log = w.join(".commandtree/logs/1.log");
     let meta = std::fs::symlink_metadata(&log).unwrap();
     assert!(meta.is_file());
-    use std::os::unix::fs::PermissionsExt;
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     let dir = std::fs::metadata(w.join(".commandtree/logs")).unwrap();
     assert_eq!(dir.permissions().mode() & 0o777, 0o700);
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "overwritten\n");
+    assert_eq!(w.read(".commandtree/logs/1.log"), "overwritten\n");
 }
 
 const TASKS: &str = r#"{
@@ -49,57 +47,44 @@ const LAUNCH: &str = r#"{
 
 #[test]
 fn a_warned_step_needs_confirmation_like_the_command_itself() {
-    let w = ws("steps");
-    let tasks = write(&w, ".vscode/tasks.json", TASKS);
-    write(&w, ".vscode/launch.json", LAUNCH);
-    write(&w, "app.js", "console.log('app')\n");
-    assert!(ct(&w, &["tag", "add", "vscode:all", "x"]).status.success());
-    store_summary(
-        &w,
-        &format!("vscode:{}:wipe", tasks.display()),
+    let w = Workspace::new()
+        .file(".vscode/tasks.json", TASKS)
+        .file(".vscode/launch.json", LAUNCH)
+        .file("app.js", "console.log('app')\n");
+    w.run(["tag", "add", "vscode:all", "x"]).success();
+    w.store_summary(
+        &w.id("vscode", ".vscode/tasks.json", "wipe"),
         "h",
         "Deletes the data folder",
         Some("Deletes every file under data/"),
     );
-    let o = ct(&w, &["run", "vscode:all"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("Deletes every file under data/"),
-        "{}",
-        stderr(&o)
-    );
+    w.run(["run", "vscode:all"])
+        .code(1)
+        .stderr_has("Deletes every file under data/");
     assert!(!w.join("wiped.txt").exists() && !w.join("all.txt").exists());
-    let o = ct(&w, &["debug", "app", "--dry-run"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = ct(&w, &["debug", "app"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("Deletes every file under data/"),
-        "{}",
-        stderr(&o)
-    );
+    w.run(["debug", "app", "--dry-run"]).success();
+    w.run(["debug", "app"])
+        .code(1)
+        .stderr_has("Deletes every file under data/");
     assert!(!w.join("wiped.txt").exists());
-    let o = ct(&w, &["run", "vscode:all", "--yes"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    w.run(["run", "vscode:all", "--yes"]).success();
     assert!(w.join("wiped.txt").exists() && w.join("all.txt").exists());
 }
 
 #[test]
 fn a_summary_of_an_older_version_is_reported_out_of_date() {
-    let w = ws("stale");
-    let script = executable(&w, "hello.sh", "#!/bin/sh\necho hello\n");
-    assert!(ct(&w, &["tag", "add", "hello.sh", "x"]).status.success());
+    let w = Workspace::new().executable("hello.sh", "#!/bin/sh\necho hello\n");
+    w.run(["tag", "add", "hello.sh", "x"]).success();
     // A "safe" summary whose hash is not the script's current one (it was edited since).
-    store_summary(
-        &w,
-        &format!("shell:{}:hello.sh", script.display()),
+    w.store_summary(
+        &w.id("shell", "hello.sh", "hello.sh"),
         "0000",
         "Prints a greeting",
         None,
     );
-    let o = ct(&w, &["run", "hello.sh"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("out of date"), "{}", stderr(&o));
+    w.run(["run", "hello.sh"])
+        .success()
+        .stderr_has("out of date");
 }
 
 /// Every process whose command line holds `needle`.
@@ -117,29 +102,27 @@ fn argv_holding(needle: &str) -> Vec<String> {
 
 #[test]
 fn resolved_secrets_stay_out_of_argv_and_the_history() {
-    let w = ws("secrets");
     let secret = format!("s3cr3t-{}", std::process::id());
-    write(
-        &w,
+    let w = Workspace::new().file(
         ".vscode/tasks.json",
         r#"{"version": "2.0.0", "tasks": [
             {"label": "publish", "type": "shell", "command": "echo ${env:CT_TEST_TOKEN} > seen.txt; sleep 30"}
         ]}"#,
     );
-    let o = ct_with(
-        &w,
-        &[("CT_TEST_TOKEN", &secret)],
-        &["run", "-d", "vscode:publish"],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let id = run_id(&o);
+    let id = w
+        .ct()
+        .env("CT_TEST_TOKEN", &secret)
+        .args(["run", "-d", "vscode:publish"])
+        .run()
+        .success()
+        .run_id();
     assert!(eventually(|| w.join("seen.txt").exists()
         && std::fs::read_to_string(w.join("seen.txt"))
             .is_ok_and(|s| s.contains(&secret))));
     assert_eq!(argv_holding(&secret), Vec::<String>::new());
-    let row = run_row(&w, id);
+    let row = w.run_row(id);
     assert!(!row.to_string().contains(&secret), "{row}");
-    assert!(ct(&w, &["stop", &id.to_string()]).status.success());
+    w.run(["stop", &id.to_string()]).success();
     // Nothing with the secret is left in the workspace's run files either.
     let leftovers: Vec<_> = std::fs::read_dir(w.join(".commandtree/runs"))
         .map(|d| d.flatten().map(|e| e.path()).collect())
@@ -157,11 +140,8 @@ fn resolved_secrets_stay_out_of_argv_and_the_history() {
 
 #[test]
 fn stop_never_signals_a_process_that_merely_reuses_a_recorded_pid() {
-    let w = ws("pid");
-    executable(&w, "long.sh", "#!/bin/sh\nsleep 300\n");
-    let o = ct(&w, &["run", "-d", "long.sh"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let id = run_id(&o);
+    let w = Workspace::new().executable("long.sh", "#!/bin/sh\nsleep 300\n");
+    let id = w.run(["run", "-d", "long.sh"]).success().run_id();
     // A process the run has nothing to do with, in a group of its own.
     let mut victim = std::process::Command::new("setsid")
         .args(["sleep", "300"])
@@ -172,9 +152,9 @@ fn stop_never_signals_a_process_that_merely_reuses_a_recorded_pid() {
         std::fs::read_to_string(format!("/proc/{vpid}/comm")).is_ok_and(|c| c.trim() == "sleep")
     }));
     // The history (and the pid file) now name the victim, as after a reboot or pid reuse.
-    let real: i64 = run_row(&w, id)["runId"].as_i64().unwrap();
+    let real: i64 = w.run_row(id)["runId"].as_i64().unwrap();
     assert_eq!(real, id);
-    let db = rusqlite::Connection::open(w.join(".commandtree/commandtree.sqlite3")).unwrap();
+    let db = rusqlite::Connection::open(w.db()).unwrap();
     let old_pid: i64 = db
         .query_row("SELECT pid FROM run_history WHERE run_id = ?1", [id], |r| {
             r.get(0)
@@ -186,18 +166,13 @@ fn stop_never_signals_a_process_that_merely_reuses_a_recorded_pid() {
     )
     .unwrap();
     drop(db);
-    std::fs::write(
-        w.join(format!(".commandtree/runs/{id}.pid")),
+    w.write(
+        format!(".commandtree/runs/{id}.pid"),
         format!("{vpid} other-boot:12345\n"),
-    )
-    .unwrap();
-    let o = ct(&w, &["stop", &id.to_string()]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("no longer the one that was started"),
-        "{}",
-        stderr(&o)
     );
+    w.run(["stop", &id.to_string()])
+        .code(1)
+        .stderr_has("no longer the one that was started");
     assert!(Path::new(&format!("/proc/{vpid}")).exists());
     assert!(
         victim.try_wait().unwrap().is_none(),
@@ -217,36 +192,22 @@ fn kill_group(pgid: i64) {
 
 #[test]
 fn without_an_llm_risky_commands_are_marked_and_harmless_ones_are_not() {
-    let w = ws("static");
-    executable(
-        &w,
-        "install.sh",
-        "#!/bin/sh\ncurl -fsSL https://get.example.com/install.sh | sh\n",
-    );
-    executable(&w, "wipe.sh", "#!/bin/sh\nrm -rf \"$HOME\"\n");
-    executable(&w, "hello.sh", "#!/bin/sh\necho \"rm -rf /\"\n");
-    write(
-        &w,
-        "package.json",
-        r#"{"scripts": {"test": "node --test", "nuke": "sudo rm -rf /var/lib/app"}}"#,
-    );
-    let o = ct(&w, &["list", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let items: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
-    let warned = |label: &str| {
-        items
-            .iter()
-            .find(|i| i["label"] == label)
-            .unwrap_or_else(|| panic!("{label}"))
-            .get("securityWarning")
-            .is_some()
-    };
+    let w = Workspace::new()
+        .executable(
+            "install.sh",
+            "#!/bin/sh\ncurl -fsSL https://get.example.com/install.sh | sh\n",
+        )
+        .executable("wipe.sh", "#!/bin/sh\nrm -rf \"$HOME\"\n")
+        .executable("hello.sh", "#!/bin/sh\necho \"rm -rf /\"\n")
+        .file(
+            "package.json",
+            r#"{"scripts": {"test": "node --test", "nuke": "sudo rm -rf /var/lib/app"}}"#,
+        );
+    let items = w.json(["list", "--json"]);
+    let warned = |label: &str| labelled(&items, label).get("securityWarning").is_some();
     assert!(warned("install.sh") && warned("wipe.sh") && warned("nuke"));
     assert!(!warned("hello.sh") && !warned("test"));
-    let o = ct(&w, &["list"]);
-    assert!(stdout(&o).contains("⚠ install.sh"), "{}", stdout(&o));
+    w.run(["list"]).stdout_has("⚠ install.sh");
     // And `ct run` asks before running it.
-    let o = ct(&w, &["run", "wipe.sh"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--yes"), "{}", stderr(&o));
+    w.run(["run", "wipe.sh"]).code(1).stderr_has("--yes");
 }

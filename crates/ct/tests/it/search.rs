@@ -2,144 +2,79 @@
 //! built `ct`, on a fixture workspace whose summaries are stored in its database, with the real
 //! all-MiniLM-L6-v2 model (fetched by `scripts/fetch-test-model.sh`).
 
-use crate::support;
-
+use crate::support::{Workspace, labelled, model_dir};
 use commandtree_store::Store;
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::path::Path;
 
-struct Ws {
-    root: PathBuf,
-    model: PathBuf,
+/// A git top level whose `ct` finds the model at `model` and never downloads.
+fn bare(model: &Path) -> Workspace {
+    Workspace::new()
+        .dir(".git")
+        .env("COMMANDTREE_MODEL_DIR", model)
+        .env("COMMANDTREE_OFFLINE", "1")
 }
 
-impl Drop for Ws {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.root);
-        }
-    }
-}
-
-impl Ws {
-    /// A workspace holding only `files` (path, text).
-    fn bare(name: &str, model: PathBuf, files: &[(&str, &str)]) -> Ws {
-        let dir = std::env::temp_dir().join(format!("ct-search-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join(".git")).unwrap();
-        let root = std::fs::canonicalize(&dir).unwrap();
-        for (path, text) in files {
-            support::write(&root, path, text);
-        }
-        Ws { root, model }
-    }
-
-    fn new(name: &str, model: PathBuf) -> Ws {
-        let dir = std::env::temp_dir().join(format!("ct-search-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join(".git")).unwrap();
-        let root = std::fs::canonicalize(&dir).unwrap();
-        std::fs::write(root.join("Makefile"), MAKEFILE).unwrap();
-        std::fs::write(root.join("package.json"), PACKAGE_JSON).unwrap();
-        std::fs::create_dir_all(root.join("scripts")).unwrap();
-        std::fs::write(
-            root.join("scripts/backup.sh"),
+/// A make target, npm scripts and two shell scripts (see [`SUMMARIES`]).
+fn workspace(model: &Path) -> Workspace {
+    bare(model)
+        .file("Makefile", MAKEFILE)
+        .file("package.json", PACKAGE_JSON)
+        .file(
+            "scripts/backup.sh",
             "#!/bin/sh\npg_dump prod > backup.sql\n",
         )
+        .file("scripts/deploy.sh", "#!/bin/sh\nhelm upgrade app ./chart\n")
+}
+
+/// Ids by label, from `ct list --json`.
+fn id(w: &Workspace, label: &str) -> String {
+    labelled(&w.json(["list", "--json"]), label)["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Stores summaries as the summary pipeline does (row with hash, summary, no embedding).
+fn store_summaries(w: &Workspace, summaries: &[(&str, &str)]) {
+    let ids: Vec<(String, &str)> = summaries.iter().map(|(l, s)| (id(w, l), *s)).collect();
+    let mut store = Store::open(&w.db(), true).unwrap().unwrap();
+    store
+        .write(|tx| {
+            for (id, summary) in &ids {
+                tx.execute(
+                    "INSERT INTO commands (command_id, content_hash, summary, embedding, security_warning, last_updated)
+                     VALUES (?1, 'hash', ?2, NULL, NULL, '2026-01-01T00:00:00.000Z')
+                     ON CONFLICT(command_id) DO UPDATE SET summary = excluded.summary,
+                       embedding = CASE WHEN commands.summary = excluded.summary THEN commands.embedding END",
+                    (id, summary),
+                )?;
+            }
+            Ok(())
+        })
         .unwrap();
-        std::fs::write(
-            root.join("scripts/deploy.sh"),
-            "#!/bin/sh\nhelm upgrade app ./chart\n",
-        )
-        .unwrap();
-        Ws { root, model }
-    }
+}
 
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = support::command(Some(&self.root), &self.root.join(".no-home"));
-        c.args(args)
-            .env("COMMANDTREE_MODEL_DIR", &self.model)
-            .env("COMMANDTREE_OFFLINE", "1");
-        c
-    }
+/// `ct search --json QUERY`: (label, score), best first.
+fn search(w: &Workspace, query: &str) -> Vec<(String, f64)> {
+    w.json(["search", "--json", query])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["label"].as_str().unwrap().to_string(),
+                c["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
 
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd(args).output().expect("run ct")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let o = self.run(args);
-        assert!(
-            o.status.success(),
-            "ct {args:?} exited {:?}\nstdout: {}\nstderr: {}",
-            o.status.code(),
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
-        String::from_utf8(o.stdout).unwrap()
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.ok(args)).unwrap()
-    }
-
-    fn db(&self) -> PathBuf {
-        self.root.join(".commandtree/commandtree.sqlite3")
-    }
-
-    /// Ids by label, from `ct list --json`.
-    fn id(&self, label: &str) -> String {
-        let list = self.json(&["list", "--json"]);
-        list.as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["label"] == label)
-            .unwrap_or_else(|| panic!("no command {label}: {list}"))["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    /// Stores summaries as the summary pipeline does (row with hash, summary, no embedding).
-    fn store_summaries(&self, summaries: &[(&str, &str)]) {
-        let ids: Vec<(String, &str)> = summaries.iter().map(|(l, s)| (self.id(l), *s)).collect();
-        let mut store = Store::open(&self.db(), true).unwrap().unwrap();
-        store
-            .write(|tx| {
-                for (id, summary) in &ids {
-                    tx.execute(
-                        "INSERT INTO commands (command_id, content_hash, summary, embedding, security_warning, last_updated)
-                         VALUES (?1, 'hash', ?2, NULL, NULL, '2026-01-01T00:00:00.000Z')
-                         ON CONFLICT(command_id) DO UPDATE SET summary = excluded.summary,
-                           embedding = CASE WHEN commands.summary = excluded.summary THEN commands.embedding END",
-                        (id, summary),
-                    )?;
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
-
-    fn search(&self, query: &str) -> Vec<(String, f64)> {
-        let v = self.json(&["search", "--json", query]);
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                (
-                    c["label"].as_str().unwrap().to_string(),
-                    c["score"].as_f64().unwrap(),
-                )
-            })
-            .collect()
-    }
-
-    fn first(&self, query: &str) -> String {
-        let hits = self.search(query);
-        assert!(!hits.is_empty(), "no result for {query:?}");
-        hits[0].0.clone()
-    }
+#[track_caller]
+fn first(w: &Workspace, query: &str) -> String {
+    let hits = search(w, query);
+    assert!(!hits.is_empty(), "no result for {query:?}");
+    hits[0].0.clone()
 }
 
 const MAKEFILE: &str = "db-reset:\n\t./scripts/reset-db.sh\n\ntest:\n\tpytest\n\ndocker-push:\n\tdocker push app\n\ndocs:\n\tmkdocs build\n";
@@ -181,24 +116,19 @@ const SUMMARIES: &[(&str, &str)] = &[
 
 #[test]
 fn natural_language_queries_find_the_intended_command_first() {
-    let Some(model) = support::model_dir() else {
+    let Some(model) = model_dir() else {
         return;
     };
-    let w = Ws::new("queries", model);
-    w.store_summaries(SUMMARIES);
+    let w = workspace(&model);
+    store_summaries(&w, SUMMARIES);
 
     // Nothing embedded yet: the first search indexes the workspace itself, offline, and finds.
-    let o = w.run(&["search", "reset the development database"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("indexing 10 commands for search"), "{err}");
-    assert!(
-        String::from_utf8_lossy(&o.stdout).contains("db-reset"),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
+    w.run(["search", "reset the development database"])
+        .success()
+        .stderr_has("indexing 10 commands for search")
+        .stdout_has("db-reset");
     // Everything is indexed now: `ct embed` has nothing left to do.
-    let r = w.json(&["embed", "--json"]);
+    let r = w.json(["embed", "--json"]);
     assert_eq!(r["embedded"], 0, "{r}");
 
     for (query, want) in [
@@ -213,11 +143,11 @@ fn natural_language_queries_find_the_intended_command_first() {
         ("save a copy of the production data", "backup.sh"),
         ("ship it to kubernetes", "deploy.sh"),
     ] {
-        assert_eq!(w.first(query), want, "{query}: {:?}", w.search(query));
+        assert_eq!(first(&w, query), want, "{query}: {:?}", search(&w, query));
     }
 
     // JSON: CommandItem objects, best first, with a score in 0..1.
-    let v = w.json(&["search", "--json", "database"]);
+    let v = w.json(["search", "--json", "database"]);
     let arr = v.as_array().unwrap();
     assert!(!arr.is_empty());
     for c in arr {
@@ -232,7 +162,7 @@ fn natural_language_queries_find_the_intended_command_first() {
     let scores: Vec<f64> = arr.iter().map(|c| c["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|p| p[0] >= p[1]), "{scores:?}");
     assert_eq!(
-        w.json(&["search", "--json", "--limit", "1", "database"])
+        w.json(["search", "--json", "--limit", "1", "database"])
             .as_array()
             .unwrap()
             .len(),
@@ -241,7 +171,7 @@ fn natural_language_queries_find_the_intended_command_first() {
     // The threshold gates what enters by meaning alone: a semantic search at 0.99 finds
     // nothing, a hybrid one only what holds the word.
     assert!(
-        w.json(&[
+        w.json([
             "search",
             "--json",
             "--mode",
@@ -255,7 +185,7 @@ fn natural_language_queries_find_the_intended_command_first() {
         .is_empty()
     );
     let mut worded: Vec<String> = w
-        .json(&["search", "--json", "--threshold", "0.99", "database"])
+        .json(["search", "--json", "--threshold", "0.99", "database"])
         .as_array()
         .unwrap()
         .iter()
@@ -265,43 +195,43 @@ fn natural_language_queries_find_the_intended_command_first() {
     assert_eq!(worded, ["backup.sh", "db-reset"]);
 
     // Text: `label (NN%)`.
-    let text = w.ok(&["search", "reset the development database"]);
+    let text = w
+        .run(["search", "reset the development database"])
+        .success()
+        .stdout();
     let first = text.lines().next().unwrap();
     assert!(first.starts_with("db-reset ("), "{text}");
     assert!(first.contains("%)"), "{text}");
 
     // Everything current: nothing to do.
-    assert_eq!(w.json(&["embed", "--json"])["embedded"], 0);
+    assert_eq!(w.json(["embed", "--json"])["embedded"], 0);
 
     // Usage errors.
-    assert_eq!(
-        w.run(&["search", "--threshold", "2", "x"]).status.code(),
-        Some(2)
-    );
-    assert_eq!(w.run(&["search", " "]).status.code(), Some(2));
+    w.run(["search", "--threshold", "2", "x"]).code(2);
+    w.run(["search", " "]).code(2);
 }
 
 #[test]
 fn changed_summaries_reembed_and_fallbacks_are_replaced() {
-    let Some(model) = support::model_dir() else {
+    let Some(model) = model_dir() else {
         return;
     };
-    let w = Ws::new("changes", model);
+    let w = workspace(&model);
     // Only some summaries: the others are embedded from what discovery knows.
-    w.store_summaries(&SUMMARIES[..5]);
-    let r = w.json(&["embed", "--json"]);
+    store_summaries(&w, &SUMMARIES[..5]);
+    let r = w.json(["embed", "--json"]);
     assert_eq!(
         (r["fromSummary"].as_u64(), r["fromDiscovered"].as_u64()),
         (Some(5), Some(5)),
         "{r}"
     );
     // A discovered-text embedding works offline with no LLM: here the script's name.
-    assert_eq!(w.first("run the deploy script"), "deploy.sh");
+    assert_eq!(first(&w, "run the deploy script"), "deploy.sh");
     let conn = rusqlite::Connection::open(w.db()).unwrap();
     let source = |label: &str| -> String {
         conn.query_row(
             "SELECT source FROM embedding_sources WHERE command_id = ?1",
-            [w.id(label)],
+            [id(&w, label)],
             |r| r.get(0),
         )
         .unwrap()
@@ -310,46 +240,44 @@ fn changed_summaries_reembed_and_fallbacks_are_replaced() {
     assert_eq!(source("docs"), "summary");
 
     // The real summary arrives (the pipeline clears the embedding of a changed summary).
-    w.store_summaries(&SUMMARIES[5..]);
-    let r = w.json(&["embed", "--json"]);
+    store_summaries(&w, &SUMMARIES[5..]);
+    let r = w.json(["embed", "--json"]);
     assert_eq!(r["embedded"], 5, "{r}");
     assert_eq!(source("deploy.sh"), "summary");
 
     // A summary edited in place, embedding left behind: `ct search` catches up by itself.
-    let lint = w.id("lint");
+    let lint = id(&w, "lint");
     conn.execute(
         "UPDATE commands SET summary = 'Generates the API reference documentation from the source comments.' WHERE command_id = ?1",
         [&lint],
     )
     .unwrap();
     assert_eq!(
-        w.first("API reference documentation from source comments"),
+        first(&w, "API reference documentation from source comments"),
         "lint"
     );
-    assert_eq!(w.json(&["embed", "--json"])["embedded"], 0);
+    assert_eq!(w.json(["embed", "--json"])["embedded"], 0);
 
     // A command that no longer exists is never returned, even with its row still there.
-    std::fs::write(w.root.join("Makefile"), "test:\n\tpytest\n").unwrap();
-    let hits = w.search("reset the development database");
+    std::fs::write(w.join("Makefile"), "test:\n\tpytest\n").unwrap();
+    let hits = search(&w, "reset the development database");
     assert!(hits.iter().all(|(l, _)| l != "db-reset"), "{hits:?}");
 
     // --force embeds everything again.
-    let r = w.json(&["embed", "--force", "--json"]);
+    let r = w.json(["embed", "--force", "--json"]);
     assert_eq!(r["embedded"], 7, "{r}");
 }
 
 #[test]
 fn db_check_verifies_sizes_and_coverage() {
-    let Some(model) = support::model_dir() else {
+    let Some(model) = model_dir() else {
         return;
     };
-    let w = Ws::new("check", model);
-    w.store_summaries(&SUMMARIES[..9]);
-    w.ok(&["embed"]);
+    let w = workspace(&model);
+    store_summaries(&w, &SUMMARIES[..9]);
+    w.run(["embed"]).success();
     // One command has no summary yet.
-    let o = w.run(&["db", "check", "--json"]);
-    assert_eq!(o.status.code(), Some(1));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = w.run(["db", "check", "--json"]).code(1).json();
     let check = |v: &Value, name: &str| -> Value {
         v["checks"]
             .as_array()
@@ -370,9 +298,9 @@ fn db_check_verifies_sizes_and_coverage() {
         "{cov}"
     );
 
-    w.store_summaries(&SUMMARIES[9..]);
-    w.ok(&["embed"]);
-    let text = w.ok(&["db", "check"]);
+    store_summaries(&w, &SUMMARIES[9..]);
+    w.run(["embed"]).success();
+    let text = w.run(["db", "check"]).success().stdout();
     assert!(text.contains("ok    coverage"), "{text}");
     assert!(
         text.contains("all 10 commands have a row, a summary and an embedding"),
@@ -383,40 +311,39 @@ fn db_check_verifies_sizes_and_coverage() {
     let conn = rusqlite::Connection::open(w.db()).unwrap();
     conn.execute(
         "UPDATE commands SET embedding = zeroblob(12) WHERE command_id = ?1",
-        [w.id("lint")],
+        [id(&w, "lint")],
     )
     .unwrap();
-    let o = w.run(&["db", "check"]);
-    assert_eq!(o.status.code(), Some(1));
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("FAIL  embeddings"), "{out}");
-    assert!(out.contains("(12 bytes)"), "{out}");
+    w.run(["db", "check"])
+        .code(1)
+        .stdout_has("FAIL  embeddings")
+        .stdout_has("(12 bytes)");
     // `ct embed` repairs it (the size is part of "current").
-    assert_eq!(w.json(&["embed", "--json"])["embedded"], 1);
-    w.ok(&["db", "check"]);
+    assert_eq!(w.json(["embed", "--json"])["embedded"], 1);
+    w.run(["db", "check"]).success();
 }
 
 #[test]
 fn a_missing_model_offline_names_the_folders_looked_in() {
-    let Some(model) = support::model_dir() else {
+    let Some(model) = model_dir() else {
         return;
     };
-    let w = Ws::new("nomodel", model);
-    w.store_summaries(SUMMARIES);
-    let nowhere = w.root.join("no-model-here");
-    let o = w
-        .cmd(&["embed"])
+    let w = workspace(&model);
+    store_summaries(&w, SUMMARIES);
+    let nowhere = w.join("no-model-here");
+    let err = w
+        .ct()
+        .arg("embed")
         .env("COMMANDTREE_MODEL_DIR", &nowhere)
-        .env("XDG_CACHE_HOME", w.root.join("cache"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
+        .env("XDG_CACHE_HOME", w.join("cache"))
+        .run()
+        .code(1)
+        .stderr();
     assert_eq!(err.lines().count(), 1, "{err}");
     for dir in [
         nowhere.clone(),
-        w.root.join(".commandtree/models/all-MiniLM-L6-v2"),
-        w.root.join("cache/commandtree/models/all-MiniLM-L6-v2"),
+        w.join(".commandtree/models/all-MiniLM-L6-v2"),
+        w.join("cache/commandtree/models/all-MiniLM-L6-v2"),
     ] {
         assert!(err.contains(&dir.display().to_string()), "{dir:?} in {err}");
     }
@@ -445,35 +372,28 @@ const TASKFILE: &str = "version: '3'\ntasks:\n  test:\n    desc: Runs the test s
 
 #[test]
 fn words_and_meaning_together_the_name_first_own_before_test_data() {
-    let Some(model) = support::model_dir() else {
+    let Some(model) = model_dir() else {
         return;
     };
     // No summaries and nothing indexed before: the first search works offline with what
     // discovery knows (names, descriptions, the recipes' own text).
-    let w = Ws::bare(
-        "hybrid",
-        model,
-        &[
-            ("justfile", JUSTFILE),
-            ("Taskfile.yml", TASKFILE),
-            ("internal/testdata/Taskfile.yml", TASKFILE),
-        ],
-    );
-    let o = w.run(&["search", "format the code"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let w = bare(&model)
+        .file("justfile", JUSTFILE)
+        .file("Taskfile.yml", TASKFILE)
+        .file("internal/testdata/Taskfile.yml", TASKFILE);
+    let out = w.run(["search", "format the code"]).success().stdout();
     assert!(
-        String::from_utf8_lossy(&o.stdout).starts_with("fmt ("),
-        "a paraphrase of a name finds it: {}",
-        String::from_utf8_lossy(&o.stdout)
+        out.starts_with("fmt ("),
+        "a paraphrase of a name finds it: {out}"
     );
     // An exact name wins over commands that only mention it or mean something near it.
-    let v = w.json(&["search", "--json", "clippy"]);
+    let v = w.json(["search", "--json", "clippy"]);
     assert_eq!(v[0]["label"], "clippy", "{v}");
     assert_eq!(v[0]["exact"], true, "{v}");
     assert_eq!(v[0]["score"], 1.0, "{v}");
     assert!(v[0]["lexicalRank"].as_u64().is_some(), "{v}");
     assert!(v[0]["semanticRank"].as_u64().is_some(), "{v}");
-    assert_eq!(w.first("open the manual page"), "man");
+    assert_eq!(first(&w, "open the manual page"), "man");
     // The project's own `test`, not its test data's copy: that one is searched only with --all,
     // and ranks after the project's own then.
     let own = |v: &Value| -> Vec<String> {
@@ -484,29 +404,25 @@ fn words_and_meaning_together_the_name_first_own_before_test_data() {
             .map(|c| c["filePath"].as_str().unwrap().to_string())
             .collect()
     };
-    let tests = own(&w.json(&["search", "--json", "run the tests"]));
+    let tests = own(&w.json(["search", "--json", "run the tests"]));
     assert!(!tests.is_empty());
     assert!(tests.iter().all(|p| !p.contains("testdata")), "{tests:?}");
-    let all = own(&w.json(&["search", "--json", "--all", "run the tests"]));
+    let all = own(&w.json(["search", "--json", "--all", "run the tests"]));
     assert_eq!(all.len(), 3, "{all:?}");
     assert!(all.last().unwrap().contains("testdata"), "{all:?}");
     // Words alone need no model.
-    let v = w.json(&["search", "--json", "--mode", "lexical", "lint"]);
+    let v = w.json(["search", "--json", "--mode", "lexical", "lint"]);
     assert_eq!(v[0]["label"], "lint", "{v}");
     assert!(v[0].get("semanticRank").is_none(), "{v}");
     // Without the model (offline, nowhere to be found) a search says so and goes by words.
-    let o = w
-        .cmd(&["search", "--json", "fmt"])
-        .env("COMMANDTREE_MODEL_DIR", w.root.join("no-model-here"))
-        .env("XDG_CACHE_HOME", w.root.join("cache"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("searching by words only"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = w
+        .ct()
+        .args(["search", "--json", "fmt"])
+        .env("COMMANDTREE_MODEL_DIR", w.join("no-model-here"))
+        .env("XDG_CACHE_HOME", w.join("cache"))
+        .run()
+        .success()
+        .stderr_has("searching by words only")
+        .json();
     assert_eq!(v[0]["label"], "fmt", "{v}");
 }

@@ -6,50 +6,33 @@
 //! documents, test data, templates and served samples, parameters are shown, and the dry run
 //! prints the line even when the tool is not installed.
 
-use crate::support::*;
+use crate::support::Workspace;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 
-/// A fresh copy of the miniature `name` (executable bits kept), so runs never touch the
-/// committed files.
-fn shape(name: &str) -> PathBuf {
-    let w = workspace("shape", name);
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/shapes")
-        .join(name);
-    copy(&from, &w);
-    w
-}
-
-fn copy(from: &Path, to: &Path) {
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
+/// A fresh copy of the miniature `name`.
+fn shape(name: &str) -> Workspace {
+    Workspace::fixture(&format!("shapes/{name}"))
 }
 
 /// The line a dry run of `name` from `cwd` prints (exit 0 even when the tool is missing).
-fn dry_run(root: &Path, cwd: &str, name: &str) -> String {
-    let o = ct_in(root, &root.join(cwd), &["run", name, "--dry-run"]);
-    assert!(o.status.success(), "{name}: {}{}", stdout(&o), stderr(&o));
-    let out = stdout(&o);
-    let prefix = root.to_string_lossy();
+#[track_caller]
+fn dry_run(w: &Workspace, cwd: &str, name: &str) -> String {
+    let out = w
+        .ct()
+        .current_dir(w.join(cwd))
+        .args(["run", name, "--dry-run"])
+        .run()
+        .success()
+        .stdout();
+    let prefix = w.to_string_lossy();
     out.lines()
         .last()
         .unwrap_or_default()
         .replace(prefix.as_ref(), "ROOT")
 }
 
-fn list(root: &Path) -> String {
-    let o = ct(root, &["list"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    stdout(&o)
+fn list(w: &Workspace) -> String {
+    w.run(["list"]).success().stdout()
 }
 
 fn categories(listing: &str) -> Vec<String> {
@@ -60,8 +43,8 @@ fn categories(listing: &str) -> Vec<String> {
         .collect()
 }
 
-fn json(root: &Path) -> Vec<Value> {
-    json_array(root, &["list", "--json"])
+fn json(w: &Workspace) -> Vec<Value> {
+    w.json(["list", "--json"]).as_array().unwrap().clone()
 }
 
 #[test]
@@ -107,13 +90,10 @@ fn a_go_task_runner() {
     assert!(l.contains("test [alias: t]  Runs test suite"), "{l}");
     // The website's served sample Taskfile is not the project's.
     assert!(!l.contains("hello"), "{l}");
-    let o = ct(&w, &["run", "hello", "--dry-run"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("website/src/public:hello"),
-        "the text to type: {}",
-        stderr(&o)
-    );
+    // The text to type.
+    w.run(["run", "hello", "--dry-run"])
+        .code(2)
+        .stderr_has("website/src/public:hello");
     assert!(l.contains("2 documents (Markdown) not listed"), "{l}");
 }
 
@@ -159,8 +139,7 @@ fn a_polyglot_tool_with_mise_tasks() {
     assert!(!l.contains("no test specified"), "{l}");
     assert!(l.contains("3 documents (Markdown) not listed"), "{l}");
     // The documents are there when asked for.
-    let o = ct(&w, &["list", "--docs"]);
-    assert!(stdout(&o).contains("Markdown Files (3)"), "{}", stdout(&o));
+    w.run(["list", "--docs"]).stdout_has("Markdown Files (3)");
 }
 
 #[test]
@@ -177,11 +156,10 @@ fn a_dotnet_stack() {
         "cd -- 'ROOT' && dotnet test \"ROOT/eShop.sln\""
     );
     // Two tools offer `build` at the root: both shown, each with the text that runs it.
-    let o = ct(&w, &["run", "build", "--dry-run"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(err.contains("'eShop: build'"), "{err}");
-    assert!(err.contains("docker:build"), "{err}");
+    w.run(["run", "build", "--dry-run"])
+        .code(2)
+        .stderr_has("'eShop: build'")
+        .stderr_has("docker:build");
     let items = json(&w);
     let tests: Vec<&str> = items
         .iter()

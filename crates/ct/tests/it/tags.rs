@@ -2,97 +2,49 @@
 //! `ct` on a temporary workspace (npm scripts only, so the fixture depends on one parser), and
 //! interop with the `sqlite3` command-line tool.
 
-use crate::support;
-
-use crate::support::ct;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use crate::support::{Workspace, have, labelled, labels};
+use std::path::Path;
 use std::process::Command;
 
-fn ok(root: &Path, args: &[&str]) -> String {
-    let o = ct(root, args);
-    assert!(
-        o.status.success(),
-        "ct {args:?} exited {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+/// What `ct ARGS` printed (it must succeed).
+#[track_caller]
+fn ok(w: &Workspace, args: &[&str]) -> String {
+    w.run(args).success().stdout()
 }
 
-fn json(root: &Path, args: &[&str]) -> Value {
-    serde_json::from_str(&ok(root, args)).unwrap()
+/// `ct ARGS`: its exit code and stderr.
+fn code(w: &Workspace, args: &[&str]) -> (i32, String) {
+    let o = w.run(args);
+    (o.status().code().unwrap_or(-1), o.stderr())
 }
 
-fn code(root: &Path, args: &[&str]) -> (i32, String) {
-    let o = ct(root, args);
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+/// A git top level with an npm script (`echo NAME`) for each of `scripts`.
+fn workspace(scripts: &[&str]) -> Workspace {
+    let w = Workspace::new().dir(".git");
+    write_scripts(&w, scripts);
+    w
 }
 
-/// A temporary workspace, removed when the test passes (kept for a look when it fails).
-struct Ws(PathBuf);
-
-impl std::ops::Deref for Ws {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Ws {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-fn workspace(name: &str, scripts: &[&str]) -> Ws {
-    let dir = std::env::temp_dir().join(format!("ct-tags-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join(".git")).unwrap();
-    let dir = std::fs::canonicalize(&dir).unwrap();
-    write_scripts(&dir, scripts);
-    Ws(dir)
-}
-
-fn write_scripts(root: &Path, scripts: &[&str]) {
+fn write_scripts(w: &Workspace, scripts: &[&str]) {
     let body: Vec<String> = scripts
         .iter()
         .map(|s| format!("\"{s}\": \"echo {s}\""))
         .collect();
-    std::fs::write(
-        root.join("package.json"),
+    w.write(
+        "package.json",
         format!(
             "{{\"name\": \"demo\", \"scripts\": {{{}}}}}",
             body.join(", ")
         ),
-    )
-    .unwrap();
+    );
 }
 
-fn id(root: &Path, script: &str) -> String {
-    format!("npm:{}:{script}", root.join("package.json").display())
+fn id(w: &Workspace, script: &str) -> String {
+    w.id("npm", "package.json", script)
 }
 
-fn labels(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn db(root: &Path) -> PathBuf {
-    root.join(".commandtree/commandtree.sqlite3")
-}
-
-fn backups(root: &Path) -> Vec<String> {
-    std::fs::read_dir(root.join(".commandtree"))
+fn backups(w: &Workspace) -> Vec<String> {
+    std::fs::read_dir(w.join(".commandtree"))
         .map(|rd| {
             rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .filter(|n| n.contains(".bak-"))
@@ -103,9 +55,9 @@ fn backups(root: &Path) -> Vec<String> {
 
 #[test]
 fn tags_quick_launch_and_the_tag_filter() {
-    let w = workspace("cli", &["build", "test", "lint", "deploy"]);
+    let w = workspace(&["build", "test", "lint", "deploy"]);
     // Listing works without a database and does not create one.
-    let all = json(&w, &["list", "--json"]);
+    let all = w.json(["list", "--json"]);
     assert_eq!(all.as_array().unwrap().len(), 4);
     assert!(
         all.as_array()
@@ -114,7 +66,7 @@ fn tags_quick_launch_and_the_tag_filter() {
             .all(|c| c["tags"] == serde_json::json!([]))
     );
     assert!(
-        json(&w, &["list", "--json", "--tag", "ci"])
+        w.json(["list", "--json", "--tag", "ci"])
             .as_array()
             .unwrap()
             .is_empty()
@@ -129,7 +81,7 @@ fn tags_quick_launch_and_the_tag_filter() {
         ok(&w, &["tag", "add", "build", "ci"]),
         "build (npm): tagged `ci`\n"
     );
-    assert!(db(&w).exists());
+    assert!(w.db().exists());
     ok(&w, &["tag", "add", "npm:test", "ci", "slow"]);
     ok(&w, &["tag", "add", &id(&w, "deploy"), "prod"]);
     assert_eq!(
@@ -139,14 +91,11 @@ fn tags_quick_launch_and_the_tag_filter() {
 
     // Several --tag mean all of them.
     assert_eq!(
-        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        labels(&w.json(["list", "--json", "--tag", "ci"])),
         ["build", "test"]
     );
     assert_eq!(
-        labels(&json(
-            &w,
-            &["list", "--json", "--tag", "ci", "--tag", "slow"]
-        )),
+        labels(&w.json(["list", "--json", "--tag", "ci", "--tag", "slow"])),
         ["test"]
     );
     let text = ok(&w, &["list", "--tag", "ci"]);
@@ -157,14 +106,14 @@ fn tags_quick_launch_and_the_tag_filter() {
 
     // show and list carry the tags.
     assert_eq!(
-        json(&w, &["show", "test", "--json"])["tags"],
+        w.json(["show", "test", "--json"])["tags"],
         serde_json::json!(["ci", "slow"])
     );
     assert_eq!(
-        json(&w, &["tag", "ls", "test", "--json"]),
+        w.json(["tag", "ls", "test", "--json"]),
         serde_json::json!(["ci", "slow"])
     );
-    let tags = json(&w, &["tag", "ls", "--json"]);
+    let tags = w.json(["tag", "ls", "--json"]);
     assert_eq!(
         tags,
         serde_json::json!([
@@ -183,17 +132,17 @@ fn tags_quick_launch_and_the_tag_filter() {
         "lint (npm): already in Quick Launch\n"
     );
     assert_eq!(
-        labels(&json(&w, &["quick", "--json"])),
+        labels(&w.json(["quick", "--json"])),
         ["lint", "build", "deploy"]
     );
     ok(&w, &["quick", "move", "deploy", "1"]);
     assert_eq!(
-        labels(&json(&w, &["quick", "--json"])),
+        labels(&w.json(["quick", "--json"])),
         ["deploy", "lint", "build"]
     );
     ok(&w, &["quick", "move", "deploy", "99"]);
     assert_eq!(
-        labels(&json(&w, &["quick", "--json"])),
+        labels(&w.json(["quick", "--json"])),
         ["lint", "build", "deploy"]
     );
     let text = ok(&w, &["quick"]);
@@ -201,7 +150,7 @@ fn tags_quick_launch_and_the_tag_filter() {
     ok(&w, &["unstar", "build"]);
     ok(&w, &["star", "build"]);
     assert_eq!(
-        labels(&json(&w, &["quick", "--json"])),
+        labels(&w.json(["quick", "--json"])),
         ["lint", "deploy", "build"]
     );
 
@@ -215,7 +164,7 @@ fn tags_quick_launch_and_the_tag_filter() {
         "test (npm): had no tag `slow`\n"
     );
     assert_eq!(
-        labels(&json(&w, &["list", "--json", "--tag", "slow"])),
+        labels(&w.json(["list", "--json", "--tag", "slow"])),
         Vec::<String>::new()
     );
 
@@ -241,44 +190,34 @@ fn tags_quick_launch_and_the_tag_filter() {
             .trim_end()
             .ends_with(".commandtree/commandtree.sqlite3")
     );
-    let check = json(&w, &["db", "check", "--json"]);
+    let check = w.json(["db", "check", "--json"]);
     assert_eq!(check["ok"], true, "{check}");
     assert!(backups(&w).is_empty());
 }
 
 #[test]
 fn list_json_reads_summaries_and_warnings_from_the_database() {
-    let w = workspace("enrich", &["build", "clean"]);
+    let w = workspace(&["build", "clean"]);
     ok(&w, &["star", "clean"]);
-    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    let c = rusqlite::Connection::open(w.db()).unwrap();
     c.execute(
         "UPDATE commands SET content_hash = 'h', summary = 'Deletes build output.', security_warning = 'Removes files without asking' WHERE command_id = ?1",
         [id(&w, "clean")],
     )
     .unwrap();
     drop(c);
-    let v = json(&w, &["list", "--json"]);
-    let clean = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["label"] == "clean")
-        .unwrap();
+    let v = w.json(["list", "--json"]);
+    let clean = labelled(&v, "clean");
     assert_eq!(clean["summary"], "Deletes build output.");
     assert_eq!(clean["securityWarning"], "Removes files without asking");
     assert_eq!(clean["tags"], serde_json::json!(["quick"]));
-    let build = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["label"] == "build")
-        .unwrap();
+    let build = labelled(&v, "build");
     assert!(build.get("summary").is_none() && build.get("securityWarning").is_none());
     let text = ok(&w, &["list"]);
     assert!(text.contains("⚠ clean [quick]"), "{text}");
     // Starring again did not reset the hash the summary pipeline relies on.
     ok(&w, &["tag", "add", "clean", "danger"]);
-    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    let c = rusqlite::Connection::open(w.db()).unwrap();
     let hash: String = c
         .query_row(
             "SELECT content_hash FROM commands WHERE command_id = ?1",
@@ -291,18 +230,19 @@ fn list_json_reads_summaries_and_warnings_from_the_database() {
 
 #[test]
 fn tag_config_file_is_applied_without_touching_manual_tags() {
-    let w = workspace("config", &["build", "test", "lint"]);
-    std::fs::create_dir_all(w.join(".vscode")).unwrap();
-    let config = |body: &str| std::fs::write(w.join(".vscode/commandtree.json"), body).unwrap();
+    let w = workspace(&["build", "test", "lint"]);
+    let config = |body: &str| {
+        w.write(".vscode/commandtree.json", body);
+    };
     config(
         r#"{ "tags": { "ci": [{ "type": "npm", "label": "lint" }, { "type": "npm", "label": "test" }] } }"#,
     );
     // The config alone creates the database on the first discovery.
     assert_eq!(
-        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        labels(&w.json(["list", "--json", "--tag", "ci"])),
         ["lint", "test"]
     );
-    assert!(db(&w).exists());
+    assert!(w.db().exists());
     ok(&w, &["tag", "add", "build", "ci"]);
     // The config narrows: its own assignment to test goes, the hand-made one on build stays.
     config(
@@ -311,46 +251,42 @@ fn tag_config_file_is_applied_without_touching_manual_tags() {
             .as_str(),
     );
     assert_eq!(
-        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        labels(&w.json(["list", "--json", "--tag", "ci"])),
         ["build", "lint"]
     );
     // Removing a configured tag by hand says it will come back.
-    let o = ct(&w, &["tag", "rm", "lint", "ci"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("comes back"));
+    w.run(["tag", "rm", "lint", "ci"]).stderr_has("comes back");
     assert_eq!(
-        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        labels(&w.json(["list", "--json", "--tag", "ci"])),
         ["build", "lint"]
     );
     // A broken file warns with the file and line, and nothing of it is applied: the listing
     // shows the database as last written (listing itself never writes, so lint's return above
     // was shown, not stored).
     config("{ \"tags\": {\n \"ci\": [ \n");
-    let o = ct(&w, &["list", "--json", "--tag", "ci"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("commandtree.json:"), "{err}");
-    assert_eq!(
-        labels(&serde_json::from_slice(&o.stdout).unwrap()),
-        ["build"]
-    );
+    let o = w
+        .run(["list", "--json", "--tag", "ci"])
+        .stderr_has("commandtree.json:");
+    assert_eq!(labels(&o.json()), ["build"]);
     // The file gone: the config's assignments go, the user's stay.
     std::fs::remove_file(w.join(".vscode/commandtree.json")).unwrap();
     assert_eq!(
-        labels(&json(&w, &["list", "--json", "--tag", "ci"])),
+        labels(&w.json(["list", "--json", "--tag", "ci"])),
         ["build"]
     );
 }
 
 #[test]
 fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
-    let w = workspace("prune", &["build", "old"]);
+    let w = workspace(&["build", "old"]);
     ok(&w, &["star", "old"]);
     ok(&w, &["tag", "add", "old", "legacy"]);
     ok(&w, &["star", "build"]);
     write_scripts(&w, &["build"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["build"]);
+    assert_eq!(labels(&w.json(["quick", "--json"])), ["build"]);
     // The script comes back: so do its tags and its place.
     write_scripts(&w, &["build", "old"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["old", "build"]);
+    assert_eq!(labels(&w.json(["quick", "--json"])), ["old", "build"]);
     write_scripts(&w, &["build"]);
     let dry = ok(&w, &["db", "prune"]);
     assert!(
@@ -359,19 +295,19 @@ fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
             && dry.contains("[legacy, quick]"),
         "{dry}"
     );
-    let v = json(&w, &["db", "prune", "--json"]);
+    let v = w.json(["db", "prune", "--json"]);
     assert_eq!(v["dryRun"], true);
     assert_eq!(v["stale"][0]["id"], id(&w, "old"));
     // Dry runs deleted nothing.
     write_scripts(&w, &["build", "old"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["old", "build"]);
+    assert_eq!(labels(&w.json(["quick", "--json"])), ["old", "build"]);
     write_scripts(&w, &["build"]);
     let done = ok(&w, &["db", "prune", "--yes"]);
     assert!(done.contains("Deleted 1 row"), "{done}");
     write_scripts(&w, &["build", "old"]);
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["build"]);
+    assert_eq!(labels(&w.json(["quick", "--json"])), ["build"]);
     assert_eq!(
-        json(&w, &["tag", "ls", "old", "--json"]),
+        w.json(["tag", "ls", "old", "--json"]),
         serde_json::json!([])
     );
     assert!(ok(&w, &["db", "prune"]).contains("Nothing to prune"));
@@ -386,9 +322,8 @@ CREATE TABLE command_tags (command_id TEXT NOT NULL, tag_id TEXT NOT NULL, displ
 
 #[test]
 fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
-    let w = workspace("rebuild", &["build", "test"]);
-    std::fs::create_dir_all(w.join(".commandtree")).unwrap();
-    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    let w = workspace(&["build", "test"]).dir(".commandtree");
+    let c = rusqlite::Connection::open(w.db()).unwrap();
     c.execute_batch(UPSTREAM_ACTUAL).unwrap();
     for (cmd, tag, order) in [
         (id(&w, "test"), "quick", 0),
@@ -411,24 +346,13 @@ fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
     drop(c);
     // Reading uses the file as it is: the extension's tables answer the queries, and nothing
     // is rebuilt or copied.
-    let before = std::fs::read(db(&w)).unwrap();
-    let o = ct(&w, &["quick", "--json"]);
-    assert!(o.status.success());
-    assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(
-        labels(&serde_json::from_slice(&o.stdout).unwrap()),
-        ["test", "build"]
-    );
+    let before = std::fs::read(w.db()).unwrap();
+    let o = w.run(["quick", "--json"]).success().stderr_is("");
+    assert_eq!(labels(&o.json()), ["test", "build"]);
     assert!(backups(&w).is_empty());
-    assert_eq!(std::fs::read(db(&w)).unwrap(), before);
+    assert_eq!(std::fs::read(w.db()).unwrap(), before);
     // The first write rebuilds it, once.
-    let o = ct(&w, &["tag", "add", "build", "ci"]);
-    assert!(o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = w.run(["tag", "add", "build", "ci"]).success().stderr();
     let lines: Vec<&str> = err
         .lines()
         .filter(|l| l.contains("commandtree.sqlite3"))
@@ -441,7 +365,7 @@ fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
         "{}",
         lines[0]
     );
-    assert_eq!(labels(&json(&w, &["quick", "--json"])), ["test", "build"]);
+    assert_eq!(labels(&w.json(["quick", "--json"])), ["test", "build"]);
     assert_eq!(backups(&w).len(), 1);
     // The backup is the old database, all three assignments in it.
     let b = rusqlite::Connection::open(w.join(".commandtree").join(&backups(&w)[0])).unwrap();
@@ -450,24 +374,19 @@ fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
         .unwrap();
     assert_eq!(n, 3);
     // Once is enough.
-    let o = ct(&w, &["quick", "--json"]);
-    assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    w.run(["quick", "--json"]).stderr_is("");
     assert_eq!(backups(&w).len(), 1);
-    assert_eq!(json(&w, &["db", "check", "--json"])["ok"], true);
+    assert_eq!(w.json(["db", "check", "--json"])["ok"], true);
 }
 
 #[test]
 fn db_check_fails_on_orphans_and_on_another_structure() {
-    let w = workspace("check", &["build"]);
+    let w = workspace(&["build"]);
     assert!(ok(&w, &["db", "check"]).contains("No database"));
     ok(&w, &["star", "build"]);
     let text = ok(&w, &["db", "check"]);
     assert!(text.contains("ok    integrity"), "{text}");
-    let c = rusqlite::Connection::open(db(&w)).unwrap();
+    let c = rusqlite::Connection::open(w.db()).unwrap();
     c.execute_batch(
         "PRAGMA foreign_keys = OFF; INSERT INTO command_tags VALUES ('ghost', 'nope', 0);",
     )
@@ -476,7 +395,7 @@ fn db_check_fails_on_orphans_and_on_another_structure() {
     let (c, err) = code(&w, &["db", "check"]);
     assert_eq!(c, 1);
     assert!(err.contains("commandtree.sqlite3"), "{err}");
-    let v: Value = serde_json::from_slice(&ct(&w, &["db", "check", "--json"]).stdout).unwrap();
+    let v = w.run(["db", "check", "--json"]).json();
     assert_eq!(v["ok"], false);
     // Checking never repairs.
     assert_eq!(code(&w, &["db", "check"]).0, 1);
@@ -511,18 +430,17 @@ fn sqlite3(db: &Path, sql: &str) -> String {
 
 #[test]
 fn interop_with_the_sqlite3_command_line_tool() {
-    if !Path::new(SQLITE3).exists() {
-        support::skip(&format!(
-            "{SQLITE3} is not installed (apt-get install sqlite3)"
-        ));
+    if !have(
+        SQLITE3,
+        "apt-get install sqlite3; scripts/test.sh installs it",
+    ) {
         return;
     }
-    let w = workspace("sqlite3", &["build", "test", "deploy"]);
-    std::fs::create_dir_all(w.join(".commandtree")).unwrap();
+    let w = workspace(&["build", "test", "deploy"]).dir(".commandtree");
     // The seed's SQL, as the extension or a user would run it, plus a tag set outside ct.
-    sqlite3(&db(&w), commandtree_store::schema::SEED_SQL);
+    sqlite3(&w.db(), commandtree_store::schema::SEED_SQL);
     sqlite3(
-        &db(&w),
+        &w.db(),
         &format!(
             "PRAGMA foreign_keys = ON;
              INSERT INTO commands VALUES ('{0}', 'abc', 'Deploys to production.', NULL, 'Pushes to prod', '2026-01-01T00:00:00.000Z');
@@ -532,7 +450,7 @@ fn interop_with_the_sqlite3_command_line_tool() {
         ),
     );
     // ct uses it as it is.
-    let v = json(&w, &["list", "--json", "--tag", "deploy"]);
+    let v = w.json(["list", "--json", "--tag", "deploy"]);
     assert_eq!(labels(&v), ["deploy"]);
     assert_eq!(v[0]["summary"], "Deploys to production.");
     assert_eq!(v[0]["securityWarning"], "Pushes to prod");
@@ -544,23 +462,23 @@ fn interop_with_the_sqlite3_command_line_tool() {
     );
     // sqlite3 reads back what ct wrote, with the spec's own filter query.
     let got = sqlite3(
-        &db(&w),
+        &w.db(),
         "SELECT c.command_id FROM commands c JOIN command_tags ct ON c.command_id = ct.command_id JOIN tags t ON ct.tag_id = t.tag_id WHERE t.tag_name = 'deploy' ORDER BY ct.display_order",
     );
     assert_eq!(got, format!("{}\n{}\n", id(&w, "deploy"), id(&w, "build")));
     let quick = sqlite3(
-        &db(&w),
+        &w.db(),
         "SELECT ct.command_id, length(t.tag_id) FROM command_tags ct JOIN tags t USING (tag_id) WHERE t.tag_name = 'quick'",
     );
     assert_eq!(quick, format!("{}|36\n", id(&w, "test")));
-    assert_eq!(sqlite3(&db(&w), "PRAGMA integrity_check"), "ok\n");
-    assert_eq!(sqlite3(&db(&w), "PRAGMA foreign_key_check"), "");
+    assert_eq!(sqlite3(&w.db(), "PRAGMA integrity_check"), "ok\n");
+    assert_eq!(sqlite3(&w.db(), "PRAGMA foreign_key_check"), "");
     // The rollback journal, which the extension's engine needs.
-    assert_eq!(sqlite3(&db(&w), "PRAGMA journal_mode"), "delete\n");
+    assert_eq!(sqlite3(&w.db(), "PRAGMA journal_mode"), "delete\n");
     // The content hash sqlite3 wrote survived the tagging.
     assert_eq!(
         sqlite3(
-            &db(&w),
+            &w.db(),
             &format!(
                 "SELECT content_hash FROM commands WHERE command_id = '{}'",
                 id(&w, "deploy")

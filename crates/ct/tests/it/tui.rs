@@ -4,12 +4,10 @@
 //! from the form and sees its output and exit code, quits, and checks the terminal settings are
 //! those from before.
 
-use crate::support;
-
-use crate::support::*;
+use crate::support::{CT, Workspace, eventually, eventually_within, have};
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A tmux server of the test's own (its own socket), holding one session `t`. Dropping it
 /// (also when an assertion panics) ends the server and every process started under it, so no
@@ -67,7 +65,11 @@ impl Tmux {
         ];
         args.extend_from_slice(command);
         let started = t.cmd(&args);
-        assert!(started.status.success(), "{}", stderr(&started));
+        assert!(
+            started.status.success(),
+            "{}",
+            String::from_utf8_lossy(&started.stderr)
+        );
         t.processes();
         t
     }
@@ -191,7 +193,7 @@ fn descendants(root: u32) -> Vec<u32> {
 
 /// The `ct` processes among `procs`.
 fn ct_processes(procs: &[Proc]) -> Vec<Proc> {
-    let ct = std::fs::canonicalize(env!("CARGO_BIN_EXE_ct")).unwrap();
+    let ct = std::fs::canonicalize(CT).unwrap();
     procs
         .iter()
         .copied()
@@ -199,27 +201,9 @@ fn ct_processes(procs: &[Proc]) -> Vec<Proc> {
         .collect()
 }
 
-fn eventually_within(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + limit;
-    while Instant::now() < until {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    f()
-}
-
 /// Whether tmux is here; under CI it must be (scripts/test.sh installs it).
 fn tmux_available() -> bool {
-    let here = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !here {
-        support::skip("tmux is not installed (scripts/test.sh installs it)");
-    }
-    here
+    have("tmux", "scripts/test.sh installs it")
 }
 
 /// A plain `sh` in tmux with nothing of the caller's environment but `PATH`, and `HOME` = `home`.
@@ -241,22 +225,20 @@ fn clean_shell(name: &str, w: &Path, home: &Path, size: (u16, u16)) -> Tmux {
     )
 }
 
-fn fixture(w: &Path) {
-    write(
-        w,
-        "package.json",
-        r#"{"name":"demo","scripts":{"build":"echo building","lint":"echo linting"}}"#,
-    );
-    write(
-        w,
-        "Makefile",
-        "build:\n\techo make-build\n\ntest:\n\techo make-test\n",
-    );
-    executable(
-        w,
-        "scripts/greet.sh",
-        "#!/bin/sh\n# Greets someone.\n# @param name Who to greet (default: world)\necho \"hello, $1!\"\nexit 3\n",
-    );
+fn fixture() -> Workspace {
+    Workspace::new()
+        .file(
+            "package.json",
+            r#"{"name":"demo","scripts":{"build":"echo building","lint":"echo linting"}}"#,
+        )
+        .file(
+            "Makefile",
+            "build:\n\techo make-build\n\ntest:\n\techo make-test\n",
+        )
+        .executable(
+            "scripts/greet.sh",
+            "#!/bin/sh\n# Greets someone.\n# @param name Who to greet (default: world)\necho \"hello, $1!\"\nexit 3\n",
+        )
 }
 
 #[test]
@@ -264,11 +246,9 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     if !tmux_available() {
         return;
     }
-    let w = workspace("tui", "e2e");
-    fixture(&w);
-    let home = w.join(".home");
-    let ct = env!("CARGO_BIN_EXE_ct");
-    let t = clean_shell("e2e", &w, &home, (120, 36));
+    let w = fixture();
+    let ct = CT;
+    let t = clean_shell("e2e", &w, &w.home(), (120, 36));
     t.keys(&["stty -g > before.stty; clear", "Enter"]);
     t.keys(&[
         &format!("{ct}; echo \"ct-exit=$?\"; stty -g > after.stty"),
@@ -297,9 +277,8 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
     // Star it: Quick Launch shows it, and so does `ct quick --json`.
     t.keys(&["s"]);
     t.wait_for("greet.sh is in Quick Launch");
-    let quick = ct_with(&w, &[], &["quick", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&quick.stdout).unwrap();
-    assert_eq!(v[0]["label"], "greet.sh", "{}", stdout(&quick));
+    let quick = w.run(["quick", "--json"]);
+    assert_eq!(quick.json()[0]["label"], "greet.sh", "{}", quick.stdout());
 
     // Esc clears the filter; navigation moves the selection to the make target `test` (the
     // root's runners come first, the Makefile before package.json, so it is five rows above
@@ -341,9 +320,8 @@ fn navigate_filter_star_run_with_a_parameter_and_quit_restored() {
         "Enter",
     ]);
     t.wait_for("terminal-restored");
-    let runs = runs(&w);
+    let runs = w.runs();
     assert_eq!(runs[0]["exitCode"], 3, "{runs:?}");
-    let _ = std::fs::remove_dir_all(&w);
 }
 
 /// Typing a filter selects the best match, not the first row in tree order: `/replace` then
@@ -353,16 +331,14 @@ fn the_filter_selects_the_best_match_and_enter_runs_it() {
     if !tmux_available() {
         return;
     }
-    let w = workspace("tui", "best-match");
-    write(
-        &w,
-        "package.json",
-        r#"{"scripts":{"recompile-all-packages-cleanly-everywhere":"echo wrong-one-ran"}}"#,
-    );
-    write(&w, "Makefile", "replace:\n\t@echo replace-ran\n");
-    let home = w.join(".home");
-    let ct = env!("CARGO_BIN_EXE_ct");
-    let t = clean_shell("best", &w, &home, (100, 30));
+    let w = Workspace::new()
+        .file(
+            "package.json",
+            r#"{"scripts":{"recompile-all-packages-cleanly-everywhere":"echo wrong-one-ran"}}"#,
+        )
+        .file("Makefile", "replace:\n\t@echo replace-ran\n");
+    let ct = CT;
+    let t = clean_shell("best", &w, &w.home(), (100, 30));
     t.keys(&[&format!("{ct}; echo \"ct-exit=$?\""), "Enter"]);
     t.wait_until(
         &["Make Targets (1)", "recompile-all-packages"],
@@ -384,7 +360,7 @@ fn the_filter_selects_the_best_match_and_enter_runs_it() {
     t.keys(&["Space"]);
     t.keys(&["q"]);
     t.wait_for("ct-exit=0");
-    let runs = runs(&w);
+    let runs = w.runs();
     assert_eq!(runs.len(), 1, "{runs:?}");
     assert!(
         runs[0]["commandId"]
@@ -392,7 +368,6 @@ fn the_filter_selects_the_best_match_and_enter_runs_it() {
             .is_some_and(|id| id.starts_with("make:")),
         "{runs:?}"
     );
-    let _ = std::fs::remove_dir_all(&w);
 }
 
 /// Closing the terminal ends `ct`: through SIGHUP when `ct` is in the terminal's session, and
@@ -402,12 +377,10 @@ fn ct_exits_when_its_terminal_goes_away() {
     if !tmux_available() {
         return;
     }
-    let w = workspace("tui", "hangup");
-    fixture(&w);
-    let home = w.join(".home");
-    let ct = env!("CARGO_BIN_EXE_ct");
+    let w = fixture();
+    let ct = CT;
     let path = format!("PATH={}", std::env::var("PATH").unwrap_or_default());
-    let home = format!("HOME={}", home.display());
+    let home = format!("HOME={}", w.home().display());
     // `setsid -w`: ct in a session of its own, the terminal still its input and output.
     for (name, wrapper) in [("sighup", &[][..]), ("eof", &["setsid", "-w"][..])] {
         let mut command = vec![
@@ -431,5 +404,4 @@ fn ct_exits_when_its_terminal_goes_away() {
             found[0].pid
         );
     }
-    let _ = std::fs::remove_dir_all(&w);
 }

@@ -3,104 +3,53 @@
 //! shell syntax surrounds it, and labels must not forge lines or terminal escapes in `ct list`
 //! and `ct show`. Everything runs the built binary on a scratch workspace.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn ct(root: &Path, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ct"));
-    c.arg("--root")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
-        .env("NO_COLOR", "1")
-        .env("HOME", root.join(".home"))
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("TMUX");
-    c.output().expect("run ct")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-untrusted-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join(".home")).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
-}
-
-fn write(root: &Path, rel: &str, content: &str) -> PathBuf {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-#[cfg(unix)]
-fn executable(root: &Path, rel: &str, content: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let p = write(root, rel, content);
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    p
-}
+use crate::support::{Workspace, labelled};
 
 #[cfg(unix)]
 #[test]
 fn planning_a_launch_config_never_starts_the_repositorys_interpreter() {
-    let root = workspace("dryrun");
-    let marker = root.join("interpreter-ran");
+    let w = Workspace::new();
+    let marker = w.join("interpreter-ran");
     // The repository's own "python": anything it runs is the repository's code.
-    executable(
-        &root,
+    w.write_executable(
         ".venv/bin/python",
-        &format!("#!/bin/sh\necho ran >> '{}'\nexit 0\n", marker.display()),
+        format!("#!/bin/sh\necho ran >> '{}'\nexit 0\n", marker.display()),
     );
-    write(
-        &root,
+    w.write(
         ".vscode/launch.json",
         r#"{"version": "0.2.0", "configurations": [
             {"name": "Py", "type": "debugpy", "request": "launch", "program": "${workspaceFolder}/app.py",
              "python": "${workspaceFolder}/.venv/bin/python"}]}"#,
     );
-    write(&root, "app.py", "print('hi')\n");
+    w.write("app.py", "print('hi')\n");
     for args in [
         &["debug", "Py", "--dry-run"][..],
         &["run", "Py", "--dry-run"],
         &["run", "launch:Py", "--dry-run"],
     ] {
-        let out = ct(&root, args);
-        let stdout = text(&out.stdout);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
-        assert!(
-            stdout.contains("-m debugpy --listen 127.0.0.1:5678 --wait-for-client"),
-            "{stdout}"
-        );
+        w.run(args)
+            .code(0)
+            .stdout_has("-m debugpy --listen 127.0.0.1:5678 --wait-for-client");
         assert!(!marker.exists(), "{args:?} started the repository's python");
     }
 }
 
 #[test]
 fn labels_cannot_forge_lines_or_send_terminal_escapes() {
-    let root = workspace("labels");
     let evil = "build\n  forged.sh\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}txt.exe\u{9b}31m";
-    write(
-        &root,
+    let w = Workspace::new().file(
         "package.json",
-        &serde_json::json!({
+        serde_json::json!({
             "name": "x",
             "scripts": {evil: "echo hi", "test": "echo ok"},
         })
         .to_string(),
     );
-    let out = ct(&root, &["list"]);
-    let listing = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let listing = w
+        .run(["list"])
+        .code(0)
+        .stdout_has(r"build\n  forged.sh\x1b]0;owned\x07\x1b[2J\u{202e}txt.exe\x9b31m")
+        .stdout();
     assert!(
         !listing
             .lines()
@@ -113,34 +62,20 @@ fn labels_cannot_forge_lines_or_send_terminal_escapes() {
             "{bad:?} reached the terminal: {listing:?}"
         );
     }
+    w.run(["show", "npm:test"]).code(0);
+    // JSON keeps the label exactly.
+    let listed = w.run(["list", "--json"]).json();
+    let id = labelled(&listed, evil)["id"].as_str().unwrap().to_string();
+    let shown = w.run(["show", &id]).code(0).stdout_lacks("\u{1b}").stdout();
     assert!(
-        listing.contains(r"build\n  forged.sh\x1b]0;owned\x07\x1b[2J\u{202e}txt.exe\x9b31m"),
-        "{listing}"
-    );
-    let out = ct(&root, &["show", "npm:test"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let id = serde_json::from_slice::<serde_json::Value>(&ct(&root, &["list", "--json"]).stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["label"] == evil)
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .expect("JSON keeps the label exactly");
-    let out = ct(&root, &["show", &id]);
-    let shown = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(
-        !shown.contains('\u{1b}') && !shown.lines().any(|l| l.starts_with("  forged")),
+        !shown.lines().any(|l| l.starts_with("  forged")),
         "{shown:?}"
     );
 }
 
 #[test]
 fn an_input_value_inside_nested_shell_syntax_stays_a_value() {
-    let root = workspace("inputs");
-    write(
-        &root,
+    let w = Workspace::new().file(
         ".vscode/tasks.json",
         r#"{"version": "2.0.0", "tasks": [
             {"label": "greet", "type": "shell",
@@ -148,20 +83,14 @@ fn an_input_value_inside_nested_shell_syntax_stays_a_value() {
            "inputs": [{"id": "name", "type": "promptString", "default": "x"}]}"#,
     );
     let value = "a\nb\"; touch pwned; echo \"`touch pwned`$(touch pwned)";
-    let out = ct(
-        &root,
-        &["run", "greet", "--param", &format!("name={value}")],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(!root.join("pwned").exists(), "{}", text(&out.stdout));
-    assert!(!root.join(".vscode/pwned").exists());
-    let stdout = text(&out.stdout);
+    let stdout = w
+        .run(["run", "greet", "--param", &format!("name={value}")])
+        .code(0)
+        .stdout();
+    assert!(!w.join("pwned").exists(), "{stdout}");
+    assert!(!w.join(".vscode/pwned").exists());
     assert!(stdout.starts_with(&format!("{value}|")), "{stdout:?}");
     assert!(stdout.ends_with("end\n"), "{stdout:?}");
-    let out = ct(&root, &["run", "greet", "--dry-run", "--param", "name=v"]);
-    assert!(
-        text(&out.stdout).contains("CT_INPUT_name"),
-        "{}",
-        text(&out.stdout)
-    );
+    w.run(["run", "greet", "--dry-run", "--param", "name=v"])
+        .stdout_has("CT_INPUT_name");
 }

@@ -2,20 +2,12 @@
 //! found on real repositories: only what runs is analysed, each in its language and in the
 //! context it runs in, and `ct list` says why a command has its ⚠.
 
-use crate::support::*;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn ws(name: &str) -> PathBuf {
-    workspace("warnreal", name)
-}
+use crate::support::Workspace;
 
 /// `(type, label, securityWarning)` of every command `ct list --json --all` shows.
-fn listing(w: &Path) -> Vec<(String, String, Option<String>)> {
-    let o = ct(w, &["list", "--json", "--all"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
-    v.as_array()
+fn listing(w: &Workspace) -> Vec<(String, String, Option<String>)> {
+    w.json(["list", "--json", "--all"])
+        .as_array()
         .unwrap()
         .iter()
         .map(|c| {
@@ -29,7 +21,7 @@ fn listing(w: &Path) -> Vec<(String, String, Option<String>)> {
 }
 
 #[track_caller]
-fn warning(w: &Path, kind: &str, label: &str) -> Option<String> {
+fn warning(w: &Workspace, kind: &str, label: &str) -> Option<String> {
     let all = listing(w);
     all.iter()
         .find(|(k, l, _)| k == kind && l == label)
@@ -40,14 +32,12 @@ fn warning(w: &Path, kind: &str, label: &str) -> Option<String> {
 
 #[test]
 fn a_readme_with_rm_rf_in_a_fence_gets_no_warning() {
-    let w = ws("markdown");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "README.md",
         "# Tool\n\n```python\nprint('hi')\n```\n\nInstall:\n\n```sh\ncurl -fsSL https://x.io/i | sh\nrm -rf /\n```\n\nThen `$(whoami)` and `rm -rf ~`.\n",
     );
-    write(
-        &w,
+    w.write(
         "AGENTS.md",
         "# Agents\n\nNever run `git push --force`.\n\n```bash\nrm -rf ~\n```\n",
     );
@@ -59,9 +49,8 @@ fn a_readme_with_rm_rf_in_a_fence_gets_no_warning() {
 
 #[test]
 fn a_dockerfile_run_step_cleaning_apt_lists_gets_no_warning() {
-    let w = ws("dockerfile");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "Dockerfile",
         "FROM debian:12\nRUN apt-get update && apt-get install -y curl \\\n    && rm -rf /var/lib/apt/lists/*\nRUN printf \"key: value\\n\" > /etc/app.conf\nRUN curl -fsSL https://x.io/i | sh && sudo chmod 777 /opt\n",
     );
@@ -70,9 +59,8 @@ fn a_dockerfile_run_step_cleaning_apt_lists_gets_no_warning() {
 
 #[test]
 fn a_compose_service_mounting_the_docker_socket_is_a_caution() {
-    let w = ws("compose");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "docker-compose.yml",
         "services:\n  web:\n    image: nginx\n    command: rm -rf /\n  agent:\n    image: agent\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n",
     );
@@ -89,9 +77,8 @@ fn a_compose_service_mounting_the_docker_socket_is_a_caution() {
 
 #[test]
 fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
-    let w = ws("rake");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "Rakefile",
         "desc 'Drop the production database'\ntask :reset do\n  sh \"dropdb prod\"\nend\n\ntask railties: :reset\n\ntask :check do\n  sh(Gem.ruby, \"-r\", \"x/railtie\", \"-e\", \"'OK'\")\n  puts \"rm -rf / | sh\"\nend\n",
     );
@@ -105,9 +92,8 @@ fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
 
 #[test]
 fn a_csproj_with_msbuild_properties_gets_no_warning() {
-    let w = ws("csproj");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "App/App.csproj",
         // The shape of a real project's file that the shell grammar used to misread.
         "<Project Sdk=\"Microsoft.NET.Sdk.Web\">\n\n  <PropertyGroup>\n    <TargetFramework>net10.0</TargetFramework>\n    <UserSecretsId>0c5e2f5a-1b7d-4f4e-9a51-2f7b8d6c4e10</UserSecretsId>\n    <Nullable>enable</Nullable>\n    <RootNamespace>eShop.WebApp</RootNamespace>\n\n    <!-- Disable RZ10021, which is failing due to a Razor bug, according to Mackinnon. -->\n    <NoWarn>$(NoWarn);RZ10021</NoWarn>\n  </PropertyGroup>\n\n  <PropertyGroup>\n    <OutputPath>$(OutDir)</OutputPath>\n  </PropertyGroup>\n\n</Project>\n",
@@ -124,11 +110,10 @@ fn a_csproj_with_msbuild_properties_gets_no_warning() {
 
 #[test]
 fn a_kotlin_build_with_backticked_names_gets_no_warning() {
-    let w = ws("kotlin");
-    executable(&w, "gradlew", "#!/bin/sh\n");
-    write(&w, "settings.gradle.kts", "rootProject.name = \"x\"\n");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write_executable("gradlew", "#!/bin/sh\n");
+    w.write("settings.gradle.kts", "rootProject.name = \"x\"\n");
+    w.write(
         "build.gradle.kts",
         "plugins {\n    `kotlin-dsl`\n    `java-library`\n}\n\ntasks.register(\"hello\") {\n    doLast { println(\"${project.name}\") }\n}\n",
     );
@@ -144,9 +129,8 @@ fn a_kotlin_build_with_backticked_names_gets_no_warning() {
 
 #[test]
 fn a_make_target_is_warned_for_the_installer_its_file_prerequisite_pipes_to_sh() {
-    let w = ws("make");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "Makefile",
         "PREFIX ?= /usr/local\nLINT := $(BIN)/golangci-lint\n\n\
          all: lint\n\n\
@@ -172,14 +156,12 @@ fn a_make_target_is_warned_for_the_installer_its_file_prerequisite_pipes_to_sh()
 
 #[test]
 fn a_dispatched_workflow_is_warned_only_for_what_it_does_to_shared_things() {
-    let w = ws("workflow");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         ".github/workflows/ci.yml",
         "name: CI\non: workflow_dispatch\npermissions:\n  contents: read\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: sudo apt-get install -y jq && sudo rm -rf /opt/hostedtoolcache\n",
     );
-    write(
-        &w,
+    w.write(
         ".github/workflows/sync.yml",
         "name: Sync\non: workflow_dispatch\njobs:\n  sync:\n    runs-on: ubuntu-latest\n    steps:\n      - run: git push --force origin HEAD:main\n",
     );
@@ -193,19 +175,16 @@ fn a_dispatched_workflow_is_warned_only_for_what_it_does_to_shared_things() {
 
 #[test]
 fn scripts_called_by_a_release_script_bring_their_warnings() {
-    let w = ws("scripts");
-    executable(
-        &w,
+    let w = Workspace::new();
+    w.write_executable(
         "scripts/release.sh",
         "#!/bin/sh\nset -e\n./scripts/publish.sh\n",
     );
-    executable(
-        &w,
+    w.write_executable(
         "scripts/publish.sh",
         "#!/bin/sh\nnpm publish --access public\n",
     );
-    executable(
-        &w,
+    w.write_executable(
         "scripts/tmp.sh",
         "#!/bin/sh\nd=$(mktemp -d)\nchmod 777 \"$d\"\nrm -rf \"$d\"\n",
     );
@@ -219,15 +198,12 @@ fn scripts_called_by_a_release_script_bring_their_warnings() {
 
 #[test]
 fn the_listing_shows_why_a_command_is_warned() {
-    let w = ws("reason");
-    write(
-        &w,
+    let w = Workspace::new();
+    w.write(
         "justfile",
         "install:\n    cargo install --path .\n\ntest:\n    cargo test\n",
     );
-    let o = ct(&w, &["list"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = w.run(["list"]).success().stdout();
     let lines: Vec<&str> = text.lines().collect();
     let at = lines
         .iter()
