@@ -1,5 +1,8 @@
-//! ARCHITECTURE.md's crate table says which crate may depend on which; this test holds it to
-//! the `Cargo.toml` files, so the map a newcomer reads is the code's.
+//! The maps a newcomer reads, held to the code: ARCHITECTURE.md's crate table to the
+//! `Cargo.toml` files, the layout of these tests (one test crate) to what Cargo builds, and the
+//! tests SECURITY.md names to the test functions there are.
+//!
+//! ARCHITECTURE.md's crate table says which crate may depend on which.
 //!
 //! The rule for the "depends on" column: notes in parentheses are dropped, items are separated
 //! by `,` or `+`, and the first word of an item is a dependency: a workspace crate by its short
@@ -139,4 +142,96 @@ fn the_crate_table_lists_every_dependency_edge_and_no_other() {
          table's \"depends on\" column (or the dependency):\n  {}",
         problems.join("\n  ")
     );
+}
+
+/// The `mod NAME;` lines of a module file.
+fn declared_modules(file: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start().trim_start_matches("pub ");
+            l.strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Cargo makes a test binary of every `tests/*.rs` and `tests/*/main.rs`, and compiles a file of
+/// `tests/it/` only when its parent module declares it: a test written beside the crate (or
+/// left undeclared) would be built on its own again, or never run at all.
+#[test]
+fn the_binarys_integration_tests_are_one_test_crate() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut problems = Vec::new();
+    for e in std::fs::read_dir(&tests).unwrap().flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.extension().is_some_and(|x| x == "rs") {
+            problems.push(format!(
+                "tests/{name}: a test binary of its own; make it a module of tests/it/"
+            ));
+        } else if name != "it" && p.join("main.rs").is_file() {
+            problems.push(format!(
+                "tests/{name}/main.rs: a test binary of its own; make it a module of tests/it/"
+            ));
+        }
+    }
+    for (dir, parent) in [("it", "main.rs"), ("it/support", "mod.rs")] {
+        let declared = declared_modules(&tests.join(dir).join(parent));
+        for e in std::fs::read_dir(tests.join(dir)).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(module) = name.strip_suffix(".rs") else {
+                if e.path().join("mod.rs").is_file() && !declared.contains(&name) {
+                    problems.push(format!("tests/{dir}/{name}/ is not declared in {parent}"));
+                }
+                continue;
+            };
+            if module != parent.trim_end_matches(".rs") && !declared.contains(module) {
+                problems.push(format!(
+                    "tests/{dir}/{name} is not declared in {parent}: it never runs"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every test `SECURITY.md` names (`crates/x/tests/y.rs::name`, `ct/tests/it/y.rs::name`, and
+/// `::name` for another of the file before) is a function of that file: a test moved or renamed
+/// takes its row along.
+#[test]
+fn security_md_names_tests_that_exist() {
+    let root = repo();
+    let text = std::fs::read_to_string(root.join("SECURITY.md")).unwrap();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for line in text.lines().filter(|l| l.starts_with('|')) {
+        let mut file: Option<PathBuf> = None;
+        for (i, token) in line.split('`').enumerate() {
+            if i % 2 == 0 || !token.contains("::") {
+                continue;
+            }
+            let (path, name) = token.rsplit_once("::").unwrap();
+            if !path.is_empty() {
+                let path = match path.strip_prefix("ct/") {
+                    Some(rest) => format!("crates/ct/{rest}"),
+                    None => path.to_string(),
+                };
+                file = Some(root.join(path));
+            }
+            let Some(f) = &file else {
+                problems.push(format!("`{token}` names no file: {line}"));
+                continue;
+            };
+            let source = std::fs::read_to_string(f).unwrap_or_default();
+            if !source.contains(&format!("fn {name}(")) {
+                problems.push(format!("{}: no fn {name}", f.display()));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} tests found in SECURITY.md");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
