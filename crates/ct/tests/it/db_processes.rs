@@ -5,7 +5,7 @@
 //! Nothing here depends on timing: the final states are computed from each worker's own
 //! sequence of operations, and the crash test kills after a number of commits it has seen.
 
-use crate::support::{Run, Workspace};
+use crate::support::Workspace;
 use commandtree_store::Store;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -17,8 +17,7 @@ const OPS: usize = 200;
 const SCRIPTS: usize = 12;
 const WORKER_ENV: &str = "CT_DB_TEST_WORKER";
 
-/// A workspace (its own git top level) with `SCRIPTS` npm scripts `s0`, `s1`, … whose `ct`
-/// runs with a `HOME` that does not exist.
+/// A workspace (its own git top level) with `SCRIPTS` npm scripts `s0`, `s1`, ….
 fn workspace() -> Workspace {
     let scripts: Vec<String> = (0..SCRIPTS)
         .map(|n| format!("\"s{n}\": \"echo {n}\""))
@@ -146,11 +145,6 @@ fn verify(root: &Path) {
     eprintln!("{WORKERS} x {OPS} operations: final state as expected ({total} assignments)");
 }
 
-/// `ct ARGS` in `w`, with a `HOME` that does not exist.
-fn ct<const N: usize>(w: &Workspace, args: [&str; N]) -> Run {
-    w.ct().home(w.join(".no-home")).args(args).run()
-}
-
 #[test]
 fn concurrent_ct_processes_tag_and_untag_without_losing_anything() {
     let root = workspace();
@@ -166,18 +160,13 @@ fn concurrent_ct_processes_tag_and_untag_without_losing_anything() {
                         (true, tag) => vec!["tag", "add", &target, tag],
                         (false, tag) => vec!["tag", "rm", &target, tag],
                     };
-                    root.ct()
-                        .home(root.join(".no-home"))
-                        .args(&args)
-                        .run()
-                        .success()
-                        .stderr_is("");
+                    root.run(&args).success().stderr_is("");
                 }
             });
         }
     });
     verify(&root);
-    ct(&root, ["db", "check"]).success();
+    root.run(["db", "check"]).success();
 }
 
 /// Re-runs this test binary as a worker process (see `worker`).
@@ -288,7 +277,7 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
     let last = committed.expect("the writer committed something before the kill");
     assert!(last + 1 >= SEEN);
 
-    ct(&root, ["db", "check"]).success();
+    root.run(["db", "check"]).success();
     let store = Store::open(&root.db(), false).unwrap().unwrap();
     assert!(store.recreated().is_none());
     // Every batch is whole (25 assignments) or absent; the whole ones are a prefix of the
@@ -317,7 +306,7 @@ fn a_writer_killed_mid_burst_leaves_a_sound_database_with_every_committed_tag() 
 #[test]
 fn a_stale_lock_directory_is_removed_after_ten_seconds() {
     let root = workspace();
-    ct(&root, ["tag", "add", "npm:s0", "ci"]).success();
+    root.run(["tag", "add", "npm:s0", "ci"]).success();
     let lock = PathBuf::from(format!("{}.lock", root.db().display()));
     std::fs::create_dir(&lock).unwrap();
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
@@ -325,7 +314,7 @@ fn a_stale_lock_directory_is_removed_after_ten_seconds() {
         .unwrap()
         .set_modified(old)
         .unwrap();
-    ct(&root, ["tag", "add", "npm:s1", "ci"])
+    root.run(["tag", "add", "npm:s1", "ci"])
         .success()
         .stderr_has(format!("{}: removed a stale lock", lock.display()));
     assert!(!lock.exists());

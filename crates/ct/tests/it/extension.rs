@@ -66,7 +66,7 @@ fn node_ok(db: &Path, args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-/// A git top level with two npm scripts, whose `ct` runs with a `HOME` that does not exist.
+/// A git top level with two npm scripts.
 fn workspace() -> Workspace {
     Workspace::new().dir(".git").file(
         "package.json",
@@ -74,22 +74,12 @@ fn workspace() -> Workspace {
     )
 }
 
-/// What `ct ARGS` printed (it must succeed).
-fn ok(w: &Workspace, args: &[&str]) -> String {
-    w.ct()
-        .home(w.join(".no-home"))
-        .args(args)
-        .run()
-        .success()
-        .stdout()
-}
-
 fn tags(db: &Path) -> Vec<(String, String)> {
     serde_json::from_str(&node_ok(db, &["tags"])).unwrap()
 }
 
 fn listed(w: &Workspace, args: &[&str]) -> Vec<String> {
-    labels(&serde_json::from_str(&ok(w, args)).unwrap())
+    labels(&w.json(args))
 }
 
 #[test]
@@ -103,7 +93,7 @@ fn the_extension_reads_and_writes_ct_tags_and_waits_for_each_others_locks() {
         w.id("npm", "package.json", "build"),
         w.id("npm", "package.json", "test"),
     );
-    ok(&w, &["tag", "add", "build", "ci"]);
+    w.ok(["tag", "add", "build", "ci"]);
     // The extension reads what ct wrote.
     assert_eq!(tags(&db), [(build.clone(), "ci".to_string())]);
     // ct reads what the extension wrote.
@@ -121,10 +111,7 @@ fn the_extension_reads_and_writes_ct_tags_and_waits_for_each_others_locks() {
         .unwrap();
     let mut lines = BufReader::new(holder.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "holding");
-    w.ct()
-        .home(w.join(".no-home"))
-        .args(["tag", "add", "build", "held"])
-        .run()
+    w.run(["tag", "add", "build", "held"])
         .success()
         .stderr_is("");
     assert_eq!(lines.next().unwrap().unwrap(), "committed");
@@ -146,7 +133,7 @@ fn the_extension_reads_and_writes_ct_tags_and_waits_for_each_others_locks() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(orders, [0, 1]);
-    let check = ok(&w, &["db", "check"]);
+    let check = w.ok(["db", "check"]);
     assert!(check.contains("ok    integrity"), "{check}");
 }
 
@@ -157,7 +144,7 @@ fn a_wal_database_is_converted_back_by_the_first_write() {
     }
     let w = workspace();
     let db = w.db();
-    ok(&w, &["tag", "add", "build", "ci"]);
+    w.ok(["tag", "add", "build", "ci"]);
     // An earlier version of ct left the file in WAL mode.
     {
         let c = rusqlite::Connection::open(&db).unwrap();
@@ -180,7 +167,7 @@ fn a_wal_database_is_converted_back_by_the_first_write() {
     assert_eq!(listed(&w, &["list", "--json", "--tag", "ci"]), ["build"]);
     assert_eq!(header(&db), 2);
     // The first write converts it; the extension opens it again.
-    ok(&w, &["tag", "add", "test", "ci"]);
+    w.ok(["tag", "add", "test", "ci"]);
     assert_eq!(header(&db), 1);
     assert_eq!(
         tags(&db),

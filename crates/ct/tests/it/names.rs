@@ -37,10 +37,7 @@ fn monorepo() -> Workspace {
 
 /// `ct run NAME --dry-run` from `cwd` (a folder of the workspace).
 fn dry_run(w: &Workspace, cwd: &str, name: &str) -> Run {
-    w.ct()
-        .current_dir(w.join(cwd))
-        .args(["run", name, "--dry-run"])
-        .run()
+    w.ct_in(cwd).args(["run", name, "--dry-run"]).run()
 }
 
 /// The folder a dry run changes into.

@@ -18,8 +18,7 @@ fn shape(name: &str) -> Workspace {
 #[track_caller]
 fn dry_run(w: &Workspace, cwd: &str, name: &str) -> String {
     let out = w
-        .ct()
-        .current_dir(w.join(cwd))
+        .ct_in(cwd)
         .args(["run", name, "--dry-run"])
         .run()
         .success()

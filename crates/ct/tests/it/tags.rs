@@ -6,12 +6,6 @@ use crate::support::{Workspace, have, labelled, labels};
 use std::path::Path;
 use std::process::Command;
 
-/// What `ct ARGS` printed (it must succeed).
-#[track_caller]
-fn ok(w: &Workspace, args: &[&str]) -> String {
-    w.run(args).success().stdout()
-}
-
 /// `ct ARGS`: its exit code and stderr.
 fn code(w: &Workspace, args: &[&str]) -> (i32, String) {
     let o = w.run(args);
@@ -78,14 +72,14 @@ fn tags_quick_launch_and_the_tag_filter() {
 
     // Tagging creates it; by label, type:label or id; idempotent.
     assert_eq!(
-        ok(&w, &["tag", "add", "build", "ci"]),
+        w.ok(["tag", "add", "build", "ci"]),
         "build (npm): tagged `ci`\n"
     );
     assert!(w.db().exists());
-    ok(&w, &["tag", "add", "npm:test", "ci", "slow"]);
-    ok(&w, &["tag", "add", &id(&w, "deploy"), "prod"]);
+    w.ok(["tag", "add", "npm:test", "ci", "slow"]);
+    w.ok(["tag", "add", &id(&w, "deploy"), "prod"]);
     assert_eq!(
-        ok(&w, &["tag", "add", "build", "ci"]),
+        w.ok(["tag", "add", "build", "ci"]),
         "build (npm): already tagged `ci`\n"
     );
 
@@ -98,7 +92,7 @@ fn tags_quick_launch_and_the_tag_filter() {
         labels(&w.json(["list", "--json", "--tag", "ci", "--tag", "slow"])),
         ["test"]
     );
-    let text = ok(&w, &["list", "--tag", "ci"]);
+    let text = w.ok(["list", "--tag", "ci"]);
     assert!(
         text.contains("build [ci]") && !text.contains("lint"),
         "{text}"
@@ -125,30 +119,30 @@ fn tags_quick_launch_and_the_tag_filter() {
 
     // Quick Launch keeps the starring order; moving rewrites it.
     for s in ["lint", "build", "deploy"] {
-        ok(&w, &["star", s]);
+        w.ok(["star", s]);
     }
     assert_eq!(
-        ok(&w, &["star", "lint"]),
+        w.ok(["star", "lint"]),
         "lint (npm): already in Quick Launch\n"
     );
     assert_eq!(
         labels(&w.json(["quick", "--json"])),
         ["lint", "build", "deploy"]
     );
-    ok(&w, &["quick", "move", "deploy", "1"]);
+    w.ok(["quick", "move", "deploy", "1"]);
     assert_eq!(
         labels(&w.json(["quick", "--json"])),
         ["deploy", "lint", "build"]
     );
-    ok(&w, &["quick", "move", "deploy", "99"]);
+    w.ok(["quick", "move", "deploy", "99"]);
     assert_eq!(
         labels(&w.json(["quick", "--json"])),
         ["lint", "build", "deploy"]
     );
-    let text = ok(&w, &["quick"]);
+    let text = w.ok(["quick"]);
     assert!(text.starts_with(" 1. lint"), "{text}");
-    ok(&w, &["unstar", "build"]);
-    ok(&w, &["star", "build"]);
+    w.ok(["unstar", "build"]);
+    w.ok(["star", "build"]);
     assert_eq!(
         labels(&w.json(["quick", "--json"])),
         ["lint", "deploy", "build"]
@@ -156,11 +150,11 @@ fn tags_quick_launch_and_the_tag_filter() {
 
     // Removal.
     assert_eq!(
-        ok(&w, &["tag", "rm", "test", "slow"]),
+        w.ok(["tag", "rm", "test", "slow"]),
         "test (npm): removed tag `slow`\n"
     );
     assert_eq!(
-        ok(&w, &["tag", "rm", "test", "slow"]),
+        w.ok(["tag", "rm", "test", "slow"]),
         "test (npm): had no tag `slow`\n"
     );
     assert_eq!(
@@ -186,7 +180,7 @@ fn tags_quick_launch_and_the_tag_filter() {
     assert!(err.contains("no tag named `nosuch`"), "{err}");
 
     assert!(
-        ok(&w, &["db", "path"])
+        w.ok(["db", "path"])
             .trim_end()
             .ends_with(".commandtree/commandtree.sqlite3")
     );
@@ -198,7 +192,7 @@ fn tags_quick_launch_and_the_tag_filter() {
 #[test]
 fn list_json_reads_summaries_and_warnings_from_the_database() {
     let w = workspace(&["build", "clean"]);
-    ok(&w, &["star", "clean"]);
+    w.ok(["star", "clean"]);
     let c = rusqlite::Connection::open(w.db()).unwrap();
     c.execute(
         "UPDATE commands SET content_hash = 'h', summary = 'Deletes build output.', security_warning = 'Removes files without asking' WHERE command_id = ?1",
@@ -213,10 +207,10 @@ fn list_json_reads_summaries_and_warnings_from_the_database() {
     assert_eq!(clean["tags"], serde_json::json!(["quick"]));
     let build = labelled(&v, "build");
     assert!(build.get("summary").is_none() && build.get("securityWarning").is_none());
-    let text = ok(&w, &["list"]);
+    let text = w.ok(["list"]);
     assert!(text.contains("⚠ clean [quick]"), "{text}");
     // Starring again did not reset the hash the summary pipeline relies on.
-    ok(&w, &["tag", "add", "clean", "danger"]);
+    w.ok(["tag", "add", "clean", "danger"]);
     let c = rusqlite::Connection::open(w.db()).unwrap();
     let hash: String = c
         .query_row(
@@ -243,7 +237,7 @@ fn tag_config_file_is_applied_without_touching_manual_tags() {
         ["lint", "test"]
     );
     assert!(w.db().exists());
-    ok(&w, &["tag", "add", "build", "ci"]);
+    w.ok(["tag", "add", "build", "ci"]);
     // The config narrows: its own assignment to test goes, the hand-made one on build stays.
     config(
         "{\n  // JSONC is fine\n  \"tags\": { \"ci\": [\"PLACEHOLDER\",], },\n}"
@@ -279,16 +273,16 @@ fn tag_config_file_is_applied_without_touching_manual_tags() {
 #[test]
 fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
     let w = workspace(&["build", "old"]);
-    ok(&w, &["star", "old"]);
-    ok(&w, &["tag", "add", "old", "legacy"]);
-    ok(&w, &["star", "build"]);
+    w.ok(["star", "old"]);
+    w.ok(["tag", "add", "old", "legacy"]);
+    w.ok(["star", "build"]);
     write_scripts(&w, &["build"]);
     assert_eq!(labels(&w.json(["quick", "--json"])), ["build"]);
     // The script comes back: so do its tags and its place.
     write_scripts(&w, &["build", "old"]);
     assert_eq!(labels(&w.json(["quick", "--json"])), ["old", "build"]);
     write_scripts(&w, &["build"]);
-    let dry = ok(&w, &["db", "prune"]);
+    let dry = w.ok(["db", "prune"]);
     assert!(
         dry.contains("Would delete 1 row")
             && dry.contains(&id(&w, "old"))
@@ -302,7 +296,7 @@ fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
     write_scripts(&w, &["build", "old"]);
     assert_eq!(labels(&w.json(["quick", "--json"])), ["old", "build"]);
     write_scripts(&w, &["build"]);
-    let done = ok(&w, &["db", "prune", "--yes"]);
+    let done = w.ok(["db", "prune", "--yes"]);
     assert!(done.contains("Deleted 1 row"), "{done}");
     write_scripts(&w, &["build", "old"]);
     assert_eq!(labels(&w.json(["quick", "--json"])), ["build"]);
@@ -310,7 +304,7 @@ fn rows_of_vanished_commands_keep_their_tags_until_pruned() {
         w.json(["tag", "ls", "old", "--json"]),
         serde_json::json!([])
     );
-    assert!(ok(&w, &["db", "prune"]).contains("Nothing to prune"));
+    assert!(w.ok(["db", "prune"]).contains("Nothing to prune"));
 }
 
 /// The schema the VS Code extension creates today: no `embedding` column.
@@ -382,9 +376,9 @@ fn a_database_of_another_structure_is_moved_aside_once_with_its_tags_carried() {
 #[test]
 fn db_check_fails_on_orphans_and_on_another_structure() {
     let w = workspace(&["build"]);
-    assert!(ok(&w, &["db", "check"]).contains("No database"));
-    ok(&w, &["star", "build"]);
-    let text = ok(&w, &["db", "check"]);
+    assert!(w.ok(["db", "check"]).contains("No database"));
+    w.ok(["star", "build"]);
+    let text = w.ok(["db", "check"]);
     assert!(text.contains("ok    integrity"), "{text}");
     let c = rusqlite::Connection::open(w.db()).unwrap();
     c.execute_batch(
@@ -454,8 +448,8 @@ fn interop_with_the_sqlite3_command_line_tool() {
     assert_eq!(labels(&v), ["deploy"]);
     assert_eq!(v[0]["summary"], "Deploys to production.");
     assert_eq!(v[0]["securityWarning"], "Pushes to prod");
-    ok(&w, &["tag", "add", "build", "deploy"]);
-    ok(&w, &["star", "test"]);
+    w.ok(["tag", "add", "build", "deploy"]);
+    w.ok(["star", "test"]);
     assert!(
         backups(&w).is_empty(),
         "a seed-SQL database must not be replaced"

@@ -221,12 +221,25 @@ impl Workspace {
         ct
     }
 
+    /// `ct --root ROOT`, not yet run, in the folder `rel` of the workspace (names resolve
+    /// nearest it first).
+    pub fn ct_in(&self, rel: impl AsRef<Path>) -> Ct {
+        self.ct().current_dir(self.root.join(rel))
+    }
+
     /// `ct --root ROOT ARGS`, run.
     pub fn run<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(&self, args: I) -> Run {
         self.ct().args(args).run()
     }
 
+    /// What `ct --root ROOT ARGS` prints (it must succeed).
+    #[track_caller]
+    pub fn ok<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(&self, args: I) -> String {
+        self.run(args).success().stdout()
+    }
+
     /// What `ct --root ROOT ARGS` prints as JSON (it must succeed).
+    #[track_caller]
     pub fn json<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(&self, args: I) -> Value {
         self.run(args).success().json()
     }
