@@ -66,6 +66,7 @@ pub struct Workspace {
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 impl Workspace {
+    /// A fresh, empty workspace (but for `.home`).
     pub fn new() -> Workspace {
         let scratch = Workspace::scratch();
         Workspace::at(scratch.clone(), scratch)
@@ -80,12 +81,12 @@ impl Workspace {
         Workspace::at(scratch, root)
     }
 
-    /// The folder `name` beside a workspace made [`Workspace::under`] a folder: outside it,
+    /// The folder `name` beside a workspace made with [`Workspace::under`]: outside it,
     /// created, and removed with it.
     pub fn outside(&self, name: &str) -> PathBuf {
         assert_ne!(
             self.scratch, self.root,
-            "only a workspace made `under` has a beside"
+            "only a workspace made with `Workspace::under` has a folder beside it"
         );
         let dir = self.scratch.join(name);
         std::fs::create_dir_all(&dir).unwrap();
@@ -536,48 +537,39 @@ impl Run {
         self
     }
 
+    /// `self`, when `holds`; else a failure saying `what` and showing the run.
+    #[track_caller]
+    fn expect(self, holds: bool, what: std::fmt::Arguments) -> Run {
+        assert!(holds, "{what}: {}", self.report());
+        self
+    }
+
     #[track_caller]
     pub fn stdout_has(self, text: impl AsRef<str>) -> Run {
         let text = text.as_ref();
-        assert!(
-            self.stdout().contains(text),
-            "stdout lacks {text:?}: {}",
-            self.report()
-        );
-        self
+        let holds = self.stdout().contains(text);
+        self.expect(holds, format_args!("stdout lacks {text:?}"))
     }
 
     #[track_caller]
     pub fn stdout_lacks(self, text: impl AsRef<str>) -> Run {
         let text = text.as_ref();
-        assert!(
-            !self.stdout().contains(text),
-            "stdout has {text:?}: {}",
-            self.report()
-        );
-        self
+        let holds = !self.stdout().contains(text);
+        self.expect(holds, format_args!("stdout has {text:?}"))
     }
 
     #[track_caller]
     pub fn stderr_has(self, text: impl AsRef<str>) -> Run {
         let text = text.as_ref();
-        assert!(
-            self.stderr().contains(text),
-            "stderr lacks {text:?}: {}",
-            self.report()
-        );
-        self
+        let holds = self.stderr().contains(text);
+        self.expect(holds, format_args!("stderr lacks {text:?}"))
     }
 
     #[track_caller]
     pub fn stderr_lacks(self, text: impl AsRef<str>) -> Run {
         let text = text.as_ref();
-        assert!(
-            !self.stderr().contains(text),
-            "stderr has {text:?}: {}",
-            self.report()
-        );
-        self
+        let holds = !self.stderr().contains(text);
+        self.expect(holds, format_args!("stderr has {text:?}"))
     }
 
     /// Printed exactly `text`.
