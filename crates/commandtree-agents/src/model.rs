@@ -57,6 +57,10 @@ impl Origin {
             Origin::Repo => "repo",
         }
     }
+
+    pub fn is_builtin(self) -> bool {
+        self == Origin::Builtin
+    }
 }
 
 /// The file format a definition was read from. Its rank decides which of two definitions with

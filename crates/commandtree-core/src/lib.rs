@@ -13,6 +13,7 @@ pub mod model;
 pub mod parallel;
 pub mod settings;
 pub mod sources;
+pub(crate) mod syntax;
 pub mod text;
 pub mod tree;
 pub mod trust;

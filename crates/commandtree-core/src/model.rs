@@ -125,6 +125,12 @@ pub struct CommandItem {
     /// Not in the JSON contract.
     #[serde(skip)]
     pub below_root: u16,
+    /// The place variables (`NVM_DIR`, `PYENV_ROOT`, ...) a script reads that the project files
+    /// it sources set (`\. ../../nvm.sh`), sorted; set by the shell parser. The analyser reads
+    /// them as the project's choice, not the user's own install of the tool. Not in the JSON
+    /// contract.
+    #[serde(skip)]
+    pub sourced_vars: Vec<String>,
     /// Other names the tool runs it by (just `alias b := build`); not in the JSON contract.
     #[serde(skip)]
     pub aliases: Vec<String>,

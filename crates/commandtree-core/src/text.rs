@@ -1,9 +1,7 @@
 //! Small text helpers shared by the parsers, so every source treats quoting, truncation,
-//! `(default: x)` markers and parse errors the same way, and finds the lines of keys the same
-//! way where a parsed value no longer knows them.
+//! `(default: x)` markers and parse errors the same way. Where a source needs the lines of keys,
+//! it reads them from the tree `crate::syntax` parsed, never from the text.
 
-use jsonc_parser::ast;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// Upstream's truncation: keep up to `max` chars, else the first `max - 3` plus `...`.
@@ -188,59 +186,13 @@ fn jsonc_error(content: &str, e: &jsonc_parser::errors::ParseError) -> (Option<u
     (line, format!("invalid JSON: {}", e.kind()))
 }
 
-/// Strict JSON (package.json, composer.json) with the line of the error.
-pub fn parse_json(content: &str) -> Result<serde_json::Value, (Option<usize>, String)> {
-    serde_json::from_str(content).map_err(|e| (Some(e.line()), format!("invalid JSON: {e}")))
-}
-
-/// The jsonc-parser AST of a JSON(C) text, read with the options `parse_jsonc` uses (strict
-/// JSON is a subset). Sources read it for what serde_json drops: key order and positions.
-/// `Ok(None)` for an empty text.
-pub(crate) fn parse_jsonc_ast(
-    content: &str,
-) -> Result<Option<ast::Value<'_>>, (Option<usize>, String)> {
-    let opts = jsonc_parser::ParseOptions::default();
-    jsonc_parser::parse_to_ast(content, &Default::default(), &opts)
-        .map(|r| r.value)
-        .map_err(|e| jsonc_error(content, &e))
-}
-
-/// The AST when the text parses, for sources that validated it another way and only want
-/// positions: without it they go on without lines.
-pub(crate) fn json_ast(content: &str) -> Option<ast::Value<'_>> {
-    parse_jsonc_ast(content).ok().flatten()
-}
-
-/// The last property named `key`, the one whose value serde_json keeps too.
-fn ast_prop_entry<'x, 'a>(obj: &'x ast::Object<'a>, key: &str) -> Option<&'x ast::ObjectProp<'a>> {
-    obj.properties.iter().rev().find(|p| p.name.as_str() == key)
-}
-
-/// The AST value matching what `serde_json` gives for `obj[key]`.
-pub(crate) fn ast_prop<'x, 'a>(obj: &'x ast::Object<'a>, key: &str) -> Option<&'x ast::Value<'a>> {
-    ast_prop_entry(obj, key).map(|p| &p.value)
-}
-
-/// The line of that property, for warnings about its value.
-pub(crate) fn ast_prop_line(obj: &ast::Object<'_>, key: &str, lines: &LineIndex) -> Option<usize> {
-    ast_prop_entry(obj, key).map(|p| lines.line(p.range.start))
-}
-
-/// YAML to a JSON value, so the parsers handle one value model.
+/// YAML to a JSON value, so the parsers handle one value model. Sources that need the file
+/// order of mappings or lines use `syntax::yaml` (the JSON value sorts keys).
 pub fn parse_yaml(content: &str) -> Result<serde_json::Value, (Option<usize>, String)> {
-    parse_yaml_value(content).map(yaml_to_json)
+    crate::syntax::yaml::parse(content).map(|doc| yaml_to_json(doc.value))
 }
 
-/// YAML as serde_yaml_ng's own value, for sources that need the file order of mappings (the
-/// JSON value of `parse_yaml` sorts keys).
-pub(crate) fn parse_yaml_value(
-    content: &str,
-) -> Result<serde_yaml_ng::Value, (Option<usize>, String)> {
-    serde_yaml_ng::from_str(content)
-        .map_err(|e| (e.location().map(|l| l.line()), format!("invalid YAML: {e}")))
-}
-
-fn yaml_to_json(v: serde_yaml_ng::Value) -> serde_json::Value {
+pub(crate) fn yaml_to_json(v: serde_yaml_ng::Value) -> serde_json::Value {
     use serde_json::Value as J;
     use serde_yaml_ng::Value as Y;
     match v {
@@ -284,275 +236,9 @@ pub fn parse_toml(content: &str) -> Result<toml::Table, (Option<usize>, String)>
         .map_err(|e| toml_error(content, &e))
 }
 
-/// TOML with the spans of keys and values, for sources that need the file order or lines of
-/// keys (`toml::Table` sorts them and keeps no positions).
-pub(crate) fn parse_toml_spanned(
-    content: &str,
-) -> Result<toml::de::DeTable<'_>, (Option<usize>, String)> {
-    toml::de::DeTable::parse(content)
-        .map(toml::Spanned::into_inner)
-        .map_err(|e| toml_error(content, &e))
-}
-
 fn toml_error(content: &str, e: &toml::de::Error) -> (Option<usize>, String) {
     let line = e.span().map(|s| line_of(content, s.start));
     (line, format!("invalid TOML: {}", e.message()))
-}
-
-/// 1-based lines of the keys of the object found at `parent` (a path of keys from the top-level
-/// object) in a JSON or JSONC text. A single forward scan with an explicit stack, so deeply
-/// nested input costs neither recursion nor memory beyond the stack itself.
-pub(crate) fn json_key_lines(content: &str, parent: &[&str]) -> Vec<(String, usize)> {
-    struct Frame {
-        object: bool,
-        expect_key: bool,
-        key: Option<String>,
-    }
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut out = Vec::new();
-    let mut line = 1usize;
-    let mut chars = content.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        match c {
-            '\n' => line += 1,
-            '/' if chars.peek().map(|&(_, n)| n) == Some('/') => {
-                for (_, n) in chars.by_ref() {
-                    if n == '\n' {
-                        line += 1;
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek().map(|&(_, n)| n) == Some('*') => {
-                chars.next();
-                let mut prev = ' ';
-                for (_, n) in chars.by_ref() {
-                    if n == '\n' {
-                        line += 1;
-                    }
-                    if prev == '*' && n == '/' {
-                        break;
-                    }
-                    prev = n;
-                }
-            }
-            '{' | '[' => stack.push(Frame {
-                object: c == '{',
-                expect_key: c == '{',
-                key: None,
-            }),
-            '}' | ']' => {
-                stack.pop();
-            }
-            ',' => {
-                if let Some(top) = stack.last_mut() {
-                    top.expect_key = top.object;
-                }
-            }
-            ':' => {
-                if let Some(top) = stack.last_mut() {
-                    top.expect_key = false;
-                }
-            }
-            '"' => {
-                let key_line = line;
-                let mut end = content.len();
-                let mut escaped = false;
-                for (i, n) in chars.by_ref() {
-                    if n == '\n' {
-                        line += 1;
-                    }
-                    if escaped {
-                        escaped = false;
-                    } else if n == '\\' {
-                        escaped = true;
-                    } else if n == '"' {
-                        end = i + 1;
-                        break;
-                    }
-                }
-                let Some(top) = stack.last_mut() else {
-                    continue;
-                };
-                if !(top.object && top.expect_key) {
-                    continue;
-                }
-                let raw = content.get(start..end).unwrap_or("");
-                let key = serde_json::from_str::<String>(raw)
-                    .unwrap_or_else(|_| raw.trim_matches('"').to_string());
-                top.expect_key = false;
-                let depth = stack.len();
-                if depth == parent.len() + 1
-                    && stack[..depth - 1]
-                        .iter()
-                        .zip(parent)
-                        .all(|(f, p)| f.object && f.key.as_deref() == Some(*p))
-                {
-                    out.push((key.clone(), key_line));
-                }
-                if let Some(top) = stack.last_mut() {
-                    top.key = Some(key);
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Key → line of its first occurrence, from `json_key_lines`.
-pub(crate) fn first_lines(keys: &[(String, usize)]) -> HashMap<&str, usize> {
-    let mut out = HashMap::new();
-    for (k, l) in keys {
-        out.entry(k.as_str()).or_insert(*l);
-    }
-    out
-}
-
-/// Where keys are defined in a TOML text (the parsed table has no positions): the 1-based
-/// line of the first definition of each key path — a `[a.b]` header, `k = ...` under a header,
-/// or a dotted `x.k = ...`. One line scan that skips the inside of multi-line strings and
-/// arrays; paths are kept to `MAX_KEY_DEPTH` keys, which bounds the memory on hostile input.
-pub(crate) struct TomlLines {
-    first: HashMap<Vec<String>, usize>,
-}
-
-const MAX_KEY_DEPTH: usize = 8;
-
-impl TomlLines {
-    pub(crate) fn new(content: &str) -> Self {
-        let mut first: HashMap<Vec<String>, usize> = HashMap::new();
-        let mut record = |path: &[String], line: usize| {
-            for n in 1..=path.len().min(MAX_KEY_DEPTH) {
-                if !first.contains_key(&path[..n]) {
-                    first.insert(path[..n].to_vec(), line);
-                }
-            }
-        };
-        let mut header: Vec<String> = Vec::new();
-        let mut multi: Option<&str> = None;
-        let mut depth: i32 = 0;
-        for (idx, raw) in content.lines().enumerate() {
-            let line = raw.trim();
-            if let Some(delim) = multi {
-                if line.matches(delim).count() % 2 == 1 {
-                    multi = None;
-                }
-                continue;
-            }
-            if depth > 0 {
-                depth += bracket_balance(line);
-                continue;
-            }
-            if line.starts_with('[') {
-                let inner = line.trim_start_matches('[');
-                let end = closing_bracket(inner).unwrap_or(inner.len());
-                header = split_dotted(&inner[..end]);
-                header.truncate(MAX_KEY_DEPTH);
-                record(&header, idx + 1);
-                continue;
-            }
-            let Some((k, value)) = split_assignment(line) else {
-                continue;
-            };
-            let mut path = header.clone();
-            path.extend(split_dotted(k).into_iter().take(MAX_KEY_DEPTH));
-            record(&path, idx + 1);
-            for delim in ["\"\"\"", "'''"] {
-                if value.matches(delim).count() % 2 == 1 {
-                    multi = Some(delim);
-                }
-            }
-            if multi.is_none() {
-                depth = bracket_balance(value).max(0);
-            }
-        }
-        TomlLines { first }
-    }
-
-    /// The line of `key` in the table at `table`.
-    pub(crate) fn line(&self, table: &[&str], key: &str) -> Option<usize> {
-        let path: Vec<String> = table
-            .iter()
-            .copied()
-            .chain([key])
-            .map(str::to_string)
-            .collect();
-        self.first.get(&path).copied()
-    }
-}
-
-/// One-off lookup; build a `TomlLines` for several.
-pub(crate) fn toml_key_line(content: &str, table: &[&str], key: &str) -> Option<usize> {
-    TomlLines::new(content).line(table, key)
-}
-
-/// Net `[`/`{` opened on a line, outside strings and comments.
-fn bracket_balance(line: &str) -> i32 {
-    let mut n = 0;
-    let mut quote: Option<char> = None;
-    for c in line.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '"' | '\'' => quote = Some(c),
-                '[' | '{' => n += 1,
-                ']' | '}' => n -= 1,
-                '#' => break,
-                _ => {}
-            },
-        }
-    }
-    n
-}
-
-/// Byte index of the `]` ending a header's key, outside quotes.
-fn closing_bracket(s: &str) -> Option<usize> {
-    let mut quote: Option<char> = None;
-    for (i, c) in s.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == ']' => return Some(i),
-            None => {}
-        }
-    }
-    None
-}
-
-/// `key = value` split at the first `=` outside quotes.
-fn split_assignment(line: &str) -> Option<(&str, &str)> {
-    let mut quote: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '=' => return Some((&line[..i], &line[i + 1..])),
-            None if c == '#' => return None,
-            None => {}
-        }
-    }
-    None
-}
-
-fn split_dotted(key: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    for c in key.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '.' => parts.push(std::mem::take(&mut cur).trim().to_string()),
-            None => cur.push(c),
-        }
-    }
-    parts.push(cur.trim().to_string());
-    parts
 }
 
 /// `*` matching any run of characters, everything else itself (npm-run-all's `build:*`, mise
@@ -669,24 +355,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn key_lines_ignore_nested_strings_and_comments() {
-        let text = "{\n \"a\": {\"x\": 1},\n /* \"tasks\": { \"no\": 1 } */\n \"tasks\": {\n  \"b\\\"q\": {\"env\": \"tasks\"},\n  // \"c\": 1\n  \"c\": [ {\"d\": 2} ]\n }\n}";
-        let lines = json_key_lines(text, &["tasks"]);
-        assert_eq!(lines, [("b\"q".to_string(), 5), ("c".to_string(), 7)]);
-        assert_eq!(json_key_lines(text, &[]).len(), 2);
-        assert!(json_key_lines(&"[{".repeat(100_000), &["a"]).is_empty());
-    }
-
-    #[test]
-    fn key_line_finder() {
-        let text = "[a]\nx = \"\"\"\n[b]\ny = 1\n\"\"\"\nlist = [\n  [1],\n]\n[b]\n\"q.k\" = 2\nc.d = 3\n[b.e]\n";
-        assert_eq!(toml_key_line(text, &["b"], "y"), None);
-        assert_eq!(toml_key_line(text, &["b"], "q.k"), Some(10));
-        assert_eq!(toml_key_line(text, &["b", "c"], "d"), Some(11));
-        assert_eq!(toml_key_line(text, &["b"], "e"), Some(12));
-        assert_eq!(toml_key_line(text, &["a"], "list"), Some(6));
-    }
     #[test]
     fn wildcards() {
         assert!(wildcard_match("build:*", "build:a"));

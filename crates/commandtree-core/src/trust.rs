@@ -17,10 +17,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Top-level sections a workspace file may set without trust: they only change what discovery
-/// looks at and how the tree is sorted, never where a request goes or what runs. Every other
-/// section (`[llm]`, `[summaries]`, `[run]`, and any section added later) needs trust, so a new
-/// setting is safe by default.
-pub const WORKSPACE_SAFE: &[&str] = &["discovery", "tree"];
+/// looks at, how the tree is sorted and how a run's output is read for problems (patterns in a
+/// linear-time regex engine; a problem's file is never read, and only the user's own editor
+/// opens it), never where a request goes or what runs. Every other section (`[llm]`,
+/// `[summaries]`, `[run]`, and any section added later) needs trust, so a new setting is safe
+/// by default.
+pub const WORKSPACE_SAFE: &[&str] = &["discovery", "tree", "problems"];
 
 /// The file (in the user config folder) that lists trusted workspaces.
 pub const STORE_FILE: &str = "trusted-workspaces.toml";

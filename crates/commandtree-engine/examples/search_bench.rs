@@ -21,19 +21,12 @@ const NOUNS: &[&str] = &[
     "admin", "gateway", "cache", "queue", "report",
 ];
 
-/// A deterministic generator, so every run measures the same workspace.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() % 20_000) as f32 / 10_000.0 - 1.0
-    }
+mod common;
+use common::Lcg;
+
+/// A number in [-1, 1).
+fn unit(rng: &mut Lcg) -> f32 {
+    (rng.next() % 20_000) as f32 / 10_000.0 - 1.0
 }
 
 fn workspace(n: usize, rng: &mut Lcg) -> (Vec<CommandItem>, Vectors) {
@@ -49,7 +42,7 @@ fn workspace(n: usize, rng: &mut Lcg) -> (Vec<CommandItem>, Vectors) {
         commands.push(c);
         let mut v = [0f32; commandtree_embed::DIM];
         for x in v.iter_mut() {
-            *x = rng.unit();
+            *x = unit(rng);
         }
         vectors.push(commands[i].id.clone(), &v);
     }
@@ -79,7 +72,7 @@ fn main() {
         for r in 0..rounds {
             let mut q = [0f32; commandtree_embed::DIM];
             for x in q.iter_mut() {
-                *x = rng.unit();
+                *x = unit(&mut rng);
             }
             let text = format!(
                 "{} the {} service",

@@ -313,11 +313,17 @@ fn derived_warning(closure: &Closure<'_>) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::path::Path;
 
-    fn cmd(kind: &str, file: &str, name: &str, steps: &[(&str, StepHow)]) -> CommandItem {
+    /// A command of `kind` in `file` whose runner runs `steps` (each must resolve).
+    pub(crate) fn cmd(
+        kind: &str,
+        file: &str,
+        name: &str,
+        steps: &[(&str, StepHow)],
+    ) -> CommandItem {
         let mut c = CommandItem::new(kind, Path::new(file), name, format!("{kind} {name}"));
         c.steps = steps
             .iter()
@@ -479,10 +485,9 @@ mod tests {
         assert_eq!(cs[1].security_warning, None);
     }
 
-    #[test]
-    fn a_long_chain_is_cut_at_the_limit() {
-        let n = MAX_STEPS + 10;
-        let cs: Vec<CommandItem> = (0..n)
+    /// `t0` needs `t1`, which needs `t2`, ... up to `t{n-1}`, which needs `t{n}` (not there).
+    pub(crate) fn chain(n: usize) -> Vec<CommandItem> {
+        (0..n)
             .map(|i| {
                 let next = format!("t{}", i + 1);
                 cmd(
@@ -492,7 +497,12 @@ mod tests {
                     &[(&next, StepHow::Prerequisite)],
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_long_chain_is_cut_at_the_limit() {
+        let cs = chain(MAX_STEPS + 10);
         let c = of(&cs, &cs[0]);
         assert_eq!(c.steps.len(), MAX_STEPS);
         assert!(c.truncated);

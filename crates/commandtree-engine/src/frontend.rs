@@ -148,6 +148,58 @@ pub fn preview(item: &CommandItem) -> Option<Preview> {
     })
 }
 
+/// The program and arguments that open `file` (at `line` and `column` when given) in the
+/// user's editor: `$VISUAL`, else `$EDITOR`, else `vi`, only ever from the user's environment,
+/// never from a workspace file. Editors that take `+LINE FILE` (vi, vim, nvim, emacs, nano,
+/// micro, kak, helix...) get that; the VS Code family gets `--goto FILE:LINE:COL`, Sublime Text
+/// and Zed `FILE:LINE:COL`. Give an absolute path: a relative one could start with `-` and be
+/// read as an option.
+pub fn editor_command(
+    file: &Path,
+    line: Option<u32>,
+    column: Option<u32>,
+) -> (String, Vec<String>) {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+        .unwrap_or_else(|| "vi".into());
+    editor_argv(&editor, file, line, column)
+}
+
+fn editor_argv(
+    editor: &str,
+    file: &Path,
+    line: Option<u32>,
+    column: Option<u32>,
+) -> (String, Vec<String>) {
+    let mut words = commandtree_exec::quote::split_words(editor)
+        .ok()
+        .filter(|w| !w.is_empty())
+        .unwrap_or_else(|| vec![editor.to_string()]);
+    let program = words.remove(0);
+    let file = file.to_string_lossy().into_owned();
+    let Some(line) = line else {
+        words.push(file);
+        return (program, words);
+    };
+    let at = match column {
+        Some(c) => format!("{file}:{line}:{c}"),
+        None => format!("{file}:{line}"),
+    };
+    let name = Path::new(&program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match name.as_str() {
+        "code" | "code-insiders" | "codium" | "cursor" | "windsurf" => {
+            words.extend(["--goto".to_string(), at])
+        }
+        "subl" | "zed" => words.push(at),
+        _ => words.extend([format!("+{line}"), file]),
+    }
+    (program, words)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +377,25 @@ mod tests {
         loaded.refresh_tags(&[id.as_str()]).unwrap();
         assert_eq!(loaded.commands[0].tags, ["quick"]);
         assert!(commandtree_store::db_path(&ws.root).exists());
+    }
+
+    #[test]
+    fn editors_get_the_line_their_way() {
+        let f = Path::new("/w/src/a b.rs");
+        let argv = |e: &str, line| {
+            let (p, a) = editor_argv(e, f, line, Some(3));
+            std::iter::once(p).chain(a).collect::<Vec<_>>().join("|")
+        };
+        assert_eq!(argv("nvim", Some(12)), "nvim|+12|/w/src/a b.rs");
+        assert_eq!(
+            argv("emacsclient -t", Some(12)),
+            "emacsclient|-t|+12|/w/src/a b.rs"
+        );
+        assert_eq!(
+            argv("/usr/bin/code --wait", Some(12)),
+            "/usr/bin/code|--wait|--goto|/w/src/a b.rs:12:3"
+        );
+        assert_eq!(argv("subl", Some(12)), "subl|/w/src/a b.rs:12:3");
+        assert_eq!(argv("code", None), "code|/w/src/a b.rs");
     }
 }

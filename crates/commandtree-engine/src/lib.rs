@@ -3,8 +3,10 @@
 //! the database adds), resolves what a user typed, and owns tags and Quick Launch, runs (the
 //! security gate, foreground/detached/window launches and their supervision, history, logs,
 //! stop), summaries, embeddings and search, and the database check and prune. Every command's
-//! closure (the steps its runner executes by itself, `closure`) is analysed and gated with it. It returns data
-//! and typed events and never prints: formatting belongs to the front ends.
+//! closure (the steps its runner executes by itself, `closure`) is analysed and gated with it;
+//! `deps` gives that closure and its reverse (what runs a command) as a view, and `problems`
+//! reads the errors and warnings a run printed. It returns data and typed events and never
+//! prints: formatting belongs to the front ends.
 //!
 //! Slow operations share one convention: a [`CancelToken`] the caller may cancel from another
 //! thread, and a [`Progress`] sink receiving [`ProgressEvent`]s.
@@ -12,6 +14,7 @@
 pub mod closure;
 pub mod db;
 pub mod debug;
+pub mod deps;
 mod error;
 pub mod findings;
 pub mod frontend;
@@ -21,6 +24,7 @@ pub mod listing;
 pub mod live;
 mod load;
 pub mod names;
+pub mod problems;
 pub mod runs;
 pub mod search;
 pub mod summaries;

@@ -183,6 +183,28 @@ fn standard_formats<S>(mut router: ToolRouter<S>) -> ToolRouter<S> {
     router
 }
 
+/// The names of the listed commands that hold `typed` (case-insensitively), as
+/// `commandtree://command/{id}` takes them: the shortest name each resolves by (`npm:build`,
+/// `build.sh`), those starting with it first, then the rest, each group in listing order.
+fn completions(loaded: &Loaded, typed: &str) -> Vec<String> {
+    let typed = typed.to_lowercase();
+    let names = commandtree_engine::names::names(&loaded.commands, loaded.at());
+    let (mut first, mut then) = (Vec::new(), Vec::new());
+    for (c, name) in names {
+        if c.auxiliary || c.hidden {
+            continue;
+        }
+        let lower = name.to_lowercase();
+        if lower.starts_with(&typed) {
+            first.push(name);
+        } else if lower.contains(&typed) || c.id.to_lowercase().contains(&typed) {
+            then.push(name);
+        }
+    }
+    first.extend(then);
+    first
+}
+
 /// What stands between a selected command and its run.
 enum Gate {
     Refused(String),
@@ -755,12 +777,65 @@ impl ServerHandler for CommandTreeServer {
             .enable_resources_list_changed()
             .enable_prompts()
             .enable_prompts_list_changed()
+            .enable_completions()
             .build();
         let mut info = InitializeResult::new(caps).with_instructions(
             "CommandTree knows every runnable command of this workspace: npm scripts, make targets, shell scripts, VS Code tasks and launch configurations, just, Taskfile, Cargo, Docker Compose and more. Call list_commands (or search_commands) to find how to build, test, lint or start the project instead of guessing, show_command for details, and run_command to run one. Commands are named by id, `type:label` (e.g. npm:test) or a unique label.",
         );
         info.server_info = Implementation::new("commandtree", env!("CARGO_PKG_VERSION"));
         info
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let inner = self.inner.clone();
+        let found = blocking(move || -> Result<Result<Vec<String>, String>, Error> {
+            let loaded = inner.load(&LoadOptions::default())?;
+            let arg = &request.argument;
+            Ok(match &request.r#ref {
+                Reference::Resource(r) if r.uri == format!("{COMMAND_URI}{{id}}") => {
+                    if arg.name == "id" {
+                        Ok(completions(&loaded, &arg.value))
+                    } else {
+                        Err(format!(
+                            "the command template has one argument, `id`, not `{}`",
+                            arg.name
+                        ))
+                    }
+                }
+                Reference::Resource(r) => Err(format!(
+                    "{}: not a resource template of this server ({COMMAND_URI}{{id}})",
+                    r.uri
+                )),
+                Reference::Prompt(p) => {
+                    let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
+                    match defs
+                        .command(&p.name)
+                        .filter(|c| !c.meta.source.is_builtin())
+                    {
+                        // A prompt's arguments are free text: nothing to offer.
+                        Some(_) => Ok(Vec::new()),
+                        None => Err(format!("no prompt `{}`", p.name)),
+                    }
+                }
+                _ => Err("an unknown kind of completion reference".to_string()),
+            })
+        })
+        .await?
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let values = found.map_err(|why| McpError::invalid_params(why, None))?;
+        let total = values.len();
+        let shown: Vec<String> = values
+            .into_iter()
+            .take(CompletionInfo::MAX_VALUES)
+            .collect();
+        let more = total > shown.len();
+        let info = CompletionInfo::with_pagination(shown, u32::try_from(total).ok(), more)
+            .map_err(|e| McpError::internal_error(e, None))?;
+        Ok(CompleteResult::new(info))
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
@@ -810,7 +885,7 @@ impl ServerHandler for CommandTreeServer {
         Ok(ListResourceTemplatesResult::with_all_items(vec![
             ResourceTemplate::new(format!("{COMMAND_URI}{{id}}"), "command")
                 .with_description(
-                    "A command's definition (the part of its file that defines it) and its summary; {id} is the command id, percent-encoded",
+                    "A command's definition (the part of its file that defines it) and its summary; {id} is the command id or any name `ct run` takes (completion offers the shortest), percent-encoded",
                 )
                 .with_mime_type("text/markdown"),
         ]))
@@ -858,9 +933,12 @@ impl ServerHandler for CommandTreeServer {
         let prompts = blocking(move || -> Result<Vec<Prompt>, Error> {
             let loaded = inner.load(&LoadOptions::default())?;
             let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
+            // The workspace's own, as list_commands lists them; the built-in prompts stay
+            // with `ct prompt`.
             Ok(defs
                 .commands()
                 .iter()
+                .filter(|c| !c.meta.source.is_builtin())
                 .map(|c| {
                     let args = defs
                         .command_arguments(&c.meta.id)
@@ -898,10 +976,23 @@ impl ServerHandler for CommandTreeServer {
         let rendered = blocking(move || -> Result<Result<(String, String), String>, Error> {
             let loaded = inner.load(&LoadOptions::default())?;
             let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
-            let about = defs
+            let Some(about) = defs
                 .command(&name)
+                .filter(|c| !c.meta.source.is_builtin())
                 .map(|c| c.meta.description.clone())
-                .unwrap_or_default();
+            else {
+                let own: Vec<String> = defs
+                    .commands()
+                    .iter()
+                    .filter(|c| !c.meta.source.is_builtin())
+                    .map(|c| c.meta.id.clone())
+                    .collect();
+                return Ok(Err(if own.is_empty() {
+                    format!("no prompt `{name}`: this workspace defines none")
+                } else {
+                    format!("no prompt `{name}`; available: {}", own.join(", "))
+                }));
+            };
             // Rendered as `ct prompt` renders it for the model: the same placeholders,
             // the same escaping.
             let named = |n: &str| -> Option<String> {

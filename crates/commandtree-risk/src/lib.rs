@@ -34,6 +34,7 @@
 
 mod container;
 mod extract;
+mod flow;
 mod other;
 mod rules;
 mod shell;
@@ -49,7 +50,7 @@ pub use warning::{
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 3;
+pub const ANALYSER_VERSION: u32 = 4;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -121,12 +122,19 @@ pub fn analyse(kind: &str, text: &str) -> Vec<Finding> {
 /// root (`CommandItem::below_root`): its shell code's `../` paths that climb no higher are
 /// inside the project.
 pub fn analyse_below(kind: &str, text: &str, below_root: u16) -> Vec<Finding> {
+    analyse_with(kind, text, below_root, &[])
+}
+
+/// [`analyse_below`] for a script whose sourced project files set the variables `sourced`
+/// (`CommandItem::sourced_vars`).
+fn analyse_with(kind: &str, text: &str, below_root: u16, sourced: &[String]) -> Vec<Finding> {
+    let elsewhere: std::collections::HashSet<String> = sourced.iter().cloned().collect();
     let mut out = Vec::new();
     for (lang, f) in extract::fragments(kind, text) {
         let mut found = Vec::new();
         match lang {
             extract::Language::Shell => {
-                shell::analyse_below(&f.code, f.line, below_root, &mut found)
+                shell::analyse_script(&f.code, f.line, below_root, &elsewhere, &mut found)
             }
             extract::Language::PowerShell => other::powershell(&f.code, &mut found),
             extract::Language::Python => other::python(&f.code, &mut found),
@@ -172,7 +180,7 @@ pub fn analyse_command(
     match item.kind.as_str() {
         "make" if !item.run_code.is_empty() => make_findings(item, text),
         "docker" if !starts_containers(item) => Vec::new(),
-        kind => analyse_below(kind, text, item.below_root),
+        kind => analyse_with(kind, text, item.below_root, &item.sourced_vars),
     }
 }
 
@@ -180,8 +188,9 @@ pub fn analyse_command(
 /// equal have equal findings, so a caller may analyse such a text once.
 pub fn analysis_key(item: &commandtree_core::CommandItem, from_file: bool) -> String {
     format!(
-        "{}\0{}",
+        "{}\0{}\0{}",
         item.below_root,
+        item.sourced_vars.join(" "),
         analysis_key_of_kind(item, from_file)
     )
 }
@@ -286,6 +295,10 @@ pub fn scan_hash(item: &commandtree_core::CommandItem, text: &str) -> String {
         h.update(l.to_le_bytes());
     }
     h.update(item.below_root.to_le_bytes());
+    h.update((item.sourced_vars.len() as u64).to_le_bytes());
+    for v in &item.sourced_vars {
+        part(&mut h, v);
+    }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -399,6 +399,17 @@ fn shell_startup_var(v: &str) -> bool {
         || v.ends_with("zshrc")
 }
 
+/// A tool's own history file in the home folder (`~/.scdhistory`, `~/.lesshst`): the tool
+/// keeping its state, as in `~/.cache`. The shells' histories are the user's.
+fn tool_history(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    (name.ends_with("history") || name.ends_with("hist") || name.ends_with("hst"))
+        && !matches!(
+            name.as_str(),
+            ".bash_history" | ".zsh_history" | ".history" | ".sh_history" | ".zhistory"
+        )
+}
+
 /// Folders programs are installed into for one user.
 fn user_bin(rel: &str) -> bool {
     [
@@ -435,6 +446,17 @@ impl Analyser<'_> {
                 Level::Caution,
                 line,
                 format!("installs a program outside the project (${v})"),
+                snippet,
+            );
+            return;
+        }
+        // `>> "$file"` where `file` came (through a `case`, an array, a function's output or
+        // argument) from `~/.bashrc`, `~/.zshrc`, ...: the file is picked at run time.
+        if !dir_only && let Some(v) = self.facts.startup_target(&target.raw, self.at) {
+            self.add(
+                Level::Caution,
+                line,
+                format!("edits the user's shell startup file (${v}, picked at run time)"),
                 snippet,
             );
             return;
@@ -493,7 +515,8 @@ impl Analyser<'_> {
         } else if dir_only {
         } else if let Some(rel) = home_rel(&t) {
             let rel = rel.trim_start_matches("./");
-            if rel.is_empty() || rel == ".cache" || rel.starts_with(".cache/") {
+            if rel.is_empty() || rel == ".cache" || rel.starts_with(".cache/") || tool_history(rel)
+            {
                 return;
             }
             if user_bin(rel) {
@@ -640,6 +663,11 @@ impl Analyser<'_> {
             }
         }
         if matches!(name, "source" | ".") {
+            // `source "$DEFINITION_PATH"`: a file picked at run time runs in this shell and may
+            // call any of its functions (a build definition calling `install_package`).
+            if c.args.first().is_some_and(|w| w.literal().is_none()) {
+                self.dispatch = true;
+            }
             for w in &c.args {
                 for s in w.substs() {
                     if let Some(d) = mentions_any(s, DOWNLOADERS) {
@@ -725,6 +753,7 @@ impl Analyser<'_> {
                 );
             }
             "git" => self.git(c),
+            "make" | "gmake" => self.make_install(c),
             "docker" | "podman" | "nerdctl" => self.docker(c),
             "kubectl" | "oc" => {
                 if let Some((_, sub)) = c.subcommand(&["-n", "--namespace", "--context", "-l"])
@@ -1547,6 +1576,17 @@ impl Analyser<'_> {
             return;
         }
         for w in c.operands() {
+            // `$PYENV_ROOT/versions/x`, or `$PREFIX` set from it: the user's install of a tool.
+            if let Some(home) = self.tool_home_of(w) {
+                let t = w.text();
+                let what = if t == format!("${home}") {
+                    format!("deletes ${home}, a tool's home outside the project (rm -r)")
+                } else {
+                    format!("deletes {t} under ${home}, outside the project (rm -r)")
+                };
+                self.add(Level::Caution, c.line, what, &c.snippet);
+                continue;
+            }
             // `"$DIR"/…` with DIR empty is `/…`: dangerous when that is the root or a system
             // folder (`"$DIR"/*`, `$PREFIX/`), not for a project path (`"$DIR"/dist`).
             let mut lead = w
@@ -1596,6 +1636,73 @@ impl Analyser<'_> {
             } else if let Some((_, what)) = sensitive_path(&t) {
                 self.add(Level::Danger, c.line, format!("deletes {what}"), &c.snippet);
             }
+        }
+    }
+
+    /// The tool home (`PYENV_ROOT`) that `w` lies under: it starts with the variable, or with
+    /// one set from it (`PREFIX="${PYENV_ROOT}/versions/${VERSION_NAME}"`).
+    pub(crate) fn tool_home_of(&self, w: &Word) -> Option<String> {
+        let first = w
+            .pieces
+            .iter()
+            .find(|p| !matches!(p, Piece::Lit(t) if t.is_empty()))?;
+        let Piece::Var { name, .. } = first else {
+            return None;
+        };
+        let mut name: String = var_base(name);
+        for _ in 0..4 {
+            if self.homes.contains(&name) {
+                return Some(name);
+            }
+            let next = self.template(&name)?.strip_prefix('$')?;
+            name = var_base(next.trim_start_matches('{'));
+        }
+        None
+    }
+
+    /// `make install` run by a script (a tool building Ruby or Python from source): it installs
+    /// into the prefix the build was configured with, outside the project, unless the line
+    /// stages it (`DESTDIR=…`) or names a prefix inside the project.
+    fn make_install(&mut self, c: &Cmd) {
+        let mut target: Option<String> = None;
+        let mut args = c.args.iter();
+        while let Some(a) = args.next() {
+            let t = a.text();
+            if matches!(
+                t.as_str(),
+                "-C" | "-f" | "-j" | "-l" | "-o" | "-W" | "-I" | "--directory" | "--file"
+            ) {
+                args.next();
+                continue;
+            }
+            if t.starts_with('-') {
+                continue;
+            }
+            if let Some((k, v)) = t.split_once('=')
+                && !k.is_empty()
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                let k = k.to_ascii_uppercase();
+                let inside = !v.starts_with('$') && self.outside(v).is_none();
+                if k.contains("DESTDIR")
+                    || ((k.contains("PREFIX") || k.contains("INSTALL") || k.ends_with("DIR"))
+                        && inside)
+                {
+                    return;
+                }
+                continue;
+            }
+            if target.is_none() {
+                target = Some(a.literal().or_else(|| literal_default(&a.raw)).unwrap_or(t));
+            }
+        }
+        if target.as_deref() == Some("install") {
+            self.add(
+                Level::Caution,
+                c.line,
+                "installs what it built outside the project (make install)",
+                &c.snippet,
+            );
         }
     }
 
@@ -1880,6 +1987,26 @@ impl Analyser<'_> {
 
 /// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
 /// `deploy`, `worker`.
+/// The literal default of an argument written `${NAME:-default}` (or `-`), quotes allowed.
+fn literal_default(raw: &str) -> Option<String> {
+    let inner = raw
+        .trim_matches('"')
+        .strip_prefix("${")?
+        .strip_suffix('}')?;
+    let name = var_base(inner);
+    let rest = &inner[name.len()..];
+    let default = rest.strip_prefix(":-").or_else(|| rest.strip_prefix('-'))?;
+    (!name.is_empty() && !default.is_empty() && !default.contains(['$', '`', '"', '\'']))
+        .then(|| default.to_string())
+}
+
+/// The variable's name at the start of an expansion's text (`files` of `files[$i]`).
+fn var_base(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
 fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();

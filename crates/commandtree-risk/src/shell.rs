@@ -8,6 +8,7 @@
 //! as the project), wrappers (`sudo`, `env`, `bundle exec`, `npx`, …), pipelines, redirections
 //! and heredocs.
 
+use crate::flow::Facts;
 use crate::{Finding, Level};
 use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser};
@@ -36,25 +37,56 @@ pub fn analyse(text: &str, first_line: u32, out: &mut Vec<Finding>) {
 /// [`analyse`] for code run from a folder `below_root` levels below the project root: a
 /// relative path that climbs no higher (`../../x` from two levels down) is inside the project.
 pub fn analyse_below(text: &str, first_line: u32, below_root: u16, out: &mut Vec<Finding>) {
+    analyse_script(text, first_line, below_root, &HashSet::new(), out);
+}
+
+/// [`analyse_below`] for a script that takes the variables `elsewhere` from the project files
+/// it sources (`CommandItem::sourced_vars`): they are set, though not by its own text.
+pub fn analyse_script(
+    text: &str,
+    first_line: u32,
+    below_root: u16,
+    elsewhere: &HashSet<String>,
+    out: &mut Vec<Finding>,
+) {
     let mut vars = HashMap::new();
-    analyse_nested(text, first_line, 0, Scope::Host, below_root, &mut vars, out);
+    let at = Place {
+        scope: Scope::Host,
+        below_root,
+        elsewhere,
+    };
+    analyse_nested(text, first_line, 0, &at, &mut vars, out);
 }
 
 /// [`analyse`] for code that runs in `scope`.
 pub fn analyse_in(text: &str, first_line: u32, scope: Scope, out: &mut Vec<Finding>) {
     let mut vars = HashMap::new();
-    analyse_nested(text, first_line, 0, scope, 0, &mut vars, out);
+    let at = Place {
+        scope,
+        below_root: 0,
+        elsewhere: &HashSet::new(),
+    };
+    analyse_nested(text, first_line, 0, &at, &mut vars, out);
+}
+
+/// Where code runs: whose machine, from which folder, with which variables set before it.
+pub(crate) struct Place<'a> {
+    pub scope: Scope,
+    pub below_root: u16,
+    /// Variables set outside the text: by the project files a script sources, or by the code
+    /// that hands it to `bash -c`/`eval`.
+    pub elsewhere: &'a HashSet<String>,
 }
 
 pub(crate) fn analyse_nested(
     text: &str,
     first_line: u32,
     depth: usize,
-    scope: Scope,
-    below_root: u16,
+    at: &Place<'_>,
     vars: &mut HashMap<String, String>,
     out: &mut Vec<Finding>,
 ) {
+    let (scope, below_root) = (at.scope, at.below_root);
     if depth > MAX_DEPTH {
         return;
     }
@@ -70,6 +102,19 @@ pub(crate) fn analyse_nested(
     };
     let root = tree.root_node();
     let functions = function_ranges(root, text.as_bytes());
+    let facts = Facts::of(root, text.as_bytes());
+    let homes = facts
+        .used
+        .iter()
+        .filter(|n| {
+            !facts.assigned.contains(*n)
+                && !at.elsewhere.contains(*n)
+                && is_tool_home(n, &facts.programs)
+        })
+        .cloned()
+        .collect();
+    let mut elsewhere = at.elsewhere.clone();
+    elsewhere.extend(facts.assigned.iter().cloned());
     let mut a = Analyser {
         src: text.as_bytes(),
         first_line,
@@ -82,16 +127,25 @@ pub(crate) fn analyse_nested(
         functions,
         called: HashSet::new(),
         dispatch: false,
+        called_prefixes: HashSet::new(),
+        facts,
+        homes,
+        elsewhere,
+        at: 0,
     };
     a.walk(root);
     // A function's body runs only when something that runs calls it: a library of functions
     // (a shell plugin, a sourced helper file) does nothing when the file itself is run. A
     // positional parameter run as a command (`"$@"`, `$1`) may call any of them.
     loop {
-        let next = a
-            .functions
-            .iter()
-            .position(|f| !f.active && (a.dispatch || a.called.contains(&f.name)));
+        let next = a.functions.iter().position(|f| {
+            !f.active
+                && (a.dispatch
+                    || a.called.contains(&f.name)
+                    || a.called_prefixes
+                        .iter()
+                        .any(|p| f.name.starts_with(p.as_str())))
+        });
         let Some(i) = next else { break };
         a.functions[i].active = true;
         let (start, end) = (a.functions[i].start, a.functions[i].end);
@@ -489,6 +543,68 @@ pub(crate) fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
 }
 
+/// Where well-known tools keep what they install, by variable.
+const TOOL_HOMES: &[&str] = &[
+    "NVM_DIR",
+    "SDKMAN_DIR",
+    "ASDF_DIR",
+    "ASDF_DATA_DIR",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "VOLTA_HOME",
+    "PNPM_HOME",
+    "BUN_INSTALL",
+    "DENO_INSTALL",
+    "DENO_DIR",
+    "N_PREFIX",
+    "FNM_DIR",
+    "NVS_HOME",
+    "GVM_ROOT",
+    "rvm_path",
+    "PIPX_HOME",
+    "POETRY_HOME",
+    "GOPATH",
+    "GOROOT",
+    "JAVA_HOME",
+    "ANDROID_HOME",
+    "ANDROID_SDK_ROOT",
+    "GRADLE_USER_HOME",
+    "M2_HOME",
+    "MAVEN_HOME",
+    "CONDA_PREFIX",
+    "MISE_DATA_DIR",
+    "PROTO_HOME",
+];
+
+/// First words of place variables that name the project's own folders, not a tool's.
+const PROJECT_PLACES: &[&str] = &[
+    "build", "out", "output", "src", "source", "test", "tests", "tmp", "temp", "work", "cache",
+    "data", "log", "logs", "config", "conf", "base", "root", "top", "dist", "target", "bin", "lib",
+    "install", "dest", "script", "scripts", "repo", "project", "proj", "docs", "doc", "site",
+    "app", "deps", "vendor", "pkg", "release", "backup", "download", "staging", "prefix",
+    "current", "parent", "this", "my", "local", "home", "share", "run", "state", "git", "ci",
+];
+
+/// Whether the variable `name` says where a tool lives (`PYENV_ROOT`, `NVM_DIR`,
+/// `CARGO_HOME`): a well-known one, a version manager's `*ENV_ROOT`, or `<tool>_HOME`-like
+/// for a tool the script runs (`FOO_DIR` where it runs `foo`).
+pub(crate) fn is_tool_home(name: &str, programs: &HashSet<String>) -> bool {
+    if TOOL_HOMES.contains(&name) {
+        return true;
+    }
+    let upper = name.to_ascii_uppercase();
+    let Some(prefix) = ["_ROOT", "_DIR", "_HOME", "_INSTALL", "_PREFIX"]
+        .iter()
+        .find_map(|s| upper.strip_suffix(s))
+    else {
+        return false;
+    };
+    let tool = prefix.to_ascii_lowercase();
+    !tool.is_empty()
+        && !PROJECT_PLACES.contains(&tool.as_str())
+        && (tool.ends_with("env") && !tool.contains('_') || programs.contains(&tool))
+}
+
 pub(crate) fn is_shell(name: &str) -> bool {
     SHELLS.contains(&name)
 }
@@ -560,6 +676,18 @@ pub(crate) struct Analyser<'a> {
     /// Names of the commands run so far, and whether one was a name computed at run time.
     pub called: HashSet<String>,
     pub dispatch: bool,
+    /// Literal beginnings of names made at run time (`build_package_` of
+    /// `"build_package_${step}"`): every function named so may be called.
+    pub called_prefixes: HashSet<String>,
+    /// What the whole script says about its variables (`flow`).
+    pub facts: Facts,
+    /// Tool homes it reads but never sets (`$PYENV_ROOT`, `$NVM_DIR`): the user's own
+    /// installs of those tools, outside the project.
+    pub homes: HashSet<String>,
+    /// Variables set before nested code runs: those set elsewhere and by this text.
+    pub elsewhere: HashSet<String>,
+    /// The byte the node being judged starts at.
+    pub at: usize,
 }
 
 impl Analyser<'_> {
@@ -604,15 +732,12 @@ impl Analyser<'_> {
     /// Analyses `text` as shell code run from here (one level deeper).
     pub fn nested(&mut self, text: &str, line: u32) {
         let mut vars = self.vars.clone();
-        analyse_nested(
-            text,
-            line,
-            self.depth + 1,
-            self.scope,
-            self.below_root,
-            &mut vars,
-            self.out,
-        );
+        let at = Place {
+            scope: self.scope,
+            below_root: self.below_root,
+            elsewhere: &self.elsewhere,
+        };
+        analyse_nested(text, line, self.depth + 1, &at, &mut vars, self.out);
     }
 
     /// Whether `n` lies in the body of a function nothing has called yet.
@@ -646,6 +771,7 @@ impl Analyser<'_> {
         if self.nest > MAX_TREE_DEPTH || self.in_uncalled_function(n) {
             return;
         }
+        self.at = n.start_byte();
         match n.kind() {
             "comment" | "heredoc_body" => return,
             "variable_assignment" => self.assignment(n),
@@ -685,6 +811,16 @@ impl Analyser<'_> {
         } else {
             None
         };
+        // `PREFIX="${PREFIX:-/usr/local}"`: run as ct runs it, with nothing set by the caller,
+        // it is the default.
+        if !append
+            && let Some(default) = n
+                .child_by_field_name("value")
+                .and_then(|v| self.self_default(&name, v))
+        {
+            self.vars.insert(name, default);
+            return;
+        }
         let value = match n.child_by_field_name("value").map(|v| self.word(v)) {
             Some(w) => match w.literal() {
                 Some(v) => v,
@@ -704,6 +840,30 @@ impl Analyser<'_> {
             None => value,
         };
         self.vars.insert(name, value);
+    }
+
+    /// The literal default of `${name:-default}` (also `-`, `=`, `:=`) when `value` is just
+    /// that expansion of the variable being set.
+    fn self_default(&self, name: &str, value: Node) -> Option<String> {
+        let mut n = value;
+        if n.kind() == "string" {
+            if n.named_child_count() != 1 {
+                return None;
+            }
+            n = n.named_child(0)?;
+        }
+        if n.kind() != "expansion" || n.named_child_count() != 2 {
+            return None;
+        }
+        let t = self.text(n);
+        let rest = t.strip_prefix("${")?.strip_prefix(name)?;
+        if !["-", ":-", "=", ":="].iter().any(|op| rest.starts_with(op))
+            || rest.starts_with(":-") && rest.len() < 3
+        {
+            return None;
+        }
+        let default = self.word(n.named_child(1)?).literal()?;
+        (!default.is_empty()).then_some(default)
     }
 
     /// The code a variable holds when it was set from text with run-time parts.
@@ -777,7 +937,13 @@ impl Analyser<'_> {
                     || rest.starts_with('-')
                     || rest.starts_with(":=")
                     || rest.starts_with('=');
-                if name.is_empty() || !(rest.is_empty() || guarded) {
+                let known = self.vars.get(&name).filter(|v| !v.starts_with(TEMPLATE));
+                if let Some(v) = known
+                    && matches!(rest, "%/" | "%%/")
+                {
+                    // `${PREFIX%/}`: the same folder without a trailing slash.
+                    out.push(Piece::Lit(v.trim_end_matches('/').to_string()));
+                } else if name.is_empty() || !(rest.is_empty() || guarded) {
                     out.push(Piece::Var {
                         name: inner.clone(),
                         guarded: false,
@@ -839,7 +1005,15 @@ impl Analyser<'_> {
             {
                 self.dispatch = true
             }
-            None => {}
+            // `"build_package_${step}"`: any function whose name starts that way.
+            None => {
+                if let Some(Piece::Lit(prefix)) = name_word.pieces.first()
+                    && !prefix.is_empty()
+                    && !prefix.contains(['/', ' '])
+                {
+                    self.called_prefixes.insert(prefix.clone());
+                }
+            }
         }
         let mut words: Vec<Word> = vec![name_word];
         let mut cursor = n.walk();
@@ -916,6 +1090,11 @@ impl Analyser<'_> {
             }
             let name = basename(&lit).to_string();
             let opt = |w: &Word| w.text().starts_with('-');
+            // `capture_command make install`: the script's own function runs its arguments.
+            if self.facts.wrappers.contains(&lit) && words.len() > 1 {
+                words.remove(0);
+                continue;
+            }
             match name.as_str() {
                 "sudo" | "doas" | "pkexec" | "run0" => {
                     self.add(

@@ -513,8 +513,8 @@ fn a_relative_path_is_judged_from_the_commands_own_folder() {
 
 #[test]
 fn a_guarded_part_after_an_empty_variable_is_not_the_root() {
-    // Empty NVM_DIR gives `/v0.2.4`, a folder under the root, never `/` itself.
-    quiet("shell", "rm -rf \"${NVM_DIR}/${TEST_VERSION:?}\" .nvmrc");
+    // Empty VERSIONS gives `/v0.2.4`, a folder under the root, never `/` itself.
+    quiet("shell", "rm -rf \"${VERSIONS}/${TEST_VERSION:?}\" .nvmrc");
     quiet("shell", "rm -rf \"$DIR/${NAME:-build}\"");
     // An unguarded one can be empty, and then it is the root.
     warned("shell", "rm -rf \"$DIR/$NAME\"", Level::Danger);
@@ -630,4 +630,219 @@ fn a_read_only_mount_of_a_world_readable_file_is_not_a_risk() {
         "docker run -v /etc/shadow:/etc/shadow:ro img",
         Level::Caution,
     );
+}
+
+#[test]
+fn deleting_under_a_tool_home_the_script_never_sets_is_outside_the_project() {
+    // The user's own install of the tool: pyenv's versions, nvm's node versions.
+    warned(
+        "shell",
+        "rm -rf \"$PYENV_ROOT/versions/3.12.0\"",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "rm -rf \"${NVM_DIR:?}\"/versions/node",
+        Level::Caution,
+    );
+    // Through a variable set from it, in a function something calls.
+    let uninstall = "uninstall-python() {\n  local PREFIX=\"${PYENV_ROOT}/versions/${1##*/}\"\n  \
+                     if [ -d \"$PREFIX\" ]; then\n    rm -rf \"$PREFIX\"\n  fi\n}\n\
+                     for v in \"$@\"; do uninstall-python \"$v\"; done\n";
+    let f = analyse("shell", uninstall);
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    assert!(
+        f[0].reason
+            .contains("under $PYENV_ROOT, outside the project"),
+        "{f:#?}"
+    );
+    // A default for the caller's value is still the caller's (or the home folder).
+    warned(
+        "shell",
+        "NVM_DIR=\"${NVM_DIR:-$HOME/.nvm}\"\nrm -rf \"$NVM_DIR/versions\"\n",
+        Level::Caution,
+    );
+    // `<TOOL>_DIR` of a tool the script runs; a project's own folders are not tools.
+    warned(
+        "shell",
+        "frob --version\nrm -rf \"$FROB_DIR/cache\"\n",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "build --all\nrm -rf \"$BUILD_DIR/out\" \"$OUT_DIR\"\n",
+    );
+    // Set by the script itself: a temporary folder, the checkout.
+    quiet("shell", "NVM_DIR=\"$(mktemp -d)\"\nrm -rf \"$NVM_DIR\"\n");
+    quiet(
+        "shell",
+        "export NVM_DIR=\"$(cd ../../.. && pwd)\"\n\\. \"${NVM_DIR}/nvm.sh\"\nrm -rf \"${NVM_DIR}/v0.8.1\"\n",
+    );
+    quiet(
+        "shell",
+        "read -r PYENV_ROOT\nrm -rf \"$PYENV_ROOT/versions/x\"\n",
+    );
+    // Reading or listing it is no risk.
+    quiet(
+        "shell",
+        "ls \"$PYENV_ROOT/versions\"\nrm -f \"$PYENV_ROOT/shims/.lock\"\n",
+    );
+}
+
+#[test]
+fn a_tool_home_set_by_a_sourced_project_file_is_the_projects() {
+    let text = "#!/bin/sh\n: nvm.sh\n\\. ../../nvm.sh\nrm -rf \"${NVM_DIR}/v0.8.1\"\n";
+    let mut item = CommandItem::new("shell", Path::new("/w/test/fast/t"), "t", "t");
+    item.below_root = 2;
+    assert_eq!(
+        level(&analyse_command(&item, text, true)),
+        Some(Level::Caution)
+    );
+    // Discovery found that the sourced nvm.sh sets NVM_DIR.
+    item.sourced_vars = vec!["NVM_DIR".into()];
+    assert_eq!(analyse_command(&item, text, true), []);
+    // What decides the findings is part of the key and the hash.
+    let bare = CommandItem::new("shell", Path::new("/w/test/fast/t"), "t", "t");
+    assert_ne!(analysis_key(&item, true), analysis_key(&bare, true));
+    assert_ne!(scan_hash(&item, text), scan_hash(&bare, text));
+}
+
+#[test]
+fn a_shell_startup_file_picked_at_run_time_is_a_write_outside_the_project() {
+    // `pyenv init --install`: a `case` picks the file, a function expands it, an array holds
+    // it and a helper appends to its `$1`.
+    let init = r#"
+detect_profile() {
+  case "$shell" in
+  bash ) rc='~/.bashrc' ;;
+  zsh ) rc='~/.zshrc' ;;
+  * ) rc= ;;
+  esac
+}
+expand_home_path() {
+  local path="$1"
+  printf '%s\n' "${path/#\~/$HOME}"
+}
+install_startup_files() {
+  detect_profile
+  local files=()
+  local rc_path
+  rc_path="$(expand_home_path "$rc")"
+  files=("$rc_path")
+  for ((i = 0; i < ${#files[@]}; i++)); do
+    append_lines "${files[$i]}" "$setup"
+  done
+}
+append_lines() {
+  local file="$1"
+  local lines="$2"
+  mkdir -p "${file%/*}"
+  printf '%s\n' "$lines" >> "$file"
+}
+case "$1" in
+--install) install_startup_files ;;
+esac
+"#;
+    let f = analyse("shell", init);
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    assert!(
+        f.iter()
+            .any(|x| x.reason == "edits the user's shell startup file ($file, picked at run time)"),
+        "{f:#?}"
+    );
+    // A loop over the files, a function printing the path.
+    warned(
+        "shell",
+        "for rc in ~/.bashrc \"$HOME/.zshrc\"; do\n  echo 'eval \"$(tool init)\"' >> \"$rc\"\ndone\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "detect() {\n  echo \"${ZDOTDIR:-$HOME}/.zshrc\"\n}\nprofile=\"$(detect)\"\nprintf 'x\\n' | tee -a \"$profile\"\n",
+        Level::Caution,
+    );
+    // A file given to the script, or a backup beside the startup file, is not one.
+    quiet(
+        "shell",
+        "append() {\n  local file=\"$1\"\n  echo x >> \"$file\"\n}\nappend \"$out\"\nrc=~/.bashrc\ngrep -q tool \"$rc\"\n",
+    );
+}
+
+#[test]
+fn a_default_the_script_gives_a_variable_is_its_value_when_run() {
+    // tj/n: `N_PREFIX` is /usr/local unless the caller set it.
+    warned(
+        "shell",
+        "N_PREFIX=\"${N_PREFIX-/usr/local}\"\nN_PREFIX=${N_PREFIX%/}\ncp -f node \"$N_PREFIX/bin\"\n",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "OUT=\"${OUT:-build}\"\nrm -rf \"$OUT/cache\"\ncp app \"$OUT/bin\"\n",
+    );
+}
+
+#[test]
+fn make_install_from_a_script_installs_outside_the_project() {
+    warned(
+        "shell",
+        "./configure --prefix=\"$1\"\nmake\nmake install\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "MAKE=gmake\n\"$MAKE\" install $MAKE_INSTALL_OPTS PREFIX=\"${PREFIX_PATH}\"",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "make install DESTDIR=\"$PWD/stage\"\nmake install PREFIX=build/local\nmake test\nmake -j 4\n",
+    );
+}
+
+#[test]
+fn a_function_running_its_arguments_runs_them() {
+    // ruby-build: `capture_command "$MAKE" ${MAKE_INSTALL_TARGET:-install}`.
+    warned(
+        "shell",
+        "capture_command() {\n  echo \"-> $*\"\n  \"$@\" >&4 2>&1\n}\nMAKE=make\n\
+         capture_command \"$MAKE\" ${MAKE_INSTALL_TARGET:-install}\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "run() { echo \"+ $*\"; command \"$@\"; }\nrun sudo rm -rf /opt/tool\n",
+        Level::Caution,
+    );
+    quiet("shell", "run() { echo \"+ $*\"; \"$@\"; }\nrun make test\n");
+}
+
+#[test]
+fn functions_reached_by_a_name_made_at_run_time_or_a_sourced_file_may_run() {
+    // `"build_package_${step}"` calls the build_package_* functions.
+    warned(
+        "shell",
+        "build_package_standard() { make install; }\nfor step in \"$@\"; do \"build_package_${step}\"; done\n",
+        Level::Caution,
+    );
+    // A definition picked at run time calls the script's functions.
+    warned(
+        "shell",
+        "install_package() { make install; }\nsource \"$DEFINITION_PATH\"\n",
+        Level::Caution,
+    );
+    // A library nobody reaches still runs nothing.
+    quiet(
+        "shell",
+        "install_package() { make install; }\nsource ./lib.sh\n",
+    );
+}
+
+#[test]
+fn a_tools_own_history_file_is_its_routine() {
+    quiet(
+        "shell",
+        "SCD_HISTFILE=${SCD_HISTFILE:-~/.scdhistory}\nprint -lr -- $m >| ${SCD_HISTFILE}\n",
+    );
+    warned("shell", "echo > ~/.bash_history", Level::Caution);
 }

@@ -334,16 +334,7 @@ fn edit(
     file: &std::path::Path,
     line: Option<u32>,
 ) -> anyhow::Result<()> {
-    let editor = ["VISUAL", "EDITOR"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
-        .unwrap_or_else(|| "vi".into());
-    let mut words = commandtree_exec::quote::split_words(&editor).unwrap_or_else(|_| vec![editor]);
-    let program = words.remove(0);
-    if let Some(l) = line {
-        words.push(format!("+{l}"));
-    }
-    words.push(file.to_string_lossy().into_owned());
+    let (program, words) = commandtree_engine::frontend::editor_command(file, line, None);
     let r = suspended(terminal, || {
         std::process::Command::new(&program).args(&words).status()
     })?;

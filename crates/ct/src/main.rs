@@ -5,11 +5,13 @@ mod ai;
 mod commands;
 mod completions;
 mod db;
+mod deps;
 mod doctor;
 mod llm_skills;
 mod lsp;
 mod mcp;
 mod output;
+mod problems;
 mod progress;
 mod prompt;
 mod run;
@@ -53,7 +55,9 @@ const EXAMPLES: &str = "Examples:
   ct list --tag ci             only the commands tagged `ci`
   ct star make:test            add it to Quick Launch; `ct quick` lists Quick Launch
   ct embed                     embed every command's summary (local model, once)
-  ct search reset the db       commands by meaning, best first: `db-reset (71%)`";
+  ct search reset the db       commands by meaning, best first: `db-reset (71%)`
+  ct deps build                what `build` runs and what runs it
+  ct problems                  errors and warnings the newest detached run printed";
 
 #[derive(Subcommand)]
 enum Command {
@@ -82,6 +86,11 @@ enum Command {
     Logs(run::LogsArgs),
     /// Stop a detached run (its whole process group).
     Stop(run::StopArgs),
+    /// Errors and warnings a run printed (compilers, linters, tracebacks); --open N opens one in
+    /// your editor.
+    Problems(problems::ProblemsArgs),
+    /// What a command runs (its steps, transitively) and what runs it, as two trees.
+    Deps(deps::DepsArgs),
     /// Print a shell snippet binding a key that puts a picked command line on the prompt.
     Init(run::InitArgs),
     /// Pick a command and print its command line, `cd` included (used by `ct init`).
@@ -251,6 +260,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Runs(args) => run::runs(ws, args),
         Command::Logs(args) => run::logs(ws, args),
         Command::Stop(args) => run::stop(ws, args),
+        Command::Problems(args) => problems::problems(ws, args, cli.quiet),
+        Command::Deps(args) => deps::deps(ws, args, cli.quiet),
         Command::Init(args) => run::init(args),
         Command::Pick(args) => run::pick(ws, args),
         Command::Summarize(args) => summarize::summarize(ws, args, cli.quiet),

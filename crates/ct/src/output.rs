@@ -430,6 +430,117 @@ pub fn steps(out: &mut impl Write, c: &commandtree_engine::closure::Closure<'_>)
     Ok(())
 }
 
+/// A problem as compilers print one (`file:line:col: severity: message [code]`, which editors'
+/// error-list readers understand), its severity coloured on a terminal.
+pub fn problem(out: &mut impl Write, p: &commandtree_engine::problems::Problem) -> io::Result<()> {
+    use commandtree_engine::problems::Severity;
+    let style = match p.severity {
+        Severity::Error => ERR,
+        Severity::Warning => WARN,
+        Severity::Info | Severity::Hint => DIM,
+    };
+    let column = p.column.map(|c| format!(":{c}")).unwrap_or_default();
+    let code = p
+        .code
+        .as_deref()
+        .map(|c| format!(" [{c}]"))
+        .unwrap_or_default();
+    let outside = if p.outside_root {
+        " (outside the workspace)"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "{}:{}{column}: {style}{}:{style:#} {}{}{DIM}{outside}{DIM:#}",
+        clean(&p.file),
+        p.line,
+        p.severity.as_str(),
+        clean(&p.message),
+        clean(&code)
+    )
+}
+
+/// `ct deps`: the command, the tree of what it runs (indented by the commands it is reached
+/// through), the steps that name nothing and the cycles, then the tree of what runs it. Files
+/// are shown from `root`.
+pub fn deps(
+    out: &mut impl Write,
+    d: &commandtree_engine::deps::Deps,
+    root: &std::path::Path,
+) -> io::Result<()> {
+    use commandtree_engine::deps::Link;
+    let place = |l: &Link| {
+        let p = std::path::Path::new(&l.file_path);
+        let file = p.strip_prefix(root).unwrap_or(p).display().to_string();
+        match l.line {
+            Some(n) => format!("{file}:{n}"),
+            None => file,
+        }
+    };
+    let node = |out: &mut dyn Write, l: &Link| {
+        let how = if l.how.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", l.how)
+        };
+        writeln!(
+            out,
+            "{}{LABEL}{}{LABEL:#} ({}{how})  {DIM}{}{DIM:#}",
+            "  ".repeat(l.via.len() + 1),
+            clean(&l.label),
+            clean(&l.kind),
+            clean(&place(l))
+        )
+    };
+    writeln!(
+        out,
+        "{LABEL}{}{LABEL:#} ({})  {DIM}{}{DIM:#}",
+        clean(&d.command.label),
+        clean(&d.command.kind),
+        clean(&place(&d.command))
+    )?;
+    writeln!(out, "runs:")?;
+    if d.runs.is_empty() && d.unresolved.is_empty() {
+        writeln!(out, "  {DIM}nothing by itself{DIM:#}")?;
+    }
+    for l in &d.runs {
+        node(out, l)?;
+    }
+    for u in &d.unresolved {
+        let via = if u.via.is_empty() {
+            String::new()
+        } else {
+            format!(", through {}", u.via.join(" > "))
+        };
+        writeln!(
+            out,
+            "  {WARN}{}{WARN:#} ({}{via}): names no command found here",
+            clean(&u.name),
+            u.how,
+            via = clean(&via)
+        )?;
+    }
+    for cycle in &d.cycles {
+        writeln!(out, "  {WARN}cycle:{WARN:#} {}", clean(&cycle.join(" > ")))?;
+    }
+    writeln!(out, "run by:")?;
+    if d.run_by.is_empty() {
+        writeln!(out, "  {DIM}nothing found here{DIM:#}")?;
+    }
+    for l in &d.run_by {
+        node(out, l)?;
+    }
+    if d.truncated {
+        writeln!(
+            out,
+            "{DIM}… more than {} commands in one direction; the rest were not followed{DIM:#}",
+            commandtree_engine::closure::MAX_STEPS
+        )?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

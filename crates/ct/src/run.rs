@@ -366,7 +366,7 @@ fn window(
 
 /// The workspace database, when there is one. Reading the history never creates or migrates
 /// it; the store reopens itself for writing on its first write (settling a finished run).
-fn open_store(engine: &Engine) -> Option<Store> {
+pub fn open_store(engine: &Engine) -> Option<Store> {
     Store::open_read_only(&engine.db_path()).ok().flatten()
 }
 

@@ -135,15 +135,14 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd
         let Some(first) = words.first() else { return };
         let drop_first = match first.lit() {
             Some(w) if KEYWORDS.contains(&w) => true,
-            Some(w) if is_assignment(w) => true,
+            // `VAR=x cmd`, `VAR="$y" cmd`: an assignment, whatever its value.
+            _ if is_assignment(&first.text) => true,
             Some(w) if PREFIXES.contains(&w) => {
                 // `env -i A=b cmd`, `nice -n 5 cmd`: their options go with them.
                 words.remove(0);
-                while words
-                    .first()
-                    .and_then(Word::lit)
-                    .is_some_and(|w| w.starts_with('-') || is_assignment(w))
-                {
+                while words.first().is_some_and(|w| {
+                    w.lit().is_some_and(|t| t.starts_with('-')) || is_assignment(&w.text)
+                }) {
                     let opt = words.remove(0);
                     if matches!(opt.lit(), Some("-n" | "-u" | "-C" | "-S")) && !words.is_empty() {
                         words.remove(0);
@@ -181,9 +180,11 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd
             w.lit()
                 .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
         })
-        && let Some(code) = simple.args().get(at + 1).and_then(Word::lit)
+        && let Some(code) = simple.args().get(at + 1)
     {
-        let code = code.to_string();
+        // The outer shell fills in its expansions first (`bash -lc "make test-$shell"`); they
+        // are read again as expansions, so they still never make a name.
+        let code = code.text.clone();
         split(&code, depth + 1, out, cd);
         return;
     }
@@ -594,10 +595,67 @@ pub(crate) fn script_call(cmd: &Simple) -> Option<String> {
 /// `make x y` / `$(MAKE) x`: the targets, when the call runs this same makefile. Make variables
 /// (`$(MAKE)`) must have been replaced by the caller.
 pub(crate) fn make_call(cmd: &Simple) -> Option<Call> {
+    let words = make_words(cmd)?;
+    let names: Vec<String> = words
+        .into_iter()
+        .filter_map(Word::lit)
+        // `-j 4`: a job count, not a target; `VAR=x`: a variable.
+        .filter(|w| !w.contains('=') && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect();
+    (!names.is_empty()).then_some(Call {
+        names,
+        optional: false,
+    })
+}
+
+/// A `make` call from another runner (an npm script): its targets, a name made at run time
+/// written as a pattern (`test-$shell` as `test-*`), and the variables it sets
+/// (`TEST_SUITE=fast`; one set to a run-time value is left out, as its value is unknown).
+pub(crate) struct MakeCall {
+    pub targets: Vec<String>,
+    pub overrides: Vec<(String, String)>,
+}
+
+/// [`MakeCall`] of `cmd`, when it runs the makefile of its folder.
+pub(crate) fn make_call_with(cmd: &Simple) -> Option<MakeCall> {
+    let words = make_words(cmd)?;
+    let mut call = MakeCall {
+        targets: Vec::new(),
+        overrides: Vec::new(),
+    };
+    for w in words {
+        if let Some((name, value)) = w.text.split_once('=')
+            && is_assignment(&w.text)
+        {
+            if w.literal {
+                call.overrides.push((name.to_string(), value.to_string()));
+            }
+            continue;
+        }
+        match w.lit() {
+            Some(t) if t.chars().all(|c| c.is_ascii_digit()) => {}
+            Some(t) => call.targets.push(t.to_string()),
+            None => {
+                let mut pattern = w.text.clone();
+                for m in ["$VAR", "$SUB", "$ARITH"] {
+                    pattern = pattern.replace(m, "*");
+                }
+                if pattern.chars().any(|c| c != '*') && !pattern.contains(['?', '[']) {
+                    call.targets.push(pattern);
+                }
+            }
+        }
+    }
+    (!call.targets.is_empty()).then_some(call)
+}
+
+/// The positional words of a `make` call that runs the makefile of its folder.
+fn make_words(cmd: &Simple) -> Option<Vec<&Word>> {
     if !matches!(cmd.program(), Some("make" | "gmake")) || cmd.after_cd {
         return None;
     }
-    let words = positional(
+    positional(
         cmd.args(),
         &[
             "-I",
@@ -632,18 +690,7 @@ pub(crate) fn make_call(cmd: &Simple) -> Option<Call> {
             "-h",
             "--help",
         ],
-    )?;
-    let names: Vec<String> = words
-        .into_iter()
-        .filter_map(Word::lit)
-        // `-j 4`: a job count, not a target; `VAR=x`: a variable.
-        .filter(|w| !w.contains('=') && !w.chars().all(|c| c.is_ascii_digit()))
-        .map(str::to_string)
-        .collect();
-    (!names.is_empty()).then_some(Call {
-        names,
-        optional: false,
-    })
+    )
 }
 
 /// `just a b`: the positional words (recipes, module paths, arguments), when the call runs the

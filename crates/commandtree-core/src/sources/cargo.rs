@@ -27,9 +27,11 @@
 use super::common::{folders_up, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{TomlLines, parse_toml, sh_word, toml_key_line};
+use crate::syntax::toml::{self as toml_syntax, Doc};
+use crate::text::{parse_toml, sh_word};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use toml::de::DeValue;
 use toml::{Table, Value};
 
 const KIND: &str = "cargo";
@@ -80,16 +82,16 @@ const PACKAGE: &[(&str, &str)] = &[
 ];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let manifest = match parse_toml(file.content) {
-        Ok(t) => t,
+    let (doc, manifest) = match toml_syntax::parse_table(file.content) {
+        Ok(parsed) => parsed,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
     let mut out = Parsed::default();
-    let workspace = section(&manifest, "workspace", file, &mut out);
-    let package = section(&manifest, "package", file, &mut out);
+    let workspace = section(&manifest, "workspace", &doc, file, &mut out);
+    let package = section(&manifest, "package", &doc, file, &mut out);
 
     if workspace.is_some() {
-        let line = toml_key_line(file.content, &[], "workspace");
+        let line = doc.key_line(&[], "workspace");
         for (name, command, description) in WORKSPACE {
             out.commands.push(with_line(
                 CommandItem::new(KIND, file.path, name, *command).description(*description),
@@ -106,6 +108,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         {
             Some(name) => package_commands(
                 file,
+                &doc,
                 &manifest,
                 package,
                 name,
@@ -113,7 +116,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                 &mut out,
             ),
             None => {
-                let line = toml_key_line(file.content, &[], "package");
+                let line = doc.key_line(&[], "package");
                 out.warn(file.path, line, "`[package]` has no `name`");
             }
         }
@@ -127,6 +130,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 fn section<'t>(
     manifest: &'t Table,
     key: &str,
+    doc: &Doc<'_>,
     file: &SourceFile<'_>,
     out: &mut Parsed,
 ) -> Option<&'t Table> {
@@ -135,7 +139,7 @@ fn section<'t>(
         _ => {
             out.warn(
                 file.path,
-                toml_key_line(file.content, &[], key),
+                doc.key_line(&[], key),
                 format!("`{key}` is not a table"),
             );
             None
@@ -145,6 +149,7 @@ fn section<'t>(
 
 fn package_commands(
     file: &SourceFile<'_>,
+    doc: &Doc<'_>,
     manifest: &Table,
     package: &Table,
     name: &str,
@@ -157,9 +162,9 @@ fn package_commands(
     } else {
         String::new()
     };
-    let line = toml_key_line(file.content, &[], "package");
-    let bins = targets(file, manifest, package, name, Kind::Bin);
-    let examples = targets(file, manifest, package, name, Kind::Example);
+    let line = doc.key_line(&[], "package");
+    let bins = targets(file, doc, manifest, package, name, Kind::Bin);
+    let examples = targets(file, doc, manifest, package, name, Kind::Example);
     let can_run = bins.len() == 1
         || (!bins.is_empty() && package.get("default-run").and_then(Value::as_str).is_some());
 
@@ -229,6 +234,7 @@ struct Target {
 /// Explicit `[[bin]]`/`[[example]]` tables, then the targets Cargo infers from the layout.
 fn targets(
     file: &SourceFile<'_>,
+    doc: &Doc<'_>,
     manifest: &Table,
     package: &Table,
     package_name: &str,
@@ -242,7 +248,7 @@ fn targets(
     let mut seen = HashSet::new();
     let mut explicit_paths = HashSet::new();
     if let Some(list) = manifest.get(table).and_then(Value::as_array) {
-        let name_lines = array_table_name_lines(file.content, table);
+        let name_lines = target_name_lines(doc, table);
         for t in list {
             let Some(name) = t
                 .get("name")
@@ -305,27 +311,21 @@ fn targets(
     out
 }
 
-/// Lines of the `name = "NAME"` entries inside `[[table]]` sections, first one per name.
-fn array_table_name_lines(content: &str, table: &str) -> HashMap<String, usize> {
-    let header = format!("[[{table}]]");
+/// Lines of the `name` keys of the `[[table]]` entries, the first per name.
+fn target_name_lines(doc: &Doc<'_>, table: &str) -> HashMap<String, usize> {
     let mut out = HashMap::new();
-    let mut inside = false;
-    for (idx, raw) in content.lines().enumerate() {
-        let line = raw.trim();
-        if line.starts_with('[') {
-            let head = line.split('#').next().unwrap_or("");
-            inside = head.replace([' ', '\t'], "") == header;
+    let Some(DeValue::Array(entries)) = doc.root().get(table).map(|v| v.get_ref()) else {
+        return out;
+    };
+    for entry in entries.iter() {
+        let DeValue::Table(entry) = entry.get_ref() else {
             continue;
-        }
-        if !inside {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("name")
-            && let Some(value) = rest.trim_start().strip_prefix('=')
+        };
+        if let Some((key, name)) = entry.get_key_value("name")
+            && let DeValue::String(name) = name.get_ref()
         {
-            let value = value.trim().split('#').next().unwrap_or("").trim();
-            out.entry(value.trim_matches(['"', '\'']).to_string())
-                .or_insert(idx + 1);
+            out.entry(name.trim().to_string())
+                .or_insert_with(|| doc.line(key.span().start));
         }
     }
     out
@@ -414,19 +414,18 @@ fn aliases(file: &SourceFile<'_>, out: &mut Parsed) {
     }) else {
         return;
     };
-    let config = match parse_toml(&text) {
-        Ok(t) => t,
+    let (doc, config) = match toml_syntax::parse_table(&text) {
+        Ok(parsed) => parsed,
         Err((line, msg)) => {
             out.warn(&path, line, msg);
             return;
         }
     };
-    let lines = TomlLines::new(&text);
     let Some(alias) = config.get("alias") else {
         return;
     };
     let Some(alias) = alias.as_table() else {
-        out.warn(&path, lines.line(&[], "alias"), "`alias` is not a table");
+        out.warn(&path, doc.key_line(&[], "alias"), "`alias` is not a table");
         return;
     };
     for (name, value) in alias {
@@ -440,7 +439,7 @@ fn aliases(file: &SourceFile<'_>, out: &mut Parsed) {
             _ => {
                 out.warn(
                     &path,
-                    lines.line(&["alias"], name),
+                    doc.key_line(&["alias"], name),
                     format!("alias `{name}` is not a string or array"),
                 );
                 continue;

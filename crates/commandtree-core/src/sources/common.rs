@@ -1,11 +1,10 @@
 //! Helpers several sources share that are about sources rather than text formats: where a file
 //! sits in the workspace, following includes safely, the `# @param` comment convention of
-//! scripts, and the order and lines of the items a parser emits.
+//! scripts, and the lines of the items a parser emits.
 
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 // ---- where a file sits ----
@@ -128,17 +127,34 @@ pub(crate) fn normalize_path(path: &Path) -> PathBuf {
 /// Steps for the workspace's own scripts that `text` (shell code run in `cwd`) runs: each
 /// script is looked up from `cwd`, and with `from_root` then from the workspace root (release
 /// scripts are often written to run from there). A script is a step only when it is a file
-/// inside the root.
+/// inside the root. A test runner handed a folder (`urchin test/fast`) runs every script there.
 pub(crate) fn script_steps(
     file: &super::SourceFile<'_>,
     text: &str,
     cwd: &Path,
     from_root: bool,
 ) -> Vec<crate::model::StepRef> {
+    script_steps_of(file, &super::calls::simple_commands(text), cwd, from_root)
+}
+
+/// [`script_steps`] of commands already split.
+pub(crate) fn script_steps_of(
+    file: &super::SourceFile<'_>,
+    commands: &[super::calls::Simple],
+    cwd: &Path,
+    from_root: bool,
+) -> Vec<crate::model::StepRef> {
     use crate::model::{StepHow, StepRef, StepScope};
     let mut out: Vec<StepRef> = Vec::new();
-    for cmd in super::calls::simple_commands(text) {
-        let Some(rel) = super::calls::script_call(&cmd) else {
+    for cmd in commands {
+        if !cmd.after_cd {
+            for step in super::script_runs::runner_steps(file, cmd, cwd) {
+                if !out.contains(&step) {
+                    out.push(step);
+                }
+            }
+        }
+        let Some(rel) = super::calls::script_call(cmd) else {
             continue;
         };
         let bases: &[&Path] = if from_root { &[cwd, file.root] } else { &[cwd] };
@@ -301,16 +317,6 @@ pub(crate) fn with_line(item: CommandItem, line: Option<usize>) -> CommandItem {
         Some(l) => item.line(l),
         None => item,
     }
-}
-
-/// JSON objects arrive with their keys sorted; users expect the file order, which `keys` (from
-/// `text::json_key_lines`) holds. Items are matched on their id name.
-pub(crate) fn sort_in_file_order(items: &mut [CommandItem], keys: &[(String, usize)]) {
-    let mut rank = HashMap::new();
-    for (i, (k, _)) in keys.iter().enumerate() {
-        rank.entry(k.as_str()).or_insert(i);
-    }
-    items.sort_by_key(|c| rank.get(c.id_name()).copied().unwrap_or(usize::MAX));
 }
 
 #[cfg(test)]

@@ -1,49 +1,46 @@
 //! `composer.json` scripts (upstream §3.16): one command per script, lifecycle hooks left out.
 //!
-//! Composer itself only accepts strict JSON, so the file is validated with the strict parser; the
-//! comment-tolerant AST is then used only to recover the scripts' file order and lines, which the
-//! sorted `serde_json` map loses.
+//! Composer itself only accepts strict JSON, so the file is read as strict JSON; its tree gives
+//! the scripts in file order with their lines.
 
 use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
+use crate::syntax::json::{self, Dialect};
 use crate::text;
 use serde_json::Value;
 
 const KIND: &str = "composer";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let root = match text::parse_json(file.content) {
-        Ok(v) => v,
+    let doc = match json::parse(file.content, Dialect::Strict) {
+        Ok(doc) => doc,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
-    let Some(root) = root.as_object() else {
+    let Some(root) = doc.object() else {
         return Parsed::with_warning(file.path, None, "composer.json is not an object");
     };
-    let Some(scripts) = root.get("scripts") else {
+    let Some(scripts) = json::prop(root, "scripts") else {
         return Parsed::default();
     };
-    let Some(scripts) = scripts.as_object() else {
-        return Parsed::with_warning(
-            file.path,
-            key_line(file.content, "scripts"),
-            "`scripts` is not a map",
-        );
+    let Some(scripts_obj) = scripts.value.as_object() else {
+        return Parsed::with_warning(file.path, Some(doc.line(scripts)), "`scripts` is not a map");
     };
-    let descriptions = root.get("scripts-descriptions").and_then(Value::as_object);
+    let descriptions = json::prop(root, "scripts-descriptions")
+        .map(|d| json::to_value(&d.value))
+        .unwrap_or_default();
 
     let mut out = Parsed::default();
-    for (name, line) in ordered_scripts(file.content, scripts) {
+    for script in json::props(scripts_obj) {
+        let name = script.name.as_str();
+        let line = Some(doc.line(script));
         // Composer runs `pre-*`/`post-*` keys itself around its own commands (pre-install-cmd,
         // post-autoload-dump, ...); they are hooks, not commands a user starts.
         if name.starts_with("pre-") || name.starts_with("post-") {
             continue;
         }
-        let Some(value) = scripts.get(&name) else {
-            continue;
-        };
-        let preview = match value {
-            Value::String(s) => text::truncate(s, 60),
+        let preview = match json::to_value(&script.value) {
+            Value::String(s) => text::truncate(&s, 60),
             Value::Array(items) => {
                 let parts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
                 text::truncate(&parts.join(" && "), 60)
@@ -58,51 +55,16 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             }
         };
         let description = descriptions
-            .and_then(|d| d.get(&name))
+            .get(name)
             .and_then(Value::as_str)
             .map(str::to_string)
             .filter(|d| !d.trim().is_empty())
             .unwrap_or(preview);
-        let command = format!("composer run-script {}", text::sh_word(&name));
-        let item = CommandItem::new(KIND, file.path, &name, command).description(description);
+        let command = format!("composer run-script {}", text::sh_word(name));
+        let item = CommandItem::new(KIND, file.path, name, command).description(description);
         out.commands.push(with_line(item, line));
     }
     out
-}
-
-/// Script names in file order with their lines. Falls back to the map's (sorted) order when
-/// the AST cannot be built, which only happens if the two parsers disagree on the input.
-fn ordered_scripts(
-    content: &str,
-    scripts: &serde_json::Map<String, Value>,
-) -> Vec<(String, Option<usize>)> {
-    let ast = text::json_ast(content);
-    let props = ast.as_ref().and_then(|v| match v {
-        jsonc_parser::ast::Value::Object(o) => o.get_object("scripts"),
-        _ => None,
-    });
-    match props {
-        Some(obj) => {
-            let mut seen = std::collections::HashSet::new();
-            obj.properties
-                .iter()
-                .filter_map(|p| {
-                    let name = p.name.as_str().to_string();
-                    // A repeated key means one script in serde_json (the last value wins).
-                    seen.insert(name.clone())
-                        .then(|| (name, Some(text::line_of(content, p.range.start))))
-                })
-                .collect()
-        }
-        None => scripts.keys().map(|k| (k.clone(), None)).collect(),
-    }
-}
-
-/// The line of the first `"key"` in the text, for warnings about its value.
-fn key_line(content: &str, key: &str) -> Option<usize> {
-    content
-        .find(&format!("\"{key}\""))
-        .map(|pos| text::line_of(content, pos))
 }
 
 #[cfg(test)]

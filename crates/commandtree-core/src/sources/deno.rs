@@ -1,21 +1,22 @@
 //! `deno.json` / `deno.jsonc` tasks (upstream §3.14), string and object forms.
 //!
-//! Read through the JSONC AST rather than `text::parse_jsonc`: the AST keeps the tasks in file
-//! order and gives each one its line, where a `serde_json` map would sort them.
+//! Read through the JSONC tree (`syntax::json`) rather than `text::parse_jsonc`: the tree keeps
+//! the tasks in file order and gives each one its line, where a `serde_json` map would sort them.
 
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
+use crate::syntax::json::{self, Dialect};
 use crate::text;
 use jsonc_parser::ast::{Object, Value};
 
 const KIND: &str = "deno";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let root = match text::parse_jsonc_ast(file.content) {
-        Ok(root) => root,
+    let doc = match json::parse(file.content, Dialect::Jsonc) {
+        Ok(doc) => doc,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
-    let Some(root) = root else {
+    let Some(root) = doc.root() else {
         return Parsed::with_warning(file.path, None, "empty file");
     };
     let Value::Object(root) = root else {
@@ -28,19 +29,14 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let Some(tasks) = root.get("tasks") else {
         return Parsed::default();
     };
-    let line_of = |pos: usize| text::line_of(file.content, pos);
     let Value::Object(tasks) = &tasks.value else {
-        return Parsed::with_warning(
-            file.path,
-            Some(line_of(tasks.range.start)),
-            "`tasks` is not a map",
-        );
+        return Parsed::with_warning(file.path, Some(doc.line(tasks)), "`tasks` is not a map");
     };
 
     let mut out = Parsed::default();
     for prop in &tasks.properties {
         let name = prop.name.as_str();
-        let line = line_of(prop.range.start);
+        let line = doc.line(prop);
         let description = match &prop.value {
             Value::StringLit(cmd) => Some(text::truncate(&cmd.value, 60)),
             Value::Object(task) => object_description(task),

@@ -4,6 +4,7 @@
 use super::common::{one_command, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
+use crate::syntax::yaml;
 use crate::text;
 use serde_yaml_ng::Value as Yaml;
 use std::path::Path;
@@ -28,9 +29,9 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
                 .description(*description),
         );
     }
-    // Parsed with serde_yaml_ng directly: its mappings keep file order, serde_json's do not.
-    let doc = match text::parse_yaml_value(file.content) {
-        Ok(v) => untag(v),
+    // The YAML value itself, not its JSON form: its mappings keep file order.
+    let (doc, spans) = match yaml::parse(file.content) {
+        Ok(d) => (untag(d.value), d.spans),
         Err((line, msg)) => {
             out.warn(file.path, line, msg);
             return out;
@@ -50,13 +51,13 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
         Some(_) => {
             out.warn(
                 file.path,
-                service_section_line(file.content),
+                spans.key_line("services"),
                 "`services` is not a map",
             );
             return out;
         }
     };
-    let section = service_section_line(file.content);
+    let lines = spans.key_lines_under("services");
     for key in services.keys() {
         let name = match untag(key.clone()) {
             Yaml::String(s) => s,
@@ -79,7 +80,7 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
             format!("{compose} up {}", text::sh_word(&name)),
         )
         .description(format!("Start {name} service"));
-        let line = section.and_then(|s| service_line(file.content, s, &name));
+        let line = lines.get(name.as_str()).copied();
         out.commands.push(with_line(item, line));
     }
     out
@@ -111,42 +112,6 @@ fn untag(v: Yaml) -> Yaml {
         Yaml::Tagged(t) => untag(t.value),
         v => v,
     }
-}
-
-/// 1-based line of the top-level `services:` key.
-fn service_section_line(content: &str) -> Option<usize> {
-    content
-        .lines()
-        .position(|l| {
-            ["services:", "\"services\":", "'services':"]
-                .iter()
-                .any(|k| l.starts_with(k))
-        })
-        .map(|i| i + 1)
-}
-
-/// 1-based line of `name:` indented under the `services:` line `section`, found by text since the
-/// YAML value carries no positions.
-fn service_line(content: &str, section: usize, name: &str) -> Option<usize> {
-    let keys = [
-        format!("{name}:"),
-        format!("\"{name}\":"),
-        format!("'{name}':"),
-    ];
-    for (i, l) in content.lines().enumerate().skip(section) {
-        let body = l.trim_start();
-        if body.is_empty() || body.starts_with('#') {
-            continue;
-        }
-        if body.len() == l.len() {
-            // Back at the top level: the section ended.
-            return None;
-        }
-        if keys.iter().any(|k| body.starts_with(k.as_str())) {
-            return Some(i + 1);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -9,22 +9,18 @@ use super::common::with_line;
 use super::vscode::dot_vscode_parent;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, StepHow, StepRef, StepScope};
-use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
+use crate::syntax::json::{self, Dialect};
 use jsonc_parser::ast;
-use jsonc_parser::common::Ranged;
 use serde_json::Value;
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let root = match text::parse_jsonc(file.content) {
-        Ok(v) => v,
+    let doc = match json::parse(file.content, Dialect::Jsonc) {
+        Ok(doc) => doc,
         Err((line, reason)) => return Parsed::with_warning(file.path, line, reason),
     };
-    let Value::Object(root) = root else {
+    let Some(root) = doc.object() else {
         return Parsed::with_warning(file.path, None, "the top level is not an object");
     };
-    let lines = LineIndex::new(file.content);
-    let ast = json_ast(file.content);
-    let ast_root = ast.as_ref().and_then(ast::Value::as_object);
     let cwd = dot_vscode_parent(file);
     let mut out = Parsed::default();
 
@@ -32,24 +28,21 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         ("configurations", "configuration"),
         ("compounds", "compound"),
     ] {
-        let entries = match root.get(key) {
-            None | Some(Value::Null) => continue,
-            Some(Value::Array(a)) => a,
-            Some(_) => {
-                let line = ast_root.and_then(|o| ast_prop_line(o, key, &lines));
-                out.warn(file.path, line, format!("`{key}` is not an array"));
-                continue;
-            }
+        let entries = match json::prop(root, key) {
+            None => continue,
+            Some(p) => match &p.value {
+                ast::Value::NullKeyword(_) => continue,
+                ast::Value::Array(a) => &a.elements,
+                _ => {
+                    let line = Some(doc.line(p));
+                    out.warn(file.path, line, format!("`{key}` is not an array"));
+                    continue;
+                }
+            },
         };
-        let ast_entries = ast_root
-            .and_then(|o| ast_prop(o, key))
-            .and_then(ast::Value::as_array)
-            .map(|a| a.elements.as_slice())
-            .filter(|a| a.len() == entries.len());
-        for (i, entry) in entries.iter().enumerate() {
-            let line = ast_entries
-                .and_then(|a| a.get(i))
-                .map(|v| lines.line(v.start()));
+        for (i, ast_entry) in entries.iter().enumerate() {
+            let line = Some(doc.line(ast_entry));
+            let entry = json::to_value(ast_entry);
             let Value::Object(entry) = entry else {
                 out.warn(
                     file.path,
@@ -76,7 +69,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             let mut item = CommandItem::new("launch", file.path, name, name.clone())
                 .cwd(cwd)
                 .opt_description(description);
-            item.steps = launch_steps(file.path, entry, what == "compound");
+            item.steps = launch_steps(file.path, &entry, what == "compound");
             out.commands.push(with_line(item, line));
         }
     }

@@ -23,7 +23,7 @@
 use super::calls::{make_call, simple_commands};
 use super::common::{IncludeGuard, Refusal, normalize_path, script_steps};
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, Definition, StepHow, StepRef};
+use crate::model::{CommandItem, Definition, StepHow, StepRef, StepScope};
 use crate::text;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -119,35 +119,7 @@ impl Target {
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let main = scan(file.content);
-    let mut all = Collected {
-        seen: main.targets.iter().map(|t| t.name.clone()).collect(),
-        targets: main.targets,
-        vars: main.vars,
-        raw_vars: main.raw_vars,
-        file_rules: main.file_rules,
-        catch_all: main.catch_all,
-        guard: IncludeGuard::new(file.path),
-    };
-    follow_includes(file, &main.includes, None, 0, &mut all, &mut out);
-    let mut targets = all.targets;
-    for prefix in &all.catch_all {
-        let exposed: Vec<Target> = targets
-            .iter()
-            .filter_map(|t| {
-                let short = t.name.strip_prefix(prefix.as_str())?;
-                (!short.is_empty() && !all.seen.contains(short)).then(|| Target {
-                    name: short.to_string(),
-                    ..t.clone()
-                })
-            })
-            .collect();
-        for t in exposed {
-            if all.seen.insert(t.name.clone()) {
-                targets.push(t);
-            }
-        }
-    }
+    let (targets, all) = gather(file, &mut out);
     let prefix = make_prefix(file);
     let recipes: HashMap<String, Vec<(usize, String)>> = targets
         .iter()
@@ -166,18 +138,17 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                 steps.retain(|s| !(s.name == name && s.how == StepHow::Call));
             }
         }
-        for c in code.iter().filter(|c| c.via.is_none()) {
-            for s in dir_calls(file, &c.code) {
-                if !steps.contains(&s) {
-                    steps.push(s);
+        for c in &code {
+            if c.via.is_none() {
+                for s in dir_calls(file, &c.code) {
+                    if !steps.contains(&s) {
+                        steps.push(s);
+                    }
                 }
             }
-            let code = c
-                .code
-                .trim_start()
-                .trim_start_matches(['@', '-', '+', ' ', '\t']);
-            // Make runs recipes in the Makefile's folder, always.
-            for s in script_steps(file, &make_vars_to_shell(code), file.dir(), false) {
+            // The scripts a file prerequisite's recipe runs (`test: $(SHELL_TARGETS)`, whose
+            // rule runs `urchin test/$suite`) run as part of this target too.
+            for s in code_scripts(file, &c.code) {
                 if !steps.contains(&s) {
                     steps.push(s);
                 }
@@ -197,6 +168,159 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         out.commands.push(item);
     }
     out
+}
+
+/// The project's scripts a recipe line runs (make runs recipes in the Makefile's folder); a
+/// `for` loop over literal words runs once for each (`for suite in fast; do urchin
+/// test/$suite; done`).
+fn code_scripts(file: &SourceFile<'_>, code: &str) -> Vec<StepRef> {
+    let code = code
+        .trim_start()
+        .trim_start_matches(['@', '-', '+', ' ', '\t']);
+    script_steps(
+        file,
+        &unroll_for(&make_vars_to_shell(code)),
+        file.dir(),
+        false,
+    )
+}
+
+/// What `make VAR=x target…`, run by another runner (an npm script) in the folder of
+/// `makefile`, runs. A target whose recipe the values leave as it is, is a step of its own; one
+/// whose recipe they change gives the scripts that recipe then runs, with its prerequisites. A
+/// name made at run time (`test-*` for `test-$shell`) matches the targets and the rules written
+/// with variables (`$(SHELL_TARGETS):`) it can be.
+pub(crate) fn call_steps(
+    file: &SourceFile<'_>,
+    makefile: &Path,
+    targets: &[String],
+    overrides: &[(String, String)],
+) -> Vec<StepRef> {
+    const MAX_MATCHES: usize = 16;
+    let Some(content) = file.fs.read(makefile) else {
+        return Vec::new();
+    };
+    let mf = SourceFile {
+        path: makefile,
+        content: &content,
+        executable: false,
+        root: file.root,
+        fs: file.fs,
+    };
+    let (listed, all) = gather(&mf, &mut Parsed::default());
+    let mut with = all.raw_vars.clone();
+    for (k, v) in overrides {
+        with.insert(k.clone(), v.clone());
+    }
+    let recipes: HashMap<String, Vec<(usize, String)>> = listed
+        .iter()
+        .map(|t| (t.name.clone(), t.recipe.clone()))
+        .collect();
+    let scope = || StepScope::File {
+        kind: "make".into(),
+        file: makefile.to_path_buf(),
+    };
+    let mut out: Vec<StepRef> = Vec::new();
+    let push = |s: StepRef, out: &mut Vec<StepRef>| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for name in targets {
+        let wild = name.contains('*');
+        let matched: Vec<&Target> = listed
+            .iter()
+            .filter(|t| {
+                if wild {
+                    text::wildcard_match(name, &t.name)
+                } else {
+                    t.name == *name
+                }
+            })
+            .take(MAX_MATCHES)
+            .collect();
+        for t in &matched {
+            let code = run_code(t, &all.seen, &all.file_rules, &with, &recipes);
+            if code == run_code(t, &all.seen, &all.file_rules, &all.raw_vars, &recipes) {
+                push(
+                    StepRef::new(&t.name, StepHow::Call, true).scope(scope()),
+                    &mut out,
+                );
+                continue;
+            }
+            for p in &t.prereqs {
+                push(
+                    StepRef::new(p, StepHow::Prerequisite, false).scope(scope()),
+                    &mut out,
+                );
+            }
+            for c in &code {
+                for s in code_scripts(&mf, &c.code) {
+                    push(s, &mut out);
+                }
+            }
+        }
+        if !wild || !matched.is_empty() {
+            continue;
+        }
+        // `$(SHELL_TARGETS):` where SHELL_TARGETS names `test-sh test-bash …`.
+        let mut rules: Vec<(&String, &Target)> = all
+            .file_rules
+            .iter()
+            .filter(|(k, _)| k.contains('$'))
+            .collect();
+        rules.sort_by(|a, b| a.0.cmp(b.0));
+        for (key, rule) in rules {
+            let names = expand_recipe(key, &with, "");
+            for target in names
+                .split_whitespace()
+                .filter(|w| !w.contains('$') && text::wildcard_match(name, w))
+                .take(MAX_MATCHES)
+            {
+                for (_, line) in &rule.recipe {
+                    for s in code_scripts(&mf, &expand_recipe(line, &with, target)) {
+                        push(s, &mut out);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The Makefile's targets (its includes' too, and those a catch-all rule exposes) and what
+/// else reading it gathered.
+fn gather(file: &SourceFile<'_>, out: &mut Parsed) -> (Vec<Target>, Collected) {
+    let main = scan(file.content);
+    let mut all = Collected {
+        seen: main.targets.iter().map(|t| t.name.clone()).collect(),
+        targets: main.targets,
+        vars: main.vars,
+        raw_vars: main.raw_vars,
+        file_rules: main.file_rules,
+        catch_all: main.catch_all,
+        guard: IncludeGuard::new(file.path),
+    };
+    follow_includes(file, &main.includes, None, 0, &mut all, out);
+    let mut targets = std::mem::take(&mut all.targets);
+    for prefix in &all.catch_all {
+        let exposed: Vec<Target> = targets
+            .iter()
+            .filter_map(|t| {
+                let short = t.name.strip_prefix(prefix.as_str())?;
+                (!short.is_empty() && !all.seen.contains(short)).then(|| Target {
+                    name: short.to_string(),
+                    ..t.clone()
+                })
+            })
+            .collect();
+        for t in exposed {
+            if all.seen.insert(t.name.clone()) {
+                targets.push(t);
+            }
+        }
+    }
+    (targets, all)
 }
 
 struct Collected {
@@ -1049,6 +1173,29 @@ fn expand_in(
                         }
                         None => out.push_str(&raw),
                     }
+                } else if let Some((func, rest)) = name.split_once(' ')
+                    && matches!(func, "addprefix" | "addsuffix")
+                    && let [fix, list] = split_args(rest).as_slice()
+                {
+                    // `$(addprefix test-,$(SHELLS))`: known when its parts are.
+                    let fix = expand_in(fix, vars, target, args, depth + 1, steps);
+                    let list = expand_in(list, vars, target, args, depth + 1, steps);
+                    if fix.contains('$') || list.contains('$') {
+                        out.push_str(&raw);
+                    } else {
+                        let fix = fix.trim();
+                        let words: Vec<String> = list
+                            .split_whitespace()
+                            .map(|w| {
+                                if func == "addprefix" {
+                                    format!("{fix}{w}")
+                                } else {
+                                    format!("{w}{fix}")
+                                }
+                            })
+                            .collect();
+                        out.push_str(&words.join(" "));
+                    }
                 } else if !name.contains(char::is_whitespace)
                     && !name.contains(',')
                     && let Some(v) = vars.get(name)
@@ -1480,6 +1627,39 @@ mod tests {
             crate::excerpt::command_text(clean, &text).text,
             "clean:\n\trm -rf ~/x"
         );
+    }
+
+    #[test]
+    fn a_test_runner_in_a_prerequisite_rule_makes_the_suites_scripts_steps() {
+        // `test: $(SHELL_TARGETS)`, a rule named by a variable, runs urchin on every suite.
+        let fs = MemFs::new()
+            .file(
+                "/w/Makefile",
+                "SHELLS := sh bash\n\
+                 SHELL_TARGETS := $(addprefix test-,$(SHELLS))\n\
+                 TEST_SUITE := $(shell find ./test/* -type d -prune -exec basename {} \\;)\n\
+                 $(SHELL_TARGETS):\n\
+                 \t@for suite in $(TEST_SUITE); do urchin -f test/$$suite || exit; done\n\
+                 test: $(SHELL_TARGETS)\n\
+                 hooks:\n\
+                 \trun-parts --test hooks.d && run-parts hooks.d\n",
+            )
+            .exe("/w/test/fast/a", "#!/bin/sh\n")
+            .exe("/w/test/slow/deep/b", "#!/bin/sh\n")
+            .file("/w/test/slow/data.json", "{}")
+            .exe("/w/hooks.d/10-x", "#!/bin/sh\n");
+        let p = parse_in(parse, &fs, "/w/Makefile");
+        let files = |name: &str| -> Vec<String> {
+            crate::sources::testing::step_refs(&p, name)
+                .iter()
+                .filter_map(|s| match &s.scope {
+                    StepScope::File { file, .. } => Some(file.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(files("test"), ["/w/test/fast/a", "/w/test/slow/deep/b"]);
+        assert_eq!(files("hooks"), ["/w/hooks.d/10-x"]);
     }
 
     #[test]

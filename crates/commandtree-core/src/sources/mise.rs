@@ -1,9 +1,8 @@
 //! mise tasks (upstream §3.22): `[tasks]` of the config files, and file tasks (executable
 //! scripts in the task folders).
 //!
-//! Config files go through a real TOML parse (`toml::de::DeTable`, the parser behind
-//! `text::parse_toml`, used directly because its spans give each task's line and file order).
-//! YAML configs use `serde_yaml_ng`, whose mapping keeps file order.
+//! Config files are read once by `syntax`: TOML into its spanned tree (each task's line and file
+//! order), YAML into a value whose mappings keep file order, with the lines of its keys.
 //!
 //! File task names follow mise: the path under the task folder with `/` turned into `:` (a `:`
 //! inside a part becomes `_`, a trailing `:_default` is dropped), extension kept — so
@@ -24,8 +23,8 @@ use super::calls::{mise_call, simple_commands};
 use super::common::{one_command, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat, StepHow, StepRef, StepScope};
+use crate::syntax::{toml as toml_syntax, yaml};
 use crate::text;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use toml::de::DeValue;
 
@@ -360,8 +359,8 @@ fn is_config_name(name: &str) -> bool {
 
 /// A TOML task file: every top-level table is a task.
 fn toml_task_file(path: &Path, content: &str, out: &mut Parsed) -> Vec<TaskDef> {
-    match text::parse_toml_spanned(content) {
-        Ok(root) => task_defs(path, content, &root, out),
+    match toml_syntax::parse(content) {
+        Ok(doc) => task_defs(path, &doc, doc.root(), out),
         Err((line, msg)) => {
             out.warn(path, line, msg);
             Vec::new()
@@ -393,15 +392,14 @@ fn toml_tasks(
     out: &mut Parsed,
     includes: &mut Vec<(String, Option<usize>)>,
 ) -> Vec<TaskDef> {
-    let content = file.content;
-    let root = match text::parse_toml_spanned(content) {
-        Ok(root) => root,
+    let doc = match toml_syntax::parse(file.content) {
+        Ok(doc) => doc,
         Err((line, msg)) => {
             out.warn(file.path, line, msg);
             return Vec::new();
         }
     };
-    let line_at = |pos: usize| text::line_of(content, pos);
+    let root = doc.root();
     if let Some(tc) = root.get("task_config")
         && let DeValue::Table(tc) = tc.get_ref()
         && let Some(inc) = tc.get("includes")
@@ -409,7 +407,7 @@ fn toml_tasks(
     {
         for v in list.iter() {
             if let DeValue::String(p) = v.get_ref() {
-                includes.push((p.to_string(), Some(line_at(v.span().start))));
+                includes.push((p.to_string(), Some(doc.line(v.span().start))));
             }
         }
     }
@@ -419,28 +417,27 @@ fn toml_tasks(
     let DeValue::Table(tasks) = tasks.get_ref() else {
         out.warn(
             file.path,
-            Some(line_at(tasks.span().start)),
+            Some(doc.line(tasks.span().start)),
             "`tasks` is not a table",
         );
         return Vec::new();
     };
-    task_defs(file.path, content, tasks, out)
+    task_defs(file.path, &doc, tasks, out)
 }
 
 /// The tasks of a TOML table of tasks (`[tasks]` of a config, or a whole TOML task file).
 fn task_defs(
     path: &Path,
-    content: &str,
+    doc: &toml_syntax::Doc<'_>,
     tasks: &toml::de::DeTable<'_>,
     out: &mut Parsed,
 ) -> Vec<TaskDef> {
-    let line_at = |pos: usize| text::line_of(content, pos);
     let mut entries: Vec<_> = tasks.iter().collect();
     entries.sort_by_key(|(k, _)| k.span().start);
     let mut defs = Vec::new();
     for (key, value) in entries {
         let name = key.get_ref().to_string();
-        let line = line_at(key.span().start);
+        let line = doc.line(key.span().start);
         let plain = Plain::toml(value.get_ref());
         let def = match value.get_ref() {
             DeValue::String(_) | DeValue::Array(_) => TaskDef {
@@ -491,35 +488,39 @@ fn yaml_tasks(
     includes: &mut Vec<(String, Option<usize>)>,
 ) -> Vec<TaskDef> {
     use serde_yaml_ng::Value;
-    let doc = match text::parse_yaml_value(file.content) {
-        Ok(v) => v,
+    let (doc, spans) = match yaml::parse(file.content) {
+        Ok(d) => (d.value, d.spans),
         Err((line, msg)) => {
             out.warn(file.path, line, msg);
             return Vec::new();
         }
     };
     if let Some(Value::Sequence(list)) = doc.get("task_config").and_then(|t| t.get("includes")) {
-        includes.extend(
-            list.iter()
-                .filter_map(Value::as_str)
-                .map(|p| (p.to_string(), None)),
-        );
+        let items = spans
+            .at(&["task_config", "includes"])
+            .map(yaml::Spans::items)
+            .unwrap_or_default();
+        for (i, p) in list.iter().enumerate() {
+            if let Some(p) = p.as_str() {
+                includes.push((p.to_string(), items.get(i).map(|s| s.line)));
+            }
+        }
     }
     let tasks = match doc.get("tasks") {
         None | Some(Value::Null) => return Vec::new(),
         Some(Value::Mapping(t)) => t,
         Some(_) => {
-            out.warn(file.path, None, "`tasks` is not a map");
+            out.warn(file.path, spans.key_line("tasks"), "`tasks` is not a map");
             return Vec::new();
         }
     };
-    let lines = yaml_section_lines(file.content, "tasks");
+    let lines = spans.key_lines_under("tasks");
     let mut defs = Vec::new();
     for (key, value) in tasks {
         let Some(name) = key.as_str().map(str::to_string) else {
             continue;
         };
-        let line = lines.get(&name).copied();
+        let line = lines.get(name.as_str()).copied();
         let plain = Plain::yaml(value);
         let def = match value {
             // `world:` with nothing under it: mise and the upstream extension list it.
@@ -566,38 +567,6 @@ fn aliases(task: &Plain) -> Vec<String> {
         .into_iter()
         .map(str::to_string)
         .collect()
-}
-
-/// Lines of the keys directly under a top-level block `section:`.
-fn yaml_section_lines(content: &str, section: &str) -> HashMap<String, usize> {
-    let mut out = HashMap::new();
-    let mut inside = false;
-    let mut indent = None;
-    for (i, line) in content.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let this_indent = line.len() - trimmed.len();
-        if this_indent == 0 {
-            if inside {
-                break;
-            }
-            inside = trimmed
-                .strip_prefix(section)
-                .is_some_and(|r| r.trim_start().starts_with(':'));
-            continue;
-        }
-        if inside && *indent.get_or_insert(this_indent) == this_indent {
-            let key = trimmed
-                .split_once(':')
-                .map(|(k, _)| k.trim().trim_matches(['"', '\'']));
-            if let Some(key) = key {
-                out.entry(key.to_string()).or_insert(i + 1);
-            }
-        }
-    }
-    out
 }
 
 pub fn parse_file_task(file: &SourceFile<'_>) -> Parsed {

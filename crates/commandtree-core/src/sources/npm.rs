@@ -3,15 +3,17 @@
 //!
 //! A script's steps are its `pre`/`post` scripts and the scripts of the same package.json it
 //! runs itself (`npm run x`, `npm test`, `yarn x`, `pnpm run x`, `bun run x`, `run-s`/`run-p`,
-//! and the commands `concurrently` starts).
+//! and the commands `concurrently` starts), and what its `make` calls run in the Makefile beside
+//! it.
 
-use super::calls::{concurrently_lines, npm_call, simple_commands};
+use super::calls::{concurrently_lines, make_call_with, npm_call, simple_commands};
 use super::common::{folders_up, nearest_marker, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, StepHow, StepRef};
-use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
+use crate::syntax::json::{self, Dialect};
+use crate::text;
 use jsonc_parser::ast;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Runner {
@@ -96,48 +98,50 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     if inside.components().any(|c| c.as_os_str() == "node_modules") {
         return Parsed::default();
     }
-    let root = match text::parse_json(file.content) {
-        Ok(v) => v,
+    let doc = match json::parse(file.content, Dialect::Strict) {
+        Ok(doc) => doc,
         Err((line, reason)) => return Parsed::with_warning(file.path, line, reason),
     };
-    let Value::Object(root) = root else {
+    let Some(root) = doc.object() else {
         return Parsed::with_warning(file.path, None, "the top level is not an object");
     };
-    let lines = LineIndex::new(file.content);
-    let ast = json_ast(file.content);
-    let ast_root = ast.as_ref().and_then(ast::Value::as_object);
-    let scripts = match root.get("scripts") {
-        None | Some(Value::Null) => return Parsed::default(),
-        Some(Value::Object(m)) => m,
-        Some(_) => {
-            let line = ast_root.and_then(|o| ast_prop_line(o, "scripts", &lines));
-            return Parsed::with_warning(file.path, line, "`scripts` is not an object");
-        }
+    let scripts = match json::prop(root, "scripts") {
+        None => return Parsed::default(),
+        Some(p) => match &p.value {
+            ast::Value::NullKeyword(_) => return Parsed::default(),
+            ast::Value::Object(o) => json::props(o),
+            _ => {
+                let line = Some(doc.line(p));
+                return Parsed::with_warning(file.path, line, "`scripts` is not an object");
+            }
+        },
     };
-    let order = ast_root
-        .and_then(|o| ast_prop(o, "scripts"))
-        .and_then(ast::Value::as_object)
-        .map(|o| key_order(o, &lines))
-        .unwrap_or_else(|| scripts.keys().map(|k| (k.clone(), None)).collect());
-
-    let runner = detect_runner(file, &root);
-    let names: Vec<&str> = scripts.keys().map(String::as_str).collect();
+    let own_manager = json::prop(root, "packageManager")
+        .and_then(|p| p.value.as_string_lit())
+        .map(|s| s.value.as_ref());
+    let runner = detect_runner(file, own_manager);
+    let names: Vec<&str> = scripts.iter().map(|p| p.name.as_str()).collect();
     let mut out = Parsed::default();
-    for (name, line) in order {
-        let Some(body) = scripts.get(&name) else {
-            continue;
-        };
-        let Value::String(body) = body else {
+    for script in &scripts {
+        let name = script.name.as_str();
+        let line = Some(doc.line(*script));
+        let ast::Value::StringLit(body) = &script.value else {
             out.warn(file.path, line, format!("script `{name}` is not a string"));
             continue;
         };
+        let body = body.value.as_ref();
         if name.is_empty() {
             out.warn(file.path, line, "script with an empty name");
             continue;
         }
-        let mut item = CommandItem::new("npm", file.path, &name, run_command(runner, &name))
+        let mut item = CommandItem::new("npm", file.path, name, run_command(runner, name))
             .description(text::truncate(body, 60));
-        item.steps = script_steps(&name, body, &names);
+        item.steps = script_steps(name, body, &names);
+        for step in make_steps(file, body) {
+            if !item.steps.contains(&step) {
+                item.steps.push(step);
+            }
+        }
         // `npm init`'s placeholder fails by design: nobody wrote it, so it is listed only with
         // `--all` and never wins a name over a task the project wrote.
         item.hidden = is_init_placeholder(body);
@@ -187,23 +191,29 @@ fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
     out
 }
 
-/// Keys in file order with the line of the entry whose value counts. As with `JSON.parse`, a
-/// repeated key keeps its first position and its last value.
-fn key_order(obj: &ast::Object<'_>, lines: &LineIndex) -> Vec<(String, Option<usize>)> {
-    let mut out: Vec<(String, Option<usize>)> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for p in &obj.properties {
-        let name = p.name.as_str();
-        let line = Some(lines.line(p.range.start));
-        match index.get(name) {
-            Some(&i) => {
-                if let Some(entry) = out.get_mut(i) {
-                    entry.1 = line;
-                }
-            }
-            None => {
-                index.insert(name.to_string(), out.len());
-                out.push((name.to_string(), line));
+/// What the `make` calls of a script run, in the Makefile beside the package.json:
+/// `make TEST_SUITE=fast test-$shell` runs what that target's recipe runs with those values.
+fn make_steps(file: &SourceFile<'_>, body: &str) -> Vec<StepRef> {
+    let calls: Vec<_> = simple_commands(body)
+        .iter()
+        .filter_map(make_call_with)
+        .collect();
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    // GNU make's own order.
+    let Some(makefile) = ["GNUmakefile", "makefile", "Makefile"]
+        .iter()
+        .map(|n| file.dir().join(n))
+        .find(|p| file.fs.is_file(p))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<StepRef> = Vec::new();
+    for call in calls {
+        for step in super::make::call_steps(file, &makefile, &call.targets, &call.overrides) {
+            if !out.contains(&step) {
+                out.push(step);
             }
         }
     }
@@ -223,11 +233,11 @@ fn run_command(runner: Runner, name: &str) -> String {
 
 /// The nearest lock file from the package folder up to the workspace root decides; without one,
 /// the nearest `packageManager` field (this package.json, then those above it); else npm.
-fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
+fn detect_runner(file: &SourceFile<'_>, own: Option<&str>) -> Runner {
     if let Some(r) = nearest_marker(file, LOCK_FILES) {
         return r;
     }
-    if let Some(r) = package_manager_field(own) {
+    if let Some(r) = own.and_then(package_manager) {
         return r;
     }
     for dir in folders_up(file).skip(1) {
@@ -235,7 +245,10 @@ fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
             continue;
         };
         if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&content)
-            && let Some(r) = package_manager_field(&m)
+            && let Some(r) = m
+                .get("packageManager")
+                .and_then(Value::as_str)
+                .and_then(package_manager)
         {
             return r;
         }
@@ -244,8 +257,8 @@ fn detect_runner(file: &SourceFile<'_>, own: &Map<String, Value>) -> Runner {
 }
 
 /// Corepack's `packageManager`: `pnpm@9.1.0`, `yarn@4.2.2+sha512.…`.
-fn package_manager_field(pkg: &Map<String, Value>) -> Option<Runner> {
-    let spec = pkg.get("packageManager")?.as_str()?.trim();
+fn package_manager(spec: &str) -> Option<Runner> {
+    let spec = spec.trim();
     let name = spec.split('@').next().unwrap_or(spec);
     match name {
         "npm" => Some(Runner::Npm),
@@ -596,5 +609,59 @@ mod tests {
         let p = parse_with(parse, "/w/package.json", &deep);
         assert!(p.commands.is_empty());
         assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn a_make_call_runs_what_the_target_runs_with_its_values() {
+        // nvm: npm scripts pick a suite and call `make test-$shell`, whose rule (named by a
+        // variable) runs urchin on every suite it is given.
+        let makefile = "SHELLS := sh bash\n\
+                        SHELL_TARGETS := $(addprefix test-,$(SHELLS))\n\
+                        TEST_SUITE := $(shell find ./test/* -type d -prune -exec basename {} \\;)\n\
+                        $(SHELL_TARGETS):\n\
+                        \t@shell='$@'; for suite in $(TEST_SUITE); do \\\n\
+                        \t\turchin -f -s $$shell test/$$suite || exit; \\\n\
+                        \tdone\n\
+                        lint:\n\
+                        \teclint check\n";
+        let pkg = r#"{"scripts": {
+            "test": "shell=$(basename -- $SHELL); make test-$shell",
+            "test/fast": "env -i TERM=\"$TERM\" bash -lc \"make TEST_SUITE=fast test-$shell\"",
+            "test/slow": "make TEST_SUITE=slow test-$shell",
+            "lint": "make lint"
+        }}"#;
+        let fs = MemFs::new()
+            .file("/w/package.json", pkg)
+            .file("/w/Makefile", makefile)
+            .exe("/w/test/fast/a", "#!/bin/sh\n")
+            .exe("/w/test/fast/Unit tests/b", "#!/bin/sh\n")
+            .exe("/w/test/slow/c", "#!/bin/sh\n");
+        let p = parse_in(parse, &fs, "/w/package.json");
+        let files = |name: &str| -> Vec<String> {
+            crate::sources::testing::step_refs(&p, name)
+                .iter()
+                .map(|s| match &s.scope {
+                    crate::model::StepScope::File { kind, file } => {
+                        format!("{kind} {}", file.display())
+                    }
+                    _ => s.name.clone(),
+                })
+                .collect()
+        };
+        assert_eq!(
+            files("test"),
+            [
+                "shell /w/test/fast/Unit tests/b",
+                "shell /w/test/fast/a",
+                "shell /w/test/slow/c"
+            ]
+        );
+        assert_eq!(
+            files("test/fast"),
+            ["shell /w/test/fast/Unit tests/b", "shell /w/test/fast/a"]
+        );
+        assert_eq!(files("test/slow"), ["shell /w/test/slow/c"]);
+        // Values that change nothing: the target is a step of its own.
+        assert_eq!(files("lint"), ["make /w/Makefile"]);
     }
 }

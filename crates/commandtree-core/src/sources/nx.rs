@@ -6,10 +6,11 @@
 //! Targets Nx infers from plugins or `package.json` scripts are not listed: finding them needs
 //! Nx itself (`nx show project`), which would run project code.
 
-use super::common::{folders_up, sort_in_file_order, with_line};
+use super::common::{folders_up, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{first_lines, json_key_lines, parse_jsonc, sh_word};
+use crate::syntax::json::{self, Dialect};
+use crate::text::sh_word;
 use serde_json::Value;
 
 const KIND: &str = "nx";
@@ -20,17 +21,16 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     {
         return Parsed::default();
     }
-    let root = match parse_jsonc(file.content) {
-        Ok(v) => v,
+    let doc = match json::parse(file.content, Dialect::Jsonc) {
+        Ok(doc) => doc,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
-    let Some(obj) = root.as_object() else {
+    let Some(obj) = doc.object() else {
         return Parsed::with_warning(file.path, None, "project.json is not a JSON object");
     };
-    let project = obj
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::trim)
+    let project = json::prop(obj, "name")
+        .and_then(|p| p.value.as_string_lit())
+        .map(|n| n.value.trim())
         .filter(|n| !n.is_empty())
         .map(str::to_string)
         .or_else(|| {
@@ -39,23 +39,21 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
                 .map(|n| n.to_string_lossy().into_owned())
         })
         .unwrap_or_default();
-    let Some(targets) = obj.get("targets") else {
+    let Some(targets) = json::prop(obj, "targets") else {
         return Parsed::default();
     };
-    let Some(targets) = targets.as_object() else {
+    let Some(targets) = targets.value.as_object() else {
         return Parsed::with_warning(file.path, None, "`targets` is not an object");
     };
-    let lines = json_key_lines(file.content, &["targets"]);
-    let line_by_key = first_lines(&lines);
     let mut out = Parsed::default();
-    for (target, def) in targets {
+    for prop in json::props(targets) {
+        let target = prop.name.as_str();
         let command = format!("npx nx run {}", sh_word(&format!("{project}:{target}")));
+        let def = json::to_value(&prop.value);
         let item =
-            CommandItem::new(KIND, file.path, target, command).opt_description(describe(def));
-        let line = line_by_key.get(target.as_str()).copied();
-        out.commands.push(with_line(item, line));
+            CommandItem::new(KIND, file.path, target, command).opt_description(describe(&def));
+        out.commands.push(with_line(item, Some(doc.line(prop))));
     }
-    sort_in_file_order(&mut out.commands, &lines);
     out
 }
 

@@ -20,7 +20,8 @@
 use super::common::{nearest_marker, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
-use crate::text::{TomlLines, parse_toml, sh_word, truncate};
+use crate::syntax::toml::{self as toml_syntax, Doc};
+use crate::text::{sh_word, truncate};
 use toml::{Table, Value};
 
 const KIND: &str = "pyproject";
@@ -40,14 +41,14 @@ const LOCK_FILES: &[(&str, Lock)] = &[
 ];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let root = match parse_toml(file.content) {
-        Ok(t) => t,
+    let (doc, root) = match toml_syntax::parse_table(file.content) {
+        Ok(parsed) => parsed,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
     let lock = nearest_marker(file, LOCK_FILES);
     let mut ctx = Ctx {
         file,
-        lines: TomlLines::new(file.content),
+        doc,
         out: Parsed::default(),
         seen_scripts: std::collections::HashSet::new(),
     };
@@ -161,7 +162,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 
 struct Ctx<'f, 'a> {
     file: &'f SourceFile<'a>,
-    lines: TomlLines,
+    doc: Doc<'a>,
     out: Parsed,
     seen_scripts: std::collections::HashSet<String>,
 }
@@ -177,7 +178,7 @@ impl Ctx<'_, '_> {
                     let message = format!("`{}` is not a table", path[..=i].join("."));
                     // `tool` is looked up once per runner; one warning is enough.
                     if !self.out.warnings.iter().any(|w| w.message == message) {
-                        let line = self.lines.line(&path[..i], key);
+                        let line = self.doc.key_line(&path[..i], key);
                         self.out.warn(self.file.path, line, message);
                     }
                     return None;
@@ -188,7 +189,7 @@ impl Ctx<'_, '_> {
     }
 
     fn warn_type(&mut self, table: &[&str], key: &str, what: &str) {
-        let line = self.lines.line(table, key);
+        let line = self.doc.key_line(table, key);
         self.out.warn(
             self.file.path,
             line,
@@ -214,7 +215,7 @@ impl Ctx<'_, '_> {
     }
 
     fn push(&mut self, item: CommandItem, table: &[&str], key: &str) {
-        let line = self.lines.line(table, key);
+        let line = self.doc.key_line(table, key);
         self.out.commands.push(with_line(item, line));
     }
 }

@@ -4,9 +4,12 @@
 //! Parameters come from `# @param name text (default: x) (options: a, b)` comments, the
 //! convention Python and PowerShell scripts share (see `common::param_comments`).
 
+use super::calls::simple_commands;
 use super::common::{
-    LicenceHeader, one_command, param_comments, script_steps, shebang, tag_comment,
+    LicenceHeader, one_command, param_comments, script_steps_of, shebang, tag_comment,
 };
+use super::script_runs::sibling_steps;
+use super::sourcing::sourced_vars;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
@@ -32,7 +35,14 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         .params(params(content))
         .opt_description(description(content));
     // The project's scripts it runs are steps: their warnings are its own.
-    item.steps = script_steps(file, content, file.dir(), true);
+    let commands = simple_commands(content);
+    item.steps = script_steps_of(file, &commands, file.dir(), true);
+    for step in sibling_steps(file, &commands) {
+        if !item.steps.contains(&step) {
+            item.steps.push(step);
+        }
+    }
+    item.sourced_vars = sourced_vars(file, content);
     one_command(item)
 }
 
@@ -435,5 +445,42 @@ mod tests {
                 ("tag.sh".into(), "shell /w/scripts/tag.sh".into()),
             ]
         );
+    }
+
+    #[test]
+    fn a_bin_script_runs_its_siblings_and_takes_what_sourced_files_set() {
+        let fs = MemFs::new()
+            .exe(
+                "/w/plugins/build/bin/tool-install",
+                "#!/usr/bin/env bash\ntool-build \"$DEF\" \"$TOOL_ROOT/versions/$V\"\n",
+            )
+            .exe("/w/plugins/build/bin/tool-build", "#!/usr/bin/env bash\n")
+            .file(
+                "/w/nvm.sh",
+                "NVM_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\n",
+            )
+            .exe(
+                "/w/test/fast/t",
+                "#!/bin/sh\n: nvm.sh\n\\. ../../nvm.sh\nrm -rf \"$NVM_DIR/v0.1\" \"$TOOL_ROOT\"\n",
+            );
+        let p = parse_in(parse, &fs, "/w/plugins/build/bin/tool-install");
+        let steps: Vec<String> = p.commands[0]
+            .steps
+            .iter()
+            .map(|s| format!("{} {:?}", s.name, s.scope))
+            .collect();
+        assert_eq!(
+            steps,
+            [format!(
+                "tool-build {:?}",
+                crate::model::StepScope::File {
+                    kind: "shell".into(),
+                    file: "/w/plugins/build/bin/tool-build".into()
+                }
+            )]
+        );
+        assert!(p.commands[0].sourced_vars.is_empty());
+        let p = parse_in(parse, &fs, "/w/test/fast/t");
+        assert_eq!(p.commands[0].sourced_vars, ["NVM_DIR"]);
     }
 }

@@ -1,11 +1,11 @@
 //! go-task `Taskfile.yml` tasks (upstream §3.13 [INTENDED], fixing the [ACTUAL] bug of §17.1:
 //! only the keys of the top-level `tasks` map are tasks).
 //!
-//! Parsed with `serde_yaml_ng` directly rather than `text::parse_yaml`, because its mapping
-//! keeps the file order that the `serde_json` conversion would sort away. Local `includes` are
-//! followed through `file.fs` and namespaced `ns:task`, like `task --list-all` does; remote and
-//! templated includes cannot be resolved without running Task and are skipped. Included tasks
-//! are listed on the root Taskfile and know the file and line that define them.
+//! Read with `syntax::yaml` rather than `text::parse_yaml`: its value keeps the file order that
+//! the `serde_json` conversion would sort away, and its spans give each task's line. Local
+//! `includes` are followed through `file.fs` and namespaced `ns:task`, like `task --list-all`
+//! does; remote and templated includes cannot be resolved without running Task and are skipped.
+//! Included tasks are listed on the root Taskfile and know the file and line that define them.
 //!
 //! A task's steps are its `deps` and the tasks its `cmds` run (`- task: x`, `defer: {task: x}`,
 //! and `task x` in a shell command), named as Task resolves them: relative to the including
@@ -15,6 +15,7 @@ use super::calls::{simple_commands, task_call};
 use super::common::{IncludeGuard, MAX_INCLUDED_FILES, Refusal, normalize_path, with_line};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, Definition, ParamDef, ParamFormat, StepHow, StepRef};
+use crate::syntax::yaml::{self, Spans};
 use crate::text;
 use serde_yaml_ng::{Mapping, Value};
 use std::collections::{HashMap, HashSet};
@@ -35,7 +36,7 @@ const TASKFILE_NAMES: &[&str] = &[
 ];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let doc = match load(file.content) {
+    let (doc, spans) = match load(file.content) {
         Ok(doc) => doc,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
@@ -51,7 +52,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     };
     let unit = Unit {
         path: file.path,
-        content: file.content,
+        spans: &spans,
         prefix: String::new(),
         include_line: None,
         excludes: HashSet::new(),
@@ -76,7 +77,7 @@ fn included_from_above(file: &SourceFile<'_>) -> bool {
             .fs
             .read(&parent)
             .and_then(|c| load(&c).ok())
-            .and_then(|d| d.get("includes").cloned())
+            .and_then(|(d, _)| d.get("includes").cloned())
         else {
             return false;
         };
@@ -90,12 +91,13 @@ fn included_from_above(file: &SourceFile<'_>) -> bool {
     })
 }
 
-fn load(content: &str) -> Result<Value, (Option<usize>, String)> {
-    let mut doc = text::parse_yaml_value(content)?;
+/// The Taskfile's value, merge keys applied, and the spans of the text as written.
+fn load(content: &str) -> Result<(Value, Spans), (Option<usize>, String)> {
+    let yaml::Doc { mut value, spans } = yaml::parse(content)?;
     // `<<: *defaults` merge keys are common in Taskfiles; a malformed merge only loses the
     // merged keys, so its error is not worth a warning.
-    let _ = doc.apply_merge();
-    Ok(doc)
+    let _ = value.apply_merge();
+    Ok((value, spans))
 }
 
 /// `task NAME` finds the first Taskfile of `TASKFILE_NAMES` in the folder; any other file (a
@@ -123,7 +125,7 @@ struct Ctx<'a, 'f> {
 /// One Taskfile being read: the root, or an include reached from it.
 struct Unit<'a> {
     path: &'a Path,
-    content: &'a str,
+    spans: &'a Spans,
     /// `ns:` prefixes of the includes that led here.
     prefix: String,
     /// For included tasks: the line of the root's `includes` entry (lines always refer to the
@@ -151,13 +153,13 @@ impl Ctx<'_, '_> {
             None | Some(Value::Null) => return,
             Some(Value::Mapping(t)) => t,
             Some(_) => {
-                let line = top_key_line(unit.content, "tasks");
+                let line = unit.spans.key_line("tasks");
                 self.out.warn(unit.path, line, "`tasks` is not a map");
                 return;
             }
         };
         // For the root, the lines of the listing; for an include, where each task is defined.
-        let lines = section_key_lines(unit.content, "tasks");
+        let lines = unit.spans.key_lines_under("tasks");
         for (key, value) in tasks {
             let Some(name) = key_string(key) else {
                 continue;
@@ -165,7 +167,7 @@ impl Ctx<'_, '_> {
             if unit.excludes.contains(&name) {
                 continue;
             }
-            let own_line = lines.get(&name).copied();
+            let own_line = lines.get(name.as_str()).copied();
             let line = unit.include_line.or(own_line);
             let (description, params) = match value {
                 Value::Mapping(task) => {
@@ -231,21 +233,22 @@ impl Ctx<'_, '_> {
             None | Some(Value::Null) => return,
             Some(Value::Mapping(i)) => i,
             Some(_) => {
-                let line = top_key_line(unit.content, "includes");
+                let line = unit.spans.key_line("includes");
                 self.out.warn(unit.path, line, "`includes` is not a map");
                 return;
             }
         };
-        let lines = if unit.include_line.is_none() {
-            section_key_lines(unit.content, "includes")
-        } else {
-            HashMap::new()
+        let lines = match unit.include_line {
+            None => unit.spans.key_lines_under("includes"),
+            Some(_) => HashMap::new(),
         };
         for (key, spec) in includes {
             let Some(ns) = key_string(key) else {
                 continue;
             };
-            let line = unit.include_line.or_else(|| lines.get(&ns).copied());
+            let line = unit
+                .include_line
+                .or_else(|| lines.get(ns.as_str()).copied());
             let Some(inc) = Include::from_value(spec) else {
                 self.out.warn(
                     unit.path,
@@ -287,8 +290,8 @@ impl Ctx<'_, '_> {
                 }
                 continue;
             };
-            let doc = match load(&content) {
-                Ok(doc) => doc,
+            let (doc, spans) = match load(&content) {
+                Ok(loaded) => loaded,
                 Err((l, msg)) => {
                     self.out.warn(&target, l, msg);
                     continue;
@@ -301,7 +304,7 @@ impl Ctx<'_, '_> {
             };
             let child = Unit {
                 path: &target,
-                content: &content,
+                spans: &spans,
                 prefix,
                 include_line: line.or(Some(1)),
                 excludes: inc.excludes,
@@ -532,65 +535,6 @@ fn required_vars(task: &Mapping) -> Vec<ParamDef> {
             Some(p)
         })
         .collect()
-}
-
-/// The line of a top-level `key:`.
-fn top_key_line(content: &str, key: &str) -> Option<usize> {
-    content
-        .lines()
-        .position(|l| yaml_key(l) == Some(key) && !l.starts_with([' ', '\t']))
-        .map(|i| i + 1)
-}
-
-/// Lines of the keys directly under a top-level block `section:` (block style only; flow
-/// style `tasks: {a: ...}` gives no lines).
-fn section_key_lines(content: &str, section: &str) -> HashMap<String, usize> {
-    let mut out = HashMap::new();
-    let mut inside = false;
-    let mut indent: Option<usize> = None;
-    for (i, line) in content.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let this_indent = line.len() - trimmed.len();
-        if this_indent == 0 {
-            if inside {
-                break;
-            }
-            inside = yaml_key(line) == Some(section);
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        let want = *indent.get_or_insert(this_indent);
-        if this_indent == want
-            && let Some(key) = yaml_key(trimmed)
-        {
-            out.entry(key.to_string()).or_insert(i + 1);
-        }
-    }
-    out
-}
-
-/// The key of a `key: value` line, without quotes.
-fn yaml_key(line: &str) -> Option<&str> {
-    let t = line.trim();
-    for q in ['"', '\''] {
-        if let Some(rest) = t.strip_prefix(q) {
-            let (key, after) = rest.split_once(q)?;
-            return after.trim_start().starts_with(':').then_some(key);
-        }
-    }
-    // A plain key ends at the first `:` followed by a space or the line end, so `db:migrate:`
-    // and `release:*:` are whole keys.
-    let end = t
-        .char_indices()
-        .find(|&(i, c)| c == ':' && t[i + 1..].chars().next().is_none_or(char::is_whitespace))
-        .map(|(i, _)| i)?;
-    let key = t[..end].trim_end();
-    (!key.is_empty() && !key.starts_with(['-', '#', '{', '['])).then_some(key)
 }
 
 #[cfg(test)]

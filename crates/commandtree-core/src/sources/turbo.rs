@@ -3,48 +3,46 @@
 //! three forms on `turbo run`. The command goes through `npx` so it works whether turbo is a
 //! local dev dependency or not installed at all; persistent (dev-server) tasks are listed too.
 
-use super::common::{sort_in_file_order, with_line};
+use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
-use crate::text::{first_lines, json_key_lines, parse_jsonc, sh_word};
+use crate::syntax::json::{self, Dialect};
+use crate::text::sh_word;
 use serde_json::Value;
 
 const KIND: &str = "turbo";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let root = match parse_jsonc(file.content) {
-        Ok(v) => v,
+    let doc = match json::parse(file.content, Dialect::Jsonc) {
+        Ok(doc) => doc,
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
-    let Some(obj) = root.as_object() else {
+    let Some(obj) = doc.object() else {
         return Parsed::with_warning(file.path, None, "turbo.json is not a JSON object");
     };
-    let key = if obj.contains_key("tasks") {
+    let key = if json::prop(obj, "tasks").is_some() {
         "tasks"
     } else {
         "pipeline"
     };
-    let Some(tasks) = obj.get(key) else {
+    let Some(tasks) = json::prop(obj, key) else {
         return Parsed::default();
     };
-    let Some(tasks) = tasks.as_object() else {
+    let Some(tasks) = tasks.value.as_object() else {
         return Parsed::with_warning(file.path, None, format!("`{key}` is not an object"));
     };
-    let lines = json_key_lines(file.content, &[key]);
-    let line_by_key = first_lines(&lines);
     let mut out = Parsed::default();
-    for (name, def) in tasks {
-        let line = line_by_key.get(name.as_str()).copied();
+    for prop in json::props(tasks) {
+        let name = prop.name.as_str();
         let item = CommandItem::new(
             KIND,
             file.path,
             name,
             format!("npx turbo run {}", sh_word(name)),
         )
-        .opt_description(describe(def));
-        out.commands.push(with_line(item, line));
+        .opt_description(describe(&json::to_value(&prop.value)));
+        out.commands.push(with_line(item, Some(doc.line(prop))));
     }
-    sort_in_file_order(&mut out.commands, &lines);
     out
 }
 

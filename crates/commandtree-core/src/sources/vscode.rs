@@ -4,8 +4,9 @@
 //! label to VS Code, or resolves the real command line itself through [`read_tasks`], which keeps
 //! every task's raw JSON (platform overrides, `dependsOn`, `options`, `args`...) intact.
 //!
-//! serde_json is built without `preserve_order` and carries no positions, so lines come from a
-//! second pass over the jsonc-parser AST (`text::json_ast`).
+//! The file is read once into the jsonc-parser tree (`syntax::json`): it gives each task's line
+//! and the file order of the strings in it; the task objects handed on are `serde_json` values
+//! built from that tree.
 //!
 //! A task's steps are its `dependsOn` tasks (with this platform's section applied), and for a
 //! `"type": "npm"` task the npm script it runs.
@@ -13,9 +14,8 @@
 use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, StepHow, StepRef, StepScope};
-use crate::text::{self, LineIndex, ast_prop, ast_prop_line, json_ast};
+use crate::syntax::json::{self, Dialect};
 use jsonc_parser::ast;
-use jsonc_parser::common::Ranged;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -67,57 +67,47 @@ impl TasksFile {
 /// Reads a `tasks.json`. Fails only when the file as a whole is unusable (invalid JSONC, not an
 /// object, `tasks` not an array); single bad tasks are reported in [`TasksFile::problems`].
 pub fn read_tasks(content: &str) -> Result<TasksFile, (Option<usize>, String)> {
-    let root = text::parse_jsonc(content)?;
-    let lines = LineIndex::new(content);
-    let ast = json_ast(content);
-    let ast_root = ast.as_ref().and_then(ast::Value::as_object);
-    let Value::Object(root) = root else {
+    let doc = json::parse(content, Dialect::Jsonc)?;
+    let Some(ast_root) = doc.object() else {
         return Err((None, "the top level is not an object".to_string()));
     };
+    let prop = |key: &str| json::prop(ast_root, key);
+    let value = |key: &str| prop(key).map(|p| json::to_value(&p.value));
     let mut out = TasksFile {
-        options: root.get("options").cloned(),
-        windows: root.get("windows").cloned(),
-        linux: root.get("linux").cloned(),
-        osx: root.get("osx").cloned(),
+        options: value("options"),
+        windows: value("windows"),
+        linux: value("linux"),
+        osx: value("osx"),
         ..Default::default()
     };
-    let options_refs = ast_root
-        .and_then(|o| ast_prop(o, "options"))
-        .map(|v| input_refs_in(&ast_strings(v)))
-        .or_else(|| {
-            root.get("options")
-                .map(|v| input_refs_in(&value_strings(v)))
-        })
+    let options_refs = prop("options")
+        .map(|p| input_refs_in(&ast_strings(&p.value)))
         .unwrap_or_default();
 
-    match root.get("inputs") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(a)) => out.inputs = a.clone(),
-        Some(_) => {
-            let line = ast_root.and_then(|o| ast_prop_line(o, "inputs", &lines));
-            out.problems
-                .push((line, "`inputs` is not an array".to_string()));
+    if let Some(inputs) = prop("inputs") {
+        match json::to_value(&inputs.value) {
+            Value::Null => {}
+            Value::Array(a) => out.inputs = a,
+            _ => out.problems.push((
+                Some(doc.line(inputs)),
+                "`inputs` is not an array".to_string(),
+            )),
         }
     }
 
-    let tasks = match root.get("tasks") {
-        None | Some(Value::Null) => return Ok(out),
-        Some(Value::Array(a)) => a,
-        Some(_) => {
-            let line = ast_root.and_then(|o| ast_prop_line(o, "tasks", &lines));
-            return Err((line, "`tasks` is not an array".to_string()));
-        }
+    let tasks = match prop("tasks") {
+        None => return Ok(out),
+        Some(p) => match &p.value {
+            ast::Value::NullKeyword(_) => return Ok(out),
+            ast::Value::Array(a) => &a.elements,
+            _ => return Err((Some(doc.line(p)), "`tasks` is not an array".to_string())),
+        },
     };
-    let ast_tasks = ast_root
-        .and_then(|o| ast_prop(o, "tasks"))
-        .and_then(ast::Value::as_array)
-        .map(|a| a.elements.as_slice())
-        .filter(|a| a.len() == tasks.len());
 
-    for (i, task) in tasks.iter().enumerate() {
-        let ast_task = ast_tasks.and_then(|a| a.get(i));
-        let line = ast_task.map(|t| lines.line(t.start()));
-        let Value::Object(obj) = task else {
+    for (i, ast_task) in tasks.iter().enumerate() {
+        let line = Some(doc.line(ast_task));
+        let task = json::to_value(ast_task);
+        let Value::Object(obj) = &task else {
             out.problems
                 .push((line, format!("task #{} is not an object", i + 1)));
             continue;
@@ -130,11 +120,7 @@ pub fn read_tasks(content: &str) -> Result<TasksFile, (Option<usize>, String)> {
                 continue;
             }
         };
-        let strings = match ast_task {
-            Some(t) => ast_strings(t),
-            None => value_strings(task),
-        };
-        let mut input_refs = input_refs_in(&strings);
+        let mut input_refs = input_refs_in(&ast_strings(ast_task));
         for id in &options_refs {
             if !input_refs.contains(id) {
                 input_refs.push(id.clone());
@@ -143,7 +129,7 @@ pub fn read_tasks(content: &str) -> Result<TasksFile, (Option<usize>, String)> {
         out.tasks.push(TaskDef {
             label,
             line,
-            raw: task.clone(),
+            raw: task,
             input_refs,
         });
     }
@@ -399,22 +385,6 @@ fn input_refs_in(strings: &[&str]) -> Vec<String> {
                 out.push(id.to_string());
             }
             rest = &rest[end + 1..];
-        }
-    }
-    out
-}
-
-/// Every string value inside `v` (keys excluded). serde_json maps are sorted, so this order is
-/// only a fallback for when the AST is unavailable.
-fn value_strings(v: &Value) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) => out.push(s.as_str()),
-            Value::Array(a) => stack.extend(a.iter().rev()),
-            Value::Object(m) => stack.extend(m.values().rev()),
-            _ => {}
         }
     }
     out

@@ -12,22 +12,26 @@
 use super::common::with_line;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef, ParamFormat};
-use crate::text::{parse_yaml, sh_word};
+use crate::syntax::yaml::{self, Spans};
+use crate::text::{sh_word, yaml_to_json};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 const KIND: &str = "workflow";
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let doc = match parse_yaml(file.content) {
-        Ok(v) => v,
+    let (doc, spans) = match yaml::parse(file.content) {
+        Ok(d) => (yaml_to_json(d.value), d.spans),
         Err((line, msg)) => return Parsed::with_warning(file.path, line, msg),
     };
     let Some(doc) = doc.as_object() else {
         return Parsed::with_warning(file.path, None, "workflow is not a YAML map");
     };
     // YAML 1.1 readers turn a bare `on` key into `true`; accept that spelling too.
-    let Some(on) = doc.get("on").or_else(|| doc.get("true")) else {
+    let Some((on_key, on)) = ["on", "true"]
+        .into_iter()
+        .find_map(|k| Some((k, doc.get(k)?)))
+    else {
         return Parsed::default();
     };
     let dispatch = match on {
@@ -42,13 +46,13 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         return Parsed::default();
     };
     let mut out = Parsed::default();
-    let dispatch_line = key_line(file.content, "workflow_dispatch", 0);
-    let inputs_line = dispatch_line.and_then(|l| key_line(file.content, "inputs", l));
+    let on_spans = spans.get(on_key);
+    let dispatch_spans = on_spans.and_then(|s| s.entry("workflow_dispatch"));
+    let inputs_spans = dispatch_spans.and_then(|d| d.value.entry("inputs"));
+    let inputs_line = inputs_spans.map(|i| i.line);
     let params = match dispatch.get("inputs") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(inputs)) => {
-            inputs_to_params(inputs, file.content, inputs_line.unwrap_or(0))
-        }
+        Some(Value::Object(inputs)) => inputs_to_params(inputs, inputs_spans.map(|i| &i.value)),
         Some(_) => {
             out.warn(
                 file.path,
@@ -72,18 +76,23 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         format!("gh workflow run {}", sh_word(file_name)),
     )
     .label(label)
-    .opt_description(jobs_description(doc.get("jobs"), file.content))
+    .opt_description(jobs_description(
+        doc.get("jobs"),
+        spans.key_lines_under("jobs"),
+    ))
     .params(params);
     if let Some(repo) = repo_root(file) {
         item = item.cwd(&repo);
     }
-    let line = dispatch_line.or_else(|| key_line(file.content, "on", 0));
+    let line = dispatch_spans
+        .map(|d| d.line)
+        .or_else(|| spans.key_line(on_key));
     out.commands.push(with_line(item, line));
     out
 }
 
-fn inputs_to_params(inputs: &Map<String, Value>, content: &str, after: usize) -> Vec<ParamDef> {
-    let lines = key_lines(content, after);
+fn inputs_to_params(inputs: &Map<String, Value>, spans: Option<&Spans>) -> Vec<ParamDef> {
+    let lines = spans.map(Spans::key_lines).unwrap_or_default();
     let mut params: Vec<(Option<usize>, ParamDef)> = inputs
         .iter()
         .map(|(name, spec)| {
@@ -116,7 +125,7 @@ fn inputs_to_params(inputs: &Map<String, Value>, content: &str, after: usize) ->
             }
             p.format = Some(ParamFormat::FlagEquals);
             p.flag = Some(format!("--raw-field={name}"));
-            (lines.get(name).copied(), p)
+            (lines.get(name.as_str()).copied(), p)
         })
         .collect();
     // Inputs arrive sorted by name; the form should follow the file.
@@ -135,13 +144,8 @@ fn scalar(v: &Value) -> Option<String> {
 
 /// `Jobs: Build, test, Deploy to prod` — each job's `name` when it is plain text, else its id,
 /// in file order.
-fn jobs_description(jobs: Option<&Value>, content: &str) -> Option<String> {
+fn jobs_description(jobs: Option<&Value>, lines: HashMap<&str, usize>) -> Option<String> {
     let jobs = jobs?.as_object()?;
-    let after = content
-        .lines()
-        .position(|l| l.starts_with("jobs:"))
-        .unwrap_or(0);
-    let lines = key_lines(content, after);
     let mut entries: Vec<(Option<usize>, String)> = jobs
         .iter()
         .map(|(id, job)| {
@@ -151,49 +155,12 @@ fn jobs_description(jobs: Option<&Value>, content: &str) -> Option<String> {
                 .map(str::trim)
                 .filter(|n| !n.is_empty() && !n.contains("${{"))
                 .unwrap_or(id);
-            (lines.get(id).copied(), shown.to_string())
+            (lines.get(id.as_str()).copied(), shown.to_string())
         })
         .collect();
     entries.sort_by_key(|(line, _)| line.unwrap_or(usize::MAX));
     let names: Vec<String> = entries.into_iter().map(|(_, n)| n).collect();
     (!names.is_empty()).then(|| format!("Jobs: {}", names.join(", ")))
-}
-
-/// The first line after line `after` (1-based; 0 = from the top) of each mapping key
-/// (`key:`, `"key":`, `- key:`), comments skipped. One pass, good enough to order inputs and
-/// jobs and to point at the trigger.
-fn key_lines(content: &str, after: usize) -> HashMap<String, usize> {
-    let mut out = HashMap::new();
-    for (i, raw) in content.lines().enumerate().skip(after) {
-        let line = raw.trim_start();
-        let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
-        if line.starts_with('#') {
-            continue;
-        }
-        let key = if let Some(q) = line.chars().next().filter(|c| *c == '"' || *c == '\'') {
-            let body = &line[1..];
-            body.find(q).and_then(|end| {
-                body[end + 1..]
-                    .trim_start()
-                    .starts_with(':')
-                    .then(|| body[..end].to_string())
-            })
-        } else {
-            line.char_indices()
-                .find(|&(j, c)| {
-                    c == ':' && line[j + 1..].chars().next().is_none_or(char::is_whitespace)
-                })
-                .map(|(j, _)| line[..j].trim_end().to_string())
-        };
-        if let Some(key) = key.filter(|k| !k.is_empty()) {
-            out.entry(key).or_insert(i + 1);
-        }
-    }
-    out
-}
-
-fn key_line(content: &str, key: &str, after: usize) -> Option<usize> {
-    key_lines(content, after).get(key).copied()
 }
 
 /// `.github/workflows/x.yml` → the folder holding `.github`, where gh finds the repository.
@@ -299,7 +266,7 @@ jobs:
     /// serde_yaml_ng reads YAML 1.2, where `on` is a string, not the boolean `true`.
     #[test]
     fn on_key_stays_a_string() {
-        let v = parse_yaml("on: push\nyes: 1\n").unwrap();
+        let v = crate::text::parse_yaml("on: push\nyes: 1\n").unwrap();
         assert_eq!(v["on"], "push");
         assert!(v.get("true").is_none());
     }

@@ -1,6 +1,7 @@
 //! The maps a newcomer reads, held to the code: ARCHITECTURE.md's crate table to the
-//! `Cargo.toml` files, the layout of these tests (one test crate) to what Cargo builds, and the
-//! tests SECURITY.md names to the test functions there are.
+//! `Cargo.toml` files, the layout of these tests (one test crate) to what Cargo builds, the
+//! tests SECURITY.md names to the test functions there are, and the README's list of ignored
+//! tests to the `#[ignore]`s there are.
 //!
 //! ARCHITECTURE.md's crate table says which crate may depend on which.
 //!
@@ -233,5 +234,59 @@ fn security_md_names_tests_that_exist() {
         }
     }
     assert!(checked > 50, "only {checked} tests found in SECURITY.md");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() && e.file_name() != "target" && e.file_name() != "node_modules" {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// A test that is not run by default must say why (`#[ignore = "..."]`) and be listed in the
+/// README's Testing section, so nobody takes a green run for a run of everything.
+#[test]
+fn every_ignored_test_gives_its_reason_and_is_listed_in_the_readme() {
+    let root = repo();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let testing = readme
+        .split_once("### Testing")
+        .expect("a Testing section in the README")
+        .1;
+    let mut files = Vec::new();
+    rust_files(&root.join("crates"), &mut files);
+    let mut problems = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let l = l.trim();
+            if !l.starts_with("#[ignore") {
+                continue;
+            }
+            let name = lines[i + 1..]
+                .iter()
+                .find_map(|l| {
+                    let rest = l.trim().split("fn ").nth(1)?;
+                    Some(rest[..rest.find('(')?].to_string())
+                })
+                .unwrap_or_default();
+            let at = format!("{}:{}", f.display(), i + 1);
+            if !l.starts_with("#[ignore = \"") {
+                problems.push(format!("{at}: `{name}` is ignored without a reason"));
+            }
+            if !testing.contains(&format!("::{name}`")) {
+                problems.push(format!(
+                    "{at}: `{name}` is ignored but not listed in the README's Testing section"
+                ));
+            }
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -18,6 +18,7 @@ mod mcp;
 mod mcp_interop;
 mod names;
 mod paths;
+mod problems;
 mod run;
 mod run_trust;
 mod safe_writes;

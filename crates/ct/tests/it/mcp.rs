@@ -235,10 +235,15 @@ async fn initialize_list_show_and_resources() {
             .await
             .is_err()
     );
-    // No prompt definition in this workspace: only the built-in one.
+    // No prompt definition in this workspace: no prompts (the built-in ones stay with
+    // `ct prompt`), and asking for one says so.
     let prompts = c.list_all_prompts().await.unwrap();
-    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["review-changes"]);
+    assert!(prompts.is_empty(), "{prompts:?}");
+    let e = c
+        .get_prompt(GetPromptRequestParams::new("review-changes"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("defines none"), "{e}");
     c.cancel().await.unwrap();
 }
 
@@ -257,10 +262,8 @@ async fn prompt_definitions_are_prompts_with_their_arguments() {
     let changed = client.prompts_changed.clone();
     let c = connect(&w, client, &[], &[]).await;
     let prompts = c.list_all_prompts().await.unwrap();
-    let own: Vec<&Prompt> = prompts
-        .iter()
-        .filter(|p| p.name != "review-changes")
-        .collect();
+    // The workspace's two definitions, and nothing else.
+    let own: Vec<&Prompt> = prompts.iter().collect();
     assert_eq!(own.len(), 2, "{prompts:?}");
     let fix = own
         .iter()
@@ -332,6 +335,61 @@ async fn prompt_definitions_are_prompts_with_their_arguments() {
             .unwrap()
             .starts_with("Explain, take"),
         "{explain:?}"
+    );
+    c.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn completion_offers_command_names_for_the_resource_template() {
+    let w = fixture();
+    w.write(
+        ".commandtree/commands/fix-issue.command.md",
+        "---\ndescription: Fix a GitHub issue\n---\nFix issue $1.\n",
+    );
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    assert!(c.peer_info().unwrap().capabilities.completions.is_some());
+    let template = "commandtree://command/{id}";
+    let got = c
+        .complete_resource_argument(template, "id", "", None)
+        .await
+        .unwrap();
+    assert!(got.values.contains(&"build".to_string()), "{got:?}");
+    assert_eq!(got.total, Some(got.values.len() as u32));
+    assert_eq!(got.has_more, Some(false));
+    // Names starting with the text first, then those holding it.
+    let got = c
+        .complete_resource_argument(template, "id", "Ar", None)
+        .await
+        .unwrap();
+    assert_eq!(got.values[0], "args.sh", "{got:?}");
+    let got = c
+        .complete_resource_argument(template, "id", "uil", None)
+        .await
+        .unwrap();
+    assert_eq!(got.values, ["build"], "{got:?}");
+    // Each offered name reads its resource.
+    let r = c
+        .read_resource(ReadResourceRequestParams::new(
+            commandtree_mcp::command_uri("build"),
+        ))
+        .await
+        .unwrap();
+    assert!(format!("{r:?}").contains("echo building"), "{r:?}");
+    // A prompt's arguments are free text; an unknown prompt or template is an error.
+    let got = c
+        .complete_prompt_argument("fix-issue", "arg1", "4", None)
+        .await
+        .unwrap();
+    assert!(got.values.is_empty());
+    assert!(
+        c.complete_prompt_argument("nope", "arg1", "", None)
+            .await
+            .is_err()
+    );
+    assert!(
+        c.complete_resource_argument("file:///{path}", "path", "", None)
+            .await
+            .is_err()
     );
     c.cancel().await.unwrap();
 }

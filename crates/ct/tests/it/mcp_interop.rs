@@ -175,7 +175,7 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     // The workspace's two prompt definitions (and the built-in one), with their arguments.
     assert_eq!(
         v["prompts"],
-        json!({"fix-issue": ["arg1", "arg2"], "explain": ["arguments"], "review-changes": ["arguments"]})
+        json!({"fix-issue": ["arg1", "arg2"], "explain": ["arguments"]})
     );
     assert_eq!(v["prompt"], json!(["Fix issue #42 in the parser module."]));
 }
@@ -232,7 +232,7 @@ fn check_typescript_answers(v: &Value) {
     assert_eq!(v["failed"], json!({"exitCode": 4, "isError": true}));
     assert_eq!(
         v["prompts"],
-        json!({"fix-issue": ["arg1", "arg2"], "explain": ["arguments"], "review-changes": ["arguments"]})
+        json!({"fix-issue": ["arg1", "arg2"], "explain": ["arguments"]})
     );
     assert_eq!(v["prompt"], json!(["Fix issue #42 in the parser module."]));
     // The definition added while connected: the client was told, and lists it.

@@ -220,3 +220,80 @@ fn the_listing_shows_why_a_command_is_warned() {
         "{text}"
     );
 }
+
+#[test]
+fn a_bin_script_brings_the_warnings_of_the_programs_beside_it_it_runs_by_name() {
+    let w = Workspace::new();
+    w.write_executable(
+        "plugins/tool/bin/tool-install",
+        "#!/usr/bin/env bash\nset -e\ntool-build \"$1\" \"$PREFIX\"\n",
+    );
+    w.write_executable(
+        "plugins/tool/bin/tool-build",
+        "#!/usr/bin/env bash\ncurl -fsSL https://example.com/get.sh | sh\n",
+    );
+    // Outside a program folder a bare name goes through PATH.
+    w.write_executable("scripts/ci.sh", "#!/bin/sh\ntool-build x\n");
+    let install = warning(&w, "shell", "tool-install").expect("tool-install warned");
+    assert!(
+        install.contains("runs `tool-build`, which pipes a download (curl) into sh"),
+        "{install}"
+    );
+    assert_eq!(warning(&w, "shell", "ci.sh"), None);
+}
+
+#[test]
+fn a_test_runner_brings_the_warnings_of_the_scripts_in_the_suites_it_runs() {
+    let w = Workspace::new();
+    w.write(
+        "Makefile",
+        "SHELLS := sh bash\n\
+         SHELL_TARGETS := $(addprefix test-,$(SHELLS))\n\
+         TEST_SUITE := $(shell find ./test/* -type d -prune -exec basename {} \\;)\n\
+         $(SHELL_TARGETS):\n\
+         \t@shell='$@'; for suite in $(TEST_SUITE); do urchin -f -s $${shell##*-} test/$$suite || exit; done\n\
+         test: $(SHELL_TARGETS)\n",
+    );
+    w.write(
+        "package.json",
+        r#"{"scripts": {
+            "test/quick": "make TEST_SUITE=quick test-$shell",
+            "test/global": "make TEST_SUITE=global test-$shell"
+        }}"#,
+    );
+    w.write_executable("test/quick/adds", "#!/bin/sh\n[ $((1 + 1)) = 2 ]\n");
+    w.write_executable(
+        "test/global/installs a tool",
+        "#!/bin/sh\nnpm install -g some-tool\n",
+    );
+    let make = warning(&w, "make", "test").expect("make test warned");
+    assert!(
+        make.contains("runs `installs a tool`, which installs packages globally"),
+        "{make}"
+    );
+    assert!(warning(&w, "npm", "test/global").is_some());
+    assert_eq!(warning(&w, "npm", "test/quick"), None);
+}
+
+#[test]
+fn a_tool_home_is_outside_the_project_unless_a_sourced_project_file_sets_it() {
+    let w = Workspace::new();
+    w.write(
+        "tool.sh",
+        "if [ -z \"${TOOL_DIR-}\" ]; then\n  TOOL_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nfi\n",
+    );
+    w.write_executable(
+        "test/fast/cleans up",
+        "#!/bin/sh\n: tool.sh\n\\. ../../tool.sh\nrm -rf \"${TOOL_DIR}/versions/v1\"\n",
+    );
+    w.write_executable(
+        "bin/tool-uninstall",
+        "#!/bin/sh\ntool --version\nrm -rf \"$TOOL_DIR/versions/$1\"\n",
+    );
+    assert_eq!(warning(&w, "shell", "cleans up"), None);
+    let uninstall = warning(&w, "shell", "tool-uninstall").expect("tool-uninstall warned");
+    assert!(
+        uninstall.contains("under $TOOL_DIR, outside the project"),
+        "{uninstall}"
+    );
+}

@@ -1,0 +1,464 @@
+//! What a whole script says about its variables, read once before it is walked and in no
+//! particular order (a script's functions may run in any): which variables it sets, which
+//! programs it runs, and which variables may hold one of the user's shell startup files.
+//!
+//! The last is how installers and `init --install` commands pick the file they append to: a
+//! `case` over the user's shell (`rc='~/.bashrc'` … `rc='~/.zshrc'`), a function printing the
+//! path, arrays of files and a helper taking the file as `$1`. A variable holds a startup file
+//! when any assignment, `for` list or argument it gets from may: that is what "picked at run
+//! time" means.
+
+use std::collections::HashSet;
+use tree_sitter::Node;
+
+/// Rounds of propagation through assignments, calls and function results: far beyond any real
+/// chain, and a bound for crafted ones.
+const MAX_ROUNDS: usize = 12;
+const MAX_NODES: usize = 200_000;
+const MAX_TREE_DEPTH: usize = 400;
+
+/// A function's body, by bytes.
+#[derive(Debug, Clone)]
+struct Function {
+    name: String,
+    start: usize,
+    end: usize,
+}
+
+/// Where a variable lives: the function that declared it `local`, or the script.
+type Scoped = (Option<String>, String);
+
+#[derive(Debug, Default)]
+pub(crate) struct Facts {
+    /// Variables the script sets itself; `X="${X:-…}"` only gives the caller's value a
+    /// default, so it is not among them.
+    pub assigned: HashSet<String>,
+    /// Literal names of the programs and functions it runs.
+    pub programs: HashSet<String>,
+    /// Functions that run their arguments as a command (`capture_command() { …; "$@"; }`):
+    /// `capture_command make install` runs `make install`.
+    pub wrappers: HashSet<String>,
+    /// Variables it reads (`$X`, `${X…}`).
+    pub used: HashSet<String>,
+    functions: Vec<Function>,
+    /// Variables a function declares `local`.
+    locals: HashSet<(String, String)>,
+    /// Variables that may hold a shell startup file.
+    startup: HashSet<Scoped>,
+    /// Positional parameters of functions that may hold one (`append_lines "$rc"`).
+    params: HashSet<(String, usize)>,
+    /// Functions whose output may be one (`rc_path="$(expand_home_path "$rc")"`).
+    yielding: HashSet<String>,
+}
+
+/// A place a value comes from, kept to propagate.
+struct Flow<'t> {
+    scope: Option<String>,
+    /// The variable it sets, or the function whose parameter it is, or whose output.
+    into: Into,
+    from: Vec<Node<'t>>,
+}
+
+/// What a value is made of, read once: whether it names a startup file itself, the
+/// variables it reads, and its text when it runs commands (a function's output).
+struct Source {
+    startup: bool,
+    vars: Vec<String>,
+    substituted: Option<String>,
+}
+
+impl Source {
+    fn of(n: Node, src: &[u8]) -> Source {
+        let raw = text(n, src);
+        let mut vars = Vec::new();
+        let mut stack = vec![(n, 0usize)];
+        while let Some((k, depth)) = stack.pop() {
+            if depth > MAX_TREE_DEPTH {
+                continue;
+            }
+            if matches!(k.kind(), "simple_expansion" | "expansion") {
+                let t = text(k, src);
+                if !(t.starts_with("${#") || t.starts_with("${!")) {
+                    let name: String = t
+                        .trim_start_matches('$')
+                        .trim_start_matches('{')
+                        .chars()
+                        .take_while(|c| {
+                            c.is_ascii_alphanumeric() || *c == '_' || *c == '@' || *c == '*'
+                        })
+                        .collect();
+                    if !name.is_empty() && !vars.contains(&name) {
+                        vars.push(name);
+                    }
+                }
+            }
+            let mut c = k.walk();
+            stack.extend(k.named_children(&mut c).map(|x| (x, depth + 1)));
+        }
+        Source {
+            startup: names_startup_file(&raw),
+            vars,
+            substituted: (raw.contains("$(") || raw.contains('`')).then_some(raw),
+        }
+    }
+}
+
+enum Into {
+    Var(String),
+    Param(String, usize),
+    Output,
+}
+
+impl Facts {
+    pub fn of(root: Node, src: &[u8]) -> Facts {
+        let mut facts = Facts::default();
+        let mut flows: Vec<Flow> = Vec::new();
+        // Each node with the function it lies in (the innermost), found on the way down.
+        // One pass with a cursor; what a node needs of its parents (the function it lies in,
+        // a `local` declaration around it) is kept on the way down, as `parent()` costs a walk
+        // from the root.
+        let mut nodes = Vec::new();
+        let mut cursor = root.walk();
+        // For the children of each node on the path: (function, inside `local`).
+        let mut states: Vec<(Option<usize>, bool)> = vec![(None, false)];
+        let mut visited = 0;
+        loop {
+            let n = cursor.node();
+            let (mut within, in_local) = states.last().copied().unwrap_or((None, false));
+            visited += 1;
+            if n.is_named() {
+                match n.kind() {
+                    "function_definition" => {
+                        if let (Some(name), Some(body)) =
+                            (n.child_by_field_name("name"), n.child_by_field_name("body"))
+                        {
+                            facts.functions.push(Function {
+                                name: text(name, src),
+                                start: body.start_byte(),
+                                end: body.end_byte(),
+                            });
+                            within = Some(facts.functions.len() - 1);
+                        }
+                    }
+                    "variable_assignment" | "declaration_command" | "for_statement" | "command" => {
+                        nodes.push((n, within, in_local))
+                    }
+                    "simple_expansion" | "expansion" => {
+                        let mut c = n.walk();
+                        for k in n.named_children(&mut c) {
+                            let name = match k.kind() {
+                                "variable_name" => Some(k),
+                                "subscript" => k.child_by_field_name("name"),
+                                _ => None,
+                            };
+                            if let Some(name) = name {
+                                facts.used.insert(text(name, src));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if states.len() <= MAX_TREE_DEPTH && visited < MAX_NODES && cursor.goto_first_child() {
+                states.push((within, n.is_named() && declares_local(n, src)));
+                continue;
+            }
+            let mut more = false;
+            while !more {
+                if cursor.goto_next_sibling() {
+                    more = true;
+                } else if cursor.goto_parent() {
+                    states.pop();
+                } else {
+                    break;
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+        // Only a script that names a startup file can pick one at run time.
+        let startup_named = {
+            let t = String::from_utf8_lossy(src);
+            STARTUP_FILES.iter().any(|f| t.contains(f))
+                || t.contains("config.fish")
+                || t.contains("profile.ps1")
+        };
+        for (n, within, in_local) in nodes {
+            let scope = within.map(|i| facts.functions[i].name.clone());
+            match n.kind() {
+                "variable_assignment" => {
+                    let Some(name) = n.child_by_field_name("name").map(|v| base_name(v, src))
+                    else {
+                        continue;
+                    };
+                    let value = n.child_by_field_name("value");
+                    let self_ref = value.is_some_and(|v| mentions(v, src, &name));
+                    if !self_ref {
+                        facts.assigned.insert(name.clone());
+                    }
+                    if let Some(s) = &scope
+                        && in_local
+                    {
+                        facts.locals.insert((s.clone(), name.clone()));
+                    }
+                    flows.push(Flow {
+                        scope,
+                        into: Into::Var(name),
+                        from: value.into_iter().collect(),
+                    });
+                }
+                "declaration_command" if declares_local(n, src) => {
+                    if let Some(s) = &scope {
+                        let mut c = n.walk();
+                        for k in n.named_children(&mut c) {
+                            if k.kind() == "variable_name" {
+                                facts.locals.insert((s.clone(), text(k, src)));
+                            }
+                        }
+                    }
+                }
+                "for_statement" => {
+                    let Some(var) = n.child_by_field_name("variable") else {
+                        continue;
+                    };
+                    let name = text(var, src);
+                    facts.assigned.insert(name.clone());
+                    let mut c = n.walk();
+                    let from: Vec<Node> = n.children_by_field_name("value", &mut c).collect();
+                    flows.push(Flow {
+                        scope,
+                        into: Into::Var(name),
+                        from,
+                    });
+                }
+                "command" => {
+                    let Some(name) = n.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let name = text(name, src).trim_start_matches('\\').to_string();
+                    let mut c = n.walk();
+                    let args: Vec<Node> = n.children_by_field_name("argument", &mut c).collect();
+                    let words: Vec<String> = args.iter().map(|a| text(*a, src)).collect();
+                    match name.as_str() {
+                        "read" | "mapfile" | "readarray" => {
+                            for w in words.iter().filter(|w| is_name(w)) {
+                                facts.assigned.insert(w.clone());
+                            }
+                        }
+                        "printf" => {
+                            if let Some(i) = words.iter().position(|w| w == "-v")
+                                && let Some(v) = words.get(i + 1)
+                            {
+                                facts.assigned.insert(v.clone());
+                            }
+                        }
+                        _ => {}
+                    }
+                    if matches!(name.as_str(), "echo" | "printf") {
+                        flows.push(Flow {
+                            scope: scope.clone(),
+                            into: Into::Output,
+                            from: args.clone(),
+                        });
+                    }
+                    let runs_args = |w: &str| {
+                        matches!(w, "\"$@\"" | "$@" | "\"${@}\"" | "${@}" | "\"$*\"" | "$*")
+                    };
+                    if let Some(func) = &scope
+                        && (runs_args(&name)
+                            || (matches!(name.as_str(), "exec" | "command" | "nohup" | "time")
+                                && words.first().is_some_and(|w| runs_args(w))))
+                    {
+                        facts.wrappers.insert(func.clone());
+                    }
+                    if facts.functions.iter().any(|f| f.name == name) {
+                        for (i, a) in args.iter().enumerate() {
+                            flows.push(Flow {
+                                scope: scope.clone(),
+                                into: Into::Param(name.clone(), i + 1),
+                                from: vec![*a],
+                            });
+                        }
+                    }
+                    facts.programs.insert(name);
+                }
+                _ => {}
+            }
+        }
+        if !startup_named {
+            flows.clear();
+        }
+        let sources: Vec<Vec<Source>> = flows
+            .iter()
+            .map(|f| f.from.iter().map(|n| Source::of(*n, src)).collect())
+            .collect();
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for (f, from) in flows.iter().zip(&sources) {
+                if !from.iter().any(|v| facts.holds_startup(v, &f.scope)) {
+                    continue;
+                }
+                changed |= match &f.into {
+                    Into::Var(name) => {
+                        let key = facts.key(&f.scope, name);
+                        facts.startup.insert(key)
+                    }
+                    Into::Param(func, i) => facts.params.insert((func.clone(), *i)),
+                    Into::Output => match &f.scope {
+                        Some(func) => facts.yielding.insert(func.clone()),
+                        None => false,
+                    },
+                };
+            }
+            if !changed {
+                break;
+            }
+        }
+        facts
+    }
+
+    /// The innermost function whose body holds byte `at`.
+    fn function_at(&self, at: usize) -> Option<&str> {
+        self.functions
+            .iter()
+            .filter(|f| f.start <= at && at < f.end)
+            .min_by_key(|f| f.end - f.start)
+            .map(|f| f.name.as_str())
+    }
+
+    fn key(&self, scope: &Option<String>, name: &str) -> Scoped {
+        match scope {
+            Some(s) if self.locals.contains(&(s.clone(), name.to_string())) => {
+                (Some(s.clone()), name.to_string())
+            }
+            _ => (None, name.to_string()),
+        }
+    }
+
+    /// Whether a value, read in function `scope`, may be a shell startup file.
+    fn holds_startup(&self, v: &Source, scope: &Option<String>) -> bool {
+        if v.startup || v.vars.iter().any(|name| self.var_holds(name, scope)) {
+            return true;
+        }
+        let Some(raw) = &v.substituted else {
+            return false;
+        };
+        self.yielding.iter().any(|f| {
+            raw.match_indices(f.as_str()).any(|(i, _)| {
+                let before = raw[..i].trim_end_matches(' ');
+                let after = raw[i + f.len()..].chars().next();
+                (before.ends_with("$(") || before.ends_with('`'))
+                    && after.is_none_or(|c| c.is_whitespace() || c == ')' || c == '`')
+            })
+        })
+    }
+
+    fn var_holds(&self, name: &str, scope: &Option<String>) -> bool {
+        if let Some(func) = scope {
+            if let Ok(i) = name.parse::<usize>() {
+                return self.params.contains(&(func.clone(), i));
+            }
+            if name == "@" || name == "*" {
+                return self.params.iter().any(|(f, _)| f == func);
+            }
+        }
+        self.startup.contains(&self.key(scope, name))
+    }
+
+    /// Whether a write to `raw` (a redirect target or file operand as written, quotes
+    /// included) at byte `at` goes to a variable that may hold a shell startup file; its name.
+    pub fn startup_target(&self, raw: &str, at: usize) -> Option<String> {
+        let t = raw.trim().trim_matches('"');
+        let inner = t
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| t.strip_prefix('$'))?;
+        let name: String = inner
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let rest = &inner[name.len()..];
+        // Only the variable itself (`"$file"`, `"${files[$i]}"`), not a path built on it.
+        if name.is_empty() || !(rest.is_empty() || (rest.starts_with('[') && rest.ends_with(']'))) {
+            return None;
+        }
+        let scope = self.function_at(at).map(str::to_string);
+        self.var_holds(&name, &scope).then_some(name)
+    }
+}
+
+fn text(n: Node, src: &[u8]) -> String {
+    n.utf8_text(src).unwrap_or("").to_string()
+}
+
+fn is_name(w: &str) -> bool {
+    w.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The variable an assignment sets (`files` of `files[$i]=…`).
+fn base_name(n: Node, src: &[u8]) -> String {
+    if n.kind() == "subscript"
+        && let Some(name) = n.child_by_field_name("name")
+    {
+        return text(name, src);
+    }
+    text(n, src)
+}
+
+/// `local x`, `declare x`, `typeset x`: a variable of the function.
+fn declares_local(n: Node, src: &[u8]) -> bool {
+    n.kind() == "declaration_command"
+        && n.child(0)
+            .is_some_and(|k| matches!(text(k, src).as_str(), "local" | "declare" | "typeset"))
+}
+
+/// Whether `n` reads the variable `name`.
+fn mentions(n: Node, src: &[u8], name: &str) -> bool {
+    let mut stack = vec![(n, 0usize)];
+    while let Some((k, depth)) = stack.pop() {
+        if depth > MAX_TREE_DEPTH {
+            continue;
+        }
+        if k.kind() == "variable_name" && text(k, src) == name {
+            return true;
+        }
+        let mut c = k.walk();
+        stack.extend(k.named_children(&mut c).map(|x| (x, depth + 1)));
+    }
+    false
+}
+
+/// The shells' startup files in the home folder.
+const STARTUP_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+];
+
+/// Whether `raw` (shell text, quotes and all) names one of the user's shell startup files:
+/// `~/.bashrc`, `"$HOME/.zshrc"`, `${ZDOTDIR:-$HOME}/.zshrc`, `~/.config/fish/config.fish`.
+pub(crate) fn names_startup_file(raw: &str) -> bool {
+    raw.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | ')' | ';' | '='))
+        .any(|w| {
+            let file = w.rsplit('/').next().unwrap_or(w);
+            let in_home = w.starts_with('~') || w.starts_with('$');
+            in_home
+                && (STARTUP_FILES.contains(&file)
+                    || w.ends_with("/fish/config.fish")
+                    || w.ends_with("/powershell/profile.ps1")
+                    || w.ends_with("/PowerShell/Microsoft.PowerShell_profile.ps1"))
+        })
+}
