@@ -254,15 +254,31 @@ fn deps_of_make_prerequisites_and_npm_scripts() {
     );
     let gen_deps = deps_json(&w, "make:gen");
     assert_eq!(gen_deps["runs"], serde_json::json!([]));
+    // An npm script's `make build` is a step: its callers run `gen` too, through `build`.
     assert_eq!(
         tree(&gen_deps["runBy"]),
-        ["build (prerequisite)", "lint (prerequisite)"]
+        [
+            "build (prerequisite)",
+            "  ci (call)",
+            "    release (call)",
+            "    pretest (call)",
+            "      test (hook)",
+            "lint (prerequisite)"
+        ]
     );
     let lp = deps_json(&w, "loop");
     assert_eq!(lp["cycles"], serde_json::json!([["loop", "loop"]]));
 
     let release = deps_json(&w, "release");
-    assert_eq!(tree(&release["runs"]), ["ci (call)"]);
+    assert_eq!(
+        tree(&release["runs"]),
+        [
+            "ci (call)",
+            "  build (call)",
+            "    gen (prerequisite)",
+            "    lint (prerequisite)"
+        ]
+    );
     assert_eq!(release["unresolved"][0]["name"], "publish-all");
     assert_eq!(release["unresolved"][0]["how"], "call");
     assert_eq!(
@@ -271,17 +287,16 @@ fn deps_of_make_prerequisites_and_npm_scripts() {
     );
 
     w.run(["deps", "make:gen"]).success().stdout_is(
-        "gen (make)  Makefile:4\nruns:\n  nothing by itself\nrun by:\n  build (make, prerequisite)  Makefile:1\n  lint (make, prerequisite)  Makefile:7\n",
+        "gen (make)  Makefile:4\nruns:\n  nothing by itself\nrun by:\n  build (make, prerequisite)  Makefile:1\n    ci (npm, call)  package.json:2\n      release (npm, call)  package.json:3\n      pretest (npm, call)  package.json:4\n        test (npm, hook)  package.json:5\n  lint (make, prerequisite)  Makefile:7\n",
     );
     w.run(["deps", "release"])
         .stdout_has("  publish-all (call): names no command found here\n");
     w.run(["deps", "nothing-here"]).code(1);
 }
 
-/// `make build` in an npm script is a step once the npm source records a script's `make`
-/// calls (the Makefile beside the package.json); until then the script runs nothing found.
+/// `make build` in an npm script is a step: the npm source records a script's `make` calls (the
+/// Makefile beside the package.json).
 #[test]
-#[ignore = "needs the npm source to record `make x` calls as steps"]
 fn an_npm_script_calling_make_runs_the_target_and_its_prerequisites() {
     let w = Workspace::new()
         .file("Makefile", MAKEFILE)
