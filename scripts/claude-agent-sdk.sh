@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs @anthropic-ai/claude-agent-sdk and typescript from the npm registry into
 # target/claude-agent-sdk/, for the test that type-checks `ct export claude-sdk` against the
-# SDK's own `Options` type (crates/ct/tests/ai.rs). Kept once installed.
+# SDK's own `Options` type (crates/ct/tests/it/ai.rs). Kept once installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=target/claude-agent-sdk

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the virtual environment with the official Python MCP SDK that the `ct mcp` interop test
-# drives (crates/ct/tests/mcp_interop.rs), outside the repository, in the user cache. Prints
+# drives (crates/ct/tests/it/mcp_interop.rs), outside the repository, in the user cache. Prints
 # nothing when it is already there.
 # Usage: bash scripts/mcp-python-sdk.sh [VENV]
 set -euo pipefail

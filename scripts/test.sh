@@ -27,13 +27,13 @@ fi
 command -v just >/dev/null 2>&1 || cargo install just --locked --quiet
 
 # The VS Code extension's database engine (node-sqlite3-wasm from npm, pinned by the lock file)
-# for the interop tests in crates/ct/tests/extension.rs.
+# for the interop tests in crates/ct/tests/it/extension.rs.
 if command -v npm >/dev/null 2>&1; then
   npm ci --prefix crates/ct/tests/extension --no-audit --no-fund --silent
 fi
 
 # @anthropic-ai/claude-agent-sdk and typescript from npm (target/claude-agent-sdk/), for the test
-# that type-checks `ct export claude-sdk` against the SDK's `Options` (crates/ct/tests/ai.rs).
+# that type-checks `ct export claude-sdk` against the SDK's `Options` (crates/ct/tests/it/ai.rs).
 if command -v npm >/dev/null 2>&1; then
   bash scripts/claude-agent-sdk.sh
 fi

@@ -3,19 +3,19 @@
 //! and checks that loading it gives an error naming the file, never an abort, a panic or a
 //! memory fault.
 
+// The workspace's one rule for a test that needs a tool or the model: skipped with a note
+// outside CI, a failure under it.
+#[path = "../../ct/tests/it/support/skip.rs"]
+mod skip;
+
 use commandtree_embed::{Embedder, model};
 use std::path::{Path, PathBuf};
 
+/// The model of `scripts/fetch-test-model.sh`; missing, the test is skipped.
 fn real_model() -> Option<PathBuf> {
     let found = model::find(&std::env::temp_dir().join("ct-no-such-root"));
     if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the all-MiniLM-L6-v2 model is missing; run bash scripts/fetch-test-model.sh"
-        );
-        eprintln!(
-            "skipped: the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)"
-        );
+        skip::skip("the all-MiniLM-L6-v2 model is missing (bash scripts/fetch-test-model.sh)");
     }
     found
 }

@@ -23,6 +23,12 @@ pub mod shellinit;
 pub mod vars;
 pub mod vscode;
 
+// The workspace's one rule for a test that needs a tool: skipped with a note outside CI, a
+// failure under it.
+#[cfg(test)]
+#[path = "../../ct/tests/it/support/skip.rs"]
+mod skip;
+
 /// Why a run did not happen. Each variant's text is one line for the user.
 #[derive(Debug)]
 pub enum Error {

@@ -4,22 +4,19 @@
 //! the snippet puts on the prompt (a real edit line needs an interactive terminal), and that
 //! text is then run by fish as if the user pressed Enter.
 
+// The workspace's one rule for a test that needs a tool: skipped with a note outside CI, a
+// failure under it.
+#[path = "../../ct/tests/it/support/skip.rs"]
+mod skip;
+
 use commandtree_exec::quote::sh_quote;
 use commandtree_exec::shellinit::{InitShell, snippet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Whether fish is here (scripts/test.sh installs it); missing, the test is skipped.
 fn fish_installed() -> bool {
-    let found = commandtree_exec::line::which("fish").is_some();
-    if !found {
-        // scripts/test.sh installs fish; under CI a missing fish is a failure, not a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "fish is not installed (apt-get install fish)"
-        );
-        eprintln!("note: fish is not installed; the fish snippet is not checked");
-    }
-    found
+    skip::have("fish", "apt-get install fish; scripts/test.sh installs it")
 }
 
 fn scratch() -> PathBuf {

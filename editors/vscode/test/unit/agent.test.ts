@@ -3,7 +3,7 @@
 // vscode-mock.ts because no Copilot (or any) language model can exist outside a signed-in
 // VS Code: the fake models record the messages and options they were sent and stream scripted
 // pieces. The server is FakeServer (fakes.ts); the real server's side of the protocol is tested
-// against `ct lsp` in crates/ct/tests/lsp.rs.
+// against `ct lsp` in crates/ct/tests/it/lsp.rs.
 
 import * as assert from 'assert';
 import type * as vscode from 'vscode';

@@ -1,7 +1,7 @@
 // Multi-root workspaces: one server per workspace folder. `vscode` is the mock from
 // vscode-mock.ts and each folder's server is a FakeServer (fakes.ts): neither VS Code nor
 // `ct lsp` can run inside a unit test. The real server's one-folder protocol is checked by
-// test/e2e.sh and crates/ct/tests/lsp.rs.
+// test/e2e.sh and crates/ct/tests/it/lsp.rs.
 
 import * as assert from 'assert';
 import * as vscode from 'vscode';

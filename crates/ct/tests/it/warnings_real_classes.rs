@@ -1,0 +1,299 @@
+//! Security warnings through the real `ct`, one workspace per class of false warning or miss
+//! found on real repositories: only what runs is analysed, each in its language and in the
+//! context it runs in, and `ct list` says why a command has its ⚠.
+
+use crate::support::Workspace;
+
+/// `(type, label, securityWarning)` of every command `ct list --json --all` shows.
+fn listing(w: &Workspace) -> Vec<(String, String, Option<String>)> {
+    w.json(["list", "--json", "--all"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["type"].as_str().unwrap().to_string(),
+                c["label"].as_str().unwrap().to_string(),
+                c["securityWarning"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+#[track_caller]
+fn warning(w: &Workspace, kind: &str, label: &str) -> Option<String> {
+    let all = listing(w);
+    all.iter()
+        .find(|(k, l, _)| k == kind && l == label)
+        .unwrap_or_else(|| panic!("no {kind} `{label}` in {all:#?}"))
+        .2
+        .clone()
+}
+
+#[test]
+fn a_readme_with_rm_rf_in_a_fence_gets_no_warning() {
+    let w = Workspace::new();
+    w.write(
+        "README.md",
+        "# Tool\n\n```python\nprint('hi')\n```\n\nInstall:\n\n```sh\ncurl -fsSL https://x.io/i | sh\nrm -rf /\n```\n\nThen `$(whoami)` and `rm -rf ~`.\n",
+    );
+    w.write(
+        "AGENTS.md",
+        "# Agents\n\nNever run `git push --force`.\n\n```bash\nrm -rf ~\n```\n",
+    );
+    assert_eq!(warning(&w, "markdown", "README.md"), None);
+    for (k, l, warned) in listing(&w) {
+        assert_eq!(warned, None, "{k} {l}");
+    }
+}
+
+#[test]
+fn a_dockerfile_run_step_cleaning_apt_lists_gets_no_warning() {
+    let w = Workspace::new();
+    w.write(
+        "Dockerfile",
+        "FROM debian:12\nRUN apt-get update && apt-get install -y curl \\\n    && rm -rf /var/lib/apt/lists/*\nRUN printf \"key: value\\n\" > /etc/app.conf\nRUN curl -fsSL https://x.io/i | sh && sudo chmod 777 /opt\n",
+    );
+    assert_eq!(warning(&w, "docker", "build Dockerfile"), None);
+}
+
+#[test]
+fn a_compose_service_mounting_the_docker_socket_is_a_caution() {
+    let w = Workspace::new();
+    w.write(
+        "docker-compose.yml",
+        "services:\n  web:\n    image: nginx\n    command: rm -rf /\n  agent:\n    image: agent\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n",
+    );
+    for label in ["up", "up -d", "up agent"] {
+        let warned = warning(&w, "docker", label).unwrap_or_else(|| panic!("{label}"));
+        assert!(warned.starts_with("Caution:"), "{label}: {warned}");
+        assert!(warned.contains("docker.sock"), "{label}: {warned}");
+    }
+    // Starting only `web` gives it nothing of the host; stopping or listing starts nothing.
+    for label in ["up web", "down", "build", "logs", "ps"] {
+        assert_eq!(warning(&w, "docker", label), None, "{label}");
+    }
+}
+
+#[test]
+fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
+    let w = Workspace::new();
+    w.write(
+        "Rakefile",
+        "desc 'Drop the production database'\ntask :reset do\n  sh \"dropdb prod\"\nend\n\ntask railties: :reset\n\ntask :check do\n  sh(Gem.ruby, \"-r\", \"x/railtie\", \"-e\", \"'OK'\")\n  puts \"rm -rf / | sh\"\nend\n",
+    );
+    let reset = warning(&w, "rake", "reset").expect("reset warned");
+    assert!(reset.contains("drops a database (dropdb)"), "{reset}");
+    // Its prerequisite runs it: the warning comes along.
+    let through = warning(&w, "rake", "railties").expect("railties warned");
+    assert!(through.contains("runs `reset`"), "{through}");
+    assert_eq!(warning(&w, "rake", "check"), None);
+}
+
+#[test]
+fn a_csproj_with_msbuild_properties_gets_no_warning() {
+    let w = Workspace::new();
+    w.write(
+        "App/App.csproj",
+        // The shape of a real project's file that the shell grammar used to misread.
+        "<Project Sdk=\"Microsoft.NET.Sdk.Web\">\n\n  <PropertyGroup>\n    <TargetFramework>net10.0</TargetFramework>\n    <UserSecretsId>0c5e2f5a-1b7d-4f4e-9a51-2f7b8d6c4e10</UserSecretsId>\n    <Nullable>enable</Nullable>\n    <RootNamespace>eShop.WebApp</RootNamespace>\n\n    <!-- Disable RZ10021, which is failing due to a Razor bug, according to Mackinnon. -->\n    <NoWarn>$(NoWarn);RZ10021</NoWarn>\n  </PropertyGroup>\n\n  <PropertyGroup>\n    <OutputPath>$(OutDir)</OutputPath>\n  </PropertyGroup>\n\n</Project>\n",
+    );
+    let dotnet: Vec<_> = listing(&w)
+        .into_iter()
+        .filter(|(k, _, _)| k == "dotnet")
+        .collect();
+    assert!(!dotnet.is_empty(), "the project is listed");
+    for (_, l, warned) in dotnet {
+        assert_eq!(warned, None, "{l}");
+    }
+}
+
+#[test]
+fn a_kotlin_build_with_backticked_names_gets_no_warning() {
+    let w = Workspace::new();
+    w.write_executable("gradlew", "#!/bin/sh\n");
+    w.write("settings.gradle.kts", "rootProject.name = \"x\"\n");
+    w.write(
+        "build.gradle.kts",
+        "plugins {\n    `kotlin-dsl`\n    `java-library`\n}\n\ntasks.register(\"hello\") {\n    doLast { println(\"${project.name}\") }\n}\n",
+    );
+    let gradle: Vec<_> = listing(&w)
+        .into_iter()
+        .filter(|(k, _, _)| k == "gradle")
+        .collect();
+    assert!(!gradle.is_empty(), "the build is listed");
+    for (_, l, warned) in gradle {
+        assert_eq!(warned, None, "{l}");
+    }
+}
+
+#[test]
+fn a_make_target_is_warned_for_the_installer_its_file_prerequisite_pipes_to_sh() {
+    let w = Workspace::new();
+    w.write(
+        "Makefile",
+        "PREFIX ?= /usr/local\nLINT := $(BIN)/golangci-lint\n\n\
+         all: lint\n\n\
+         lint: $(LINT)\n\t$(LINT) run\n\n\
+         $(LINT):\n\tcurl -sfL https://x.io/install.sh | sh -s -- -b $(BIN)\n\n\
+         install:\n\tinstall -m 0755 app $(DESTDIR)$(PREFIX)/bin\n\n\
+         local:\n\t$(MAKE) install PREFIX=./out\n\n\
+         format:\n\tgofmt -w .\n",
+    );
+    let lint = warning(&w, "make", "lint").expect("lint warned");
+    assert!(
+        lint.starts_with("Danger: makes `$(LINT)`, which pipes a download (curl) into sh"),
+        "{lint}"
+    );
+    let all = warning(&w, "make", "all").expect("all warned through lint");
+    assert!(all.contains("runs `lint`"), "{all}");
+    let install = warning(&w, "make", "install").expect("install warned");
+    assert!(install.contains("/usr/local/bin"), "{install}");
+    // Installing into the project is not outside it; `format` is a target, not a disk tool.
+    assert_eq!(warning(&w, "make", "local"), None);
+    assert_eq!(warning(&w, "make", "format"), None);
+}
+
+#[test]
+fn a_dispatched_workflow_is_warned_only_for_what_it_does_to_shared_things() {
+    let w = Workspace::new();
+    w.write(
+        ".github/workflows/ci.yml",
+        "name: CI\non: workflow_dispatch\npermissions:\n  contents: read\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: sudo apt-get install -y jq && sudo rm -rf /opt/hostedtoolcache\n",
+    );
+    w.write(
+        ".github/workflows/sync.yml",
+        "name: Sync\non: workflow_dispatch\njobs:\n  sync:\n    runs-on: ubuntu-latest\n    steps:\n      - run: git push --force origin HEAD:main\n",
+    );
+    assert_eq!(warning(&w, "workflow", "CI"), None);
+    let sync = warning(&w, "workflow", "Sync").expect("sync warned");
+    assert!(
+        sync.starts_with("Danger: dispatches a job that overwrites remote history"),
+        "{sync}"
+    );
+}
+
+#[test]
+fn scripts_called_by_a_release_script_bring_their_warnings() {
+    let w = Workspace::new();
+    w.write_executable(
+        "scripts/release.sh",
+        "#!/bin/sh\nset -e\n./scripts/publish.sh\n",
+    );
+    w.write_executable(
+        "scripts/publish.sh",
+        "#!/bin/sh\nnpm publish --access public\n",
+    );
+    w.write_executable(
+        "scripts/tmp.sh",
+        "#!/bin/sh\nd=$(mktemp -d)\nchmod 777 \"$d\"\nrm -rf \"$d\"\n",
+    );
+    let release = warning(&w, "shell", "release.sh").expect("release warned");
+    assert!(
+        release.contains("runs `publish.sh`, which publishes to a package registry (npm publish)"),
+        "{release}"
+    );
+    assert_eq!(warning(&w, "shell", "tmp.sh"), None);
+}
+
+#[test]
+fn the_listing_shows_why_a_command_is_warned() {
+    let w = Workspace::new();
+    w.write(
+        "justfile",
+        "install:\n    cargo install --path .\n\ntest:\n    cargo test\n",
+    );
+    let text = w.run(["list"]).success().stdout();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("⚠ install"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        lines[at + 1].trim(),
+        "Caution: installs a program globally (cargo install)",
+        "{text}"
+    );
+    let test = lines.iter().position(|l| l.trim() == "test").unwrap();
+    assert!(
+        lines.get(test + 1).is_none_or(|l| !l.contains("Caution")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bin_script_brings_the_warnings_of_the_programs_beside_it_it_runs_by_name() {
+    let w = Workspace::new();
+    w.write_executable(
+        "plugins/tool/bin/tool-install",
+        "#!/usr/bin/env bash\nset -e\ntool-build \"$1\" \"$PREFIX\"\n",
+    );
+    w.write_executable(
+        "plugins/tool/bin/tool-build",
+        "#!/usr/bin/env bash\ncurl -fsSL https://example.com/get.sh | sh\n",
+    );
+    // Outside a program folder a bare name goes through PATH.
+    w.write_executable("scripts/ci.sh", "#!/bin/sh\ntool-build x\n");
+    let install = warning(&w, "shell", "tool-install").expect("tool-install warned");
+    assert!(
+        install.contains("runs `tool-build`, which pipes a download (curl) into sh"),
+        "{install}"
+    );
+    assert_eq!(warning(&w, "shell", "ci.sh"), None);
+}
+
+#[test]
+fn a_test_runner_brings_the_warnings_of_the_scripts_in_the_suites_it_runs() {
+    let w = Workspace::new();
+    w.write(
+        "Makefile",
+        "SHELLS := sh bash\n\
+         SHELL_TARGETS := $(addprefix test-,$(SHELLS))\n\
+         TEST_SUITE := $(shell find ./test/* -type d -prune -exec basename {} \\;)\n\
+         $(SHELL_TARGETS):\n\
+         \t@shell='$@'; for suite in $(TEST_SUITE); do urchin -f -s $${shell##*-} test/$$suite || exit; done\n\
+         test: $(SHELL_TARGETS)\n",
+    );
+    w.write(
+        "package.json",
+        r#"{"scripts": {
+            "test/quick": "make TEST_SUITE=quick test-$shell",
+            "test/global": "make TEST_SUITE=global test-$shell"
+        }}"#,
+    );
+    w.write_executable("test/quick/adds", "#!/bin/sh\n[ $((1 + 1)) = 2 ]\n");
+    w.write_executable(
+        "test/global/installs a tool",
+        "#!/bin/sh\nnpm install -g some-tool\n",
+    );
+    let make = warning(&w, "make", "test").expect("make test warned");
+    assert!(
+        make.contains("runs `installs a tool`, which installs packages globally"),
+        "{make}"
+    );
+    assert!(warning(&w, "npm", "test/global").is_some());
+    assert_eq!(warning(&w, "npm", "test/quick"), None);
+}
+
+#[test]
+fn a_tool_home_is_outside_the_project_unless_a_sourced_project_file_sets_it() {
+    let w = Workspace::new();
+    w.write(
+        "tool.sh",
+        "if [ -z \"${TOOL_DIR-}\" ]; then\n  TOOL_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nfi\n",
+    );
+    w.write_executable(
+        "test/fast/cleans up",
+        "#!/bin/sh\n: tool.sh\n\\. ../../tool.sh\nrm -rf \"${TOOL_DIR}/versions/v1\"\n",
+    );
+    w.write_executable(
+        "bin/tool-uninstall",
+        "#!/bin/sh\ntool --version\nrm -rf \"$TOOL_DIR/versions/$1\"\n",
+    );
+    assert_eq!(warning(&w, "shell", "cleans up"), None);
+    let uninstall = warning(&w, "shell", "tool-uninstall").expect("tool-uninstall warned");
+    assert!(
+        uninstall.contains("under $TOOL_DIR, outside the project"),
+        "{uninstall}"
+    );
+}
