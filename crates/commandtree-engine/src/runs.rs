@@ -25,6 +25,8 @@ pub enum Target {
     Query(String),
     /// The last run again, with its parameters and arguments.
     Last,
+    /// This run of the history again, with its parameters and arguments (a restart).
+    Run(i64),
 }
 
 /// What the user asked for.
@@ -70,19 +72,28 @@ pub fn select(loaded: &Loaded, req: RunRequest) -> Result<Selected> {
     } = req;
     let item = match target {
         Target::Query(q) => loaded.resolve(&q)?.clone(),
-        Target::Last => {
-            let last = loaded
-                .store
-                .as_ref()
-                .and_then(|s| history::list(s, 1, &process::group_alive).ok())
-                .and_then(|mut v| v.pop())
-                .ok_or_else(|| {
-                    Error::failed(format!(
-                        "no runs recorded yet under {}",
-                        loaded.root.display()
-                    ))
-                })?;
-            let saved: Saved = serde_json::from_str(&last.request).unwrap_or_default();
+        again @ (Target::Last | Target::Run(_)) => {
+            let store = loaded.store.as_ref();
+            let earlier = match again {
+                Target::Run(id) => store
+                    .and_then(|s| history::get(s, id, &process::group_alive).ok().flatten())
+                    .ok_or_else(|| {
+                        Error::failed(format!(
+                            "no run {id} in the history of {}",
+                            loaded.root.display()
+                        ))
+                    })?,
+                _ => store
+                    .and_then(|s| history::list(s, 1, &process::group_alive).ok())
+                    .and_then(|mut v| v.pop())
+                    .ok_or_else(|| {
+                        Error::failed(format!(
+                            "no runs recorded yet under {}",
+                            loaded.root.display()
+                        ))
+                    })?,
+            };
+            let saved: Saved = serde_json::from_str(&earlier.request).unwrap_or_default();
             for (k, v) in saved.values {
                 values.entry(k).or_insert(v);
             }
@@ -93,12 +104,12 @@ pub fn select(loaded: &Loaded, req: RunRequest) -> Result<Selected> {
             loaded
                 .commands
                 .iter()
-                .find(|c| c.id == last.command_id)
+                .find(|c| c.id == earlier.command_id)
                 .cloned()
                 .ok_or_else(|| {
                     Error::failed(format!(
-                        "the last run was `{}` ({}), which no longer exists",
-                        last.label, last.command_id
+                        "run {} was `{}` ({}), which no longer exists",
+                        earlier.run_id, earlier.label, earlier.command_id
                     ))
                 })?
         }
@@ -293,11 +304,17 @@ pub fn run_foreground(ws: &Workspace, store: &mut Option<Store>, p: &Planned) ->
     let result = process::run_foreground(&p.runnable, &mut |pid| {
         if let Some(s) = store.as_mut() {
             match history::start(s, &p.new_run(mode::FOREGROUND, &cwd, Some(pid))) {
-                Ok(id) => run_id = Some(id),
+                Ok(id) => {
+                    run_id = Some(id);
+                    record_foreground(ws, id, pid);
+                }
                 Err(e) => warn = Some(format!("the run history was not updated: {e}")),
             }
         }
     });
+    if let Some(id) = run_id {
+        supervisor::cleanup(&RunFiles::new(&ws.root, &id.to_string()));
+    }
     let code =
         result.map_err(|e| Error::failed(format!("cannot start `{}`: {e}", p.item.label)))?;
     let duration = started.elapsed();
@@ -321,6 +338,16 @@ pub fn run_foreground(ws: &Workspace, store: &mut Option<Store>, p: &Planned) ->
         duration,
         history_warning: warn,
     })
+}
+
+/// Records who a foreground run's process is (pid and start time) in its run files, so another
+/// process can stop it and can tell a reused pid from it. Best effort: without the record the
+/// run still goes on, it just cannot be stopped from elsewhere.
+pub(crate) fn record_foreground(ws: &Workspace, run_id: i64, pid: u32) {
+    if supervisor::private_dir(&ws.root, supervisor::RUNS_DIR).is_ok() {
+        let _ =
+            ProcessId::current(pid as i64).record(&RunFiles::new(&ws.root, &run_id.to_string()));
+    }
 }
 
 /// A name for the files of a run the history could not record.
@@ -531,6 +558,112 @@ pub fn get(ws: &Workspace, store: &mut Option<Store>, run_id: i64) -> Result<Run
 /// Whether a run has ended (or can no longer be followed).
 pub fn is_over(r: &Run) -> bool {
     r.exit_code.is_some() || r.status != status::RUNNING
+}
+
+/// The runs going on now, newest first: foreground runs whose process is alive, detached and
+/// window runs not yet ended. What every front end shows as "running".
+pub fn running(ws: &Workspace, store: &mut Option<Store>) -> Result<Vec<Run>> {
+    Ok(history(ws, store, RUNNING_SCAN)?
+        .into_iter()
+        .filter(|r| !is_over(r))
+        .collect())
+}
+
+/// How many of the newest runs are looked at for what is running and for each command's last
+/// run; a run older than that many others is not shown as running.
+const RUNNING_SCAN: usize = 1000;
+
+/// The newest run of each command (by command id) among the newest [`RUNNING_SCAN`] runs:
+/// what a front end shows on a command (running, or how its last run ended) until it runs again.
+pub fn latest_by_command(
+    ws: &Workspace,
+    store: &mut Option<Store>,
+) -> Result<std::collections::HashMap<String, Run>> {
+    let mut out = std::collections::HashMap::new();
+    for r in history(ws, store, RUNNING_SCAN)? {
+        out.entry(r.command_id.clone()).or_insert(r);
+    }
+    Ok(out)
+}
+
+/// How long a run has been going (while it runs) or took (once it ended, when known).
+pub fn elapsed(r: &Run, now: SystemTime) -> Option<Duration> {
+    if let Some(ms) = r.duration_ms.filter(|_| is_over(r)) {
+        return Some(Duration::from_millis(ms.max(0) as u64));
+    }
+    if is_over(r) {
+        return None;
+    }
+    let start = started_ms(&r.started_at)?;
+    let now = now.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_millis() as i64;
+    Some(Duration::from_millis((now - start).max(0) as u64))
+}
+
+/// The runs a name given to `stop` or `restart` means: a run id (digits) is that run; anything
+/// else names a command (as `ct run` resolves it) and means its runs going on now, newest first
+/// (none is an error naming the command).
+pub fn runs_named(loaded: &mut Loaded, ws: &Workspace, name: &str) -> Result<Vec<Run>> {
+    if let Ok(id) = name.parse::<i64>() {
+        return Ok(vec![get(ws, &mut loaded.store, id)?]);
+    }
+    let item = loaded.resolve(name)?.clone();
+    let mine: Vec<Run> = running(ws, &mut loaded.store)?
+        .into_iter()
+        .filter(|r| r.command_id == item.id)
+        .collect();
+    if mine.is_empty() {
+        return Err(Error::failed(format!(
+            "`{}` is not running (`ct runs` lists the runs)",
+            item.label
+        )));
+    }
+    Ok(mine)
+}
+
+/// The run a name given to `restart` means: a run id is that run; a command's name means its
+/// newest run going on now, else its newest run (restarting a finished command runs it again
+/// as it last ran).
+pub fn restart_target(loaded: &mut Loaded, ws: &Workspace, name: &str) -> Result<i64> {
+    if let Ok(id) = name.parse::<i64>() {
+        return Ok(id);
+    }
+    let item = loaded.resolve(name)?.clone();
+    let latest = latest_by_command(ws, &mut loaded.store)?;
+    let running = running(ws, &mut loaded.store)?;
+    running
+        .iter()
+        .find(|r| r.command_id == item.id)
+        .or_else(|| latest.get(&item.id))
+        .map(|r| r.run_id)
+        .ok_or_else(|| {
+            Error::failed(format!(
+                "`{}` has not run yet here: `ct run {}` starts it",
+                item.label, item.label
+            ))
+        })
+}
+
+/// A restart: stops run `run_id` when it is still going (as [`stop`] does), then chooses the
+/// same command again with the same parameter values and arguments. The caller gates, plans and
+/// starts the result as any run (in the mode the run had: [`Run::mode`]), so a command that
+/// changed since is checked again.
+pub fn restart(loaded: &mut Loaded, ws: &Workspace, run_id: i64) -> Result<(Selected, Run)> {
+    let run = get(ws, &mut loaded.store, run_id)?;
+    let run = if is_over(&run) {
+        run
+    } else {
+        stop(ws, &mut loaded.store, run_id)?
+    };
+    let sel = select(
+        loaded,
+        RunRequest {
+            target: Target::Run(run_id),
+            values: Values::new(),
+            extra: Vec::new(),
+            debug: false,
+        },
+    )?;
+    Ok((sel, run))
 }
 
 /// The newest run that has a log.

@@ -115,7 +115,9 @@ impl Store {
         status: &str,
     ) -> Result<()> {
         self.update_run(
-            "UPDATE run_history SET exit_code = ?2, duration_ms = coalesce(?3, duration_ms), status = ?4
+            // A run the user stopped stays `stopped` when its owner records the end afterwards.
+            "UPDATE run_history SET exit_code = ?2, duration_ms = coalesce(?3, duration_ms),
+             status = CASE WHEN status = 'stopped' THEN status ELSE ?4 END
              WHERE run_id = ?1",
             params![run_id, exit_code, duration_ms, status],
         )

@@ -80,12 +80,14 @@ enum Command {
     Run(run::RunArgs),
     /// Start a launch configuration under its debugger (node, debugpy, gdb/lldb, netcoredbg, dlv).
     Debug(run::DebugArgs),
-    /// The run history, newest first.
+    /// The run history, newest first; `--running` only what runs now, with elapsed time.
     Runs(run::RunsArgs),
     /// Print the output of a detached run (-f follows it).
     Logs(run::LogsArgs),
-    /// Stop a detached run (its whole process group).
+    /// Stop a run (its whole process group): by run id, or every running run of a command.
     Stop(run::StopArgs),
+    /// Stop a run if it still runs and start it again, with the same parameters and arguments.
+    Restart(run::RestartArgs),
     /// Errors and warnings a run printed (compilers, linters, tracebacks); --open N opens one in
     /// your editor.
     Problems(problems::ProblemsArgs),
@@ -260,6 +262,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Runs(args) => run::runs(ws, args),
         Command::Logs(args) => run::logs(ws, args),
         Command::Stop(args) => run::stop(ws, args),
+        Command::Restart(args) => run::restart(ws, args, cli.quiet),
         Command::Problems(args) => problems::problems(ws, args, cli.quiet),
         Command::Deps(args) => deps::deps(ws, args, cli.quiet),
         Command::Init(args) => run::init(args),

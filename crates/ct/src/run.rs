@@ -10,6 +10,7 @@ use commandtree_core::CommandItem;
 use commandtree_engine::gate::{self, ConcernKind};
 use commandtree_engine::runs::{self, RunRequest, Target, Window};
 use commandtree_engine::{Engine, Error};
+use commandtree_exec::history::mode as history_mode;
 use commandtree_exec::params::{Prompter, Values, parse_assignments};
 use commandtree_exec::quote::sh_quote;
 use commandtree_exec::shellinit::{self, InitShell};
@@ -106,6 +107,10 @@ pub struct RunsArgs {
     /// How many runs to show.
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+    /// Only the runs going on now (from any terminal, the terminal UI or a server), with how
+    /// long each has been running.
+    #[arg(long)]
+    pub running: bool,
 }
 
 #[derive(Args)]
@@ -118,9 +123,36 @@ pub struct LogsArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:
+  ct stop 12          stop run 12 (`ct runs --running` lists what runs now)
+  ct stop dev         stop every run of the command `dev` going on now")]
 pub struct StopArgs {
-    /// The run id (see `ct runs`).
-    pub run: i64,
+    /// A run id (see `ct runs --running`), or a command's name: its runs going on now.
+    #[arg(add = crate::completions::command_names())]
+    pub run: String,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  ct restart dev      stop the running `dev` and start it again, as it was started
+  ct restart 12       run 12 again (stopped first if it still runs)
+  ct restart build -d a finished `build` again, detached
+
+A run started detached restarts detached, one in a window in a new window, one in a terminal
+in this terminal. The command is checked again (its security warnings ask again).")]
+pub struct RestartArgs {
+    /// A run id, or a command's name: its newest run going on now, else its last run.
+    #[arg(add = crate::completions::command_names())]
+    pub run: String,
+    /// Start it detached, whatever mode it ran in.
+    #[arg(short = 'd', long)]
+    pub detach: bool,
+    /// Ask nothing: defaults for missing values, and fail on a required one.
+    #[arg(long)]
+    pub no_input: bool,
+    /// Run even when the command carries a security warning, without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
 }
 
 #[derive(Args)]
@@ -157,6 +189,8 @@ struct Options {
     dry_run: bool,
     debug: bool,
     last: bool,
+    /// `ct restart`: the run (or command name) to start again.
+    restart: Option<String>,
 }
 
 pub fn run(engine: &Engine, args: RunArgs, quiet: bool) -> Result<()> {
@@ -174,6 +208,27 @@ pub fn run(engine: &Engine, args: RunArgs, quiet: bool) -> Result<()> {
             dry_run: args.dry_run,
             debug: false,
             last: args.last,
+            restart: None,
+        },
+        quiet,
+    )
+}
+
+pub fn restart(engine: &Engine, args: RestartArgs, quiet: bool) -> Result<()> {
+    start(
+        engine,
+        Options {
+            query: None,
+            given: Values::new(),
+            extra: Vec::new(),
+            new_terminal: false,
+            detach: args.detach,
+            no_input: args.no_input,
+            yes: args.yes,
+            dry_run: false,
+            debug: false,
+            last: false,
+            restart: Some(args.run),
         },
         quiet,
     )
@@ -194,14 +249,40 @@ pub fn debug(engine: &Engine, args: DebugArgs, quiet: bool) -> Result<()> {
             dry_run: args.dry_run,
             debug: true,
             last: false,
+            restart: None,
         },
         quiet,
     )
 }
 
-fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
+fn start(engine: &Engine, mut o: Options, quiet: bool) -> Result<()> {
     let ws = engine.workspace();
     let mut loaded = commands::load(engine, Vec::new(), true, false)?;
+    let sel = match o.restart.clone() {
+        Some(name) => {
+            let id = runs::restart_target(&mut loaded, ws, &name).map_err(fail)?;
+            let was_running =
+                runs::get(ws, &mut loaded.store, id).is_ok_and(|r| !runs::is_over(&r));
+            let (sel, run) = runs::restart(&mut loaded, ws, id).map_err(fail)?;
+            if was_running {
+                eprintln!("run {id} (`{}`) stopped", output::clean(&run.label));
+            }
+            if !o.detach {
+                match run.mode.as_str() {
+                    history_mode::DETACHED => o.detach = true,
+                    history_mode::TMUX | history_mode::TERMINAL => o.new_terminal = true,
+                    _ => {}
+                }
+            }
+            sel
+        }
+        None => select(&loaded, &o)?,
+    };
+    go(engine, &mut loaded, o, sel, quiet)
+}
+
+/// The command `ct run`/`ct debug` name (or the one picked on a terminal), with its values.
+fn select(loaded: &commandtree_engine::Loaded, o: &Options) -> Result<runs::Selected> {
     let target = if o.last {
         Target::Last
     } else {
@@ -218,8 +299,8 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
             }
         }
     };
-    let sel = runs::select(
-        &loaded,
+    runs::select(
+        loaded,
         RunRequest {
             target,
             values: o.given.clone(),
@@ -227,7 +308,18 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
             debug: o.debug,
         },
     )
-    .map_err(fail)?;
+    .map_err(fail)
+}
+
+/// Gates, plans and starts `sel` as `o` asks.
+fn go(
+    engine: &Engine,
+    loaded: &mut commandtree_engine::Loaded,
+    o: Options,
+    sel: runs::Selected,
+    quiet: bool,
+) -> Result<()> {
+    let ws = engine.workspace();
     let item = sel.item.clone();
     if item.kind == commandtree_core::sources::playbook::KIND {
         return crate::llm_skills::run_playbook_item(engine, &item, &sel.values, o.yes, o.dry_run);
@@ -243,7 +335,7 @@ fn start(engine: &Engine, o: Options, quiet: bool) -> Result<()> {
     }
     let can_ask = interactive() && !o.no_input;
     let mut prompter = TermPrompter::default();
-    let gate = gate::Gate::of(&loaded, &item);
+    let gate = gate::Gate::of(loaded, &item);
     if !quiet && !o.dry_run {
         // Stale summaries, steps nobody could check, cycles: said, not asked.
         for c in gate.notes() {
@@ -372,14 +464,26 @@ pub fn open_store(engine: &Engine) -> Option<Store> {
 
 pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
     let mut store = open_store(engine);
-    let list = runs::history(engine.workspace(), &mut store, args.limit).map_err(fail)?;
+    let list = if args.running {
+        let mut v = runs::running(engine.workspace(), &mut store).map_err(fail)?;
+        v.truncate(args.limit);
+        v
+    } else {
+        runs::history(engine.workspace(), &mut store, args.limit).map_err(fail)?
+    };
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
+    let now = std::time::SystemTime::now();
     if args.json {
         output::json(&mut out, &list)?;
     } else if list.is_empty() {
+        let what = if args.running {
+            "Nothing running"
+        } else {
+            "No runs recorded"
+        };
         writeln!(
             out,
-            "No runs recorded under {}",
+            "{what} under {}",
             output::clean(&engine.root().display().to_string())
         )?;
     } else {
@@ -390,9 +494,9 @@ pub fn runs(engine: &Engine, args: RunsArgs) -> Result<()> {
         )?;
         for r in &list {
             let exit = r.exit_code.map(|c| c.to_string()).unwrap_or_default();
-            let time = r
-                .duration_ms
-                .map(commandtree_core::text::duration)
+            // A run going on shows how long it has been running so far.
+            let time = runs::elapsed(r, now)
+                .map(|d| commandtree_core::text::duration(d.as_millis() as i64))
                 .unwrap_or_default();
             let started = r.started_at.replace('T', " ");
             let started = started.get(..19).unwrap_or(&started);
@@ -457,13 +561,27 @@ pub fn logs(engine: &Engine, args: LogsArgs) -> Result<()> {
 }
 
 pub fn stop(engine: &Engine, args: StopArgs) -> Result<()> {
-    let mut store = open_store(engine);
-    let run = runs::stop(engine.workspace(), &mut store, args.run).map_err(fail)?;
-    println!(
-        "run {} (`{}`) stopped",
-        run.run_id,
-        output::clean(&run.label)
-    );
+    let ws = engine.workspace();
+    let (mut store, ids) = match args.run.parse::<i64>() {
+        Ok(id) => (open_store(engine), vec![id]),
+        Err(_) => {
+            let mut loaded = commands::load(engine, Vec::new(), true, false)?;
+            let ids = runs::runs_named(&mut loaded, ws, &args.run)
+                .map_err(fail)?
+                .iter()
+                .map(|r| r.run_id)
+                .collect();
+            (loaded.store.take(), ids)
+        }
+    };
+    for id in ids {
+        let run = runs::stop(ws, &mut store, id).map_err(fail)?;
+        println!(
+            "run {} (`{}`) stopped",
+            run.run_id,
+            output::clean(&run.label)
+        );
+    }
     Ok(())
 }
 

@@ -96,7 +96,10 @@ pub fn run_captured(
     let pid = child.id();
     let run_id = match store.as_mut() {
         Some(s) => match history::start(s, &p.new_run(mode::FOREGROUND, &cwd, Some(pid))) {
-            Ok(id) => Some(id),
+            Ok(id) => {
+                super::record_foreground(ws, id, pid);
+                Some(id)
+            }
             Err(e) => {
                 warn = Some(format!("the run history was not updated: {e}"));
                 None
@@ -166,6 +169,9 @@ pub fn run_captured(
         let bytes: Vec<u8> = t.kept.iter().copied().collect();
         (String::from_utf8_lossy(&bytes).into_owned(), t.dropped)
     };
+    if let Some(id) = run_id {
+        crate::supervisor::cleanup(&crate::supervisor::RunFiles::new(&ws.root, &id.to_string()));
+    }
     if let (Some(s), Some(id)) = (store.as_mut(), run_id) {
         let status = if timed_out || cancelled {
             history::status::STOPPED

@@ -21,6 +21,7 @@ mod paths;
 mod problems;
 mod run;
 mod run_trust;
+mod running;
 mod safe_writes;
 mod search;
 mod shapes;
