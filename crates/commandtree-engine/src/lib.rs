@@ -15,6 +15,7 @@ pub mod closure;
 pub mod db;
 pub mod debug;
 pub mod deps;
+pub mod envfiles;
 mod error;
 pub mod findings;
 pub mod frontend;

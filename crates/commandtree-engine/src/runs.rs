@@ -4,7 +4,7 @@
 //! Nothing here prints or asks by itself: questions go through the caller's [`Prompter`].
 
 use crate::supervisor::{self, LOGS_DIR, ProcessId, RunFiles};
-use crate::{Error, Loaded, Result};
+use crate::{Error, Loaded, Result, envfiles};
 use commandtree_core::{CommandItem, CommandType, Workspace};
 use commandtree_exec::history::{self, NewRun, Run, mode, status};
 use commandtree_exec::params::{Prompter, Values};
@@ -143,10 +143,12 @@ pub fn plan(
     sel: &Selected,
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<Planned> {
-    let (runnable, missing) = preview(ws, sel, prompter)?;
+    let (mut runnable, missing) = preview(ws, sel, prompter)?;
     if let Some(e) = missing {
         return Err(e.into());
     }
+    let env_files = env_files_for(ws, &sel.item);
+    runnable.file_env = env_files.vars.clone();
     let saved = serde_json::to_string(&Saved {
         values: runnable.values.clone(),
         extra: sel.extra.clone(),
@@ -156,8 +158,15 @@ pub fn plan(
     Ok(Planned {
         item: sel.item.clone(),
         runnable,
+        env_files,
         saved,
     })
+}
+
+/// The environment files `[env]` names for `item`, read now; a variable this process already
+/// has is kept (the command inherits it).
+fn env_files_for(ws: &Workspace, item: &CommandItem) -> envfiles::EnvFiles {
+    envfiles::for_command(ws, item, &|k| std::env::var_os(k).is_some())
 }
 
 /// The script for `sel` even when its program is missing, with why it could not run then.
@@ -183,14 +192,28 @@ pub fn dry_run(
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<(String, Option<String>)> {
     let (runnable, missing) = preview(ws, sel, prompter)?;
-    Ok((dry_run_text(&runnable), missing.map(|e| e.to_string())))
+    let env = env_files_for(ws, &sel.item);
+    Ok((
+        dry_run_text(&runnable, &env),
+        missing.map(|e| e.to_string()),
+    ))
 }
 
-fn dry_run_text(r: &Runnable) -> String {
-    match r.prompt_line() {
-        Some(l) => l,
-        None => format!("cd -- {}\n{}", sh_quote(&r.cwd.to_string_lossy()), r.script),
+/// The line (or `cd` and script), after the environment files' lines with their values masked.
+fn dry_run_text(r: &Runnable, env: &envfiles::EnvFiles) -> String {
+    let mut out = env.describe().join("\n");
+    if !out.is_empty() {
+        out.push('\n');
     }
+    match r.prompt_line() {
+        Some(l) => out.push_str(&l),
+        None => out.push_str(&format!(
+            "cd -- {}\n{}",
+            sh_quote(&r.cwd.to_string_lossy()),
+            r.script
+        )),
+    }
+    out
 }
 
 /// A planned run, ready to launch.
@@ -198,6 +221,8 @@ fn dry_run_text(r: &Runnable) -> String {
 pub struct Planned {
     pub item: CommandItem,
     pub runnable: Runnable,
+    /// The environment files it runs with (their values are in `runnable.file_env`).
+    pub env_files: envfiles::EnvFiles,
     saved: String,
 }
 
@@ -205,7 +230,7 @@ impl Planned {
     /// What `--dry-run` prints: one line with its `cd` a user could type, or the `cd` and the
     /// script when it spans several lines.
     pub fn dry_run_text(&self) -> String {
-        dry_run_text(&self.runnable)
+        dry_run_text(&self.runnable, &self.env_files)
     }
 
     /// The command line kept in the history. For VS Code tasks and launch configurations it is

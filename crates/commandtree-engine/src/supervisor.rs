@@ -106,7 +106,8 @@ pub fn wrapper_text(r: &Runnable, files: &RunFiles, label: &str, attached: bool)
         pt = q(&pt),
         p = q(&files.pid)
     ));
-    for (k, v) in &r.env {
+    // Environment files' values too: this file is private (0600) and removed as it starts.
+    for (k, v) in r.file_env.iter().chain(&r.env) {
         s.push_str(&format!("export {k}={}\n", sh_quote(v)));
     }
     // A trapped (not ignored) signal is reset to its default in the subshell below, so `ct stop`
@@ -261,6 +262,7 @@ mod tests {
         let root = scratch("wrap");
         let files = RunFiles::new(&root, "7");
         let r = Runnable {
+            file_env: Vec::new(),
             script: "printf '%s' \"$CT_SECRET\" > out.txt; exit 3".into(),
             cwd: root.clone(),
             env: vec![("CT_SECRET".into(), "it's $HOME `x`".into())],
@@ -304,6 +306,7 @@ mod tests {
         fs::write(&victim, "keep").unwrap();
         let files = RunFiles::new(&root, "8");
         let r = Runnable {
+            file_env: Vec::new(),
             script: "exit 4".into(),
             cwd: root.clone(),
             env: Vec::new(),

@@ -25,6 +25,10 @@ pub struct Runnable {
     pub script: String,
     pub cwd: PathBuf,
     pub env: Vec<(String, String)>,
+    /// Variables from the environment files the configuration names (set before `env`, which
+    /// wins). Kept apart because they may be secrets: set on the process only, never part of
+    /// [`Runnable::prompt_line`], the script or anything recorded.
+    pub file_env: Vec<(String, String)>,
     pub shell: Shell,
     /// Every parameter or input value the script was built with.
     pub values: Values,
@@ -143,6 +147,7 @@ pub fn preview(
             script: line.to_string(),
             cwd: cwd.cloned().unwrap_or(item_cwd),
             env: env.to_vec(),
+            file_env: Vec::new(),
             shell,
             values,
         },
@@ -150,6 +155,7 @@ pub fn preview(
             script: step.render()?,
             cwd: item_cwd,
             env: Vec::new(),
+            file_env: Vec::new(),
             shell,
             values,
         },

@@ -44,7 +44,7 @@ pub fn command(r: &Runnable) -> Command {
         }
     };
     cmd.current_dir(&r.cwd);
-    for (k, v) in &r.env {
+    for (k, v) in r.file_env.iter().chain(&r.env) {
         cmd.env(k, v);
     }
     cmd
@@ -365,6 +365,7 @@ mod tests {
 
     fn runnable(script: &str) -> Runnable {
         Runnable {
+            file_env: Vec::new(),
             script: script.into(),
             cwd: PathBuf::from("/"),
             env: vec![("CT_T".into(), "v".into())],

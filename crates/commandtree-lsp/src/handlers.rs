@@ -460,7 +460,9 @@ fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
                 }
                 _ => r.script.clone(),
             };
-            let env = r.env.into_iter().collect();
+            // The environment files' values go to the editor's terminal or task, never into
+            // the line it shows.
+            let env = r.file_env.into_iter().chain(r.env).collect();
             (line, r.cwd, env, Some(dialect(r.shell)))
         }
         // The editor starts launch configurations and VS Code tasks itself; a line for a

@@ -389,6 +389,20 @@ fn go(
         return Ok(());
     }
     let planned = runs::plan(ws, &sel, asker).map_err(fail)?;
+    if !quiet {
+        for f in planned
+            .env_files
+            .files
+            .iter()
+            .filter(|f| f.problem.is_some())
+        {
+            eprintln!(
+                "note: environment file {}: {}",
+                output::clean(&f.name),
+                output::clean(f.problem.as_deref().unwrap_or_default())
+            );
+        }
+    }
     let store = &mut loaded.store;
     if o.detach {
         return detached(ws, store, &planned);

@@ -90,3 +90,83 @@ fn a_foreground_run_is_seen_and_stopped_from_another_process() {
     assert_eq!(w.run_row(id)["status"], "stopped");
     assert!(running(&w).is_empty());
 }
+
+/// Every byte under `.commandtree/` (database, journal, logs, run files), for "the secret is
+/// not there".
+fn state_bytes(w: &Workspace) -> Vec<u8> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<u8>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if let Ok(b) = std::fs::read(&p) {
+                out.extend(b);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&w.join(".commandtree"), &mut out);
+    out
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn an_env_file_reaches_the_process_masked_in_the_dry_run_and_never_stored() {
+    const SECRET: &str = "s3cr3t-Value-42";
+    let w = Workspace::new()
+        .file(
+            ".env",
+            format!("API_TOKEN={SECRET}\nexport MODE=\"dev mode\"\n"),
+        )
+        .file(
+            ".commandtree/config.toml",
+            "[env]\nfiles = [\".env\", \"local.env\"]\n",
+        )
+        .executable(
+            "show.sh",
+            "#!/bin/sh\nprintf '%s|%s' \"$API_TOKEN\" \"$MODE\" > got.txt\necho done\n",
+        );
+    // A workspace's own configuration chooses no environment before it is trusted.
+    w.run(["run", "show.sh"])
+        .success()
+        .stderr_has("ignored")
+        .stderr_has("ct trust");
+    assert_eq!(w.read("got.txt"), "|");
+    w.ok(["trust"]);
+
+    let dry = w.ok(["run", "show.sh", "--dry-run"]);
+    assert!(
+        dry.contains("# environment from .env: API_TOKEN=**** MODE=****"),
+        "{dry}"
+    );
+    assert!(dry.contains("local.env: not found"), "{dry}");
+    assert!(!dry.contains(SECRET) && !dry.contains("dev mode"), "{dry}");
+
+    w.run(["run", "show.sh"])
+        .success()
+        .stderr_has("note: environment file local.env: not found");
+    assert_eq!(w.read("got.txt"), format!("{SECRET}|dev mode"));
+    // Detached: through its wrapper, which is gone once it started.
+    std::fs::remove_file(w.join("got.txt")).unwrap();
+    let id = w.run(["run", "-d", "show.sh"]).run_id();
+    assert!(eventually(|| w.run_row(id)["status"] == "ok"));
+    assert_eq!(w.read("got.txt"), format!("{SECRET}|dev mode"));
+    // A variable the caller has set wins over the file, as with dotenv.
+    w.ct()
+        .args(["run", "show.sh"])
+        .env("API_TOKEN", "from-shell")
+        .run()
+        .success();
+    assert_eq!(w.read("got.txt"), "from-shell|dev mode");
+
+    let state = state_bytes(&w);
+    assert!(!state.is_empty());
+    assert!(
+        !contains(&state, SECRET),
+        "the secret is stored under .commandtree/"
+    );
+    assert!(!contains(&w.ok(["runs", "--json"]).into_bytes(), SECRET));
+}
