@@ -39,6 +39,8 @@ pub enum CommandType {
     Skill,
     Instructions,
     Playbook,
+    /// Commands a user strung together in `.commandtree/config.toml` (`[sequences.NAME]`).
+    Sequence,
 }
 
 impl CommandType {
@@ -76,6 +78,7 @@ impl CommandType {
         CommandType::Skill,
         CommandType::Instructions,
         CommandType::Playbook,
+        CommandType::Sequence,
     ];
 
     /// The type string of the JSON contract (`csharp-script`, `npm`, ...).
@@ -113,6 +116,7 @@ impl CommandType {
             CommandType::Skill => "skill",
             CommandType::Instructions => "instructions",
             CommandType::Playbook => "playbook",
+            CommandType::Sequence => "sequence",
         }
     }
 }

@@ -156,6 +156,9 @@ pub struct CommandItem {
     /// JSON contract.
     #[serde(skip)]
     pub steps: Vec<StepRef>,
+    /// A sequence's steps run at once rather than one after another. Not in the JSON contract.
+    #[serde(skip)]
+    pub parallel: bool,
     /// The part of `security_warning` that comes from the steps it runs ("runs `clean`,
     /// which ..."), set by the engine; `None` when its steps carry none. Not in the JSON
     /// contract: `securityWarning` already holds it.
@@ -243,6 +246,9 @@ pub enum StepScope {
     /// Commands of type `kind` listed on `file` (a launch configuration's `preLaunchTask` in
     /// `tasks.json`, a VS Code task's `npm: x` in a `package.json`).
     File { kind: String, file: PathBuf },
+    /// Any command, by the name `ct run` takes typed in folder `at` (a sequence's steps: an
+    /// id, a path form, `type:label` or a label).
+    Named { at: PathBuf },
 }
 
 impl StepRef {

@@ -19,10 +19,12 @@ use std::path::{Path, PathBuf};
 /// Top-level sections a workspace file may set without trust: they only change what discovery
 /// looks at, how the tree is sorted and how a run's output is read for problems (patterns in a
 /// linear-time regex engine; a problem's file is never read, and only the user's own editor
-/// opens it), never where a request goes or what runs. Every other section (`[llm]`,
+/// opens it), never where a request goes or what runs. `[sequences]` only strings together
+/// commands the workspace already has, each run through the same gate (a sequence carries the
+/// warnings of every command it runs), as a Makefile target naming others does. Every other section (`[llm]`,
 /// `[summaries]`, `[run]`, and any section added later) needs trust, so a new setting is safe
 /// by default.
-pub const WORKSPACE_SAFE: &[&str] = &["discovery", "tree", "problems"];
+pub const WORKSPACE_SAFE: &[&str] = &["discovery", "tree", "problems", "sequences"];
 
 /// The file (in the user config folder) that lists trusted workspaces.
 pub const STORE_FILE: &str = "trusted-workspaces.toml";

@@ -93,10 +93,19 @@ impl<'a> Index<'a> {
     /// The commands `step` of `from` names: one, or several for a wildcard (`lint:*`); none
     /// when it names nothing discovered.
     pub fn resolve(&self, from: &CommandItem, step: &StepRef) -> Vec<&'a CommandItem> {
+        if let StepScope::Named { at } = &step.scope {
+            // A sequence's step: the one command `ct run NAME` would run from there; an
+            // ambiguous or unknown name resolves to nothing (shown as a step nobody could check).
+            let at = crate::names::At::root(at);
+            return crate::names::resolve(self.commands, at, &step.name)
+                .map(|c| vec![c])
+                .unwrap_or_default();
+        }
         let candidates: &[usize] = match &step.scope {
             StepScope::SameFile => self.in_file(&from.kind, &from.file_path),
             StepScope::SameFolder => place(&self.by_folder, &from.kind, &from.cwd),
             StepScope::File { kind, file } => self.in_file(kind, &file.to_string_lossy()),
+            StepScope::Named { .. } => &[],
         };
         let cands = || candidates.iter().map(|&i| &self.commands[i]);
         let name = step.name.as_str();

@@ -261,6 +261,7 @@ pub fn parse(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::scratch;
     use commandtree_core::Settings;
 
     fn ws(root: &Path, config: &str) -> Workspace {
@@ -274,13 +275,6 @@ mod tests {
             settings,
             warnings: Vec::new(),
         }
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ct-envfiles-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d.canonicalize().unwrap()
     }
 
     #[test]

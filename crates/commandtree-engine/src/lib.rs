@@ -26,8 +26,10 @@ pub mod live;
 mod load;
 pub mod names;
 pub mod problems;
+pub mod rerun;
 pub mod runs;
 pub mod search;
+pub mod sequence;
 pub mod summaries;
 pub mod supervisor;
 pub mod tags;
@@ -116,5 +118,19 @@ impl Engine {
         order: Option<SortOrder>,
     ) -> Vec<commandtree_core::tree::Category> {
         self.ws.tree(commands, order)
+    }
+}
+
+/// Helpers shared by the unit tests of several modules.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use std::path::PathBuf;
+
+    /// A fresh, empty folder of the system's temporary folder, its real path.
+    pub fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("ct-engine-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d.canonicalize().unwrap()
     }
 }

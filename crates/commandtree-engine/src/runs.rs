@@ -4,7 +4,7 @@
 //! Nothing here prints or asks by itself: questions go through the caller's [`Prompter`].
 
 use crate::supervisor::{self, LOGS_DIR, ProcessId, RunFiles};
-use crate::{Error, Loaded, Result, envfiles};
+use crate::{Error, Loaded, Result, envfiles, sequence};
 use commandtree_core::{CommandItem, CommandType, Workspace};
 use commandtree_exec::history::{self, NewRun, Run, mode, status};
 use commandtree_exec::params::{Prompter, Values};
@@ -48,6 +48,8 @@ pub struct Selected {
     pub values: Values,
     pub extra: Vec<String>,
     pub debug: bool,
+    /// A sequence's commands, resolved when it was chosen (empty for any other command).
+    pub members: Vec<CommandItem>,
 }
 
 /// What `--last` needs to repeat a run; stored with the run.
@@ -120,11 +122,23 @@ pub fn select(loaded: &Loaded, req: RunRequest) -> Result<Selected> {
             item.label, item.kind
         )));
     }
+    let members = if sequence::is_sequence(&item) {
+        if !values.is_empty() || !extra.is_empty() {
+            return Err(Error::usage(format!(
+                "`{}` is a sequence; its commands take their parameters' defaults or ask for them, not --param or extra arguments",
+                item.label
+            )));
+        }
+        sequence::members(loaded, &item)?
+    } else {
+        Vec::new()
+    };
     Ok(Selected {
         item,
         values,
         extra,
         debug,
+        members,
     })
 }
 
@@ -143,12 +157,10 @@ pub fn plan(
     sel: &Selected,
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<Planned> {
-    let (mut runnable, missing) = preview(ws, sel, prompter)?;
+    let (runnable, env_files, missing) = prepare(ws, sel, prompter)?;
     if let Some(e) = missing {
-        return Err(e.into());
+        return Err(e);
     }
-    let env_files = env_files_for(ws, &sel.item);
-    runnable.file_env = env_files.vars.clone();
     let saved = serde_json::to_string(&Saved {
         values: runnable.values.clone(),
         extra: sel.extra.clone(),
@@ -167,6 +179,24 @@ pub fn plan(
 /// has is kept (the command inherits it).
 fn env_files_for(ws: &Workspace, item: &CommandItem) -> envfiles::EnvFiles {
     envfiles::for_command(ws, item, &|k| std::env::var_os(k).is_some())
+}
+
+/// What runs for `sel` (a sequence's members joined into one script), with the environment
+/// files it gets, even when a program is missing, with why it could not run then.
+fn prepare(
+    ws: &Workspace,
+    sel: &Selected,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> Result<(Runnable, envfiles::EnvFiles, Option<Error>)> {
+    if sequence::is_sequence(&sel.item) {
+        return sequence::plan(ws, &sel.item, &sel.members, prompter, &|m| {
+            env_files_for(ws, m)
+        });
+    }
+    let (mut runnable, missing) = preview(ws, sel, prompter)?;
+    let env = env_files_for(ws, &sel.item);
+    runnable.file_env = env.vars.clone();
+    Ok((runnable, env, missing.map(Error::from)))
 }
 
 /// The script for `sel` even when its program is missing, with why it could not run then.
@@ -191,8 +221,7 @@ pub fn dry_run(
     sel: &Selected,
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> Result<(String, Option<String>)> {
-    let (runnable, missing) = preview(ws, sel, prompter)?;
-    let env = env_files_for(ws, &sel.item);
+    let (runnable, env, missing) = prepare(ws, sel, prompter)?;
     Ok((
         dry_run_text(&runnable, &env),
         missing.map(|e| e.to_string()),
@@ -363,6 +392,26 @@ pub fn run_foreground(ws: &Workspace, store: &mut Option<Store>, p: &Planned) ->
         duration,
         history_warning: warn,
     })
+}
+
+/// Records a foreground run this process started itself (`rerun`'s watched runs) in the
+/// history, with its process so another process can stop it: its run id, or `None` when the
+/// history cannot be written (the run goes on).
+pub(crate) fn record_started(
+    ws: &Workspace,
+    store: &mut Option<Store>,
+    p: &Planned,
+    pid: u32,
+) -> Option<i64> {
+    history_store(ws, store).ok()?;
+    let cwd = p.runnable.cwd.to_string_lossy().into_owned();
+    let id = history::start(
+        store.as_mut()?,
+        &p.new_run(mode::FOREGROUND, &cwd, Some(pid)),
+    )
+    .ok()?;
+    record_foreground(ws, id, pid);
+    Some(id)
 }
 
 /// Records who a foreground run's process is (pid and start time) in its run files, so another

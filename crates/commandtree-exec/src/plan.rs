@@ -118,6 +118,12 @@ pub fn preview(
                 item.label, item.kind
             )));
         }
+        Some(CommandType::Sequence) => {
+            return Err(Error::usage(format!(
+                "`{}` is a sequence: the engine plans it from its commands (`ct run` does)",
+                item.label
+            )));
+        }
         Some(CommandType::Markdown) => {
             if !req.values.is_empty() {
                 return Err(Error::usage(format!(

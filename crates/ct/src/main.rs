@@ -14,6 +14,7 @@ mod output;
 mod problems;
 mod progress;
 mod prompt;
+mod rerun;
 mod run;
 mod search;
 mod skill;

@@ -30,6 +30,7 @@ const RUN_EXAMPLES: &str = "Examples:
   ct run --last                        the last run again, same parameters and arguments
   ct run deploy.sh --no-input --yes    for scripts: defaults only, no questions, no confirmation
   ct run build --dry-run               print the command line (with its cd) without running it
+  ct run test --watch                  run it again whenever a file it depends on changes
 
 The exit code is the command's own (128+N when signal N ended it). `ct runs` lists past runs,
 `ct logs <run> -f` follows a detached one, `ct stop <run>` ends it.";
@@ -68,6 +69,10 @@ pub struct RunArgs {
     /// Print the command line (with its `cd`) instead of running it.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run it again whenever a file it depends on changes (its folder and those of what it
+    /// runs; ignored files left out); a change while it runs restarts it. Ctrl-C ends the watch.
+    #[arg(short = 'w', long, conflicts_with_all = ["detach", "new_terminal", "dry_run"])]
+    pub watch: bool,
     /// Arguments for the command itself.
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
@@ -191,6 +196,8 @@ struct Options {
     last: bool,
     /// `ct restart`: the run (or command name) to start again.
     restart: Option<String>,
+    /// `ct run --watch`.
+    watch: bool,
 }
 
 pub fn run(engine: &Engine, args: RunArgs, quiet: bool) -> Result<()> {
@@ -209,6 +216,7 @@ pub fn run(engine: &Engine, args: RunArgs, quiet: bool) -> Result<()> {
             debug: false,
             last: args.last,
             restart: None,
+            watch: args.watch,
         },
         quiet,
     )
@@ -229,6 +237,7 @@ pub fn restart(engine: &Engine, args: RestartArgs, quiet: bool) -> Result<()> {
             debug: false,
             last: false,
             restart: Some(args.run),
+            watch: false,
         },
         quiet,
     )
@@ -250,6 +259,7 @@ pub fn debug(engine: &Engine, args: DebugArgs, quiet: bool) -> Result<()> {
             debug: true,
             last: false,
             restart: None,
+            watch: false,
         },
         quiet,
     )
@@ -351,6 +361,7 @@ fn go(
             );
         }
     }
+    let mut confirmed = None;
     if let gate::Verdict::Confirm(lines) = gate.verdict(o.yes || o.dry_run) {
         if !can_ask {
             return Err(fail(Error::failed(format!(
@@ -373,6 +384,7 @@ fn go(
         {
             return Err(fail(Error::failed(format!("`{}` was not run", item.label))));
         }
+        confirmed = Some(lines);
     }
     let mut shown = CleanPrompter(prompter);
     let asker: Option<&mut (dyn Prompter + 'static)> = if can_ask && !o.dry_run {
@@ -402,6 +414,18 @@ fn go(
                 output::clean(f.problem.as_deref().unwrap_or_default())
             );
         }
+    }
+    if o.watch {
+        return crate::rerun::watch(
+            engine,
+            loaded,
+            planned,
+            sel.extra.clone(),
+            crate::rerun::Confirmed {
+                yes: o.yes,
+                lines: confirmed,
+            },
+        );
     }
     let store = &mut loaded.store;
     if o.detach {

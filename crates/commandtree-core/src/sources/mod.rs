@@ -36,6 +36,7 @@ pub mod pyproject;
 pub mod python;
 pub mod rake;
 pub(crate) mod script_runs;
+pub mod sequence;
 pub mod shell;
 pub mod shell_code;
 pub(crate) mod sourcing;
@@ -262,6 +263,11 @@ pub const TYPES: &[TypeDef] = &[
         label: "Playbooks",
         flat: true,
     },
+    TypeDef {
+        kind: "sequence",
+        label: "Sequences",
+        flat: true,
+    },
 ];
 
 pub fn type_def(kind: &str) -> Option<&'static TypeDef> {
@@ -475,6 +481,7 @@ pub const SOURCES: &[Source] = &[
         &[".commandtree/playbooks/*.playbook.md"],
         playbook::parse,
     ),
+    src("sequence", &[".commandtree/config.toml"], sequence::parse),
 ];
 
 /// Whether a shebang line names one of `interpreters` (`#!/bin/bash`, `#!/usr/bin/env -S zsh -e`).

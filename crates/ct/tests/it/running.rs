@@ -170,3 +170,124 @@ fn an_env_file_reaches_the_process_masked_in_the_dry_run_and_never_stored() {
     );
     assert!(!contains(&w.ok(["runs", "--json"]).into_bytes(), SECRET));
 }
+
+#[test]
+fn a_sequence_runs_its_commands_in_order_stops_at_a_failure_and_is_gated_as_a_whole() {
+    let w = Workspace::new()
+        .file(
+            "Makefile",
+            "check:\n\techo checked >> trail; exit 4\nbuild:\n\techo built >> trail\nwipe:\n\trm -rf ~/.cache/ct-sequence-test\n",
+        )
+        .executable("deploy.sh", "#!/bin/sh\necho deployed >> trail\n")
+        .file(
+            ".commandtree/config.toml",
+            "[sequences.ci]\nsteps = [\"check\", \"build\", \"deploy.sh\"]\n\n[sequences.ship]\nsteps = [\"build\", \"deploy.sh\"]\ndescription = \"build and deploy\"\n\n[sequences.both]\nsteps = [\"build\", \"deploy.sh\"]\nparallel = true\n\n[sequences.fresh]\nsteps = [\"wipe\", \"build\"]\n\n[sequences.broken]\nsteps = [\"build\", \"nothing-by-that-name\"]\n",
+        );
+    // Listed as commands of their own, with what they run; no trust needed.
+    let list = w.json(["list", "--json", "--type", "sequence"]);
+    let ship = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == "ship")
+        .unwrap();
+    assert_eq!(ship["type"], "sequence");
+    assert_eq!(ship["command"], "build, then deploy.sh");
+    assert_eq!(ship["description"], "build and deploy");
+
+    // The first member fails: nothing after it runs, and the output says so.
+    w.run(["run", "ci"])
+        .code(2)
+        .stderr_has("==> ci [1/3]: check")
+        .stderr_has("==> ci: step 1 `check` failed (exit 2); not run: build, deploy.sh");
+    assert_eq!(w.read("trail"), "checked\n");
+    let runs = w.runs();
+    assert_eq!(runs[0]["label"], "ci");
+    assert_eq!(runs[0]["status"], "failed");
+
+    std::fs::remove_file(w.join("trail")).unwrap();
+    w.run(["run", "ship"])
+        .success()
+        .stderr_has("==> ship: all 2 steps succeeded");
+    assert_eq!(w.read("trail"), "built\ndeployed\n");
+    w.run(["run", "both"]).success();
+    assert_eq!(w.read("trail").lines().count(), 4);
+
+    // Gated with the warnings of every command it runs.
+    w.run(["run", "fresh", "--no-input"])
+        .code(1)
+        .stderr_has("runs `wipe`")
+        .stderr_has("--yes");
+    let shown = w.ok(["show", "fresh"]);
+    assert!(shown.contains("wipe"), "{shown}");
+    // A step that names nothing is refused before anything runs.
+    w.run(["run", "broken"])
+        .code(1)
+        .stderr_has("sequence `broken`, step 2 `nothing-by-that-name`");
+    assert_eq!(w.read("trail").lines().count(), 4);
+    // What it runs, as the dependency view shows it.
+    let deps = w.json(["deps", "ship", "--json"]);
+    let runs_text = deps["runs"].to_string();
+    assert!(
+        runs_text.contains("deploy.sh") && runs_text.contains("build"),
+        "{deps}"
+    );
+}
+
+#[test]
+fn watch_reruns_on_a_change_restarts_a_run_going_on_and_ignores_ignored_files() {
+    let w = Workspace::new()
+        .file(".gitignore", "out/\n")
+        .file("src/input.txt", "one\n")
+        .file(
+            "Makefile",
+            "show:\n\t@cat src/input.txt >> trail\nserve:\n\t@echo started >> served; echo log > serve.log; sleep 300\n",
+        )
+        .dir("out");
+    let lines = |f: &str| std::fs::read_to_string(w.join(f)).map_or(0, |s| s.lines().count());
+    let mut ct = w.ct().args(["run", "show", "--watch"]).spawn();
+    assert!(eventually(|| lines("trail") == 1));
+    // Give the watch time to settle, then change a file it depends on.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    std::fs::write(w.join("src/input.txt"), "two\n").unwrap();
+    assert!(eventually(|| lines("trail") == 2));
+    assert_eq!(w.read("trail"), "one\ntwo\n");
+    // An ignored file changes nothing.
+    std::fs::write(w.join("out/build.o"), "x").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(lines("trail"), 2);
+    interrupt(&ct);
+    let status = ct.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "the last run succeeded");
+
+    // A long run is stopped and started again by a change, and Ctrl-C ends both.
+    let mut ct = w.ct().args(["run", "serve", "--watch"]).spawn();
+    assert!(eventually(|| lines("served") == 1));
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    std::fs::write(w.join("src/input.txt"), "three\n").unwrap();
+    assert!(eventually(|| lines("served") == 2));
+    assert!(eventually(|| running(&w).len() == 1));
+    interrupt(&ct);
+    assert_eq!(ct.wait().unwrap().code(), Some(130));
+    assert!(eventually(|| running(&w).is_empty()));
+    let serves: Vec<Value> = w
+        .runs()
+        .into_iter()
+        .filter(|r| r["label"] == "serve")
+        .collect();
+    assert_eq!(serves.len(), 2);
+    assert!(
+        serves.iter().all(|r| r["status"] == "stopped"),
+        "{serves:?}"
+    );
+}
+
+/// Ctrl-C, as a terminal sends it to `ct` (the watched run has a process group of its own).
+fn interrupt(child: &std::process::Child) {
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
