@@ -467,7 +467,12 @@ impl App {
                 }
                 self.queued = self.launch(*planned, how);
             }
-            Msg::Runs(Ok(latest)) => self.states.set(latest),
+            Msg::Runs(Ok(latest)) => {
+                if self.states.set(latest) {
+                    // The History section follows runs of other processes too.
+                    self.refresh_history();
+                }
+            }
             Msg::Runs(Err(e)) => {
                 self.states.failed();
                 self.status

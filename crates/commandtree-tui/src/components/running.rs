@@ -30,11 +30,14 @@ pub struct RunState {
 }
 
 impl RunState {
-    /// The newest runs of every command, as the engine read them.
-    pub fn set(&mut self, latest: HashMap<String, Run>) {
+    /// The newest runs of every command, as the engine read them; whether any changed (one
+    /// started, ended, or was stopped, here or elsewhere).
+    pub fn set(&mut self, latest: HashMap<String, Run>) -> bool {
+        let changed = self.latest != latest;
         self.latest = latest;
         self.reading = false;
         self.now = Some(SystemTime::now());
+        changed
     }
 
     /// The answer did not come (the read failed): asked again later.
@@ -256,6 +259,10 @@ mod tests {
     #[test]
     fn read_each_second_while_something_runs_and_redrawn_as_the_seconds_pass() {
         let mut s = state();
+        assert!(
+            !s.set(s.latest.clone()),
+            "the same runs again change nothing"
+        );
         assert!(s.due(), "never read yet");
         assert!(!s.due(), "a read is under way");
         s.failed();

@@ -179,7 +179,10 @@ async fn initialize_list_show_and_resources() {
         (Some(true), Some(true))
     );
     let stop = tools.iter().find(|t| t.name == "stop_run").unwrap();
-    assert_eq!(stop.annotations.as_ref().unwrap().destructive_hint, Some(true));
+    assert_eq!(
+        stop.annotations.as_ref().unwrap().destructive_hint,
+        Some(true)
+    );
 
     let r = call(&c, "list_commands", json!({})).await;
     assert_eq!(r.is_error, Some(false));
@@ -1103,7 +1106,11 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
     assert_eq!(ids, [worker, server], "newest first: {v}");
     for run in v["runs"].as_array().unwrap() {
         assert_eq!(
-            (run["running"].clone(), run["status"].clone(), run["mode"].clone()),
+            (
+                run["running"].clone(),
+                run["status"].clone(),
+                run["mode"].clone()
+            ),
             (json!(true), json!("running"), json!("detached")),
             "{run}"
         );
@@ -1114,7 +1121,11 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
     let all = data(&call(&c, "list_runs", json!({})).await);
     let first = &all["runs"][0];
     assert_eq!(
-        (first["label"].clone(), first["status"].clone(), first["exitCode"].clone()),
+        (
+            first["label"].clone(),
+            first["status"].clone(),
+            first["exitCode"].clone()
+        ),
         (json!("build.sh"), json!("failed"), json!(1)),
         "{all}"
     );
