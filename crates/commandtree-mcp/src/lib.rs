@@ -5,7 +5,8 @@
 //! client hangs up or the process ends.
 //!
 //! Tools: `list_commands`, `show_command`, `search_commands`, `run_command`, `tag_command`,
-//! `star_command`, `summarize_commands`. Resources: `commandtree://command/{id}`. Prompts: the
+//! `star_command`, `summarize_commands`, `load_skill`, and the runs' `list_runs`, `stop_run`,
+//! `run_problems`. Resources: `commandtree://command/{id}`. Prompts: the
 //! workspace's prompt commands (`.command.md`, Claude Code commands, Copilot prompt files), with
 //! their arguments, rendered as `ct prompt` renders them. The engine's live index answers
 //! every call (one walk at start) and keeps clients' lists current

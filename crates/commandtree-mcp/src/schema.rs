@@ -200,6 +200,87 @@ pub struct RunOutput {
     pub run_id: Option<i64>,
 }
 
+#[derive(Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListRunsInput {
+    /// Only the runs going on now (started here, by `ct`, the terminal UI or the editor).
+    #[serde(default)]
+    pub running: bool,
+    /// At most this many runs, newest first (default 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// A run of the history.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInfo {
+    /// Pass it to `stop_run` and `run_problems`.
+    pub run_id: i64,
+    /// The command's id.
+    pub command_id: String,
+    pub label: String,
+    /// `running`; then `ok`, `failed`, `killed` or `stopped`; `unknown` when its process went
+    /// away without a word.
+    pub status: String,
+    pub running: bool,
+    /// `foreground` (run_command, `ct run`), `detached` (in the background, with a log),
+    /// `tmux` or `terminal` (a window of its own).
+    pub mode: String,
+    /// When it started (UTC, RFC 3339).
+    pub started_at: String,
+    /// How long it has been running, or how long it took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The line it ran.
+    pub command_line: String,
+    /// Its output was kept (a detached run): `run_problems` can read it.
+    pub has_log: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListRunsOutput {
+    pub runs: Vec<RunInfo>,
+    /// How many runs are going on now (all of them, whatever `limit` says).
+    pub running: usize,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StopRunInput {
+    /// A run id (`list_runs`), or a command's id, `type:label` or label: every run of it going
+    /// on now.
+    pub run: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StopRunOutput {
+    /// The runs stopped, as they are now.
+    pub stopped: Vec<RunInfo>,
+}
+
+#[derive(Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunProblemsInput {
+    /// A run id (`list_runs`), or a command's id, `type:label` or label: its newest run with a
+    /// log. Default: the newest run with a log.
+    #[serde(default)]
+    pub run: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunProblemsOutput {
+    pub run: RunInfo,
+    /// The errors and warnings its output holds (compilers, linters, test runners,
+    /// tracebacks), in output order.
+    pub problems: Vec<commandtree_engine::problems::Problem>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TagInput {

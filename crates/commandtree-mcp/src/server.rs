@@ -10,8 +10,8 @@ use crate::text;
 use commandtree_core::{CancelToken, CommandItem, NoProgress, ProgressEvent, sources};
 use commandtree_engine::runs::{self, CaptureOptions, RunRequest, Target};
 use commandtree_engine::{
-    Engine, Error, Live, LiveEvent, LoadOptions, Loaded, gate, listing, search, summaries,
-    tags as engine_tags,
+    Engine, Error, Live, LiveEvent, LoadOptions, Loaded, gate, listing, problems, search,
+    summaries, tags as engine_tags,
 };
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -24,7 +24,7 @@ use rmcp::{
 use serde::Serialize;
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// Commands returned by `list_commands` unless `all` is set.
 const LIST_LIMIT: usize = 100;
@@ -495,6 +495,108 @@ impl CommandTreeServer {
     }
 
     #[tool(
+        description = "The runs of this workspace's commands, newest first: those going on now (started by run_command, `ct run`, the terminal UI or the editor, in the foreground, the background or a window of their own) and those that ended, with status, elapsed time, exit code and mode. `running: true` lists only what runs now.",
+        output_schema = schema_for_output::<ListRunsOutput>(),
+        annotations(title = "List runs", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_runs(&self, Parameters(p): Parameters<ListRunsInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let ws = inner.engine.workspace();
+            let mut store = inner.load(&LoadOptions::default())?.store;
+            let running = runs::running(ws, &mut store)?;
+            let limit = p.limit.unwrap_or(RUNS_LIMIT).max(1);
+            let list = if p.running {
+                running.clone()
+            } else {
+                runs::history(ws, &mut store, limit)?
+            };
+            let now = SystemTime::now();
+            let out = ListRunsOutput {
+                runs: list.iter().take(limit).map(|r| run_info(r, now)).collect(),
+                running: running.len(),
+            };
+            let text = text::runs_table(&out.runs, out.running);
+            Ok(structured(&out, text, false))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Stop a run going on now: by its run id (list_runs), or every run of a command (its id, `type:label` or label). The run's process group gets SIGTERM, then SIGKILL after 5 s; a process that is no longer the one started is never signalled. Only runs of commands the user's rules let the agent run can be stopped.",
+        output_schema = schema_for_output::<StopRunOutput>(),
+        annotations(title = "Stop a run", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn stop_run(&self, Parameters(p): Parameters<StopRunInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let ws = inner.engine.workspace();
+            let mut loaded = inner.load(&LoadOptions::default())?;
+            let name = p.run.trim();
+            let targets = runs::runs_named(&mut loaded, ws, name)?;
+            for r in &targets {
+                let refusal = match loaded.commands.iter().find(|c| c.id == r.command_id) {
+                    Some(c) => inner.policy.refusal(c),
+                    None => Some(format!(
+                        "the command of run {} (`{}`) is no longer in this workspace; the user can stop it with `ct stop {}`",
+                        r.run_id, r.label, r.run_id
+                    )),
+                };
+                if let Some(why) = refusal {
+                    return Ok(failure(why));
+                }
+            }
+            let mut stopped = Vec::new();
+            for r in targets {
+                let after = runs::stop(ws, &mut loaded.store, r.run_id)?;
+                stopped.push(run_info(&after, SystemTime::now()));
+            }
+            let text = stopped
+                .iter()
+                .map(|r| format!("run {} (`{}`) stopped", r.run_id, r.label))
+                .collect::<Vec<_>>()
+                .join("\n");
+            Ok(structured(&StopRunOutput { stopped }, text, false))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "The errors and warnings a run printed (GCC/Clang, rustc/cargo, tsc, ESLint, go, MSBuild, Python tracebacks, `file:line:col: message`, and the user's own patterns), each with its file, line, column, severity and message. Reads the output kept by runs in the background (`ct run --detach`, the terminal UI's background runs): by run id, by command (its newest run with a log), else the newest run with a log. A run still going is read as far as it got.",
+        output_schema = schema_for_output::<RunProblemsOutput>(),
+        annotations(title = "Problems of a run", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn run_problems(&self, Parameters(p): Parameters<RunProblemsInput>) -> ToolResult {
+        let inner = self.inner.clone();
+        tool_call(move || {
+            let ws = inner.engine.workspace();
+            let (matcher, _) = problems::matcher(ws);
+            let mut loaded = inner.load(&LoadOptions::default())?;
+            let which = match p.run.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+                None => problems::Which::Newest,
+                Some(n) => match n.parse::<i64>() {
+                    Ok(id) => problems::Which::Run(id),
+                    Err(_) => {
+                        let c = loaded.resolve(n)?;
+                        problems::Which::Command {
+                            id: c.id.clone(),
+                            label: c.label.clone(),
+                        }
+                    }
+                },
+            };
+            let found = problems::of_run(ws, &mut loaded.store, &which, &matcher)?;
+            let out = RunProblemsOutput {
+                run: run_info(&found.run, SystemTime::now()),
+                problems: found.problems,
+            };
+            let text = text::problems_report(&out);
+            Ok(structured(&out, text, false))
+        })
+        .await
+    }
+
+    #[tool(
         description = "Add a tag to a command (add: true) or take it off (add: false). Tags are stored in the workspace database, shared with the VS Code extension, and filter list_commands.",
         output_schema = schema_for_output::<TagOutput>(),
         annotations(title = "Tag a command", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -712,6 +814,25 @@ impl CommandTreeServer {
     }
 }
 
+/// Runs `list_runs` returns without `limit`.
+const RUNS_LIMIT: usize = 20;
+
+fn run_info(r: &commandtree_exec::history::Run, now: SystemTime) -> RunInfo {
+    RunInfo {
+        run_id: r.run_id,
+        command_id: r.command_id.clone(),
+        label: r.label.clone(),
+        status: r.status.clone(),
+        running: !runs::is_over(r),
+        mode: r.mode.clone(),
+        started_at: r.started_at.clone(),
+        elapsed_ms: runs::elapsed(r, now).map(|d| d.as_millis() as u64),
+        exit_code: r.exit_code,
+        command_line: r.command_line.clone(),
+        has_log: r.log_path.is_some(),
+    }
+}
+
 /// Asks the user (through the client) to confirm running a warned command. `None`: confirmed.
 async fn confirm(peer: &Peer<RoleServer>, c: &CommandItem, warning: &str) -> Option<String> {
     let refused = format!(
@@ -780,7 +901,7 @@ impl ServerHandler for CommandTreeServer {
             .enable_completions()
             .build();
         let mut info = InitializeResult::new(caps).with_instructions(
-            "CommandTree knows every runnable command of this workspace: npm scripts, make targets, shell scripts, VS Code tasks and launch configurations, just, Taskfile, Cargo, Docker Compose and more. Call list_commands (or search_commands) to find how to build, test, lint or start the project instead of guessing, show_command for details, and run_command to run one. Commands are named by id, `type:label` (e.g. npm:test) or a unique label.",
+            "CommandTree knows every runnable command of this workspace: npm scripts, make targets, shell scripts, VS Code tasks and launch configurations, just, Taskfile, Cargo, Docker Compose and more. Call list_commands (or search_commands) to find how to build, test, lint or start the project instead of guessing, show_command for details, and run_command to run one; list_runs shows what runs now (also what the user started), stop_run stops a run, and run_problems lists the errors a background run printed. Commands are named by id, `type:label` (e.g. npm:test) or a unique label.",
         );
         info.server_info = Implementation::new("commandtree", env!("CARGO_PKG_VERSION"));
         info

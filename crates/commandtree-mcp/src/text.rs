@@ -1,7 +1,7 @@
 //! The short text forms of the tools' results (for clients and models that read `content`
 //! rather than `structuredContent`), and command resources.
 
-use crate::schema::{RunOutput, SearchHit, SummarizeOutput, TagOutput};
+use crate::schema::{RunInfo, RunOutput, RunProblemsOutput, SearchHit, SummarizeOutput, TagOutput};
 use commandtree_core::CommandItem;
 use std::fmt::Write;
 use std::time::Duration;
@@ -162,6 +162,59 @@ pub fn run_report(c: &CommandItem, r: &RunOutput, timeout: Duration) -> String {
     } else {
         s.push_str(&r.output);
     }
+    s
+}
+
+/// One line per run: id, status (with its exit code), time, mode, label.
+pub fn runs_table(runs: &[RunInfo], running: usize) -> String {
+    if runs.is_empty() {
+        return "No runs.\n".into();
+    }
+    let mut s = format!("{running} running\n");
+    for r in runs {
+        let status = match r.exit_code {
+            Some(c) if r.status != "ok" => format!("{} {c}", r.status),
+            _ => r.status.clone(),
+        };
+        let time = r.elapsed_ms.map(duration).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "run {:<5} {:<10} {:>8}  {:<10} {}",
+            r.run_id, status, time, r.mode, r.label
+        );
+    }
+    s
+}
+
+/// The problems as compilers print them (`file:line:col: severity: message`), then a count.
+pub fn problems_report(o: &RunProblemsOutput) -> String {
+    let mut s = String::new();
+    for p in &o.problems {
+        let col = p.column.map(|c| format!(":{c}")).unwrap_or_default();
+        let code = p
+            .code
+            .as_ref()
+            .map(|c| format!(" [{c}]"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{}:{}{col}: {}: {}{code}",
+            p.file,
+            p.line,
+            p.severity.as_str(),
+            cut(&p.message, 300)
+        );
+    }
+    let still = if o.run.running { ", still running" } else { "" };
+    let _ = writeln!(
+        s,
+        "run {} (`{}`, {}{still}): {} problem{}",
+        o.run.run_id,
+        o.run.label,
+        o.run.status,
+        o.problems.len(),
+        if o.problems.len() == 1 { "" } else { "s" }
+    );
     s
 }
 

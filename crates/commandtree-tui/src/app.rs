@@ -8,12 +8,15 @@
 //! waits on them.
 
 use crate::components::confirm::Confirm;
+use crate::components::deps::DepsView;
 use crate::components::detail::{DetailPane, Details};
 use crate::components::filter::{Edit, FilterBar};
 use crate::components::help::Viewer;
 use crate::components::params::Params;
 use crate::components::picker::Picker;
+use crate::components::problems::ProblemList;
 use crate::components::prompt::Prompt;
+use crate::components::running::RunState;
 use crate::components::runs::{BgRun, RunsKey, RunsPane, clean};
 use crate::components::status::Status;
 use crate::components::tree::{Click, Source, TreeView};
@@ -24,6 +27,7 @@ use crate::theme::Theme;
 use crate::worker::{self, Msg};
 use commandtree_core::{CancelToken, CommandItem, SortOrder};
 use commandtree_engine::frontend;
+use commandtree_engine::problems::{RunProblems, Which};
 use commandtree_engine::runs::{self, Planned, RunRequest, Target};
 use commandtree_engine::tags;
 use commandtree_engine::{Engine, Loaded};
@@ -44,8 +48,8 @@ pub enum Effect {
     Quit,
     /// Suspend the UI and run this in the terminal; "exit N — press a key" after.
     Foreground(Box<Planned>),
-    /// Open the file at the line in `$VISUAL`/`$EDITOR`.
-    Edit(PathBuf, Option<u32>),
+    /// Open the file at the line (and column) in `$VISUAL`/`$EDITOR`.
+    Edit(PathBuf, Option<u32>, Option<u32>),
     /// Put text on the clipboard (OSC 52).
     Copy(String),
 }
@@ -67,6 +71,8 @@ pub struct Pending {
     pub extra: Vec<String>,
     pub confirmed: bool,
     pub asked: bool,
+    /// A restart: this run is stopped (if it still goes on) just before the new one starts.
+    pub restart: Option<i64>,
 }
 
 impl Pending {
@@ -78,6 +84,7 @@ impl Pending {
             extra,
             confirmed: false,
             asked: false,
+            restart: None,
         }
     }
 }
@@ -110,6 +117,10 @@ pub enum Popup {
     Params(Params<Pending>),
     Prompt(Prompt<InputFor>),
     Pick(Picker<PickFor>),
+    /// The problems of a run: Enter opens one in the editor.
+    Problems(ProblemList),
+    /// What a command runs and what runs it: Enter goes to one.
+    Deps(DepsView),
 }
 
 impl Popup {
@@ -122,6 +133,8 @@ impl Popup {
             Popup::Params(_) => Context::Params,
             Popup::Prompt(_) => Context::Prompt,
             Popup::Pick(_) => Context::Picker,
+            Popup::Problems(_) => Context::Problems,
+            Popup::Deps(_) => Context::Deps,
         }
     }
 
@@ -134,6 +147,8 @@ impl Popup {
             Popup::Params(p) => p.key(a, k),
             Popup::Prompt(p) => p.key(a, k),
             Popup::Pick(p) => p.key(a),
+            Popup::Problems(p) => p.key(a),
+            Popup::Deps(d) => d.key(a),
         }
     }
 }
@@ -155,6 +170,10 @@ pub struct App {
     pub runs: RunsPane,
     pub status: Status,
     pub popup: Option<Popup>,
+    /// What each command's runs are doing (every process's runs, from the history).
+    pub states: RunState,
+    /// Terminal work a background answer asked for (a restart's run here), for the loop.
+    pub queued: Option<Effect>,
 }
 
 fn commands_of(loaded: &Option<Loaded>) -> &[CommandItem] {
@@ -190,6 +209,8 @@ impl App {
             runs: RunsPane::default(),
             status,
             popup: None,
+            states: RunState::default(),
+            queued: None,
         }
     }
 
@@ -225,6 +246,11 @@ impl App {
 
     pub fn running(&self) -> usize {
         self.runs.running()
+    }
+
+    /// How many commands have a run going on, here or in any other process.
+    pub fn running_anywhere(&self) -> usize {
+        self.states.running().max(self.runs.running())
     }
 
     pub fn say(&mut self, text: impl Into<String>, level: Level) {
@@ -428,6 +454,32 @@ impl App {
             }
             Msg::Live(l) => self.live = Some(l),
             Msg::Stopped(id, r) => self.after_stop(id, r),
+            Msg::Restart(id, r, planned, how) => {
+                match r {
+                    Ok(status) => self.runs.stopped(id, status),
+                    // Ended by itself meanwhile: nothing to stop, it starts again all the same.
+                    Err(_) if !self.still_running(id) => {}
+                    Err(e) => {
+                        self.say(format!("{e}; not started again"), Level::Error);
+                        self.refresh_history();
+                        return;
+                    }
+                }
+                self.queued = self.launch(*planned, how);
+            }
+            Msg::Runs(Ok(latest)) => {
+                if self.states.set(latest) {
+                    // The History section follows runs of other processes too.
+                    self.refresh_history();
+                }
+            }
+            Msg::Runs(Err(e)) => {
+                self.states.failed();
+                self.status
+                    .warn(format!("the run history cannot be read: {e}"));
+            }
+            Msg::Problems(Ok(found)) => self.problems_found(found),
+            Msg::Problems(Err(e)) => self.say(e, Level::Error),
             Msg::Commands(all) => self.commands_changed_on_disk(all),
             Msg::Warning(w) => self.status.warn(w),
             Msg::Progress(p) => {
@@ -476,7 +528,8 @@ impl App {
         self.commands_changed(true);
     }
 
-    /// Runs every ~250 ms: background runs' output and ends.
+    /// Runs on each turn of the loop: background runs' output and ends, and every command's
+    /// runs read again about once a second (their elapsed times move).
     pub fn tick(&mut self) -> bool {
         let ws = self.engine.workspace();
         let Some(l) = self.loaded.as_mut() else {
@@ -485,8 +538,12 @@ impl App {
         let (changed, ended) = self.runs.tick(ws, &mut l.store);
         if ended {
             self.refresh_history();
+            self.states.soon();
         }
-        changed
+        if self.states.due() {
+            worker::read_runs(self.engine.root().to_path_buf(), self.tx.clone());
+        }
+        changed | self.states.tick(std::time::SystemTime::now())
     }
 
     // ---- keys -------------------------------------------------------------------------------
@@ -521,7 +578,16 @@ impl App {
             Context::Runs => match self.runs.key(action) {
                 RunsKey::Done => None,
                 RunsKey::Stop => {
-                    self.stop_selected_run();
+                    self.stop_pane_run();
+                    None
+                }
+                RunsKey::Restart => {
+                    let id = self.runs.selected().and_then(|r| r.run_id)?;
+                    self.restart(id)
+                }
+                RunsKey::Problems => {
+                    let id = self.runs.selected().and_then(|r| r.run_id)?;
+                    self.show_problems(Which::Run(id));
                     None
                 }
                 RunsKey::Tree => self.tree_action(action),
@@ -577,6 +643,16 @@ impl App {
             Action::ToggleRuns => self.runs.toggle(),
             Action::FocusRuns if self.runs.open => self.runs.focus = true,
             Action::StopRun => self.stop_selected_run(),
+            Action::RestartRun => return self.restart_selected(),
+            Action::Problems => {
+                let c = self.selected_command()?;
+                let which = Which::Command {
+                    id: c.id.clone(),
+                    label: c.label.clone(),
+                };
+                self.show_problems(which);
+            }
+            Action::Deps => self.show_deps(),
             Action::Star => self.star(),
             Action::QuickDown => self.quick_move(1),
             Action::QuickUp => self.quick_move(-1),
@@ -584,7 +660,7 @@ impl App {
             Action::RemoveTag => self.pick_tag_to_remove(),
             Action::Edit => {
                 let c = self.selected_command()?;
-                return Some(Effect::Edit(PathBuf::from(&c.file_path), c.line));
+                return Some(Effect::Edit(PathBuf::from(&c.file_path), c.line, None));
             }
             Action::Copy if self.selected_command().is_some() => {
                 let line = self.details().map(|d| d.copy.clone()).unwrap_or_default();
@@ -635,6 +711,16 @@ impl App {
             Popup::Pick(p) if done => {
                 let (sel, item) = p.chosen();
                 self.picked(sel, item, p.purpose);
+            }
+            Popup::Problems(p) if done => {
+                // The list stays, for the next problem after the editor.
+                let (file, line, column) = p.chosen()?;
+                self.popup = Some(Popup::Problems(p));
+                return Some(Effect::Edit(file, Some(line), column));
+            }
+            Popup::Deps(d) if done => {
+                let id = d.chosen()?.to_string();
+                self.go_to_command(&id);
             }
             _ => {}
         }
@@ -713,7 +799,20 @@ impl App {
                 return None;
             }
         };
-        match p.how {
+        if let Some(id) = p.restart.filter(|&id| self.still_running(id)) {
+            self.say(format!("stopping run {id}…"), Level::Info);
+            let root = self.engine.root().to_path_buf();
+            worker::stop_then_start(root, id, Box::new(planned), p.how, self.tx.clone());
+            return None;
+        }
+        self.launch(planned, p.how)
+    }
+
+    /// Starts a planned run `how`: here (the loop suspends the UI), in the background or in a
+    /// window.
+    fn launch(&mut self, planned: Planned, how: How) -> Option<Effect> {
+        self.states.soon();
+        match how {
             How::Here | How::Debug => return Some(Effect::Foreground(Box::new(planned))),
             How::Background => self.start_background(&planned),
             How::Window => self.start_window(&planned),
@@ -786,7 +885,112 @@ impl App {
         }
     }
 
+    /// Whether run `id` is still going on, as the history says now.
+    fn still_running(&mut self, id: i64) -> bool {
+        let ws = self.engine.workspace();
+        self.loaded
+            .as_mut()
+            .and_then(|l| runs::get(ws, &mut l.store, id).ok())
+            .is_some_and(|r| !runs::is_over(&r))
+    }
+
+    /// `x` in the tree: the selected command's run going on (started here or anywhere else),
+    /// else the runs pane's selected run.
     fn stop_selected_run(&mut self) {
+        let running = self
+            .selected_command()
+            .and_then(|c| self.states.running_run(&c.id))
+            .map(|r| r.run_id);
+        match running {
+            Some(id) => {
+                self.say(format!("stopping run {id}…"), Level::Info);
+                worker::stop(self.engine.root().to_path_buf(), id, self.tx.clone());
+            }
+            None => self.stop_pane_run(),
+        }
+    }
+
+    /// `X` in the tree: the selected command's run going on, else its newest run, again.
+    fn restart_selected(&mut self) -> Option<Effect> {
+        let c = self.selected_command()?;
+        let Some(r) = self.states.of(&c.id) else {
+            let run = tree_key(Action::Run);
+            self.say(
+                format!("{} has not run yet ({run} runs it)", c.label),
+                Level::Info,
+            );
+            return None;
+        };
+        let id = r.run_id;
+        self.restart(id)
+    }
+
+    /// Run `id` again as it ran (its command, values and mode), gated as any run; stopped
+    /// first if it still goes on.
+    fn restart(&mut self, id: i64) -> Option<Effect> {
+        if !self.ready() {
+            return None;
+        }
+        let ws = self.engine.workspace();
+        let run = match runs::get(ws, &mut self.loaded.as_mut()?.store, id) {
+            Ok(r) => r,
+            Err(e) => {
+                self.say(e.to_string(), Level::Error);
+                return None;
+            }
+        };
+        let how = match run.mode.as_str() {
+            commandtree_exec::history::mode::DETACHED => How::Background,
+            commandtree_exec::history::mode::TMUX | commandtree_exec::history::mode::TERMINAL => {
+                How::Window
+            }
+            _ => How::Here,
+        };
+        let mut p = Pending::new(Target::Run(id), how, Vec::new());
+        p.restart = (!runs::is_over(&run)).then_some(id);
+        self.start(p)
+    }
+
+    /// Reads the problems of a run's output on a thread; the list opens when they are in.
+    fn show_problems(&mut self, which: Which) {
+        self.say("reading the run's output…", Level::Info);
+        worker::read_problems(self.engine.root().to_path_buf(), which, self.tx.clone());
+    }
+
+    fn problems_found(&mut self, found: RunProblems) {
+        self.status.message = None;
+        self.popup = Some(Popup::Problems(ProblemList::new(&found)));
+    }
+
+    /// `d`: what the selected command runs and what runs it.
+    fn show_deps(&mut self) {
+        let Some(c) = self.selected_command() else {
+            return;
+        };
+        let d = commandtree_engine::deps::of(self.commands(), c);
+        self.popup = Some(Popup::Deps(DepsView::new(&d, self.engine.root())));
+    }
+
+    /// Selects command `id` in the tree (where the filters show it).
+    fn go_to_command(&mut self, id: &str) {
+        let commands = commands_of(&self.loaded);
+        let Some(i) = commands.iter().position(|c| c.id == id) else {
+            return;
+        };
+        let label = commands[i].label.clone();
+        let row = RowId::Command(crate::rows::Place::Tree, id.to_string());
+        if !self.tree.select_id(&row, commands) {
+            let clear = tree_key(Action::ClearFilters);
+            self.say(
+                format!("{label} is not shown in the tree ({clear} clears the filters)"),
+                Level::Info,
+            );
+        }
+    }
+
+    /// `x` in the runs pane (and in the tree on a command that does not run): its selected
+    /// background run.
+    fn stop_pane_run(&mut self) {
         let Some(r) = self.runs.selected() else {
             let start = tree_key(Action::RunBackground);
             self.say(
@@ -805,6 +1009,7 @@ impl App {
 
     /// Background runs after a stop, and what a foreground run left in the history.
     pub fn after_stop(&mut self, id: i64, result: Result<String, String>) {
+        self.states.soon();
         match result {
             Ok(status) => {
                 self.runs.stopped(id, status);

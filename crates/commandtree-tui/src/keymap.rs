@@ -29,6 +29,10 @@ pub enum Context {
     Prompt,
     /// A choice from a list.
     Picker,
+    /// The problems of a run.
+    Problems,
+    /// A command's dependencies.
+    Deps,
 }
 
 impl Context {
@@ -76,6 +80,12 @@ pub enum Action {
     ToggleRuns,
     FocusRuns,
     StopRun,
+    /// Stop a run if it goes on, then run its command again as it ran.
+    RestartRun,
+    /// The problems of a run's output.
+    Problems,
+    /// What a command runs and what runs it.
+    Deps,
     Star,
     QuickDown,
     QuickUp,
@@ -294,7 +304,8 @@ pub static KEYMAP: &[Entry] = &[
     row(C::Tree,   &[&[(Ch('A'), A::RunWithArgs)]],                         "run with extra arguments"),
     row(C::Tree,   &[&[(Ch('.'), A::RunLast)]],                             "run the last run again"),
     row(C::Tree,   &[&[(Ch('r'), A::ToggleRuns)], &[(TAB, A::FocusRuns)]],  "runs pane / focus it"),
-    row(C::Tree,   &[&[(Ch('x'), A::StopRun)]],                             "stop a background run"),
+    row(C::Tree,   &[&[(Ch('x'), A::StopRun)], &[(Ch('X'), A::RestartRun)]], "stop / restart its run"),
+    row(C::Tree,   &[&[(Ch('p'), A::Problems)], &[(Ch('d'), A::Deps)]],     "problems / dependencies"),
     row(C::Tree,   &[&[(Ch('s'), A::Star)]],                                "star / unstar"),
     row(C::Tree,   &[&[(Ch('J'), A::QuickDown)], &[(Ch('K'), A::QuickUp)]], "move in Quick Launch"),
     row(C::Tree,   &[&[(Ch('+'), A::AddTag)], &[(Ch('-'), A::RemoveTag)]],  "add / remove a tag"),
@@ -313,8 +324,8 @@ pub static KEYMAP: &[Entry] = &[
 
     hint(C::Runs, &[&[(TAB, A::Leave)], &[(ESC, A::Leave)]],                "back to the tree"),
     row(C::Runs,  MOVE,                                                     "select a run"),
-    row(C::Runs,  &[&[(Ch('x'), A::StopRun)]],                              "stop it"),
-    row(C::Runs,  &[&[(Ch('r'), A::ToggleRuns)]],                           "hide the pane"),
+    row(C::Runs,  &[&[(Ch('x'), A::StopRun)], &[(Ch('X'), A::RestartRun)],
+                    &[(Ch('p'), A::Problems)]],                             "stop / restart / problems"),
 
     hint(C::Viewer, &[&[(ESC, A::Cancel)]],                                 "closes"),
     row(C::Viewer,  &[&[(Ch('q'), A::Cancel)], &[(F1, A::Cancel)],
@@ -351,6 +362,19 @@ pub static KEYMAP: &[Entry] = &[
     row(C::Picker,  MOVE,                                                   "move"),
     hint(C::Picker, OK,                                                     "picks"),
     hint(C::Picker, CANCEL,                                                 "cancels"),
+
+    hint(C::Problems, OK,                                                   "opens it in $EDITOR"),
+    hint(C::Problems, &[&[(ESC, A::Cancel)], &[(Ch('q'), A::Cancel)]],      "closes"),
+    row(C::Problems,  MOVE,                                                 "move"),
+    row(C::Problems,  PAGE,                                                 "page"),
+    row(C::Problems,  &[&[(HOME, A::First), (END, A::Last)]],               "first / last"),
+
+    hint(C::Deps, OK,                                                       "goes to it"),
+    hint(C::Deps, &[&[(ESC, A::Cancel)], &[(Ch('q'), A::Cancel)],
+                    &[(Ch('d'), A::Cancel)]],                               "closes"),
+    row(C::Deps,  MOVE,                                                     "move"),
+    row(C::Deps,  PAGE,                                                     "page"),
+    row(C::Deps,  &[&[(HOME, A::First), (END, A::Last)]],                   "first / last"),
 ];
 
 /// The contexts a key pressed in `context` is looked up in, in order: the global keys first.
@@ -441,6 +465,8 @@ mod tests {
         C::Params,
         C::Prompt,
         C::Picker,
+        C::Problems,
+        C::Deps,
     ];
 
     /// A key bound twice in one context would be listed twice and do only the first thing.

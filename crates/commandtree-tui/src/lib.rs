@@ -220,14 +220,20 @@ fn event_loop(
         } else {
             Duration::from_millis(50)
         };
-        if !event::poll(wait)? {
-            continue;
-        }
-        let effect = match event::read()? {
-            Event::Key(k) => app.key(k),
-            Event::Mouse(m) => app.mouse(m),
-            Event::Resize(..) => None,
-            _ => None,
+        let effect = if let Some(queued) = app.queued.take() {
+            // A background answer's terminal work (a restart's run here): drawn first.
+            terminal.draw(|f| view::draw(f, app))?;
+            Some(queued)
+        } else {
+            if !event::poll(wait)? {
+                continue;
+            }
+            match event::read()? {
+                Event::Key(k) => app.key(k),
+                Event::Mouse(m) => app.mouse(m),
+                Event::Resize(..) => None,
+                _ => None,
+            }
         };
         dirty = true;
         match effect {
@@ -236,7 +242,7 @@ fn event_loop(
             Some(Effect::Foreground(planned)) => {
                 foreground(terminal, app, &planned, signals)?;
             }
-            Some(Effect::Edit(file, line)) => edit(terminal, app, &file, line)?,
+            Some(Effect::Edit(file, line, column)) => edit(terminal, app, &file, (line, column))?,
             Some(Effect::Copy(text)) => {
                 let mut o = std::io::stdout();
                 write!(o, "\x1b]52;c;{}\x07", base64(text.as_bytes()))?;
@@ -332,9 +338,9 @@ fn edit(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     app: &mut App,
     file: &std::path::Path,
-    line: Option<u32>,
+    (line, column): (Option<u32>, Option<u32>),
 ) -> anyhow::Result<()> {
-    let (program, words) = commandtree_engine::frontend::editor_command(file, line, None);
+    let (program, words) = commandtree_engine::frontend::editor_command(file, line, column);
     let r = suspended(terminal, || {
         std::process::Command::new(&program).args(&words).status()
     })?;

@@ -45,6 +45,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App) {
         runs,
         status: line,
         popup,
+        states,
         ..
     } = app;
     let (loaded, history): (&_, &_) = (loaded, history);
@@ -66,6 +67,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App) {
         }),
         commands,
         history,
+        states,
     };
     tree.draw(f, list, t, look, &mut |i| filter.positions(i, commands));
     let shown = match tree.selected_row().map(|r| &r.kind) {
@@ -76,7 +78,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App) {
         _ => Shown::Nothing,
     };
     if let Some(d) = details {
-        detail.draw(f, d, t, (shown, root), make);
+        detail.draw(f, d, t, (shown, root, states), make);
     }
     if let Some(r) = runs_area {
         runs.draw(f, r, t);
@@ -85,7 +87,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App) {
         name: &name,
         counts: loaded.is_some().then(|| filter.counts(commands.len())),
         filter: filter.spans(t),
-        running: runs.running(),
+        running: states.running().max(runs.running()),
         untrusted: matches!(
             ws.settings.trust,
             commandtree_core::trust::Status::Untrusted { .. }
@@ -97,7 +99,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App) {
         None => {}
         Some(Popup::Help(v)) => v.draw_help(f, area, t),
         Some(Popup::Details(v)) => {
-            let lines = detail.lines(t, area.width.saturating_sub(4), shown, root, make);
+            let lines = detail.lines(t, area.width.saturating_sub(4), (shown, root, states), make);
             v.draw(f, area, t, ("Details", lines), (area.width, area.height));
         }
         Some(Popup::Quit(c)) => c.draw(f, area, t),
@@ -106,5 +108,7 @@ pub fn draw(f: &mut Frame<'_>, app: &mut App) {
         Some(Popup::Params(p)) => p.draw(f, area, t),
         Some(Popup::Prompt(p)) => p.draw(f, area, t),
         Some(Popup::Pick(p)) => p.draw(f, area, t),
+        Some(Popup::Problems(p)) => p.draw(f, area, t),
+        Some(Popup::Deps(d)) => d.draw(f, area, t),
     }
 }

@@ -2,11 +2,15 @@
 //! what it needs itself (the workspace, its own database connection) and answers with a
 //! [`Msg`], so the UI thread never waits.
 
-use crate::app::Level;
+use crate::app::{How, Level};
 use crate::cache;
 use commandtree_core::{CancelToken, CommandItem, ProgressEvent, Workspace};
 use commandtree_engine::frontend;
+use commandtree_engine::problems::{self, RunProblems};
+use commandtree_engine::runs::Planned;
 use commandtree_engine::{Live, LiveEvent, LoadOptions, Loaded};
+use commandtree_exec::history::Run;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -31,6 +35,13 @@ pub enum Msg {
     /// Search results: query, then (command id, similarity).
     Found(String, Vec<(String, f32)>),
     Stopped(i64, Result<String, String>),
+    /// A run was stopped to be started again (a restart): the stop's answer, then the run to
+    /// start and how.
+    Restart(i64, Result<String, String>, Box<Planned>, How),
+    /// The newest run of each command (by id), read from the history.
+    Runs(Result<HashMap<String, Run>, String>),
+    /// The problems of a run's output.
+    Problems(Result<RunProblems, String>),
     /// A command skill's proposal for a command's file (skill name, then the proposal or why
     /// there is none).
     Proposed(
@@ -250,15 +261,54 @@ pub fn search(
 /// Stops a detached run (which can take seconds: SIGTERM, then SIGKILL).
 pub fn stop(root: PathBuf, run_id: i64, tx: Sender<Msg>) {
     std::thread::spawn(move || {
-        let w = ws(&root);
-        let mut store =
-            commandtree_store::Store::open_read_only(&commandtree_store::db_path(&root))
-                .ok()
-                .flatten();
-        let r = commandtree_engine::runs::stop(&w, &mut store, run_id)
-            .map(|r| r.status)
+        let _ = tx.send(Msg::Stopped(run_id, stop_run(&root, run_id)));
+    });
+}
+
+fn history(root: &std::path::Path) -> Option<commandtree_store::Store> {
+    commandtree_store::Store::open_read_only(&commandtree_store::db_path(root))
+        .ok()
+        .flatten()
+}
+
+fn stop_run(root: &std::path::Path, run_id: i64) -> Result<String, String> {
+    commandtree_engine::runs::stop(&ws(root), &mut history(root), run_id)
+        .map(|r| r.status)
+        .map_err(|e| e.to_string())
+}
+
+/// Stops run `run_id`, then hands `planned` back to be started `how` (a restart: the gate and
+/// the parameters were gone through before the stop).
+pub fn stop_then_start(
+    root: PathBuf,
+    run_id: i64,
+    planned: Box<Planned>,
+    how: How,
+    tx: Sender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let r = stop_run(&root, run_id);
+        let _ = tx.send(Msg::Restart(run_id, r, planned, how));
+    });
+}
+
+/// Reads the newest run of every command (runs of every process and mode).
+pub fn read_runs(root: PathBuf, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let r = commandtree_engine::runs::latest_by_command(&ws(&root), &mut history(&root))
             .map_err(|e| e.to_string());
-        let _ = tx.send(Msg::Stopped(run_id, r));
+        let _ = tx.send(Msg::Runs(r));
+    });
+}
+
+/// Reads the problems of a run's output.
+pub fn read_problems(root: PathBuf, which: problems::Which, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let w = ws(&root);
+        let (matcher, _) = problems::matcher(&w);
+        let r =
+            problems::of_run(&w, &mut history(&root), &which, &matcher).map_err(|e| e.to_string());
+        let _ = tx.send(Msg::Problems(r));
     });
 }
 

@@ -2,6 +2,7 @@
 //! parameters and a preview of its definition) or the selected run of the history. On a narrow
 //! terminal the same lines show in a popup (`i`).
 
+use super::running::RunState;
 use crate::theme::Theme;
 use commandtree_core::{CommandItem, Workspace};
 use commandtree_engine::Loaded;
@@ -120,8 +121,7 @@ impl DetailPane {
         &mut self,
         t: &Theme,
         width: u16,
-        shown: Shown<'_>,
-        root: &Path,
+        (shown, root, states): (Shown<'_>, &Path, &RunState),
         make: impl FnOnce(&CommandItem) -> Details,
     ) -> Vec<Line<'static>> {
         let rel = |p: &str| super::rel(root, p);
@@ -156,6 +156,7 @@ impl DetailPane {
             None => rel(&c.file_path),
         };
         out.push(field(t, "file", &file));
+        out.extend(states.line(&c.id, t));
         if let Some(desc) = &c.description {
             out.push(field(t, "description", desc));
         }
@@ -204,7 +205,7 @@ impl DetailPane {
         f: &mut Frame<'_>,
         area: Rect,
         t: &Theme,
-        (shown, root): (Shown<'_>, &Path),
+        shown: (Shown<'_>, &Path, &RunState),
         make: impl FnOnce(&CommandItem) -> Details,
     ) {
         let block = Block::default()
@@ -213,7 +214,7 @@ impl DetailPane {
             .border_style(t.dim());
         let inner = block.inner(area);
         f.render_widget(block, area);
-        let lines = self.lines(t, inner.width, shown, root, make);
+        let lines = self.lines(t, inner.width, shown, make);
         f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
     }
 }
@@ -312,8 +313,12 @@ mod tests {
             }),
         };
         let t = Theme::plain();
-        let shown = (Shown::Command(&c), Path::new("/w"));
-        insta::assert_snapshot!(screen(70, 16, |f| pane.draw(f, f.area(), &t, shown, made)));
+        let mut states = RunState::default();
+        let running = crate::components::running::run(9, &c.id, "running", None);
+        states.set([(c.id.clone(), running)].into());
+        states.at(crate::components::running::started() + std::time::Duration::from_secs(42));
+        let shown = (Shown::Command(&c), Path::new("/w"), &states);
+        insta::assert_snapshot!(screen(70, 17, |f| pane.draw(f, f.area(), &t, shown, made)));
         // Computed once per selection.
         let again = pane.details(&c, |_| panic!("made again"));
         assert_eq!(again.line, "cd scripts && sh ./greet.sh");
@@ -339,15 +344,16 @@ mod tests {
         let mut pane = DetailPane::default();
         let t = Theme::plain();
         let root = Path::new("/w");
+        let states = RunState::default();
         insta::assert_snapshot!(screen(50, 9, |f| pane.draw(
             f,
             f.area(),
             &t,
-            (Shown::Run(&run), root),
+            (Shown::Run(&run), root, &states),
             |_| Details::default()
         )));
         let none = screen(50, 4, |f| {
-            pane.draw(f, f.area(), &t, (Shown::Nothing, root), |_| {
+            pane.draw(f, f.area(), &t, (Shown::Nothing, root, &states), |_| {
                 Details::default()
             })
         });

@@ -180,7 +180,7 @@ mod tests {
         }
         let end = screen(80, 12, |f| v.draw_help(f, f.area(), &t));
         assert!(
-            end.contains("hide the pane"),
+            end.contains("stop / restart / problems"),
             "the last entry is reachable:\n{end}"
         );
         assert_eq!(v.key(Action::Cancel), Outcome::Cancel);

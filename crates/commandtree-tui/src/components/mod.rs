@@ -4,15 +4,20 @@
 //! [`Outcome`] or a return value. None of them reads the terminal.
 //!
 //! The tree, the filter bar, the detail pane, the runs pane and the status line are always
-//! there; the popups ([`help`], [`params`], [`confirm`], [`picker`], [`prompt`]) come and go.
+//! there, with [`running`] (what each command's runs are doing) marking the tree and the
+//! details; the popups ([`help`], [`params`], [`confirm`], [`picker`], [`prompt`],
+//! [`problems`], [`deps`]) come and go.
 
 pub mod confirm;
+pub mod deps;
 pub mod detail;
 pub mod filter;
 pub mod help;
 pub mod params;
 pub mod picker;
+pub mod problems;
 pub mod prompt;
+pub mod running;
 pub mod runs;
 pub mod status;
 pub mod tree;

@@ -103,6 +103,10 @@ pub enum RunsKey {
     Done,
     /// Stop the selected run.
     Stop,
+    /// Stop it if it goes on, then run it again as it ran.
+    Restart,
+    /// Show the problems of its output.
+    Problems,
     /// Not the pane's key: the tree's.
     Tree,
 }
@@ -162,6 +166,8 @@ impl RunsPane {
             Action::Up => self.sel = self.sel.saturating_sub(1),
             Action::Down => self.sel = (self.sel + 1).min(self.runs.len().saturating_sub(1)),
             Action::StopRun => return RunsKey::Stop,
+            Action::RestartRun => return RunsKey::Restart,
+            Action::Problems => return RunsKey::Problems,
             _ => return RunsKey::Tree,
         }
         RunsKey::Done
@@ -203,9 +209,11 @@ impl RunsPane {
 
     pub fn draw(&self, f: &mut Frame<'_>, area: Rect, t: &Theme) {
         let title = format!(
-            " Background runs ({} focus · {} stop · {} hide) ",
+            " Background runs ({} focus · {} stop · {} restart · {} problems · {} hide) ",
             keymap::key(Context::Tree, Action::FocusRuns),
-            keymap::key(Context::Tree, Action::StopRun),
+            keymap::key(Context::Runs, Action::StopRun),
+            keymap::key(Context::Runs, Action::RestartRun),
+            keymap::key(Context::Runs, Action::Problems),
             keymap::key(Context::Tree, Action::ToggleRuns),
         );
         let block = Block::default()
@@ -294,6 +302,8 @@ mod tests {
         assert_eq!(p.running(), 1);
         insta::assert_snapshot!(screen(80, 6, |f| p.draw(f, f.area(), &Theme::plain())));
         assert_eq!(p.key(Action::StopRun), RunsKey::Stop);
+        assert_eq!(p.key(Action::RestartRun), RunsKey::Restart);
+        assert_eq!(p.key(Action::Problems), RunsKey::Problems);
         assert_eq!(p.key(Action::Star), RunsKey::Tree);
         assert_eq!(p.key(Action::Leave), RunsKey::Done);
         assert!(!p.focused() && p.open);

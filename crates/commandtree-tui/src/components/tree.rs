@@ -4,6 +4,7 @@
 //! commands.
 
 use super::filter::Passing;
+use super::running::RunState;
 use crate::keymap::Action;
 use crate::rows::{self, Folding, Place, Row, RowId, RowKind, Section};
 use crate::theme::Theme;
@@ -355,6 +356,8 @@ pub struct Look<'a> {
     pub placeholder: Option<String>,
     pub commands: &'a [CommandItem],
     pub history: &'a [Run],
+    /// What each command's runs are doing, for the mark after its label.
+    pub states: &'a RunState,
 }
 
 fn row_line(
@@ -388,13 +391,9 @@ fn row_line(
         }
         RowKind::Command { idx, score, place } => {
             let positions = highlight(*idx);
-            command_spans(
-                &mut spans,
-                t,
-                &look.commands[*idx],
-                (*score, *place),
-                &positions,
-            );
+            let c = &look.commands[*idx];
+            let badge = look.states.badge(&c.id, t);
+            command_spans(&mut spans, t, c, (*score, *place), &positions, badge);
         }
         RowKind::Run(n) => {
             if let Some(r) = look.history.get(*n) {
@@ -434,6 +433,7 @@ fn command_spans(
     c: &CommandItem,
     (score, place): (Option<f32>, Place),
     positions: &[u32],
+    run: Option<Span<'static>>,
 ) {
     let in_quick = place == Place::Quick;
     spans.push(Span::raw("  "));
@@ -483,6 +483,7 @@ fn command_spans(
     if c.tags.iter().any(|x| x == commandtree_store::QUICK_TAG) && !in_quick {
         spans.push(Span::styled(" ★", t.warn()));
     }
+    spans.extend(run);
     if !tags.is_empty() {
         spans.push(Span::styled(format!(" [{}]", tags.join(", ")), t.accent()));
     }
@@ -519,6 +520,10 @@ mod tests {
     }
 
     fn draw(t: &mut TreeView, commands: &[CommandItem], h: u16) -> String {
+        draw_with(t, commands, h, &RunState::default())
+    }
+
+    fn draw_with(t: &mut TreeView, commands: &[CommandItem], h: u16, states: &RunState) -> String {
         screen(60, h, |f| {
             let look = Look {
                 title: " CommandTree — w ".into(),
@@ -526,6 +531,7 @@ mod tests {
                 placeholder: None,
                 commands,
                 history: &[],
+                states,
             };
             let mut highlight = |i: usize| {
                 if commands[i].label == "lint" {
@@ -587,6 +593,38 @@ mod tests {
         press(&mut t, &commands, KeyCode::Char('l'));
         assert_eq!(label(&t), "greet.sh");
         assert_eq!(t.selected_row().unwrap().place(), Some(Place::Quick));
+    }
+
+    /// A command running shows how long, one that ran shows how it ended, until it runs again.
+    #[test]
+    fn rows_show_what_each_commands_runs_are_doing() {
+        use crate::components::running::run;
+        let commands = commands();
+        let mut t = tree(&commands);
+        let mut states = RunState::default();
+        states.set(
+            [
+                (
+                    commands[0].id.clone(),
+                    run(5, &commands[0].id, "running", None),
+                ),
+                (
+                    commands[1].id.clone(),
+                    run(4, &commands[1].id, "failed", Some(2)),
+                ),
+                (
+                    commands[3].id.clone(),
+                    run(3, &commands[3].id, "ok", Some(0)),
+                ),
+                (
+                    commands[4].id.clone(),
+                    run(2, &commands[4].id, "stopped", Some(137)),
+                ),
+            ]
+            .into(),
+        );
+        states.at(crate::components::running::started() + Duration::from_millis(75_400));
+        insta::assert_snapshot!(draw_with(&mut t, &commands, 14, &states));
     }
 
     #[test]

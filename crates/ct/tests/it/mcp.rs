@@ -154,9 +154,13 @@ async fn initialize_list_show_and_resources() {
         "star_command",
         "summarize_commands",
         "load_skill",
+        "list_runs",
+        "stop_run",
+        "run_problems",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
+    assert_eq!(names.len(), 11, "{names:?}");
     for t in &tools {
         let out = t.output_schema.as_ref().expect("an output schema");
         assert_eq!(out["type"], "object", "{}", t.name);
@@ -164,7 +168,7 @@ async fn initialize_list_show_and_resources() {
         let a = t.annotations.as_ref().expect("annotations");
         let read_only = matches!(
             t.name.as_ref(),
-            "list_commands" | "show_command" | "load_skill"
+            "list_commands" | "show_command" | "load_skill" | "list_runs" | "run_problems"
         );
         assert_eq!(a.read_only_hint, Some(read_only), "{}", t.name);
     }
@@ -173,6 +177,11 @@ async fn initialize_list_show_and_resources() {
     assert_eq!(
         (a.destructive_hint, a.open_world_hint),
         (Some(true), Some(true))
+    );
+    let stop = tools.iter().find(|t| t.name == "stop_run").unwrap();
+    assert_eq!(
+        stop.annotations.as_ref().unwrap().destructive_hint,
+        Some(true)
     );
 
     let r = call(&c, "list_commands", json!({})).await;
@@ -1058,4 +1067,129 @@ async fn a_resource_fence_is_longer_than_any_fence_in_the_definition() {
         "{text}"
     );
     c.cancel().await.unwrap();
+}
+
+/// Runs started by `ct` from another process: `list_runs` sees them going on (with how long),
+/// `stop_run` stops one by the command's name and one by its run id, and `run_problems` reads
+/// the errors a background build printed.
+#[tokio::test]
+async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
+    let w = Workspace::new()
+        .file(
+            "Makefile",
+            "server:\n\tsleep 300\nworker:\n\tsleep 300\nkeep:\n\tsleep 300\n",
+        )
+        .executable(
+            "build.sh",
+            "#!/bin/sh\necho 'error[E0308]: mismatched types'\necho ' --> src/main.rs:2:18'\necho '  |'\necho \"src/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\"\nexit 1\n",
+        );
+    let server = w.run(["run", "-d", "server"]).run_id();
+    let worker = w.run(["run", "-d", "worker"]).run_id();
+    let build = w.run(["run", "-d", "build.sh"]).run_id();
+    assert!(
+        crate::support::eventually(|| w.run_row(build)["status"] == "failed"),
+        "{:?}",
+        w.run_row(build)
+    );
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+
+    let r = call(&c, "list_runs", json!({"running": true})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let v = data(&r);
+    assert_eq!(v["running"], 2, "{v}");
+    let ids: Vec<i64> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["runId"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [worker, server], "newest first: {v}");
+    for run in v["runs"].as_array().unwrap() {
+        assert_eq!(
+            (
+                run["running"].clone(),
+                run["status"].clone(),
+                run["mode"].clone()
+            ),
+            (json!(true), json!("running"), json!("detached")),
+            "{run}"
+        );
+        assert!(run["elapsedMs"].as_u64().is_some(), "{run}");
+        assert!(run.get("exitCode").is_none(), "{run}");
+    }
+    assert!(text_of(&r).contains("2 running"), "{}", text_of(&r));
+    let all = data(&call(&c, "list_runs", json!({})).await);
+    let first = &all["runs"][0];
+    assert_eq!(
+        (
+            first["label"].clone(),
+            first["status"].clone(),
+            first["exitCode"].clone()
+        ),
+        (json!("build.sh"), json!("failed"), json!(1)),
+        "{all}"
+    );
+    assert_eq!(first["hasLog"], true);
+
+    // By the command's name, then by run id.
+    let r = call(&c, "stop_run", json!({"run": "server"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let v = data(&r);
+    assert_eq!(v["stopped"][0]["runId"], server, "{v}");
+    assert_eq!(v["stopped"][0]["status"], "stopped", "{v}");
+    assert_eq!(w.run_row(server)["status"], "stopped");
+    let r = call(&c, "stop_run", json!({"run": worker.to_string()})).await;
+    assert_eq!(data(&r)["stopped"][0]["running"], false, "{}", text_of(&r));
+    let v = data(&call(&c, "list_runs", json!({"running": true})).await);
+    assert_eq!(v["running"], 0, "{v}");
+    let r = call(&c, "stop_run", json!({"run": "server"})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(text_of(&r).contains("is not running"), "{}", text_of(&r));
+
+    // The problems of the build's output, by command and by run id.
+    let r = call(&c, "run_problems", json!({"run": "build.sh"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let v = data(&r);
+    assert_eq!(v["run"]["runId"], build, "{v}");
+    let found: Vec<(String, u64, String)> = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["file"].as_str().unwrap().to_string(),
+                p["line"].as_u64().unwrap(),
+                p["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("src/main.rs".to_string(), 2, "rustc".to_string()),
+            ("src/index.ts".to_string(), 3, "tsc".to_string())
+        ],
+        "{v}"
+    );
+    assert!(
+        text_of(&r).contains("src/main.rs:2:18: error: mismatched types [E0308]"),
+        "{}",
+        text_of(&r)
+    );
+    let by_id = data(&call(&c, "run_problems", json!({"run": build.to_string()})).await);
+    assert_eq!(by_id["problems"], v["problems"]);
+    c.cancel().await.unwrap();
+
+    // What the agent may not run, it may not stop either.
+    let keep = w.run(["run", "-d", "keep"]).run_id();
+    w.write(
+        ".home/.config/commandtree/config.toml",
+        "[mcp]\ndeny = [\"make:keep\"]\n",
+    );
+    let c = connect(&w, TestClient::default(), &[], &[]).await;
+    let r = call(&c, "stop_run", json!({"run": keep.to_string()})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+    assert_eq!(w.run_row(keep)["status"], "running");
+    c.cancel().await.unwrap();
+    w.ok(["stop", &keep.to_string()]);
 }

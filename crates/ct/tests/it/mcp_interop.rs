@@ -1,7 +1,7 @@
 //! `ct mcp` with independent clients, on stdio and over HTTP (`ct mcp --http`): the official
 //! Python MCP SDK (installed by `scripts/mcp-python-sdk.sh`) and the official TypeScript SDK
 //! (`npm ci` in `tests/mcp/`), both set up by `scripts/test.sh`. Each lists the tools and calls
-//! `list_commands` and `run_command`, lists the prompts and gets one; the SDKs check each
+//! `list_commands`, `run_command` and `list_runs`, lists the prompts and gets one; the SDKs check each
 //! `structuredContent` against the tool's `outputSchema`. The TypeScript client also adds a
 //! definition and waits for `prompts/list_changed`. The HTTP transport's refusals (no token, a
 //! wrong one, a foreign `Origin` or `Host`) are checked with plain HTTP requests.
@@ -155,7 +155,7 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     assert_eq!(v["server"], "commandtree");
     assert_eq!(v["protocolVersion"], "2025-11-25");
     let tools = v["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(tools.len(), 11, "{tools:?}");
     assert_eq!(v["outputSchemas"], v["tools"]);
     assert_eq!(v["annotations"]["list_commands"]["readOnlyHint"], true);
     assert_eq!(v["annotations"]["run_command"]["destructiveHint"], true);
@@ -172,6 +172,15 @@ fn the_python_sdk_lists_tools_and_calls_them() {
     assert_eq!(v["ranIsError"], false);
     assert_eq!(v["failed"]["exitCode"], 4);
     assert_eq!(v["failedIsError"], json!(true));
+    // The two runs, newest first, as list_runs reports them.
+    assert_eq!(
+        v["runs"],
+        json!([
+            ["fail.sh", "failed", "foreground", 4],
+            ["greet.sh", "ok", "foreground", 0]
+        ])
+    );
+    assert_eq!(v["annotations"]["stop_run"]["destructiveHint"], true);
     // The workspace's two prompt definitions (and the built-in one), with their arguments.
     assert_eq!(
         v["prompts"],
@@ -220,7 +229,7 @@ fn typescript_client(w: &Path, args: &[&str]) -> Option<Value> {
 
 fn check_typescript_answers(v: &Value) {
     assert_eq!(v["server"], "commandtree");
-    assert_eq!(v["tools"].as_array().unwrap().len(), 8, "{v}");
+    assert_eq!(v["tools"].as_array().unwrap().len(), 11, "{v}");
     assert_eq!(v["outputSchemas"], v["tools"]);
     assert_eq!(v["readOnly"]["list_commands"], true);
     assert_eq!(v["readOnly"]["run_command"], false);
@@ -230,6 +239,14 @@ fn check_typescript_answers(v: &Value) {
         json!({"exitCode": 0, "output": "hello [it's \"me\" $(id)] 1\n", "isError": false})
     );
     assert_eq!(v["failed"], json!({"exitCode": 4, "isError": true}));
+    assert_eq!(
+        v["runs"],
+        json!([
+            ["fail.sh", "failed", "foreground", 4],
+            ["greet.sh", "ok", "foreground", 0]
+        ])
+    );
+    assert_eq!(v["readOnly"]["list_runs"], true);
     assert_eq!(
         v["prompts"],
         json!({"fix-issue": ["arg1", "arg2"], "explain": ["arguments"]})

@@ -405,3 +405,143 @@ fn ct_exits_when_its_terminal_goes_away() {
         );
     }
 }
+
+/// What a Rust and a TypeScript build print when they fail.
+const BUILD: &str = "#!/bin/sh\necho 'error[E0308]: mismatched types'\necho ' --> src/main.rs:2:18'\necho '  |'\necho \"src/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\"\nexit 1\n";
+
+/// Runs as the engine knows them, not only the UI's own: a run `ct` started in another process
+/// shows on its command's row with how long it has been going, `x` stops it, `X` starts it
+/// again as it ran (in the background), and a stop from another process shows too. `p` lists
+/// the problems a build printed and Enter opens one in `$EDITOR`; `d` shows what a target runs
+/// and what runs it, and Enter goes to one.
+#[test]
+fn runs_from_anywhere_are_shown_stopped_restarted_and_their_problems_opened() {
+    if !tmux_available() {
+        return;
+    }
+    let w = Workspace::new()
+        .file(
+            "Makefile",
+            "serve:\n\tsleep 300\n\nci: check\n\t@echo ci-ran\n\ncheck:\n\t@echo check-ran\n\nwipe:\n\trm -rf \"$$HOME/.cache/ct-none\"\n",
+        )
+        .executable("build.sh", BUILD)
+        .executable(
+            ".home/editor.sh",
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$HOME/opened\"\n",
+        );
+    let serve = w.run(["run", "-d", "serve"]).success().run_id();
+    let build = w.run(["run", "-d", "build.sh"]).success().run_id();
+    w.run(["run", "--yes", "wipe"]).success();
+    assert!(
+        eventually(|| w.run_row(build)["status"] == "failed"),
+        "{:?}",
+        w.run_row(build)
+    );
+    let t = clean_shell("runs", &w, &w.home(), (120, 36));
+    let editor = w.home().join("editor.sh");
+    t.keys(&[
+        &format!("EDITOR={} {CT}; echo \"ct-exit=$?\"", editor.display()),
+        "Enter",
+    ]);
+    // Started elsewhere, seen here: running, with its time; the build's end as it ended.
+    t.wait_until(
+        &["Make Targets (4)", "serve  ● ", "build.sh  ✗ failed 1"],
+        &["looking for risky commands", "discovering commands"],
+    );
+    t.keys(&["/"]);
+    t.text("serve");
+    t.keys(&["Enter"]);
+    t.wait_for("● running for");
+
+    // `x` stops it: the row says so, and so does the history.
+    t.keys(&["x"]);
+    t.wait_until(&["serve  ■ stopped"], &["serve  ● "]);
+    assert_eq!(w.run_row(serve)["status"], "stopped");
+
+    // `X` runs it again as it ran: in the background, a new run.
+    t.keys(&["X"]);
+    t.wait_until(&["serve started in the background", "serve  ● "], &[]);
+    let running = w.json(["runs", "--running", "--json"]);
+    let again = running[0]["runId"].as_i64().unwrap();
+    assert_ne!(again, serve, "{running}");
+    assert_eq!(running[0]["mode"], "detached", "{running}");
+
+    // Stopped by another process: the row follows.
+    w.ok(["stop", "serve"]);
+    t.wait_until(&["serve  ■ stopped"], &["serve  ● "]);
+
+    // The build's problems; Enter opens the selected one in $EDITOR at its line, and the list
+    // is there again after. (Each Escape alone: followed at once by a key, a terminal reads
+    // the two as Alt and that key.)
+    t.keys(&["Escape"]);
+    // The History section (shown without a filter) follows the runs too.
+    t.wait_until(
+        &["Make Targets (4)", "History (4)"],
+        &["│ /serve", "serve  running"],
+    );
+    t.keys(&["/"]);
+    t.text("build");
+    t.keys(&["Enter", "p"]);
+    t.wait_until(
+        &[
+            &format!("Problems of run {build} (build.sh, failed): 2 problems"),
+            "src/main.rs:2:18 error: mismatched types [E0308]",
+            "src/index.ts:3:7 error: Type 'string'",
+        ],
+        &[],
+    );
+    t.keys(&["Down", "Enter"]);
+    assert!(eventually(|| w.home().join("opened").exists()));
+    assert_eq!(
+        w.read(".home/opened"),
+        format!("+3\n{}\n", w.join("src/index.ts").display())
+    );
+    t.wait_for("Problems of run");
+    t.keys(&["Escape"]);
+    t.wait_until(&["build.sh"], &["Problems of run"]);
+
+    // What `check` runs and what runs it; Enter goes to `ci`.
+    t.keys(&["Escape"]);
+    t.wait_until(&["Make Targets (4)"], &["│ /build"]);
+    t.keys(&["/"]);
+    t.text("check");
+    t.keys(&["Enter"]);
+    t.wait_for("@echo check-ran");
+    t.keys(&["Escape"]);
+    t.wait_until(&["Make Targets (4)", "@echo check-ran"], &["│ /check"]);
+    t.keys(&["d"]);
+    t.wait_until(
+        &[
+            "Dependencies of check (make)",
+            "nothing by itself",
+            "run by:",
+            "ci (make, prerequisite)  Makefile:4",
+        ],
+        &[],
+    );
+    t.keys(&["Enter"]);
+    t.wait_until(&["@echo ci-ran"], &["Dependencies of check"]);
+
+    // A restart is gated as any run: a warned command asks again, and `n` runs nothing.
+    let before = w.runs().len();
+    t.keys(&["/"]);
+    t.text("wipe");
+    t.keys(&["Enter"]);
+    t.wait_until(&["wipe  ✓ ok"], &[]);
+    t.keys(&["X"]);
+    t.wait_until(&["Run wipe?", "outside the project"], &[]);
+    t.keys(&["n"]);
+    t.wait_until(&["not run"], &["Run wipe?"]);
+    assert_eq!(w.runs().len(), before);
+    t.keys(&["X"]);
+    t.wait_for("Run wipe?");
+    t.keys(&["y"]);
+    // It ran as it last ran: here, in the terminal.
+    t.wait_for("press a key to return");
+    t.keys(&["Space"]);
+    t.wait_for("wipe: exit 0");
+    assert_eq!(w.runs().len(), before + 1);
+
+    t.keys(&["q"]);
+    t.wait_for("ct-exit=0");
+}

@@ -3,8 +3,8 @@
 // Usage: node interop.mjs CT_BINARY WORKSPACE            (stdio: the SDK starts `ct mcp`)
 //        node interop.mjs --http URL TOKEN WORKSPACE     (a running `ct mcp --http`)
 //
-// Lists the tools, calls list_commands and run_command (the SDK checks structuredContent
-// against each tool's outputSchema), lists the prompts and gets one, then adds a command
+// Lists the tools, calls list_commands, run_command and list_runs (the SDK checks
+// structuredContent against each tool's outputSchema), lists the prompts and gets one, then adds a command
 // definition to WORKSPACE and waits for notifications/prompts/list_changed. Prints one JSON line
 // with what it saw.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -49,6 +49,7 @@ const ran = await client.callTool({
   arguments: { id: "greet.sh", params: { name: `it's "me" $(id)` } },
 });
 const failed = await client.callTool({ name: "run_command", arguments: { id: "fail.sh" } });
+const runs = await client.callTool({ name: "list_runs", arguments: { limit: 2 } });
 const prompts = await client.listPrompts();
 const got = await client.getPrompt({
   name: "fix-issue",
@@ -75,6 +76,7 @@ console.log(
     listedText: listed.content.map((c) => c.text),
     ran: { exitCode: ran.structuredContent?.exitCode, output: ran.structuredContent?.output, isError: ran.isError ?? false },
     failed: { exitCode: failed.structuredContent?.exitCode, isError: failed.isError ?? false },
+    runs: (runs.structuredContent?.runs ?? []).map((r) => [r.label, r.status, r.mode, r.exitCode ?? null]),
     prompts: byName(prompts.prompts),
     prompt: got.messages.map((m) => m.content.text),
     heardChange,

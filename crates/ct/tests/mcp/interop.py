@@ -2,8 +2,8 @@
 
 Usage: python interop.py CT_BINARY WORKSPACE          (stdio: the SDK starts `ct mcp`)
        python interop.py --http URL TOKEN               (a running `ct mcp --http`)
-Lists the tools, calls list_commands and run_command (the SDK validates structuredContent
-against each tool's outputSchema), lists the prompts and gets one, and prints one JSON line with
+Lists the tools, calls list_commands, run_command and list_runs (the SDK validates
+structuredContent against each tool's outputSchema), lists the prompts and gets one, and prints one JSON line with
 what it saw.
 """
 
@@ -44,6 +44,7 @@ async def main(args: list[str]) -> None:
                 {"id": "greet.sh", "params": {"name": "it's \"me\" $(id)"}},
             )
             failed = await session.call_tool("run_command", {"id": "fail.sh"})
+            runs = await session.call_tool("list_runs", {"limit": 2})
             prompts = await session.list_prompts()
             got = await session.get_prompt("fix-issue", {"arg1": "#42", "arg2": "parser"})
             print(
@@ -64,6 +65,10 @@ async def main(args: list[str]) -> None:
                         "ranIsError": ran.is_error,
                         "failed": failed.structured_content,
                         "failedIsError": failed.is_error,
+                        "runs": [
+                            [r["label"], r["status"], r["mode"], r.get("exitCode")]
+                            for r in runs.structured_content["runs"]
+                        ],
                         "prompts": {
                             p.name: [a.name for a in (p.arguments or [])] for p in prompts.prompts
                         },
