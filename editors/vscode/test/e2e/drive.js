@@ -45,6 +45,10 @@ async function expand(page, view, label) {
 
 /** Hovers a row so its inline buttons render, then clicks the one with this title. */
 async function inline(page, row, title) {
+  // The tooltip of a button clicked before stays while the mouse rests on it and can cover the
+  // next row: the mouse leaves first.
+  await page.mouse.move(5, 5);
+  await page.locator('.context-view .hover-contents').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
   await row.hover();
   const button = row.locator(`.action-label[aria-label="${title}"]`).first();
   await button.waitFor({ timeout: 10000 });
