@@ -81,6 +81,11 @@ routes! {
     Plan: Serial => plan,
     Show: Serial => show,
     Runs: Serial => run_history,
+    Running: Serial => crate::runs::running,
+    Stop: Parallel => crate::runs::stop,
+    Restart: Parallel => crate::runs::restart,
+    Problems: Serial => crate::runs::problems,
+    Dependencies: Serial => crate::runs::dependencies,
     Summarize: Parallel => summarize,
     Search: Parallel => search_commands,
     CommandSkills: Serial => crate::command_skills::list,
@@ -443,6 +448,16 @@ fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
             debug: p.mode == proto::RunMode::Debug,
         },
     )?;
+    plan_selected(&engine, &loaded, sel, p.mode)
+}
+
+/// The plan of a chosen command (`plan`, `restart`).
+pub(crate) fn plan_selected(
+    engine: &commandtree_engine::Engine,
+    loaded: &Loaded,
+    sel: runs::Selected,
+    mode: proto::RunMode,
+) -> RpcResult<proto::PlanResult> {
     let item = sel.item.clone();
     let action = match item.command_type() {
         Some(CommandType::Launch) => proto::PlanAction::Debug,
@@ -454,7 +469,7 @@ fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
     let (command_line, cwd, env, shell) = match runs::plan(engine.workspace(), &sel, None) {
         Ok(planned) => {
             let r = planned.runnable;
-            let line = match p.mode {
+            let line = match mode {
                 proto::RunMode::CurrentTerminal => {
                     r.prompt_line().unwrap_or_else(|| r.script.clone())
                 }
@@ -481,7 +496,7 @@ fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
         proto::PlanAction::Debug => Some(debug::launch_configuration(&item)?),
         _ => None,
     };
-    let (security_warning, stale_summary) = security(&loaded, &item);
+    let (security_warning, stale_summary) = security(loaded, &item);
     Ok(proto::PlanResult {
         id: item.id.clone(),
         action,

@@ -19,6 +19,7 @@ mod protocol_doc;
 mod protocol_schema;
 #[cfg(test)]
 mod protocol_ts;
+mod runs;
 mod server;
 pub mod transport;
 mod watch;

@@ -8,6 +8,8 @@
 //! sends, as the document says.
 
 use commandtree_core::{CommandItem, Warning};
+use commandtree_engine::deps::Deps;
+use commandtree_engine::problems::Problem;
 use commandtree_engine::tags::TagEntry;
 use commandtree_exec::history::Run;
 use commandtree_skills::SkillMessage;
@@ -82,9 +84,10 @@ pub const SERVER_REQUESTS: &[MethodInfo] = &[MethodInfo::request::<LanguageModel
 )];
 
 /// The notifications the server sends.
-pub const SERVER_NOTIFICATIONS: &[MethodInfo] = &[MethodInfo::notification::<TasksChanged>(
-    Direction::ServerNotification,
-)];
+pub const SERVER_NOTIFICATIONS: &[MethodInfo] = &[
+    MethodInfo::notification::<TasksChanged>(Direction::ServerNotification),
+    MethodInfo::notification::<RunsChanged>(Direction::ServerNotification),
+];
 
 /// The client notifications the server reads (besides LSP's own).
 pub const CLIENT_NOTIFICATIONS: &[MethodInfo] = &[MethodInfo::notification::<SetTrusted>(
@@ -406,6 +409,88 @@ pub struct RunsResult {
     /// Newest first.
     pub runs: Vec<Run>,
 }
+
+request!(Running, "commandtree/running", NoParams => RunningResult);
+
+/// What runs now and how each command last ran: the answer of `running` and the params of
+/// `runsChanged`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RunningResult {
+    /// The runs going on now (from any front end), newest first.
+    pub running: Vec<RunState>,
+    /// The newest run of each command that ran (going on or ended), newest first.
+    pub last: Vec<RunState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunState {
+    pub run: Run,
+    /// How long it has been running, or how long it took; left out when unknown. For a run
+    /// going on it is the time at the answer: the client counts on from `startedAt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+}
+
+request!(Stop, "commandtree/stop", StopParams => StopResult);
+
+/// One of the two.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StopParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<i64>,
+    /// A command: every run of it going on now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StopResult {
+    /// The runs as they are after stopping.
+    pub stopped: Vec<Run>,
+}
+
+request!(Restart, "commandtree/restart", RestartParams => PlanResult);
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RestartParams {
+    pub run_id: i64,
+    /// Default `newTerminal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RunMode>,
+}
+
+request!(Problems, "commandtree/problems", ProblemsParams => ProblemsResult);
+
+/// `output` (with `cwd`), or `runId`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProblemsParams {
+    /// A run's output as the client saw it (escape sequences are dropped by the server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The folder the run ran in (relative paths are taken from the root); default the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// A run of the history whose log is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProblemsResult {
+    pub problems: Vec<Problem>,
+    /// The run whose log was read (with `runId`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<Run>,
+    /// User patterns left out (`[[problems.patterns]]` that cannot be used).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+request!(Dependencies, "commandtree/deps", IdParams => Deps);
 
 request!(Summarize, "commandtree/summarize", SummarizeParams => SummarizeResult);
 
@@ -795,6 +880,13 @@ pub struct TasksChangedDelta {
     /// Ids.
     pub removed: Vec<String>,
 }
+
+notification!(
+    /// After `watchFiles`, when what runs, or how a command last ran, changed.
+    RunsChanged,
+    "commandtree/runsChanged",
+    RunningResult
+);
 
 notification!(SetTrusted, "commandtree/setTrusted", SetTrustedParams);
 

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The types every listing shares, documented once under "Types" in the document: a method's
 /// fields stop at them.
-pub const SHARED: &[&str] = &["CommandItem", "Warning"];
+pub const SHARED: &[&str] = &["CommandItem", "Warning", "Run"];
 
 pub struct Method {
     pub method: &'static str,

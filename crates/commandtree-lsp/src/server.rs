@@ -101,6 +101,8 @@ pub struct Shared {
     /// was made from, so any change of the commands or the database makes it stale.
     pub(crate) answers: Mutex<HashMap<String, handlers::Kept>>,
     parallel: Mutex<Vec<JoinHandle<()>>>,
+    /// The thread sending `runsChanged` (started by `watchFiles`).
+    pub(crate) runs_watch: Mutex<Option<crate::runs::Watch>>,
     /// The client answers `commandtree/languageModelRequest` (its `initialize` said so).
     pub language_models: bool,
     /// Requests this server sent the client, by id: where the answer goes.
@@ -474,6 +476,10 @@ impl Server {
         };
         let live = lock(&shared.live).take();
         drop(live);
+        let runs = lock(&shared.runs_watch).take();
+        if let Some(w) = runs {
+            w.stop();
+        }
         for f in lock(&shared.inflight).values() {
             if f.kind == Kind::Parallel {
                 f.cancel.cancel();
@@ -540,6 +546,7 @@ impl Server {
             watching: AtomicBool::new(false),
             answers: Mutex::new(HashMap::new()),
             parallel: Mutex::new(Vec::new()),
+            runs_watch: Mutex::new(None),
             language_models,
             asked: Mutex::new(HashMap::new()),
             next_ask: AtomicU64::new(0),

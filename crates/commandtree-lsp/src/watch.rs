@@ -74,6 +74,7 @@ pub fn live(shared: &Arc<Shared>) -> RpcResult<Arc<Live>> {
 /// notifications build on.
 pub fn start(shared: &Arc<Shared>, cancel: &CancelToken) -> RpcResult<()> {
     shared.watching.store(true, Ordering::SeqCst);
+    crate::runs::watch(shared);
     let live = live(shared)?;
     live.commands(cancel)
         .map_err(crate::handlers::discovery_error)?;

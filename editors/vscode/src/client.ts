@@ -20,14 +20,16 @@ import { Folder } from './folders';
 import { ModelChoice, answerLanguageModelRequest, hasLanguageModels } from './lm';
 import { checkServer, locateServer } from './locate';
 import { Model, Settings } from './model';
-import { readTasksChanged } from './protocol';
-import type { ServerNotifications, ServerRequests } from './protocol.generated';
+import { RunDiagnostics } from './problems';
+import { readRunning, readTasksChanged } from './protocol';
+import type { RunningResult, ServerNotifications, ServerRequests } from './protocol.generated';
 import { Runner, errorText } from './runner';
 import { Rpc, RpcServer, Server, StepProgress } from './server';
 
 /** The server→client request for the editor's language models (docs/lsp-protocol.md). */
 const LANGUAGE_MODEL_REQUEST: keyof ServerRequests = 'commandtree/languageModelRequest';
 const TASKS_CHANGED: keyof ServerNotifications = 'commandtree/tasksChanged';
+const RUNS_CHANGED: keyof ServerNotifications = 'commandtree/runsChanged';
 const REQUEST_CANCELLED = -32800;
 const INTERNAL_ERROR = -32603;
 
@@ -86,6 +88,8 @@ export interface ClientContext {
   serverPath: () => string | undefined;
   /** The server could not be found or started; shown once, not once per folder. */
   problem: (message: string, found: boolean) => void;
+  /** Where the problems of runs are shown (one collection for every folder). */
+  diagnostics?: RunDiagnostics;
 }
 
 export class FolderClient implements Folder {
@@ -108,6 +112,7 @@ export class FolderClient implements Folder {
     this.runner = new Runner(
       () => this.current,
       () => this.folder,
+      { root: this.root, runs: this.model.runs, diagnostics: ctx.diagnostics },
     );
   }
 
@@ -241,9 +246,34 @@ export class FolderClient implements Folder {
         output.appendLine(`tree (${this.name}): ${errorText(e)}`);
       });
     });
+    c.onNotification(RUNS_CHANGED, (p: unknown) => {
+      this.serverRuns(rpc, readRunning(p));
+    });
     this.current = rpc;
     model.setServer(rpc);
     await this.afterStart(rpc);
+  }
+
+  /**
+   * The server's runs on the rows; a detached run that ended meanwhile (started in a shell or
+   * the terminal UI) has its log read for problems, as the runs of this window have their output.
+   */
+  private serverRuns(rpc: Server, state: RunningResult): void {
+    const ended = this.model.runs.setServer(state);
+    const diagnostics = this.ctx.diagnostics;
+    for (const run of ended.filter((r) => r.mode === 'detached')) {
+      if (!diagnostics || !vscode.workspace.isTrusted) {
+        continue;
+      }
+      rpc.runProblems(run.runId).then(
+        (problems) => {
+          diagnostics.set(RunDiagnostics.key(this.root, run.commandId), run.label, problems);
+        },
+        (e: unknown) => {
+          this.ctx.output.appendLine(`problems of run ${run.runId} (${this.name}): ${errorText(e)}`);
+        },
+      );
+    }
   }
 
   // A method, so the check is made after the awaits above (a field read would be narrowed).
@@ -260,6 +290,13 @@ export class FolderClient implements Folder {
       await this.model.refresh();
     } catch (e) {
       this.model.setStatus(`Discovery failed: ${errorText(e)}`);
+      return;
+    }
+    try {
+      this.model.runs.setServer(await rpc.running());
+    } catch (e) {
+      // An older server without runs: the rows show this window's runs only.
+      this.ctx.output.appendLine(`runs (${this.name}): ${errorText(e)}`);
     }
   }
 }

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { Folder, Folders, itemOf } from './folders';
 import { Model } from './model';
 import { CommandItem } from './protocol';
+import type { Deps as Dependencies, Link } from './protocol.generated';
 import { Runner, errorText } from './runner';
 import { Server } from './server';
 import { SkillDocuments } from './skills';
@@ -564,6 +565,111 @@ export class Handlers {
     }
   }
 
+  /**
+   * Stop: every run of the command going on now, this window's (Ctrl+C to its terminal, the
+   * task terminated, the debug session stopped) and the server's (runs started elsewhere).
+   */
+  async stop(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const folder = item && this.folders.forItem(arg);
+    if (!item || !folder) {
+      return;
+    }
+    const runs = folder.model.runs;
+    const mine = runs.localRunning(item.id);
+    const theirs = runs.serverRunning(item.id);
+    if (mine.length === 0 && theirs.length === 0) {
+      void vscode.window.showInformationMessage(`CommandTree: ${item.label} is not running.`);
+      return;
+    }
+    await Promise.all(mine.map((r) => runs.stopAndWait(r)));
+    const server = theirs.length > 0 ? this.need(folder) : undefined;
+    if (server) {
+      try {
+        await server.stop({ id: item.id });
+        runs.setServer(await server.running());
+      } catch (e) {
+        void vscode.window.showErrorMessage(`CommandTree: cannot stop ${item.label}: ${errorText(e)}`);
+      }
+    }
+  }
+
+  /**
+   * Restart: stops the command's run and starts it again as it was started: a run of this
+   * window with the same mode and parameter values, a run from elsewhere in a new terminal
+   * here with the values it had (the server plans it again, so a warning is asked about again).
+   */
+  async restart(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const folder = item && this.folders.forItem(arg);
+    if (!item || !folder) {
+      return;
+    }
+    const runs = folder.model.runs;
+    const mine = runs.localRunning(item.id);
+    const theirs = runs.serverRunning(item.id)[0];
+    if (mine.length > 0 || !theirs) {
+      const last = mine[mine.length - 1] ?? runs.latestLocal(item.id);
+      const stopped = await Promise.all(mine.map((r) => runs.stopAndWait(r)));
+      if (stopped.includes(false)) {
+        void vscode.window.showErrorMessage(`CommandTree: ${item.label} did not stop; not starting it again.`);
+        return;
+      }
+      if (last) {
+        await folder.runner.runWith(item, last.mode, last.params);
+      } else {
+        await folder.runner.run(item, 'newTerminal');
+      }
+      return;
+    }
+    const server = this.need(folder);
+    if (!server) {
+      return;
+    }
+    let plan;
+    try {
+      plan = await server.restart(theirs.runId, 'newTerminal');
+      runs.setServer(await server.running());
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: cannot restart ${item.label}: ${errorText(e)}`);
+      return;
+    }
+    await folder.runner.execute(item, plan, 'newTerminal', undefined);
+  }
+
+  /** What a command runs and what runs it, as a quick pick; choosing one opens its definition. */
+  async showDependencies(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const folder = item && this.folders.forItem(arg);
+    const server = item && this.need(folder);
+    if (!item || !server) {
+      return;
+    }
+    let deps;
+    try {
+      deps = await server.deps(item.id);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: ${errorText(e)}`);
+      return;
+    }
+    const picks = dependencyPicks(deps);
+    if (picks.every((p) => p.kind === vscode.QuickPickItemKind.Separator)) {
+      void vscode.window.showInformationMessage(`CommandTree: ${item.label} runs no other command, and no command runs it.`);
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(picks, {
+      title: `Dependencies of ${item.label}`,
+      placeHolder: 'What it runs, and what runs it; pick one to open its definition',
+      matchOnDescription: true,
+    });
+    if (picked?.link?.filePath) {
+      const line = picked.link.line !== undefined && picked.link.line > 0 ? picked.link.line - 1 : 0;
+      await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(picked.link.filePath), {
+        selection: new vscode.Range(line, 0, line, 0),
+      });
+    }
+  }
+
   /** Every contributed command id and its handler. */
   table(): [string, (...args: unknown[]) => Promise<unknown>][] {
     return [
@@ -587,8 +693,46 @@ export class Handlers {
       ['commandtree.applySkill', (a, s) => this.applySkill(a, s)],
       ['commandtree.runPlaybook', (a) => this.runPlaybook(a)],
       ['commandtree.runSkill', (a) => this.runSkill(a)],
+      ['commandtree.stop', (a) => this.stop(a)],
+      ['commandtree.restart', (a) => this.restart(a)],
+      ['commandtree.showDependencies', (a) => this.showDependencies(a)],
     ];
   }
+}
+
+export interface DependencyPick extends vscode.QuickPickItem {
+  link?: Link;
+}
+
+/** The two trees as quick pick rows: indented by depth, under a separator each. */
+export function dependencyPicks(deps: Dependencies): DependencyPick[] {
+  const rows = (links: Link[]): DependencyPick[] =>
+    links.map((l) => ({
+      label: `${'\u2003'.repeat(l.via.length)}${l.label}`,
+      description: `${l.type} · ${l.how}`,
+      detail: l.via.length > 0 ? `via ${l.via.join(' → ')}` : undefined,
+      link: l,
+    }));
+  const out: DependencyPick[] = [];
+  const runs = rows(deps.runs);
+  const missing = deps.unresolved.map((m) => ({
+    label: `${'\u2003'.repeat(m.via.length)}$(warning) ${m.name}`,
+    description: `${m.how} · not found in this workspace`,
+  }));
+  if (runs.length + missing.length > 0) {
+    out.push({ label: `Runs (${runs.length})`, kind: vscode.QuickPickItemKind.Separator }, ...runs, ...missing);
+  }
+  const by = rows(deps.runBy);
+  if (by.length > 0) {
+    out.push({ label: `Run by (${by.length})`, kind: vscode.QuickPickItemKind.Separator }, ...by);
+  }
+  for (const c of deps.cycles) {
+    out.push({ label: `$(sync) cycle: ${c.join(' → ')}` });
+  }
+  if (deps.truncated) {
+    out.push({ label: '$(ellipsis) more not shown' });
+  }
+  return out;
 }
 
 /** A reply in an untitled markdown editor (the user saves it or not). */

@@ -10,6 +10,7 @@ import { Folders } from './folders';
 import { ModelChoice, hasLanguageModels } from './lm';
 import { Settings, explicitValue } from './model';
 import { registerParticipant } from './participant';
+import { RunDiagnostics } from './problems';
 import { SortOrder } from './server';
 import { SKILL_SCHEME } from './skills';
 import { AllTreeProvider, QuickTreeProvider, RowDecorations } from './tree';
@@ -38,6 +39,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel('CommandTree');
   context.subscriptions.push(output);
   const models = new ModelChoice();
+  const diagnostics = new RunDiagnostics(vscode.languages.createDiagnosticCollection('commandtree'));
+  context.subscriptions.push(diagnostics);
   const all = new Folders();
   folders = all;
 
@@ -50,6 +53,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     models,
     settings,
     serverPath: userServerPath,
+    diagnostics,
     problem: (reason, found) => {
       if (shown.has(reason)) {
         return;

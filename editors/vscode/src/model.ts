@@ -4,6 +4,7 @@
 
 import * as vscode from 'vscode';
 import { CommandItem, TasksChanged, TreeCategory, commandsOf } from './protocol';
+import { RunTracker } from './runs';
 import { Server, SortOrder } from './server';
 
 /**
@@ -38,10 +39,17 @@ export class Model {
   private treeInFlight: Promise<void> | undefined;
   private treeAgain = false;
 
+  /** What runs and how each command last ran (the rows show it). */
+  readonly runs = new RunTracker();
+
   constructor(
     private server: Server | undefined,
     private readonly settings: Settings,
-  ) {}
+  ) {
+    this.runs.onDidChange(() => {
+      this.changed.fire();
+    });
+  }
 
   setServer(server: Server | undefined): void {
     this.server = server;
@@ -161,6 +169,7 @@ export class Model {
   }
 
   dispose(): void {
+    this.runs.dispose();
     this.changed.dispose();
   }
 }

@@ -88,6 +88,22 @@ export interface ConversationParams {
   conversation?: string;
 }
 
+/** What a command runs and what runs it. */
+export interface Deps {
+  /** The command itself (`how` is empty and `via` too). */
+  command: Link;
+  /** Cycles met in its closure, each as the labels around it (`["a", "b", "a"]`). */
+  cycles: string[][];
+  /** Every command whose closure holds it, depth first from its direct callers. */
+  runBy: Link[];
+  /** Its closure, depth first. */
+  runs: Link[];
+  /** More than [`closure::MAX_STEPS`] commands in a direction: the rest were not followed. */
+  truncated: boolean;
+  /** Steps of its closure that name no command found here. */
+  unresolved: Missing[];
+}
+
 export interface DiscoverTasksParams {
   all?: boolean;
   excludePatterns?: string[];
@@ -137,6 +153,34 @@ export interface LanguageModelTool {
   /** The tool's JSON Schema. */
   inputSchema: Record<string, unknown>;
   name: string;
+}
+
+/** A command in one of the two trees. */
+export interface Link {
+  filePath: string;
+  /**
+   * How the runner gets from the command above to this one: `prerequisite`, `call` or
+   * `hook`.
+   */
+  how: string;
+  id: string;
+  label: string;
+  line?: number;
+  type: string;
+  /**
+   * The labels of the commands in between, outermost first: in `runs`, those from the
+   * command down to this one (`build` → `lint` → `clean` gives `["lint"]` for `clean`); in
+   * `runBy`, those from this one down to the command (`ci` → `build` → `lint` gives
+   * `["build"]` for `ci` in `lint`'s view). Its length is the depth in the tree.
+   */
+  via: string[];
+}
+
+/** A step that names no command found here. */
+export interface Missing {
+  how: string;
+  name: string;
+  via: string[];
 }
 
 /**
@@ -221,6 +265,51 @@ export interface PlaybooksResult {
   warnings?: Warning[];
 }
 
+/** One problem a run printed. */
+export interface Problem {
+  /** The tool's code for it (`E0308`, `TS2322`, an ESLint rule, `-Wunused-variable`). */
+  code?: string;
+  column?: number;
+  /** The file as shown: relative to the workspace root when inside it, else absolute. */
+  file: string;
+  /** 1-based, as the tool printed it. */
+  line: number;
+  message: string;
+  /** The 1-based line of the output it was read from (its last line when it spans several). */
+  outputLine: number;
+  /** The file lies outside the workspace root. */
+  outsideRoot?: boolean;
+  /**
+   * The file's absolute path (the run's folder joined with what it printed, `.` and `..`
+   * taken out; links are not resolved and the file need not exist).
+   */
+  path: string;
+  severity: Severity;
+  /**
+   * The format that read it (`gcc`, `rustc`, `rust-panic`, `tsc`, `msbuild`, `eslint`,
+   * `go`, `plain`, `python`) or the name of the user's pattern.
+   */
+  source: string;
+}
+
+/** `output` (with `cwd`), or `runId`. */
+export interface ProblemsParams {
+  /** The folder the run ran in (relative paths are taken from the root); default the root. */
+  cwd?: string;
+  /** A run's output as the client saw it (escape sequences are dropped by the server). */
+  output?: string;
+  /** A run of the history whose log is read. */
+  runId?: number;
+}
+
+export interface ProblemsResult {
+  problems: Problem[];
+  /** The run whose log was read (with `runId`). */
+  run?: Run;
+  /** User patterns left out (`[[problems.patterns]]` that cannot be used). */
+  warnings?: Warning[];
+}
+
 /** A client's work-done token (LSP's `ProgressToken`). */
 export type ProgressToken = number | string;
 
@@ -255,6 +344,12 @@ export interface QuickResult {
   commands: CommandItem[];
   /** Quick Launch in its order. */
   ids: string[];
+}
+
+export interface RestartParams {
+  /** Default `newTerminal`. */
+  mode?: RunMode;
+  runId: number;
 }
 
 /** One run, as `ct runs --json` prints it. */
@@ -305,6 +400,26 @@ export interface RunSkillResult {
   skill: string;
 }
 
+export interface RunState {
+  /**
+   * How long it has been running, or how long it took; left out when unknown. For a run
+   * going on it is the time at the answer: the client counts on from `startedAt`.
+   */
+  elapsedMs?: number;
+  run: Run;
+}
+
+/**
+ * What runs now and how each command last ran: the answer of `running` and the params of
+ * `runsChanged`.
+ */
+export interface RunningResult {
+  /** The newest run of each command that ran (going on or ended), newest first. */
+  last: RunState[];
+  /** The runs going on now (from any front end), newest first. */
+  running: RunState[];
+}
+
 export interface RunsParams {
   /** Default 20. */
   limit?: number;
@@ -344,6 +459,9 @@ export interface SetTrustedParams {
   trusted: boolean;
 }
 
+/** How bad a problem is. */
+export type Severity = 'error' | 'warning' | 'info' | 'hint';
+
 /** The shell dialect a command line is written for (not a program). */
 export type ShellDialect = 'posix' | 'fish' | 'powershell' | 'cmd';
 
@@ -379,6 +497,18 @@ export interface StarResult {
 export interface StepReply {
   id: string;
   reply: string;
+}
+
+/** One of the two. */
+export interface StopParams {
+  /** A command: every run of it going on now. */
+  id?: string;
+  runId?: number;
+}
+
+export interface StopResult {
+  /** The runs as they are after stopping. */
+  stopped: Run[];
 }
 
 export interface SummarizeParams {
@@ -510,6 +640,11 @@ export interface Requests {
   'commandtree/plan': { params: PlanParams; result: PlanResult };
   'commandtree/show': { params: IdParams; result: ShowResult };
   'commandtree/runs': { params: RunsParams; result: RunsResult };
+  'commandtree/running': { params: NoParams; result: RunningResult };
+  'commandtree/stop': { params: StopParams; result: StopResult };
+  'commandtree/restart': { params: RestartParams; result: PlanResult };
+  'commandtree/problems': { params: ProblemsParams; result: ProblemsResult };
+  'commandtree/deps': { params: IdParams; result: Deps };
   'commandtree/summarize': { params: SummarizeParams; result: SummarizeResult };
   'commandtree/search': { params: SearchParams; result: SearchResult };
   'commandtree/commandSkills': { params: NoParams; result: CommandSkillsResult };
@@ -531,6 +666,7 @@ export interface ServerRequests {
 /** The notifications the server sends, by method: their params. */
 export interface ServerNotifications {
   'commandtree/tasksChanged': TasksChangedParams;
+  'commandtree/runsChanged': RunningResult;
 }
 
 /** The client notifications the server reads, by method: their params. */
@@ -551,6 +687,11 @@ export const REQUESTS: readonly (keyof Requests)[] = [
   'commandtree/plan',
   'commandtree/show',
   'commandtree/runs',
+  'commandtree/running',
+  'commandtree/stop',
+  'commandtree/restart',
+  'commandtree/problems',
+  'commandtree/deps',
   'commandtree/summarize',
   'commandtree/search',
   'commandtree/commandSkills',

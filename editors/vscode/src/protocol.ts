@@ -448,3 +448,109 @@ export function readLanguageModelRequest(params: unknown): LanguageModelRequest 
   }
   return { messages, options };
 }
+
+/** A run of the history, or `undefined` when the object lacks what the views need. */
+export function readRun(v: unknown): wire.Run | undefined {
+  const r = fields<wire.Run>(v);
+  if (typeof r.runId !== 'number' || typeof r.commandId !== 'string' || typeof r.startedAt !== 'string') {
+    return undefined;
+  }
+  const num = (x: unknown): number | null => (typeof x === 'number' ? x : null);
+  const str = (x: unknown): string => (typeof x === 'string' ? x : '');
+  return {
+    runId: r.runId,
+    commandId: r.commandId,
+    label: str(r.label),
+    commandLine: str(r.commandLine),
+    cwd: str(r.cwd),
+    startedAt: r.startedAt,
+    durationMs: num(r.durationMs),
+    exitCode: num(r.exitCode),
+    mode: str(r.mode),
+    status: str(r.status),
+  };
+}
+
+function readStates(v: unknown): wire.RunState[] {
+  return listIn(v).flatMap((json) => {
+    const s = fields<wire.RunState>(json);
+    const run = readRun(s.run);
+    if (!run) {
+      return [];
+    }
+    return [typeof s.elapsedMs === 'number' ? { run, elapsedMs: s.elapsedMs } : { run }];
+  });
+}
+
+/** `commandtree/running`'s answer and `commandtree/runsChanged`'s params. */
+export function readRunning(v: unknown): wire.RunningResult {
+  const r = fields<wire.RunningResult>(v);
+  return { running: readStates(r.running), last: readStates(r.last) };
+}
+
+export function readStopped(v: unknown): wire.Run[] {
+  return listIn(fields<wire.StopResult>(v).stopped).flatMap((r) => readRun(r) ?? []);
+}
+
+const SEVERITIES: readonly unknown[] = ['error', 'warning', 'info', 'hint'] satisfies wire.Severity[];
+
+export function readProblems(v: unknown): wire.Problem[] {
+  return listIn(fields<wire.ProblemsResult>(v).problems).flatMap((json): wire.Problem[] => {
+    const p = fields<wire.Problem>(json);
+    if (typeof p.path !== 'string' || typeof p.line !== 'number' || typeof p.message !== 'string') {
+      return [];
+    }
+    const severity = SEVERITIES.includes(p.severity) ? (p.severity as wire.Severity) : 'error';
+    return [
+      {
+        file: typeof p.file === 'string' ? p.file : p.path,
+        path: p.path,
+        line: p.line,
+        ...(typeof p.column === 'number' ? { column: p.column } : {}),
+        severity,
+        message: p.message,
+        ...(typeof p.code === 'string' ? { code: p.code } : {}),
+        source: typeof p.source === 'string' ? p.source : 'ct',
+        outputLine: typeof p.outputLine === 'number' ? p.outputLine : 0,
+      },
+    ];
+  });
+}
+
+function readLink(v: unknown): wire.Link | undefined {
+  const l = fields<wire.Link>(v);
+  if (typeof l.id !== 'string' || typeof l.label !== 'string') {
+    return undefined;
+  }
+  return {
+    id: l.id,
+    label: l.label,
+    type: typeof l.type === 'string' ? l.type : '',
+    filePath: typeof l.filePath === 'string' ? l.filePath : '',
+    ...(typeof l.line === 'number' ? { line: l.line } : {}),
+    how: typeof l.how === 'string' ? l.how : '',
+    via: listIn(l.via).filter((x): x is string => typeof x === 'string'),
+  };
+}
+
+/** `commandtree/deps`. */
+export function readDeps(v: unknown): wire.Deps {
+  const d = fields<wire.Deps>(v);
+  const command = readLink(d.command);
+  if (!command) {
+    throw new Error('the server sent no command for these dependencies');
+  }
+  return {
+    command,
+    runs: listIn(d.runs).flatMap((l) => readLink(l) ?? []),
+    runBy: listIn(d.runBy).flatMap((l) => readLink(l) ?? []),
+    unresolved: listIn(d.unresolved).flatMap((json) => {
+      const m = fields<wire.Missing>(json);
+      return typeof m.name === 'string'
+        ? [{ name: m.name, how: typeof m.how === 'string' ? m.how : '', via: listIn(m.via).filter((x): x is string => typeof x === 'string') }]
+        : [];
+    }),
+    cycles: listIn(d.cycles).map((c) => listIn(c).filter((x): x is string => typeof x === 'string')),
+    truncated: d.truncated === true,
+  };
+}

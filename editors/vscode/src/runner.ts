@@ -2,8 +2,43 @@
 // terminal, task or debug API. The server never needs a terminal; it only says what to run.
 
 import * as vscode from 'vscode';
+import { RunDiagnostics } from './problems';
 import { CommandItem, ParamDef, Plan, RunMode } from './protocol';
+import { LocalRun, RunTracker } from './runs';
 import { Server } from './server';
+
+/** Where the runs of a folder are followed: their state on the rows, their problems. */
+export interface Tracking {
+  readonly root: string;
+  readonly runs: RunTracker;
+  readonly diagnostics?: RunDiagnostics;
+}
+
+/** How long a new terminal's shell integration is waited for before the line is just typed. */
+const SHELL_INTEGRATION_WAIT_MS = 3000;
+/** Output kept per run for its problems (the rest is not read). */
+const OUTPUT_LIMIT = 8 * 1024 * 1024;
+
+function shellIntegrationOf(terminal: vscode.Terminal, ms: number): Promise<vscode.TerminalShellIntegration | undefined> {
+  if (terminal.shellIntegration) {
+    return Promise.resolve(terminal.shellIntegration);
+  }
+  return new Promise((resolve) => {
+    const done = (v: vscode.TerminalShellIntegration | undefined): void => {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(v);
+    };
+    const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+      if (e.terminal === terminal) {
+        done(e.shellIntegration);
+      }
+    });
+    const timer = setTimeout(() => {
+      done(terminal.shellIntegration);
+    }, ms);
+  });
+}
 
 /**
  * Reference §7.1: options become a quick pick, everything else an input box pre-filled with the
@@ -54,9 +89,11 @@ export function terminalName(item: CommandItem): string {
 
 export class Runner {
   /** `folder`: where launch configurations start (the first workspace folder when omitted). */
+  /** `tracking`: where this folder's runs are followed (none: runs are started and forgotten). */
   constructor(
     private readonly server: () => Server | undefined,
     private readonly folder: () => vscode.WorkspaceFolder | undefined = () => vscode.workspace.workspaceFolders?.[0],
+    readonly tracking?: Tracking,
   ) {}
 
   async run(item: CommandItem, mode: RunMode): Promise<void> {
@@ -64,13 +101,22 @@ export class Runner {
       await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(item.filePath));
       return;
     }
-    const server = this.server();
-    if (!server) {
+    if (!this.server()) {
       void vscode.window.showErrorMessage('CommandTree: the ct server is not running.');
       return;
     }
     const params = await collectParams(item.params);
     if (params === undefined) {
+      return;
+    }
+    await this.runWith(item, mode, params);
+  }
+
+  /** Runs `item` with parameter values already chosen (a restart runs as it ran before). */
+  async runWith(item: CommandItem, mode: RunMode, params: Record<string, string> | undefined): Promise<void> {
+    const server = this.server();
+    if (!server) {
+      void vscode.window.showErrorMessage('CommandTree: the ct server is not running.');
       return;
     }
     // A launch configuration only ever runs under the debugger (upstream §7.1).
@@ -82,6 +128,11 @@ export class Runner {
       void vscode.window.showErrorMessage(`CommandTree: cannot ${mode === 'debug' ? 'debug' : 'run'} ${item.label}: ${errorText(e)}`);
       return;
     }
+    await this.execute(item, plan, mode, params);
+  }
+
+  /** Runs a plan the server made (`plan`, or `restart` of a run of the history). */
+  async execute(item: CommandItem, plan: Plan, mode: RunMode, params: Record<string, string> | undefined): Promise<void> {
     if (!(await confirmWarning(item, plan.securityWarning))) {
       return;
     }
@@ -90,36 +141,78 @@ export class Runner {
         `CommandTree: the summary of ${item.label} predates its current definition; its security verdict is unknown until summaries are generated again.`,
       );
     }
+    if (plan.action !== 'preview') {
+      // A command run again starts with no problems: its old ones may be fixed.
+      this.tracking?.diagnostics?.clear(this.key(item));
+    }
+    const started = { item, mode, params };
     switch (plan.action) {
       case 'debug':
-        await this.debug(item, plan);
+        await this.debug(item, plan, started);
         return;
       case 'preview':
         await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(item.filePath));
         return;
       case 'task':
-        if (await this.runVsCodeTask(plan.taskName ?? item.label)) {
+        if (await this.runVsCodeTask(plan.taskName ?? item.label, started)) {
           return;
         }
         break;
       case 'terminal':
         break;
     }
-    await this.inTerminal(item, plan, mode);
+    await this.inTerminal(item, plan, mode, started);
+  }
+
+  private key(item: CommandItem): string {
+    return RunDiagnostics.key(this.tracking?.root ?? '', item.id);
+  }
+
+  private track(s: Started, kind: LocalRun['kind'], stop: LocalRun['stop']): LocalRun | undefined {
+    return this.tracking?.runs.start({
+      commandId: s.item.id,
+      label: s.item.label,
+      kind,
+      mode: s.mode,
+      params: s.params,
+      stop,
+    });
   }
 
   /** Through VS Code's task system when it knows the task (problem matchers, dependsOn). */
-  private async runVsCodeTask(name: string): Promise<boolean> {
+  private async runVsCodeTask(name: string, s: Started): Promise<boolean> {
     const tasks = await vscode.tasks.fetchTasks();
     const task = tasks.find((t) => t.name === name);
     if (!task) {
       return false;
     }
-    await vscode.tasks.executeTask(task);
+    const execution = await vscode.tasks.executeTask(task);
+    const tracker = this.tracking?.runs;
+    const run = this.track(s, 'task', () => {
+      execution.terminate();
+    });
+    if (run && tracker) {
+      // A task with a process ends with its exit code; one without (a custom execution) ends.
+      const subs = [
+        vscode.tasks.onDidEndTaskProcess((e) => {
+          if (e.execution === execution) {
+            tracker.end(run, e.exitCode);
+          }
+        }),
+        vscode.tasks.onDidEndTask((e) => {
+          if (e.execution === execution) {
+            tracker.end(run, undefined);
+            for (const d of subs) {
+              d.dispose();
+            }
+          }
+        }),
+      ];
+    }
     return true;
   }
 
-  private async debug(item: CommandItem, plan: Plan): Promise<void> {
+  private async debug(item: CommandItem, plan: Plan, s: Started): Promise<void> {
     const folder = this.folder();
     if (!folder) {
       void vscode.window.showErrorMessage('No workspace folder found');
@@ -129,13 +222,41 @@ export class Runner {
     // A compound (or a plan without the object) starts by name, as launch.json's own picker does.
     const config: vscode.DebugConfiguration | string =
       conf && conf.compound !== true ? (conf as vscode.DebugConfiguration) : typeof conf?.name === 'string' ? conf.name : item.command;
-    const started = await vscode.debug.startDebugging(folder, config);
+    const name = typeof config === 'string' ? config : config.name;
+    const tracker = this.tracking?.runs;
+    let session: vscode.DebugSession | undefined;
+    // The session is only known from the start event, which comes before startDebugging's answer.
+    const starting = vscode.debug.onDidStartDebugSession((sess) => {
+      if (!session && (sess.name === name || sess.configuration.name === name)) {
+        session = sess;
+      }
+    });
+    let started: boolean;
+    try {
+      started = await vscode.debug.startDebugging(folder, config);
+    } finally {
+      starting.dispose();
+    }
     if (!started) {
       void vscode.window.showErrorMessage(`Failed to start: ${item.label}`);
+      return;
+    }
+    const sess = session;
+    if (!sess || !tracker) {
+      return;
+    }
+    const run = this.track(s, 'debug', () => vscode.debug.stopDebugging(sess));
+    if (run) {
+      const sub = vscode.debug.onDidTerminateDebugSession((ended) => {
+        if (ended === sess) {
+          sub.dispose();
+          tracker.end(run, undefined);
+        }
+      });
     }
   }
 
-  private async inTerminal(item: CommandItem, plan: Plan, mode: RunMode): Promise<void> {
+  private async inTerminal(item: CommandItem, plan: Plan, mode: RunMode, s: Started): Promise<void> {
     if (plan.commandLine.trim() === '') {
       // A task VS Code does not know, whose program the server could not find either.
       void vscode.window.showErrorMessage(`CommandTree: nothing to run for ${item.label}: its program was not found.`);
@@ -157,8 +278,83 @@ export class Runner {
     if (reuse && plan.cwd && !plan.commandLine.startsWith('cd ')) {
       terminal.sendText(`cd "${plan.cwd}"`, true);
     }
-    terminal.sendText(plan.commandLine, true);
+    // Shell integration says when the line ends, with which exit code, and what it printed;
+    // without it the line is typed and the run is not followed.
+    const integration = this.tracking ? await shellIntegrationOf(terminal, SHELL_INTEGRATION_WAIT_MS) : undefined;
+    if (!integration) {
+      terminal.sendText(plan.commandLine, true);
+      return;
+    }
+    const execution = integration.executeCommand(plan.commandLine);
+    this.follow(s, terminal, execution, plan.cwd);
   }
+
+  /** Follows a line run in a terminal: running until it ends, then its problems. */
+  private follow(s: Started, terminal: vscode.Terminal, execution: vscode.TerminalShellExecution, cwd: string | undefined): void {
+    const tracker = this.tracking?.runs;
+    // Read at once: only what is printed after the first read() is seen.
+    const stream = execution.read();
+    const run = this.track(s, 'terminal', () => {
+      terminal.sendText('\u0003', false);
+    });
+    if (!run || !tracker) {
+      return;
+    }
+    let output = '';
+    const reading = (async () => {
+      try {
+        for await (const data of stream) {
+          if (output.length < OUTPUT_LIMIT) {
+            output += data;
+          }
+        }
+      } catch {
+        // A terminal that went away ends its stream: what came so far is read.
+      }
+    })();
+    const finish = async (exitCode: number | undefined): Promise<void> => {
+      for (const d of subs) {
+        d.dispose();
+      }
+      tracker.end(run, exitCode);
+      // The stream ends with the execution; a stream that does not is not waited on long.
+      await Promise.race([reading, new Promise((r) => setTimeout(r, 2000))]);
+      await this.readProblems(s.item, output, cwd);
+    };
+    const subs = [
+      vscode.window.onDidEndTerminalShellExecution((e) => {
+        if (e.execution === execution) {
+          void finish(e.exitCode);
+        }
+      }),
+      vscode.window.onDidCloseTerminal((t) => {
+        if (t === terminal) {
+          void finish(undefined);
+        }
+      }),
+    ];
+  }
+
+  /** The problems in a run's output, as diagnostics of its command. */
+  async readProblems(item: CommandItem, output: string, cwd: string | undefined): Promise<void> {
+    const diagnostics = this.tracking?.diagnostics;
+    const server = this.server();
+    if (!diagnostics || !server || output.trim() === '') {
+      return;
+    }
+    try {
+      diagnostics.set(this.key(item), item.label, await server.problems(output, cwd));
+    } catch {
+      // A server that cannot read them shows none; the run itself is unaffected.
+    }
+  }
+}
+
+/** What a run was started with (what Restart repeats). */
+interface Started {
+  item: CommandItem;
+  mode: RunMode;
+  params: Record<string, string> | undefined;
 }
 
 export function errorText(e: unknown): string {

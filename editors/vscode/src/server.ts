@@ -13,12 +13,16 @@ import {
   TreeCategory,
   WireMessage,
   readContext,
+  readDeps,
   readPlaybookRun,
   readPlaybooks,
   readSkillReply,
   readPlan,
+  readProblems,
   readProposal,
   readQuick,
+  readRunning,
+  readStopped,
   readSearch,
   readShown,
   readSkills,
@@ -26,7 +30,7 @@ import {
   readTree,
   readWarnings,
 } from './protocol';
-import type { PlaybookStep, Requests } from './protocol.generated';
+import type { Deps, PlaybookStep, Problem, Requests, Run, RunningResult } from './protocol.generated';
 
 export type SortOrder = 'folder' | 'name' | 'type';
 
@@ -83,6 +87,18 @@ export interface Server {
   ): Promise<{ id: string; reply: string }[]>;
   /** The active context messages (the `default` conversation), oldest first. */
   context(): Promise<WireMessage[]>;
+  /** What runs now (anywhere) and each command's newest run in the history. */
+  running(): Promise<RunningResult>;
+  /** Stops a run of the history, or every run of a command going on now. */
+  stop(target: { runId: number } | { id: string }): Promise<Run[]>;
+  /** Stops a run of the history if it still runs; the plan to start it again here. */
+  restart(runId: number, mode: RunMode): Promise<Plan>;
+  /** The problems in output a run printed in `cwd`. */
+  problems(output: string, cwd: string | undefined): Promise<Problem[]>;
+  /** The problems in the log of a run of the history. */
+  runProblems(runId: number): Promise<Problem[]>;
+  /** What a command runs and what runs it. */
+  deps(id: string): Promise<Deps>;
 }
 
 /** The JSON-RPC side a `Server` needs: what `LanguageClient` offers, narrowed. */
@@ -227,5 +243,29 @@ export class RpcServer implements Server {
 
   async context(): Promise<WireMessage[]> {
     return readContext(await this.request('commandtree/context', {}));
+  }
+
+  async running(): Promise<RunningResult> {
+    return readRunning(await this.request('commandtree/running', {}));
+  }
+
+  async stop(target: { runId: number } | { id: string }): Promise<Run[]> {
+    return readStopped(await this.request('commandtree/stop', target));
+  }
+
+  async restart(runId: number, mode: RunMode): Promise<Plan> {
+    return readPlan(await this.request('commandtree/restart', { runId, mode }));
+  }
+
+  async problems(output: string, cwd: string | undefined): Promise<Problem[]> {
+    return readProblems(await this.request('commandtree/problems', { output, ...(cwd ? { cwd } : {}) }));
+  }
+
+  async runProblems(runId: number): Promise<Problem[]> {
+    return readProblems(await this.request('commandtree/problems', { runId }));
+  }
+
+  async deps(id: string): Promise<Deps> {
+    return readDeps(await this.request('commandtree/deps', { id }));
   }
 }

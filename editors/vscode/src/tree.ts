@@ -7,6 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { Model } from './model';
 import { CommandItem, TreeNode, isPrivate } from './protocol';
+import { RunTracker, formatDuration } from './runs';
 
 /**
  * `root` is the workspace folder the row was listed for, so an action on it reaches that
@@ -88,15 +89,42 @@ export function iconFor(item: CommandItem): vscode.ThemeIcon {
   return new vscode.ThemeIcon(icon, new vscode.ThemeColor(isPrivate(item) ? 'descriptionForeground' : colour));
 }
 
-export function contextValue(item: CommandItem, quick: boolean): string {
+/** `-running` is added while the command runs: the menus offer Stop and Restart then. */
+export function contextValue(item: CommandItem, quick: boolean, running = false): string {
   if (item.type === 'markdown') {
     return quick ? 'task-markdown-quick' : 'task-markdown';
   }
-  return quick ? 'task-quick' : 'task';
+  return `${quick ? 'task-quick' : 'task'}${running ? '-running' : ''}`;
 }
 
-export function tooltip(item: CommandItem): vscode.MarkdownString {
+/** The line the tooltip gives a command's runs: running now, or how its last run ended. */
+function runLine(item: CommandItem, runs: RunTracker | undefined): string | undefined {
+  const s = runs?.stateOf(item.id);
+  if (!s) {
+    return undefined;
+  }
+  if (s.running) {
+    const n = s.count > 1 ? ` (${s.count} runs)` : '';
+    return `Running for ${formatDuration(Date.now() - s.since)}${n}`;
+  }
+  const took = s.durationMs !== undefined ? ` after ${formatDuration(s.durationMs)}` : '';
+  const how =
+    s.outcome === 'succeeded'
+      ? 'succeeded'
+      : s.outcome === 'failed'
+        ? `failed with exit code ${s.exitCode ?? '?'}`
+        : s.outcome === 'stopped'
+          ? 'was stopped'
+          : 'ended';
+  return `Last run ${how}${took}, ${new Date(s.endedAt).toLocaleTimeString()}`;
+}
+
+export function tooltip(item: CommandItem, runs?: RunTracker): vscode.MarkdownString {
   const parts = [`**${item.label}**`];
+  const run = runLine(item, runs);
+  if (run) {
+    parts.push(run);
+  }
   if (item.securityWarning) {
     parts.push(`⚠️ **Security Warning:** ${item.securityWarning}`, '---');
   }
@@ -114,16 +142,18 @@ export function tooltip(item: CommandItem): vscode.MarkdownString {
   return new vscode.MarkdownString(parts.join('\n\n'));
 }
 
-export function commandRow(item: CommandItem, quick: boolean): vscode.TreeItem {
+export function commandRow(item: CommandItem, quick: boolean, runs?: RunTracker): vscode.TreeItem {
   const warned = (item.securityWarning ?? '') !== '';
   const row = new vscode.TreeItem(warned ? `⚠️ ${item.label}` : item.label, vscode.TreeItemCollapsibleState.None);
   row.id = item.id;
   const priv = isPrivate(item);
   const tags = item.tags.length > 0 ? ` [${item.tags.join(', ')}]` : '';
-  row.description = `${item.category}${priv ? ' private' : ''}${tags}`;
-  row.iconPath = iconFor(item);
-  row.tooltip = tooltip(item);
-  row.contextValue = contextValue(item, quick);
+  const running = runs?.isRunning(item.id) ?? false;
+  const ran = runs?.describe(item.id);
+  row.description = `${ran ? `${ran} · ` : ''}${item.category}${priv ? ' private' : ''}${tags}`;
+  row.iconPath = running ? new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.blue')) : iconFor(item);
+  row.tooltip = tooltip(item, runs);
+  row.contextValue = contextValue(item, quick, running);
   // Decorations attach to a URI; a made-up scheme keeps them off real files.
   if (warned) {
     row.resourceUri = vscode.Uri.parse(`${WARNING_SCHEME}:/${encodeURIComponent(item.id)}`);
@@ -218,7 +248,7 @@ export class AllTreeProvider implements vscode.TreeDataProvider<Element>, vscode
       }
       case 'command': {
         const folder = this.folderOf(e);
-        const row = commandRow(e.item, folder?.model.isQuick(e.item) ?? false);
+        const row = commandRow(e.item, folder?.model.isQuick(e.item) ?? false, folder?.model.runs);
         if (this.folders.all().length > 1 && e.root !== undefined) {
           row.id = multiRowId(e.root, e.item.id);
         }
@@ -295,9 +325,9 @@ export class QuickTreeProvider implements vscode.TreeDataProvider<Element>, vsco
 
   getTreeItem(e: Element): vscode.TreeItem {
     if (e.kind === 'command') {
-      const row = commandRow(e.item, true);
       const all = this.folders.all();
-      const folder = all.find((f) => f.root === e.root);
+      const folder = all.length === 1 ? all[0] : all.find((f) => f.root === e.root);
+      const row = commandRow(e.item, true, folder?.model.runs);
       if (all.length > 1 && folder) {
         row.id = multiRowId(folder.root, e.item.id);
         row.description = `${folder.name} · ${row.description ?? ''}`;

@@ -820,6 +820,9 @@ fn an_untrusted_workspace_is_read_only_until_trusted() {
         ),
         ("commandtree/summarize", json!({})),
         ("commandtree/search", json!({"query": "build"})),
+        ("commandtree/stop", json!({"runId": 1})),
+        ("commandtree/restart", json!({"runId": 1})),
+        ("commandtree/problems", json!({"runId": 1})),
     ] {
         let (code, e) = s.err(method, params);
         assert_eq!(code, -32003, "{method}: {e}");
@@ -827,6 +830,14 @@ fn an_untrusted_workspace_is_read_only_until_trusted() {
     s.ok("commandtree/quick", json!({}));
     s.ok("commandtree/tags", json!({}));
     s.ok("commandtree/runs", json!({}));
+    let r = s.ok("commandtree/running", json!({}));
+    assert_eq!(r, json!({"running": [], "last": []}));
+    s.ok("commandtree/deps", json!({"id": "npm:build"}));
+    let p = s.ok(
+        "commandtree/problems",
+        json!({"output": "src/a.c:3:5: error: x undeclared\n"}),
+    );
+    assert_eq!(p["problems"][0]["line"], 3, "{p}");
     s.ok("commandtree/show", json!({"id": "npm:build"}));
     assert!(!w.join(".commandtree").exists(), "nothing was written");
 
@@ -1556,5 +1567,207 @@ fn playbooks_and_command_skills_need_ct_trust_in_the_editor_too() {
     }
     let r = s.response(id);
     assert_eq!(r["result"]["steps"][1]["reply"], "short", "{r}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn labels_of(list: &Value) -> Vec<String> {
+    let mut v: Vec<String> = list
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {list}"))
+        .iter()
+        .map(|r| r["run"]["label"].as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A run started in a shell shows up in the editor as running (by `running` and by
+/// `runsChanged`), each command keeps its last result, and the editor stops and restarts runs.
+#[test]
+fn runs_from_a_shell_are_seen_running_stopped_and_restarted_from_the_editor() {
+    let w = Workspace::new().file(
+        "Makefile",
+        "server:\n\tsleep 300\nworker:\n\tsleep 300\nquick:\n\ttrue\nbroken:\n\tfalse\n",
+    );
+    let mut s = start(&w, &[]);
+    s.initialize(&w, json!({}), true);
+    s.ok("commandtree/watchFiles", json!({}));
+    assert_eq!(
+        s.ok("commandtree/running", json!({})),
+        json!({"running": [], "last": []})
+    );
+
+    let server = w.run(["run", "-d", "server"]).run_id();
+    let changed = s.notification("commandtree/runsChanged", |p| {
+        labels_of(&p["running"]) == ["server"]
+    });
+    assert_eq!(changed["running"][0]["run"]["runId"], server);
+    assert_eq!(changed["running"][0]["run"]["mode"], "detached");
+    w.ok(["run", "quick"]);
+    w.run(["run", "broken"]).failure();
+    let r = s.ok("commandtree/running", json!({}));
+    assert_eq!(labels_of(&r["running"]), ["server"], "{r}");
+    assert!(r["running"][0]["elapsedMs"].is_u64(), "{r}");
+    assert_eq!(labels_of(&r["last"]), ["broken", "quick", "server"], "{r}");
+    let last = |label: &str| {
+        r["last"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["run"]["label"] == label)
+            .unwrap()["run"]
+            .clone()
+    };
+    assert_eq!(last("quick")["status"], "ok");
+    assert_eq!(last("quick")["exitCode"], 0);
+    assert_eq!(last("broken")["status"], "failed");
+    assert_ne!(last("broken")["exitCode"], 0);
+    assert_eq!(last("server")["status"], "running");
+
+    // Stopped by the command: its runs going on.
+    let id = w.id("make", "Makefile", "server");
+    let stopped = s.ok("commandtree/stop", json!({"id": id}));
+    assert_eq!(stopped["stopped"][0]["runId"], server, "{stopped}");
+    assert_eq!(stopped["stopped"][0]["status"], "stopped");
+    s.notification("commandtree/runsChanged", |p| {
+        p["running"].as_array().is_some_and(|a| a.is_empty())
+    });
+    assert_eq!(w.run_row(server)["status"], "stopped");
+    let (code, e) = s.err("commandtree/stop", json!({"id": id}));
+    assert_eq!(code, -32004, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("not running"),
+        "{e}"
+    );
+    let (code, _) = s.err("commandtree/stop", json!({}));
+    assert_eq!(code, -32602);
+    let (code, _) = s.err("commandtree/stop", json!({"runId": server, "id": id}));
+    assert_eq!(code, -32602);
+
+    // Restarted: the old run stops, and the editor gets the plan to run it again itself.
+    let worker = w.run(["run", "-d", "worker"]).run_id();
+    let plan = s.ok("commandtree/restart", json!({"runId": worker}));
+    assert_eq!(plan["id"], w.id("make", "Makefile", "worker"), "{plan}");
+    assert_eq!(plan["action"], "terminal");
+    assert!(
+        plan["commandLine"].as_str().unwrap().contains("worker"),
+        "{plan}"
+    );
+    assert_eq!(w.run_row(worker)["status"], "stopped");
+    assert!(
+        w.json(["runs", "--running", "--json"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // Restarting a finished run plans it again too.
+    let again = s.ok(
+        "commandtree/restart",
+        json!({"runId": server, "mode": "currentTerminal"}),
+    );
+    assert!(
+        again["commandLine"].as_str().unwrap().starts_with("cd "),
+        "{again}"
+    );
+    let (code, _) = s.err("commandtree/restart", json!({"runId": 9999}));
+    assert_eq!(code, -32004);
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// Output a client saw, and a detached run's log, read into problems with absolute paths.
+#[test]
+fn problems_come_from_output_the_client_sends_and_from_a_runs_log() {
+    let w = Workspace::new()
+        .file("src/main.rs", "fn main() {}\n")
+        .file("web/app.ts", "let x: number = 'a';\n")
+        .file(
+            "Makefile",
+            "build:\n\t@echo 'src/lib.c:7:2: warning: unused variable [-Wunused-variable]'\n",
+        );
+    let mut s = start(&w, &[]);
+    s.initialize(&w, json!({}), true);
+    let output = "\x1b[1m   Compiling x v0.1.0\x1b[0m\n\
+                  error[E0308]: mismatched types\n  --> src/main.rs:3:5\n   |\n\n\
+                  app.ts(1,5): error TS2322: Type 'string' is not assignable to type 'number'.\n";
+    let p = s.ok(
+        "commandtree/problems",
+        json!({"output": output, "cwd": w.join("web").to_str().unwrap()}),
+    );
+    let list = p["problems"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{p}");
+    let root = w.to_str().unwrap();
+    let rust = &list[0];
+    // Taken from `cwd`, as the tool printed it from there.
+    assert_eq!(rust["path"], format!("{root}/web/src/main.rs"), "{p}");
+    assert_eq!(rust["line"], 3);
+    assert_eq!(rust["column"], 5);
+    assert_eq!(rust["severity"], "error");
+    assert_eq!(rust["code"], "E0308");
+    assert_eq!(rust["message"], "mismatched types");
+    let ts = &list[1];
+    assert_eq!(ts["path"], format!("{root}/web/app.ts"), "{p}");
+    assert_eq!(ts["file"], "web/app.ts");
+    assert_eq!(
+        (ts["line"].as_u64(), ts["column"].as_u64()),
+        (Some(1), Some(5))
+    );
+    assert_eq!(ts["code"], "TS2322");
+    assert_eq!(ts["source"], "tsc");
+    // Without cwd: the root.
+    let p = s.ok(
+        "commandtree/problems",
+        json!({"output": "app.ts(1,5): error TS2322: bad\n"}),
+    );
+    assert_eq!(p["problems"][0]["path"], format!("{root}/app.ts"));
+
+    let run = w.run(["run", "-d", "build"]).run_id();
+    assert!(eventually(|| w.run_row(run)["status"] == "ok"));
+    let p = s.ok("commandtree/problems", json!({"runId": run}));
+    assert_eq!(p["run"]["runId"], run, "{p}");
+    assert_eq!(p["problems"][0]["path"], format!("{root}/src/lib.c"), "{p}");
+    assert_eq!(p["problems"][0]["severity"], "warning");
+    assert_eq!(p["problems"][0]["code"], "-Wunused-variable");
+    let (code, _) = s.err("commandtree/problems", json!({}));
+    assert_eq!(code, -32602);
+    let (code, _) = s.err("commandtree/problems", json!({"output": "", "runId": run}));
+    assert_eq!(code, -32602);
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// What a command runs and what runs it, the same edges both ways.
+#[test]
+fn deps_gives_what_a_command_runs_and_what_runs_it() {
+    let w = Workspace::new().file(
+        "Makefile",
+        "ci: build\n\techo ci\nbuild: lint\n\techo build\nlint:\n\techo lint\n",
+    );
+    let mut s = start(&w, &[]);
+    s.initialize(&w, json!({}), true);
+    let d = s.ok("commandtree/deps", json!({"id": "make:build"}));
+    assert_eq!(d["command"]["label"], "build", "{d}");
+    let labels = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {}",
+                    l["label"].as_str().unwrap(),
+                    l["how"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(labels(&d["runs"]), ["lint prerequisite"], "{d}");
+    assert_eq!(labels(&d["runBy"]), ["ci prerequisite"], "{d}");
+    let lint = s.ok("commandtree/deps", json!({"id": "make:lint"}));
+    assert_eq!(
+        labels(&lint["runBy"]),
+        ["build prerequisite", "ci prerequisite"],
+        "{lint}"
+    );
+    assert_eq!(lint["runBy"][1]["via"], json!(["build"]), "{lint}");
+    let (code, _) = s.err("commandtree/deps", json!({"id": "make:nothing"}));
+    assert_eq!(code, -32002);
     assert_eq!(s.finish(), Some(0));
 }

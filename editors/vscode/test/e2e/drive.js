@@ -45,6 +45,10 @@ async function expand(page, view, label) {
 
 /** Hovers a row so its inline buttons render, then clicks the one with this title. */
 async function inline(page, row, title) {
+  // The tooltip of a button clicked before stays while the mouse rests on it and can cover the
+  // next row: the mouse leaves first.
+  await page.mouse.move(5, 5);
+  await page.locator('.context-view .hover-contents').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
   await row.hover();
   const button = row.locator(`.action-label[aria-label="${title}"]`).first();
   await button.waitFor({ timeout: 10000 });
@@ -125,6 +129,25 @@ async function inline(page, row, title) {
       throw new Error('hello.sh did not run (no marker file)');
     }
     ok('hello.sh ran (marker file written)');
+
+    // 4b. The row of a command that ran says how its last run ended (shell integration
+    // reports the end and the exit code); a run started in a shell (`ct run -d`) shows as
+    // running with its elapsed time, and the row's inline Stop ends it.
+    await rowIn(page, all, 'hello.sh').locator('.label-description', { hasText: /^✓/ }).waitFor({ timeout: 30000 });
+    ok(`hello.sh's row says its last run succeeded: "${await rowIn(page, all, 'hello.sh').locator('.label-description').textContent()}"`);
+    fs.writeFileSync(path.join(workspace, 'scripts', 'slow.sh'), '#!/usr/bin/env bash\nsleep 300\n', { mode: 0o755 });
+    await rowIn(page, all, 'slow.sh').waitFor({ timeout: 30000 });
+    const detached = execFileSync(ct, ['--root', workspace, 'run', '-d', 'slow.sh'], { encoding: 'utf8' });
+    const slow = rowIn(page, all, 'slow.sh');
+    await slow.locator('.label-description', { hasText: /^running \d+s/ }).waitFor({ timeout: 30000 });
+    ok(`a detached run from a shell shows on its row: "${await slow.locator('.label-description').textContent()}" (${detached.trim().split('\n')[0]})`);
+    await inline(page, slow, 'Stop');
+    await slow.locator('.label-description', { hasText: /^■ stopped/ }).waitFor({ timeout: 30000 });
+    const stillRunning = JSON.parse(execFileSync(ct, ['--root', workspace, 'runs', '--running', '--json'], { encoding: 'utf8' }));
+    if (stillRunning.length !== 0) {
+      throw new Error(`ct runs --running still lists ${JSON.stringify(stillRunning)}`);
+    }
+    ok('the inline Stop ended it: the row says stopped and ct runs --running lists nothing');
 
     // 5. A crashed server is restarted and the views say so.
     const pids = execFileSync('pgrep', ['-f', `^${ct} --root ${workspace} lsp$`], { encoding: 'utf8' }).trim().split('\n');

@@ -16,6 +16,7 @@ import {
   TreeCategory,
   WireMessage,
 } from '../../src/protocol';
+import type { Deps, Problem, Run, RunningResult } from '../../src/protocol.generated';
 import { Runner } from '../../src/runner';
 import { Discovery, Server, SortOrder, SummarizeProgress } from '../../src/server';
 
@@ -55,6 +56,14 @@ export class FakeServer implements Server {
   runGate: Promise<void> = Promise.resolve();
   /** Resolves pending discoveries; lets a test hold discovery open to see callers share it. */
   gate: Promise<void> = Promise.resolve();
+  /** The history's state, as `running` answers it; `stop` ends runs in it as the server does. */
+  runState: RunningResult = { running: [], last: [] };
+  /** What `restart` answers, by run id. */
+  restartPlans = new Map<number, Plan>();
+  /** What `problems` answers for any output (the real parser is the server's). */
+  problemList: Problem[] = [];
+  /** What `deps` answers, by command id. */
+  depsOf = new Map<string, Deps>();
 
   private record(method: string, ...args: unknown[]): void {
     this.calls.push({ method, args });
@@ -205,6 +214,47 @@ export class FakeServer implements Server {
   context(): Promise<WireMessage[]> {
     this.record('context');
     return Promise.resolve(this.contextMessages);
+  }
+  running(): Promise<RunningResult> {
+    this.record('running');
+    return Promise.resolve(this.runState);
+  }
+  stop(target: { runId: number } | { id: string }): Promise<Run[]> {
+    this.record('stop', target);
+    const hit = this.runState.running.filter((r) => ('runId' in target ? r.run.runId === target.runId : r.run.commandId === target.id));
+    if (hit.length === 0) {
+      return Promise.reject(new Error('not running'));
+    }
+    const stopped = hit.map((r) => ({ ...r.run, status: 'stopped', exitCode: 143 }));
+    this.runState = {
+      running: this.runState.running.filter((r) => !hit.includes(r)),
+      last: [...stopped.map((run) => ({ run })), ...this.runState.last.filter((l) => !stopped.some((s) => s.commandId === l.run.commandId))],
+    };
+    return Promise.resolve(stopped);
+  }
+  async restart(runId: number, mode: RunMode): Promise<Plan> {
+    this.record('restart', runId, mode);
+    const plan = this.restartPlans.get(runId);
+    if (!plan) {
+      throw new Error(`no run ${runId}`);
+    }
+    if (this.runState.running.some((r) => r.run.runId === runId)) {
+      await this.stop({ runId });
+    }
+    return plan;
+  }
+  problems(output: string, cwd: string | undefined): Promise<Problem[]> {
+    this.record('problems', output, cwd);
+    return Promise.resolve(this.problemList);
+  }
+  runProblems(runId: number): Promise<Problem[]> {
+    this.record('runProblems', runId);
+    return Promise.resolve(this.problemList);
+  }
+  deps(id: string): Promise<Deps> {
+    this.record('deps', id);
+    const d = this.depsOf.get(id);
+    return d ? Promise.resolve(d) : Promise.reject(new Error(`command not found: ${id}`));
   }
   show(id: string): Promise<CommandItem | undefined> {
     this.record('show', id);

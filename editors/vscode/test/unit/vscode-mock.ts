@@ -155,11 +155,124 @@ export interface FakeTab {
 export interface FakeTerminal {
   name: string;
   options: Record<string, unknown>;
+  /** What was typed, and the lines run through shell integration. */
   sent: string[];
   shown: boolean;
   processId: Promise<number>;
+  shellIntegration?: { executeCommand(line: string): FakeExecution };
   show(preserveFocus?: boolean): void;
   sendText(text: string, addNewLine?: boolean): void;
+}
+
+/** A line run through a terminal's shell integration: the test prints into it and ends it. */
+export class FakeExecution {
+  chunks: string[] = [];
+  done = false;
+  wake: () => void = () => undefined;
+  constructor(
+    readonly commandLine: string,
+    readonly terminal: FakeTerminal,
+  ) {}
+  read(): AsyncIterable<string> {
+    return printed(this);
+  }
+  print(data: string): void {
+    this.chunks.push(data);
+    this.wake();
+  }
+  /** The line ends: its stream closes, then VS Code's end event comes. */
+  end(exitCode: number | undefined): void {
+    this.done = true;
+    this.wake();
+    shellEnded.fire({ execution: this, exitCode, terminal: this.terminal });
+  }
+}
+
+async function* printed(e: FakeExecution): AsyncIterable<string> {
+  for (;;) {
+    const next = e.chunks.shift();
+    if (next !== undefined) {
+      yield next;
+      continue;
+    }
+    if (e.done) {
+      return;
+    }
+    await new Promise<void>((r) => (e.wake = r));
+  }
+}
+
+const shellEnded = new EventEmitter<{ execution: FakeExecution; exitCode: number | undefined; terminal: FakeTerminal }>();
+const terminalClosed = new EventEmitter<FakeTerminal>();
+const taskProcessEnded = new EventEmitter<{ execution: FakeTaskExecution; exitCode: number | undefined }>();
+const taskEnded = new EventEmitter<{ execution: FakeTaskExecution }>();
+const debugStarted = new EventEmitter<FakeDebugSession>();
+const debugEnded = new EventEmitter<FakeDebugSession>();
+
+export interface FakeTaskExecution {
+  task: { name: string };
+  terminated: boolean;
+  terminate(): void;
+}
+
+export interface FakeDebugSession {
+  name: string;
+  configuration: { name?: string };
+}
+
+/** The events a test fires as VS Code would. */
+export const fire = {
+  taskEnded(execution: FakeTaskExecution, exitCode: number | undefined): void {
+    taskProcessEnded.fire({ execution, exitCode });
+    taskEnded.fire({ execution });
+  },
+  debugEnded(session: FakeDebugSession): void {
+    debugEnded.fire(session);
+  },
+  terminalClosed(t: FakeTerminal): void {
+    terminalClosed.fire(t);
+  },
+};
+
+export enum DiagnosticSeverity {
+  Error = 0,
+  Warning = 1,
+  Information = 2,
+  Hint = 3,
+}
+
+export class Diagnostic {
+  source?: string;
+  code?: string | number;
+  constructor(
+    public range: Range,
+    public message: string,
+    public severity: DiagnosticSeverity = DiagnosticSeverity.Error,
+  ) {}
+}
+
+export class FakeDiagnosticCollection {
+  readonly entries = new Map<string, Diagnostic[]>();
+  set(uri: Uri, list: Diagnostic[]): void {
+    this.entries.set(uri.fsPath, list);
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+  dispose(): void {
+    this.entries.clear();
+  }
+}
+
+export const languages = {
+  createDiagnosticCollection(): FakeDiagnosticCollection {
+    return new FakeDiagnosticCollection();
+  },
+};
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
 }
 
 /** Everything the code under test did through the API, and the scripted user answers. */
@@ -176,6 +289,14 @@ export const recorded = {
   answers: [] as unknown[],
   tasks: [] as { name: string }[],
   executedTasks: [] as { name: string }[],
+  taskExecutions: [] as FakeTaskExecution[],
+  /** Lines run through shell integration, in order. */
+  executions: [] as FakeExecution[],
+  /** New terminals come without shell integration (an unsupported shell). */
+  noShellIntegration: false,
+  /** The session `startDebugging` starts (its start event fires before the answer). */
+  debugSessions: [] as FakeDebugSession[],
+  stoppedDebug: [] as FakeDebugSession[],
   activeTerminal: undefined as FakeTerminal | undefined,
   /** The language models `lm.selectChatModels` offers (none by default, as without Copilot). */
   models: [] as FakeChatModel[],
@@ -209,6 +330,11 @@ export const recorded = {
     this.answers = [];
     this.tasks = [];
     this.executedTasks = [];
+    this.taskExecutions = [];
+    this.executions = [];
+    this.noShellIntegration = false;
+    this.debugSessions = [];
+    this.stoppedDebug = [];
     this.activeTerminal = undefined;
     this.models = [];
     this.documents = [];
@@ -234,10 +360,23 @@ function makeTerminal(options: Record<string, unknown>): FakeTerminal {
       t.sent.push(text);
     },
   };
+  if (!recorded.noShellIntegration) {
+    t.shellIntegration = {
+      executeCommand(line: string): FakeExecution {
+        t.sent.push(line);
+        const e = new FakeExecution(line, t);
+        recorded.executions.push(e);
+        return e;
+      },
+    };
+  }
   return t;
 }
 
 export const window = {
+  onDidChangeTerminalShellIntegration: new EventEmitter<unknown>().event,
+  onDidEndTerminalShellExecution: shellEnded.event,
+  onDidCloseTerminal: terminalClosed.event,
   get activeTerminal(): FakeTerminal | undefined {
     return recorded.activeTerminal;
   },
@@ -375,19 +514,41 @@ export const workspace = {
 };
 
 export const debug = {
+  onDidStartDebugSession: debugStarted.event,
+  onDidTerminateDebugSession: debugEnded.event,
   startDebugging(folder: unknown, config: unknown): Promise<boolean> {
     recorded.debugStarts.push({ folder, config });
+    if (recorded.debugResult) {
+      const name = typeof config === 'string' ? config : ((config as { name?: string }).name ?? '');
+      const session: FakeDebugSession = { name, configuration: { name } };
+      recorded.debugSessions.push(session);
+      debugStarted.fire(session);
+    }
     return Promise.resolve(recorded.debugResult);
+  },
+  stopDebugging(session: FakeDebugSession): Promise<void> {
+    recorded.stoppedDebug.push(session);
+    return Promise.resolve();
   },
 };
 
 export const tasks = {
+  onDidEndTaskProcess: taskProcessEnded.event,
+  onDidEndTask: taskEnded.event,
   fetchTasks(): Promise<{ name: string }[]> {
     return Promise.resolve(recorded.tasks);
   },
-  executeTask(task: { name: string }): Promise<void> {
+  executeTask(task: { name: string }): Promise<FakeTaskExecution> {
     recorded.executedTasks.push(task);
-    return Promise.resolve();
+    const execution: FakeTaskExecution = {
+      task,
+      terminated: false,
+      terminate() {
+        execution.terminated = true;
+      },
+    };
+    recorded.taskExecutions.push(execution);
+    return Promise.resolve(execution);
   },
 };
 
