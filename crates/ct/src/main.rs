@@ -395,10 +395,16 @@ fn list(engine: &Engine, args: ListArgs, quiet: bool) -> Result<()> {
 }
 
 fn show(engine: &Engine, args: ShowArgs, quiet: bool) -> Result<()> {
-    let loaded = crate::commands::load(engine, Vec::new(), quiet, false)?;
+    let mut loaded = crate::commands::load(engine, Vec::new(), quiet, false)?;
     let c = loaded
         .resolve(&args.command)
-        .map_err(crate::commands::fail)?;
+        .map_err(crate::commands::fail)?
+        .clone();
+    // Running now, or how its last run ended (until it runs again); nothing when it never ran.
+    let last = commandtree_engine::runs::latest_by_command(engine.workspace(), &mut loaded.store)
+        .ok()
+        .and_then(|mut m| m.remove(&c.id));
+    let c = &c;
     let mut out = std::io::BufWriter::new(anstream::stdout().lock());
     if args.json {
         output::json(&mut out, c)?;
@@ -408,6 +414,9 @@ fn show(engine: &Engine, args: ShowArgs, quiet: bool) -> Result<()> {
             &mut out,
             &commandtree_engine::closure::of(&loaded.commands, c),
         )?;
+        if let Some(r) = &last {
+            output::last_run(&mut out, r, std::time::SystemTime::now())?;
+        }
         if let Some(text) = ai::rendered(engine, c) {
             writeln!(out)?;
             ai::print_text(&mut out, &text)?;

@@ -323,6 +323,31 @@ fn one_line(s: &str) -> String {
     clean(&commandtree_core::text::truncate(line, 80)).into_owned()
 }
 
+/// The `last run` line of `ct show`: running for how long, or how it ended.
+pub fn last_run(
+    out: &mut impl Write,
+    r: &commandtree_exec::history::Run,
+    now: std::time::SystemTime,
+) -> io::Result<()> {
+    let took = commandtree_engine::runs::elapsed(r, now)
+        .map(|d| commandtree_core::text::duration(d.as_millis() as i64));
+    let text = if commandtree_engine::runs::is_over(r) {
+        let code = r
+            .exit_code
+            .map(|c| format!(", exit {c}"))
+            .unwrap_or_default();
+        let took = took.map(|t| format!(", took {t}")).unwrap_or_default();
+        format!("run {}: {}{code}{took} ({})", r.run_id, r.status, r.mode)
+    } else {
+        let took = took.map(|t| format!(" for {t}")).unwrap_or_default();
+        format!(
+            "run {}: running{took} ({}; `ct stop {}` ends it)",
+            r.run_id, r.mode, r.run_id
+        )
+    };
+    writeln!(out, "  {DIM}{:<12}{DIM:#} {}", "last run", clean(&text))
+}
+
 pub fn details(out: &mut impl Write, c: &CommandItem) -> io::Result<()> {
     writeln!(out, "{LABEL}{}{LABEL:#}", clean(&c.label))?;
     let field = |out: &mut dyn Write, name: &str, value: &str| {

@@ -63,6 +63,19 @@ fn two_long_runs_listed_from_another_process_one_stopped_the_other_restarted() {
     assert_eq!(now.len(), 1, "{now:?}");
     assert_eq!(now[0]["runId"], new_id);
     assert_eq!(now[0]["mode"], "detached");
+    // `ct show` says it runs, and how the last run of a finished command ended.
+    let shown = w.ok(["show", "worker"]);
+    assert!(
+        shown.contains(&format!("run {new_id}: running for")),
+        "{shown}"
+    );
+    let shown = w.ok(["show", "quick"]);
+    assert!(shown.contains(": ok, exit 0, took"), "{shown}");
+    let shown = w.ok(["show", "server"]);
+    assert!(
+        shown.contains(&format!("run {server}: stopped, exit 143")),
+        "{shown}"
+    );
 
     // Stopped by its run id; then nothing runs.
     w.ok(["stop", &new_id.to_string()]);
