@@ -641,6 +641,17 @@ impl Analyser<'_> {
                     }
                 }
             }
+            // `curl -o "$tmp/x.sh" …; sh "$tmp/x.sh"`: a script fetched from elsewhere.
+            if let Some(script) = c.operands().first()
+                && let Some(tool) = self.facts.downloaded_by(&script.raw).map(str::to_string)
+            {
+                self.add(
+                    Level::Danger,
+                    c.line,
+                    format!("runs a script it downloads ({tool})"),
+                    &c.snippet,
+                );
+            }
             // `sh install.sh`.
             if is_shell(name)
                 && let Some(script) = c.operands().first()
@@ -667,6 +678,19 @@ impl Analyser<'_> {
             // call any of its functions (a build definition calling `install_package`).
             if c.args.first().is_some_and(|w| w.literal().is_none()) {
                 self.dispatch = true;
+            }
+            if let Some(tool) = c
+                .args
+                .first()
+                .and_then(|w| self.facts.downloaded_by(&w.raw))
+                .map(str::to_string)
+            {
+                self.add(
+                    Level::Danger,
+                    c.line,
+                    format!("runs a script it downloads ({tool})"),
+                    &c.snippet,
+                );
             }
             for w in &c.args {
                 for s in w.substs() {
@@ -939,6 +963,18 @@ impl Analyser<'_> {
                     self.write_to(t, c.line, &c.snippet, true);
                 }
             }
+            // `cd "$BIN"`: where an archive extracted next without a folder lands.
+            "cd" | "pushd" => {
+                self.cwd = c
+                    .operands()
+                    .first()
+                    .filter(|w| {
+                        let t = w.text();
+                        !t.starts_with('$') && self.outside(&t).is_some()
+                    })
+                    .map(|w| (*w).clone());
+            }
+            "popd" => self.cwd = None,
             "tar" => {
                 let extract = args.iter().any(|a| {
                     a == "--extract"
@@ -947,18 +983,25 @@ impl Analyser<'_> {
                 }) || args
                     .first()
                     .is_some_and(|a| !a.starts_with('-') && a.contains('x'));
-                if extract
-                    && let Some(i) = args.iter().position(|a| a == "-C" || a == "--directory")
-                    && let Some(d) = c.args.get(i + 1)
-                {
-                    self.write_to(d, c.line, &c.snippet, false);
+                let dir = args
+                    .iter()
+                    .position(|a| a == "-C" || a == "--directory")
+                    .and_then(|i| c.args.get(i + 1))
+                    .cloned()
+                    .or_else(|| self.cwd.clone());
+                if extract && let Some(d) = dir {
+                    self.write_to(&d, c.line, &c.snippet, false);
                 }
             }
             "unzip" => {
-                if let Some(i) = args.iter().position(|a| a == "-d")
-                    && let Some(d) = c.args.get(i + 1)
-                {
-                    self.write_to(d, c.line, &c.snippet, false);
+                let dir = args
+                    .iter()
+                    .position(|a| a == "-d")
+                    .and_then(|i| c.args.get(i + 1))
+                    .cloned()
+                    .or_else(|| self.cwd.clone());
+                if let Some(d) = dir {
+                    self.write_to(&d, c.line, &c.snippet, false);
                 }
             }
             "useradd" | "adduser" | "usermod" | "groupadd" | "addgroup" | "groupmod"
@@ -1921,6 +1964,16 @@ impl Analyser<'_> {
         ) {
             return;
         }
+        // `docker run … amazon/aws-cli s3 cp … s3://bucket`: what the container's command does
+        // to shared things is done, wherever it runs; its own machine is the container.
+        if let Some(inner) = container_command(c) {
+            let scope = self.scope;
+            self.scope = crate::shell::Scope::Remote;
+            if let Some(inner) = self.unwrap(inner, c.line, &c.snippet, 1) {
+                self.check_command(&inner);
+            }
+            self.scope = scope;
+        }
         if args.iter().any(|a| a == "--privileged") {
             self.add(
                 Level::Caution,
@@ -1988,6 +2041,153 @@ impl Analyser<'_> {
 /// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
 /// `deploy`, `worker`.
 /// The literal default of an argument written `${NAME:-default}` (or `-`), quotes allowed.
+/// `docker run` options that take a value (the next word unless written `--opt=value`).
+const RUN_VALUE_OPTIONS: &[&str] = &[
+    "-a",
+    "--attach",
+    "--add-host",
+    "--annotation",
+    "--blkio-weight",
+    "--cap-add",
+    "--cap-drop",
+    "--cgroup-parent",
+    "--cgroupns",
+    "--cidfile",
+    "-c",
+    "--cpu-shares",
+    "--cpus",
+    "--cpuset-cpus",
+    "--cpuset-mems",
+    "--cpu-period",
+    "--cpu-quota",
+    "--device",
+    "--dns",
+    "--dns-option",
+    "--dns-search",
+    "--domainname",
+    "--entrypoint",
+    "-e",
+    "--env",
+    "--env-file",
+    "--expose",
+    "--gpus",
+    "--group-add",
+    "--health-cmd",
+    "--health-interval",
+    "--health-retries",
+    "--health-timeout",
+    "--health-start-period",
+    "-h",
+    "--hostname",
+    "--ip",
+    "--ip6",
+    "--ipc",
+    "--isolation",
+    "-l",
+    "--label",
+    "--label-file",
+    "--link",
+    "--log-driver",
+    "--log-opt",
+    "--mac-address",
+    "-m",
+    "--memory",
+    "--memory-reservation",
+    "--memory-swap",
+    "--mount",
+    "--name",
+    "--network",
+    "--net",
+    "--network-alias",
+    "--pid",
+    "--platform",
+    "-p",
+    "--publish",
+    "--pull",
+    "--restart",
+    "--runtime",
+    "--security-opt",
+    "--shm-size",
+    "--stop-signal",
+    "--stop-timeout",
+    "--storage-opt",
+    "--sysctl",
+    "--tmpfs",
+    "--ulimit",
+    "-u",
+    "--user",
+    "--userns",
+    "--uts",
+    "-v",
+    "--volume",
+    "--volumes-from",
+    "-w",
+    "--workdir",
+];
+
+/// Images whose entrypoint is a command-line tool: `docker run amazon/aws-cli s3 cp …` runs
+/// `aws s3 cp …`.
+const CLI_IMAGES: &[(&str, &str)] = &[
+    ("amazon/aws-cli", "aws"),
+    ("public.ecr.aws/aws-cli/aws-cli", "aws"),
+    ("hashicorp/terraform", "terraform"),
+    ("bitnami/kubectl", "kubectl"),
+    ("alpine/helm", "helm"),
+    ("rclone/rclone", "rclone"),
+    ("alpine/git", "git"),
+];
+
+/// The command a `docker run` (`podman run`, `docker container run`) starts in its container,
+/// with the entrypoint of a tool's image put first, when there is one.
+fn container_command(c: &Cmd) -> Option<Vec<Word>> {
+    let mut i = c.args.iter().position(|w| !w.text().starts_with('-'))?;
+    if c.args[i].text() == "container" {
+        i += 1;
+    }
+    if c.args.get(i)?.text() != "run" {
+        return None;
+    }
+    i += 1;
+    let mut entrypoint = None;
+    while let Some(w) = c.args.get(i) {
+        let t = w.text();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') {
+            break;
+        }
+        if let Some(v) = t.strip_prefix("--entrypoint=") {
+            entrypoint = Some(Word::lit(v));
+        }
+        if RUN_VALUE_OPTIONS.contains(&t.as_str()) {
+            if t == "--entrypoint" {
+                entrypoint = c.args.get(i + 1).cloned();
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let image = c.args.get(i)?.text();
+    let bare = image.split(['@']).next().unwrap_or(&image);
+    let bare = match bare.rsplit_once(':') {
+        Some((b, tag)) if !tag.contains('/') => b,
+        _ => bare,
+    };
+    let bare = bare.strip_prefix("docker.io/").unwrap_or(bare);
+    let entrypoint = entrypoint.or_else(|| {
+        CLI_IMAGES
+            .iter()
+            .find(|(img, _)| *img == bare)
+            .map(|(_, tool)| Word::lit(tool))
+    });
+    let mut words: Vec<Word> = entrypoint.into_iter().collect();
+    words.extend(c.args[i + 1..].iter().cloned());
+    (!words.is_empty()).then_some(words)
+}
+
 fn literal_default(raw: &str) -> Option<String> {
     let inner = raw
         .trim_matches('"')
