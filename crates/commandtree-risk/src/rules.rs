@@ -2038,9 +2038,6 @@ impl Analyser<'_> {
     }
 }
 
-/// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
-/// `deploy`, `worker`.
-/// The literal default of an argument written `${NAME:-default}` (or `-`), quotes allowed.
 /// `docker run` options that take a value (the next word unless written `--opt=value`).
 const RUN_VALUE_OPTIONS: &[&str] = &[
     "-a",
@@ -2188,6 +2185,7 @@ fn container_command(c: &Cmd) -> Option<Vec<Word>> {
     (!words.is_empty()).then_some(words)
 }
 
+/// The literal default of an argument written `${NAME:-default}` (or `-`), quotes allowed.
 fn literal_default(raw: &str) -> Option<String> {
     let inner = raw
         .trim_matches('"')
@@ -2207,6 +2205,8 @@ fn var_base(s: &str) -> String {
         .collect()
 }
 
+/// The lowercase words of a file name: `publishCI` → `publish`, `ci`; `deploy-worker` →
+/// `deploy`, `worker`.
 fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
