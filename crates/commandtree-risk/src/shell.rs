@@ -16,7 +16,7 @@ use tree_sitter::{Node, Parser};
 /// Nested `bash -c` / `eval` / variable expansion depth: deeper text is only flagged, never
 /// re-parsed, so crafted input cannot recurse without end.
 pub(crate) const MAX_DEPTH: usize = 4;
-const MAX_TREE_DEPTH: usize = 400;
+pub(crate) const MAX_TREE_DEPTH: usize = 400;
 
 /// Where the code runs, which decides what can hurt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1246,12 +1246,7 @@ impl Analyser<'_> {
             let first = words.first()?.clone();
             // `curl -o "$file" "$url"` … `"$file"`: a program fetched from elsewhere runs here.
             if let Some(tool) = self.facts.downloaded_by(&first.raw).map(str::to_string) {
-                self.add(
-                    Level::Danger,
-                    line,
-                    format!("runs a program it downloads ({tool})"),
-                    snippet,
-                );
+                self.hit(&crate::rules::RUNS_DOWNLOADED, line, snippet, &[&tool]);
             }
             let Some(lit) = first.literal() else {
                 if let [Piece::Var { name, .. }] = first.pieces.as_slice() {
@@ -1294,12 +1289,7 @@ impl Analyser<'_> {
             }
             match name.as_str() {
                 "sudo" | "doas" | "pkexec" | "run0" => {
-                    self.add(
-                        Level::Caution,
-                        line,
-                        format!("runs as root ({name})"),
-                        snippet,
-                    );
+                    self.hit(&crate::rules::AS_ROOT, line, snippet, &[&name]);
                     words.remove(0);
                     skip_options(
                         &mut words,
@@ -1597,19 +1587,9 @@ impl Analyser<'_> {
             let names: Vec<&str> = before.iter().flatten().map(|b| b.name.as_str()).collect();
             if reads_stdin {
                 if let Some(d) = names.iter().find(|n| DOWNLOADERS.contains(n)) {
-                    self.add(
-                        Level::Danger,
-                        line,
-                        format!("pipes a download ({d}) into {}", c.name),
-                        &snippet,
-                    );
+                    self.hit(&crate::rules::PIPES_DOWNLOAD, line, &snippet, &[d, &c.name]);
                 } else if let Some(d) = names.iter().find(|n| DECODERS.contains(n)) {
-                    self.add(
-                        Level::Danger,
-                        line,
-                        format!("runs hidden code decoded with {d}"),
-                        &snippet,
-                    );
+                    self.hit(&crate::rules::PIPES_DECODED, line, &snippet, &[d]);
                 } else if let [Some(src)] = before
                     && matches!(src.name.as_str(), "echo" | "printf")
                     && let Some(parts) = src
@@ -1636,60 +1616,16 @@ impl Analyser<'_> {
                 for b in before.iter().flatten() {
                     for a in b.arg_texts() {
                         if let Some((Level::Danger, what)) = crate::rules::sensitive_path(&a) {
-                            self.add(
-                                Level::Danger,
+                            self.hit(
+                                &crate::rules::SENDS_SECRETS,
                                 line,
-                                format!("sends {what} over the network ({})", c.name),
                                 &snippet,
+                                &[what, &c.name],
                             );
                         }
                     }
                 }
             }
-        }
-    }
-
-    /// `:(){ :|:& };:`: a function that pipes into itself. A wrapper that calls the program it
-    /// is named after (`timeout() { command timeout "$@"; }`) calls no function.
-    fn fork_bomb(&mut self, n: Node) {
-        let Some(name) = n.child_by_field_name("name") else {
-            return;
-        };
-        let name = self.text(name);
-        let Some(body) = n.child_by_field_name("body") else {
-            return;
-        };
-        fn self_piped(a: &Analyser, n: Node, name: &str, depth: usize) -> bool {
-            if depth > MAX_TREE_DEPTH {
-                return false;
-            }
-            if n.kind() == "pipeline" {
-                let mut c = n.walk();
-                let calls = n
-                    .named_children(&mut c)
-                    .filter(|s| {
-                        s.kind() == "command"
-                            && s.child_by_field_name("name")
-                                .is_some_and(|k| a.text(k) == name)
-                    })
-                    .count();
-                if calls >= 2 {
-                    return true;
-                }
-            }
-            let mut c = n.walk();
-            let kids: Vec<Node> = n.named_children(&mut c).collect();
-            kids.into_iter().any(|k| self_piped(a, k, name, depth + 1))
-        }
-        if self_piped(self, body, &name, 0) {
-            let line = self.line(n);
-            let snippet = self.text(n);
-            self.add(
-                Level::Danger,
-                line,
-                "a fork bomb: exhausts the machine's processes",
-                &snippet,
-            );
         }
     }
 }
