@@ -8,7 +8,7 @@
 //! when any assignment, `for` list or argument it gets from may: that is what "picked at run
 //! time" means.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// Rounds of propagation through assignments, calls and function results: far beyond any real
@@ -40,6 +40,13 @@ pub(crate) struct Facts {
     pub wrappers: HashSet<String>,
     /// Variables it reads (`$X`, `${X…}`).
     pub used: HashSet<String>,
+    /// The literal values each variable is given, on whatever path (`sh_c='sh -c'`, then
+    /// `sh_c='sudo -E sh -c'` when not root, `sh_c=echo` for a dry run), in text order.
+    pub values: HashMap<String, Vec<String>>,
+    /// Files it downloads into (`curl -o "$file"`, `wget -O /tmp/x.sh`, a function's
+    /// `curl --output "$2"` reached as `downloader "$url" "$file"`): `$name` for a variable,
+    /// the path as written otherwise, with the downloader.
+    pub downloaded: HashMap<String, String>,
     functions: Vec<Function>,
     /// Variables a function declares `local`.
     locals: HashSet<(String, String)>,
@@ -184,6 +191,10 @@ impl Facts {
                 || t.contains("config.fish")
                 || t.contains("profile.ps1")
         };
+        // Downloads into a file: (function, target as written, downloader), and every call:
+        // (function, program, arguments as written).
+        let mut downloads: Vec<(Option<String>, String, String)> = Vec::new();
+        let mut calls: Vec<(Option<String>, String, Vec<String>)> = Vec::new();
         for (n, within, in_local) in nodes {
             let scope = within.map(|i| facts.functions[i].name.clone());
             match n.kind() {
@@ -196,6 +207,12 @@ impl Facts {
                     let self_ref = value.is_some_and(|v| mentions(v, src, &name));
                     if !self_ref {
                         facts.assigned.insert(name.clone());
+                    }
+                    if let Some(v) = value.and_then(|v| literal_value(v, src)) {
+                        let values = facts.values.entry(name.clone()).or_default();
+                        if !values.contains(&v) {
+                            values.push(v);
+                        }
                     }
                     if let Some(s) = &scope
                         && in_local
@@ -272,6 +289,10 @@ impl Facts {
                     {
                         facts.wrappers.insert(func.clone());
                     }
+                    if let Some((target, tool)) = download_target(&name, &words) {
+                        downloads.push((scope.clone(), target, tool));
+                    }
+                    calls.push((scope.clone(), name.clone(), words.clone()));
                     if facts.functions.iter().any(|f| f.name == name) {
                         for (i, a) in args.iter().enumerate() {
                             flows.push(Flow {
@@ -286,6 +307,7 @@ impl Facts {
                 _ => {}
             }
         }
+        facts.downloads(downloads, &calls);
         if !startup_named {
             flows.clear();
         }
@@ -316,6 +338,77 @@ impl Facts {
             }
         }
         facts
+    }
+
+    /// Follows downloads into a function's positional parameter (`curl --output "$2"` in
+    /// `downloader`) to the variables its callers pass there (`ensure downloader "$url"
+    /// "$file"`), through functions that run their arguments.
+    fn downloads(
+        &mut self,
+        downloads: Vec<(Option<String>, String, String)>,
+        calls: &[(Option<String>, String, Vec<String>)],
+    ) {
+        let mut params: HashMap<(String, usize), String> = HashMap::new();
+        let add = |facts: &mut Facts,
+                   params: &mut HashMap<(String, usize), String>,
+                   scope: &Option<String>,
+                   target: &str,
+                   tool: &str| {
+            let key = download_key(target);
+            match (
+                scope,
+                key.strip_prefix('$').and_then(|d| d.parse::<usize>().ok()),
+            ) {
+                (Some(func), Some(i)) => {
+                    params.insert((func.clone(), i), tool.to_string()).is_none()
+                }
+                (_, Some(_)) => false,
+                _ => facts.downloaded.insert(key, tool.to_string()).is_none(),
+            }
+        };
+        for (scope, target, tool) in &downloads {
+            add(self, &mut params, scope, target, tool);
+        }
+        if params.is_empty() {
+            return;
+        }
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for (scope, name, words) in calls {
+                // `ensure downloader …`: a function running its arguments calls the next word.
+                let mut at = 0;
+                let mut callee = name.as_str();
+                while self.wrappers.contains(callee) && at < words.len() {
+                    callee = words[at].as_str();
+                    at += 1;
+                }
+                let args = &words[at..];
+                let hits: Vec<(usize, String)> = params
+                    .iter()
+                    .filter(|((f, _), _)| f == callee)
+                    .map(|((_, i), tool)| (*i, tool.clone()))
+                    .collect();
+                for (i, tool) in hits {
+                    if let Some(w) = args.get(i - 1) {
+                        changed |= add(self, &mut params, scope, w, &tool);
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// The downloader when `raw` (a command's name or a shell's script operand, as written)
+    /// is a file the script downloaded.
+    pub fn downloaded_by(&self, raw: &str) -> Option<&str> {
+        self.downloaded.get(&download_key(raw)).map(String::as_str)
+    }
+
+    /// Whether function `func` declares `name` local.
+    pub fn is_local(&self, func: &str, name: &str) -> bool {
+        self.locals.contains(&(func.to_string(), name.to_string()))
     }
 
     /// The innermost function whose body holds byte `at`.
@@ -385,6 +478,73 @@ impl Facts {
         }
         let scope = self.function_at(at).map(str::to_string);
         self.var_holds(&name, &scope).then_some(name)
+    }
+}
+
+/// The file a `curl`/`wget` command writes its download to, as written, and the tool.
+fn download_target(name: &str, words: &[String]) -> Option<(String, String)> {
+    let tool = name.rsplit('/').next().unwrap_or(name);
+    let (short, long) = match tool {
+        "curl" => ("-o", "--output"),
+        "wget" => ("-O", "--output-document"),
+        _ => return None,
+    };
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        if w == short || w == long {
+            let t = it.next()?;
+            return (t != "-" && !t.is_empty()).then(|| (t.clone(), tool.to_string()));
+        }
+        if let Some(t) = w.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+            return (t != "-" && !t.is_empty()).then(|| (t.to_string(), tool.to_string()));
+        }
+    }
+    None
+}
+
+/// A file as written, for matching a download with what runs it: `$name` for a variable
+/// alone (`"$file"`, `${file}`), the text without quotes otherwise.
+fn download_key(raw: &str) -> String {
+    let t = raw.trim().trim_matches('"');
+    let inner = t
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| t.strip_prefix('$'));
+    match inner {
+        Some(name) if is_name(name) || name.parse::<usize>().is_ok() => format!("${name}"),
+        _ => t.trim_matches('\'').to_string(),
+    }
+}
+
+/// The value of an assignment's right side when it has no run-time part: `'sudo -E sh -c'`,
+/// `"echo"`, `sh`.
+fn literal_value(n: Node, src: &[u8]) -> Option<String> {
+    match n.kind() {
+        "word" if n.named_child_count() == 0 => {
+            let t = text(n, src);
+            (!t.contains(['$', '`', '\\', '*', '?', '['])).then_some(t)
+        }
+        "raw_string" => {
+            let t = text(n, src);
+            Some(
+                t.trim_start_matches('\'')
+                    .trim_end_matches('\'')
+                    .to_string(),
+            )
+        }
+        "string" => {
+            let mut c = n.walk();
+            let kids: Vec<Node> = n.named_children(&mut c).collect();
+            match kids.as_slice() {
+                [] => Some(String::new()),
+                [k] if k.kind() == "string_content" => {
+                    let t = text(*k, src);
+                    (!t.contains(['\\', '`'])).then_some(t)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

@@ -31,6 +31,8 @@
 //! - `effective_warning(model, risk, findings)`: what to show: static findings always, the
 //!   model's warning unless it said `none`.
 //! - `step_warning(step, via, warning)`: what a command shows for a step it runs.
+//! - `RULES`: every rule of the shell analysis as data (name, family, severity, where it
+//!   counts, what it matches, the reason shown, an example), one module of `rules` per family.
 
 mod container;
 mod extract;
@@ -44,13 +46,14 @@ mod workflow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use rules::{Family, RULES, Reach, Rule};
 pub use warning::{
     AGENT_MARK, effective_warning, effective_warning_for, normalise_warning, step_warning,
     warning_text,
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 4;
+pub const ANALYSER_VERSION: u32 = 5;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

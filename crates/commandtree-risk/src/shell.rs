@@ -16,7 +16,7 @@ use tree_sitter::{Node, Parser};
 /// Nested `bash -c` / `eval` / variable expansion depth: deeper text is only flagged, never
 /// re-parsed, so crafted input cannot recurse without end.
 pub(crate) const MAX_DEPTH: usize = 4;
-const MAX_TREE_DEPTH: usize = 400;
+pub(crate) const MAX_TREE_DEPTH: usize = 400;
 
 /// Where the code runs, which decides what can hurt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,11 +132,14 @@ pub(crate) fn analyse_nested(
         homes,
         elsewhere,
         at: 0,
+        inline: 0,
+        cwd: None,
     };
     a.walk(root);
     // A function's body runs only when something that runs calls it: a library of functions
     // (a shell plugin, a sourced helper file) does nothing when the file itself is run. A
-    // positional parameter run as a command (`"$@"`, `$1`) may call any of them.
+    // call by name walks the body there and then (`call_function`); the rest are walked here:
+    // a positional parameter run as a command (`"$@"`, `$1`) may call any of them.
     loop {
         let next = a.functions.iter().position(|f| {
             !f.active
@@ -688,6 +691,51 @@ pub(crate) struct Analyser<'a> {
     pub elsewhere: HashSet<String>,
     /// The byte the node being judged starts at.
     pub at: usize,
+    /// How many function calls deep the walk is (`call_function`).
+    pub inline: usize,
+    /// The folder a `cd` moved to, when it is outside the project (`cd "$HOME/bin"`): an
+    /// archive extracted there without `-C` lands there.
+    pub cwd: Option<Word>,
+}
+
+/// Variables every session has: a default given for one is not what runs.
+const ALWAYS_SET: &[&str] = &[
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "PWD",
+    "TERM",
+    "LANG",
+    "USERPROFILE",
+    "TMPDIR",
+    "HOSTNAME",
+    "UID",
+    "EUID",
+    "OSTYPE",
+    "BASH_SOURCE",
+    "BASH_VERSION",
+    "ZSH_VERSION",
+];
+
+/// Nested function calls walked at their call site; deeper ones wait (`call_function`).
+const MAX_INLINE: usize = 16;
+
+/// The variable `raw` is when it is one alone: `$x`, `"$x"`, `${x}`, `"${x}"`.
+pub(crate) fn lone_variable(raw: &str) -> Option<String> {
+    let t = raw.trim();
+    let t = t
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(t);
+    let name = t
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| t.strip_prefix('$'))?;
+    (name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then(|| name.to_string())
 }
 
 impl Analyser<'_> {
@@ -778,7 +826,18 @@ impl Analyser<'_> {
             "command" => {
                 if let Some(c) = self.command(n) {
                     self.check_command(&c);
+                    self.call_function(n, &c.name);
                 }
+                for c in self.alternatives(n) {
+                    self.check_command(&c);
+                }
+            }
+            // `( cd "$BIN"; tar xf … )`: the folder changes for the subshell only.
+            "subshell" | "command_substitution" => {
+                let cwd = self.cwd.clone();
+                self.walk_children(n);
+                self.cwd = cwd;
+                return;
             }
             "pipeline" => self.pipeline(n),
             "redirected_statement" => self.redirected(n),
@@ -786,6 +845,10 @@ impl Analyser<'_> {
             "function_definition" => self.fork_bomb(n),
             _ => {}
         }
+        self.walk_children(n);
+    }
+
+    fn walk_children(&mut self, n: Node) {
         let mut cursor = n.walk();
         let children: Vec<Node> = n.named_children(&mut cursor).collect();
         self.nest += 1;
@@ -795,11 +858,111 @@ impl Analyser<'_> {
         self.nest -= 1;
     }
 
+    /// A call of one of the script's functions runs its body there and then, so what the body
+    /// sets (`init_vars` setting `BIN`) is set for what follows the call. A function already
+    /// walked is not walked again; past [`MAX_INLINE`] nested calls the body waits for the
+    /// walk of called functions after the script's own text (`analyse_nested`).
+    fn call_function(&mut self, n: Node, name: &str) {
+        if self.inline >= MAX_INLINE || self.nest > MAX_TREE_DEPTH / 2 {
+            return;
+        }
+        let Some(i) = self
+            .functions
+            .iter()
+            .position(|f| !f.active && f.name == name)
+        else {
+            return;
+        };
+        self.functions[i].active = true;
+        let (start, end) = (self.functions[i].start, self.functions[i].end);
+        let mut root = n;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        let at = self.at;
+        let before = self.vars.clone();
+        self.inline += 1;
+        self.walk_within(root, start, end);
+        self.inline -= 1;
+        self.at = at;
+        // The callee's `local` variables are gone when it returns: the caller's own are back.
+        let name = self.functions[i].name.clone();
+        let locals: Vec<String> = self
+            .vars
+            .keys()
+            .filter(|k| self.facts.is_local(&name, k))
+            .cloned()
+            .collect();
+        for k in locals {
+            match before.get(&k) {
+                Some(v) => self.vars.insert(k, v.clone()),
+                None => self.vars.remove(&k),
+            };
+        }
+    }
+
+    /// The command `n` is when the variable it is named by holds another of the values the
+    /// script gives it: `$sh_c 'apt-get install …'` with `sh_c='sudo -E sh -c'` when not root
+    /// and `sh_c=echo` for a dry run runs under sudo on some path.
+    fn alternatives(&mut self, n: Node) -> Vec<Cmd> {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return Vec::new();
+        };
+        let raw = self.text(name_node);
+        let Some(var) = lone_variable(&raw) else {
+            return Vec::new();
+        };
+        let Some(values) = self.facts.values.get(&var).filter(|v| v.len() > 1).cloned() else {
+            return Vec::new();
+        };
+        let current = self.vars.get(&var).cloned();
+        let args = self.arg_words(n, name_node);
+        let line = self.line(n);
+        let snippet = self.text(n);
+        let mut out = Vec::new();
+        for v in values {
+            if Some(&v) == current.as_ref() || v.trim().is_empty() {
+                continue;
+            }
+            let mut words: Vec<Word> = v.split_whitespace().map(Word::lit).collect();
+            words.extend(args.iter().cloned());
+            if let Some(c) = self.unwrap(words, line, &snippet, 1) {
+                self.called.insert(c.name.clone());
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// A command's arguments, up to a line end the grammar ran over.
+    fn arg_words(&self, n: Node, name_node: Node) -> Vec<Word> {
+        let mut words = Vec::new();
+        let mut cursor = n.walk();
+        let mut prev_end = name_node.end_byte();
+        for a in n.children_by_field_name("argument", &mut cursor) {
+            // tree-sitter-bash sometimes runs a command on over a line end (`… | bash` then a
+            // line with a redirect): a newline that is not escaped ends the command.
+            let gap = &self.src[prev_end.min(a.start_byte())..a.start_byte()];
+            if gap.contains(&b'\n') && !gap.windows(2).any(|w| w == b"\\\n") {
+                break;
+            }
+            prev_end = a.end_byte();
+            words.push(self.word(a));
+        }
+        words
+    }
+
     fn assignment(&mut self, n: Node) {
         let Some(name_node) = n.child_by_field_name("name") else {
             return;
         };
         let name = self.text(name_node);
+        // `HOME=/tmp/x cmd`: only that command sees it. `if [ -z "$HOME" ]; then HOME=…`: a
+        // fallback finding the user's home. Only a script that sets HOME on every path (a test
+        // helper's sandbox) writes elsewhere through it.
+        if name == "HOME" && (n.parent().is_some_and(|p| p.kind() == "command") || conditional(n)) {
+            return;
+        }
         let append = self.src[name_node.end_byte()..].starts_with(b"+=");
         // `cmd+=" --dry-run"` under an `if`: the command may run without it, which is the
         // one that matters.
@@ -830,6 +993,18 @@ impl Analyser<'_> {
             },
             None => String::new(),
         };
+        // `g_mirror_folder_name="$1"` under an `if`: on the other paths the variable keeps the
+        // value it had (`node`), which is what is known.
+        if !append
+            && value.starts_with(TEMPLATE)
+            && conditional(n)
+            && self
+                .vars
+                .get(&name)
+                .is_some_and(|v| !v.starts_with(TEMPLATE))
+        {
+            return;
+        }
         let value = match before {
             Some(b) => match (b.starts_with(TEMPLATE), value.strip_prefix(TEMPLATE)) {
                 (_, Some(v)) => format!("{}{v}", ensure_template(&b)),
@@ -856,7 +1031,22 @@ impl Analyser<'_> {
             return None;
         }
         let t = self.text(n);
-        let rest = t.strip_prefix("${")?.strip_prefix(name)?;
+        let inner = t.strip_prefix("${")?;
+        let other: String = inner
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        // `BIN="${DOCKER_BIN:-$HOME/bin}"`: the default of a variable the script never sets,
+        // nor the system always does, is the value too.
+        if other != name
+            && (self.elsewhere.contains(&other)
+                || self.vars.contains_key(&other)
+                || !other.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                || ALWAYS_SET.contains(&other.as_str()))
+        {
+            return None;
+        }
+        let rest = &inner[other.len()..];
         if !["-", ":-", "=", ":="].iter().any(|op| rest.starts_with(op))
             || rest.starts_with(":-") && rest.len() < 3
         {
@@ -882,6 +1072,15 @@ impl Analyser<'_> {
 
     fn var_piece(&self, name: &str, guarded: bool) -> Piece {
         match name {
+            // A script that points HOME elsewhere (a test helper's sandbox, `HOME="$BASE_DIR"`)
+            // writes there from then on, not into the user's home.
+            "HOME" if self.vars.contains_key("HOME") => match self.vars.get(name) {
+                Some(v) if !guarded && !v.starts_with(TEMPLATE) => Piece::Lit(v.clone()),
+                _ => Piece::Var {
+                    name: name.to_string(),
+                    guarded,
+                },
+            },
             "HOME" | "USERPROFILE" => Piece::Lit("~".into()),
             "PWD" => Piece::Lit(".".into()),
             "TMPDIR" | "RUNNER_TEMP" | "TMP" | "TEMP" => Piece::Lit(TEMP_DIR.into()),
@@ -1016,18 +1215,7 @@ impl Analyser<'_> {
             }
         }
         let mut words: Vec<Word> = vec![name_word];
-        let mut cursor = n.walk();
-        let mut prev_end = name_node.end_byte();
-        for a in n.children_by_field_name("argument", &mut cursor) {
-            // tree-sitter-bash sometimes runs a command on over a line end (`… | bash` then a
-            // line with a redirect): a newline that is not escaped ends the command.
-            let gap = &self.src[prev_end.min(a.start_byte())..a.start_byte()];
-            if gap.contains(&b'\n') && !gap.windows(2).any(|w| w == b"\\\n") {
-                break;
-            }
-            prev_end = a.end_byte();
-            words.push(self.word(a));
-        }
+        words.extend(self.arg_words(n, name_node));
         // `trap cleanup EXIT`: the handler runs.
         if words[0].literal().as_deref() == Some("trap")
             && let Some(code) = words.get(1).map(Word::text)
@@ -1056,6 +1244,10 @@ impl Analyser<'_> {
     ) -> Option<Cmd> {
         loop {
             let first = words.first()?.clone();
+            // `curl -o "$file" "$url"` … `"$file"`: a program fetched from elsewhere runs here.
+            if let Some(tool) = self.facts.downloaded_by(&first.raw).map(str::to_string) {
+                self.hit(&crate::rules::RUNS_DOWNLOADED, line, snippet, &[&tool]);
+            }
             let Some(lit) = first.literal() else {
                 if let [Piece::Var { name, .. }] = first.pieces.as_slice() {
                     // `$SHELL`: the user's shell.
@@ -1097,12 +1289,7 @@ impl Analyser<'_> {
             }
             match name.as_str() {
                 "sudo" | "doas" | "pkexec" | "run0" => {
-                    self.add(
-                        Level::Caution,
-                        line,
-                        format!("runs as root ({name})"),
-                        snippet,
-                    );
+                    self.hit(&crate::rules::AS_ROOT, line, snippet, &[&name]);
                     words.remove(0);
                     skip_options(
                         &mut words,
@@ -1400,19 +1587,9 @@ impl Analyser<'_> {
             let names: Vec<&str> = before.iter().flatten().map(|b| b.name.as_str()).collect();
             if reads_stdin {
                 if let Some(d) = names.iter().find(|n| DOWNLOADERS.contains(n)) {
-                    self.add(
-                        Level::Danger,
-                        line,
-                        format!("pipes a download ({d}) into {}", c.name),
-                        &snippet,
-                    );
+                    self.hit(&crate::rules::PIPES_DOWNLOAD, line, &snippet, &[d, &c.name]);
                 } else if let Some(d) = names.iter().find(|n| DECODERS.contains(n)) {
-                    self.add(
-                        Level::Danger,
-                        line,
-                        format!("runs hidden code decoded with {d}"),
-                        &snippet,
-                    );
+                    self.hit(&crate::rules::PIPES_DECODED, line, &snippet, &[d]);
                 } else if let [Some(src)] = before
                     && matches!(src.name.as_str(), "echo" | "printf")
                     && let Some(parts) = src
@@ -1439,60 +1616,16 @@ impl Analyser<'_> {
                 for b in before.iter().flatten() {
                     for a in b.arg_texts() {
                         if let Some((Level::Danger, what)) = crate::rules::sensitive_path(&a) {
-                            self.add(
-                                Level::Danger,
+                            self.hit(
+                                &crate::rules::SENDS_SECRETS,
                                 line,
-                                format!("sends {what} over the network ({})", c.name),
                                 &snippet,
+                                &[what, &c.name],
                             );
                         }
                     }
                 }
             }
-        }
-    }
-
-    /// `:(){ :|:& };:`: a function that pipes into itself. A wrapper that calls the program it
-    /// is named after (`timeout() { command timeout "$@"; }`) calls no function.
-    fn fork_bomb(&mut self, n: Node) {
-        let Some(name) = n.child_by_field_name("name") else {
-            return;
-        };
-        let name = self.text(name);
-        let Some(body) = n.child_by_field_name("body") else {
-            return;
-        };
-        fn self_piped(a: &Analyser, n: Node, name: &str, depth: usize) -> bool {
-            if depth > MAX_TREE_DEPTH {
-                return false;
-            }
-            if n.kind() == "pipeline" {
-                let mut c = n.walk();
-                let calls = n
-                    .named_children(&mut c)
-                    .filter(|s| {
-                        s.kind() == "command"
-                            && s.child_by_field_name("name")
-                                .is_some_and(|k| a.text(k) == name)
-                    })
-                    .count();
-                if calls >= 2 {
-                    return true;
-                }
-            }
-            let mut c = n.walk();
-            let kids: Vec<Node> = n.named_children(&mut c).collect();
-            kids.into_iter().any(|k| self_piped(a, k, name, depth + 1))
-        }
-        if self_piped(self, body, &name, 0) {
-            let line = self.line(n);
-            let snippet = self.text(n);
-            self.add(
-                Level::Danger,
-                line,
-                "a fork bomb: exhausts the machine's processes",
-                &snippet,
-            );
         }
     }
 }

@@ -393,6 +393,15 @@ fn malformed_and_huge_input_does_not_panic() {
     let _ = found("shell", &nested);
     let deep = format!("{}rm -rf ~{}", "$(".repeat(5000), ")".repeat(5000));
     let _ = found("shell", &deep);
+    // Functions walked where they are called: a long chain, recursion and functions calling
+    // each other end, and the end of the chain is still reached.
+    let mut chain: String = (0..300)
+        .map(|i| format!("f{i}() {{ f{}; }}\n", i + 1))
+        .collect();
+    chain.push_str("f300() { rm -rf ~; }\nf0\n");
+    let f = found("shell", &chain);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    let _ = found("shell", "a() { b; a; }\nb() { a; b; rm -rf ~; }\na\n");
 }
 
 #[test]

@@ -1,0 +1,296 @@
+//! Containers given the host (`--privileged`, the Docker socket or a host folder mounted, the
+//! host's network or processes) and Docker's own data deleted (`prune`, volumes). What a
+//! container's command does to its own machine stays there; what it does to shared things
+//! (`docker run amazon/aws-cli s3 cp … s3://…`) is checked like any command's.
+
+use super::{Family, Reach, Rule};
+use crate::Level;
+use crate::shell::{Analyser, Cmd, Word};
+
+const fn rule(
+    name: &'static str,
+    level: Level,
+    matches: &'static str,
+    reason: &'static str,
+    example: &'static str,
+) -> Rule {
+    Rule {
+        name,
+        family: Family::Containers,
+        level,
+        reach: Reach::Machine,
+        matches,
+        reason,
+        example,
+    }
+}
+
+pub(crate) const SYSTEM_PRUNE: Rule = rule(
+    "docker-system-prune",
+    Level::Danger,
+    "`docker system prune`",
+    "deletes all unused containers, images and networks (docker system prune)",
+    "docker system prune -af",
+);
+pub(crate) const VOLUMES: Rule = rule(
+    "docker-volumes",
+    Level::Danger,
+    "`docker volume prune`, `docker volume rm`",
+    "deletes Docker volumes and their data",
+    "docker volume rm app_pgdata",
+);
+pub(crate) const PRUNE: Rule = rule(
+    "docker-prune",
+    Level::Caution,
+    "`docker image prune`, `container prune`, `builder prune`, …",
+    "deletes unused Docker objects (prune)",
+    "docker image prune -f",
+);
+pub(crate) const COMPOSE_VOLUMES: Rule = rule(
+    "compose-down-volumes",
+    Level::Caution,
+    "`docker compose down -v`",
+    "deletes the project's volumes and their data (compose down -v)",
+    "docker compose down -v",
+);
+pub(crate) const PRIVILEGED: Rule = rule(
+    "container-privileged",
+    Level::Caution,
+    "`docker run --privileged`",
+    "runs a container with full access to the host (--privileged)",
+    "docker run --rm --privileged ubuntu true",
+);
+pub(crate) const HOST_MOUNT: Rule = rule(
+    "container-host-mount",
+    Level::Caution,
+    "`-v /var/run/docker.sock:…`, `-v /:/host`, `-v ~/.ssh:…`, a system folder mounted",
+    "gives a container {}",
+    "docker run --rm -v /var/run/docker.sock:/var/run/docker.sock docker:cli ps",
+);
+pub(crate) const HOST_NAMESPACES: Rule = rule(
+    "container-host-namespaces",
+    Level::Caution,
+    "`--network host`, `--pid host`, `--ipc host`",
+    "runs a container in the host's network or process space",
+    "docker run --rm --network host nginx",
+);
+
+impl Analyser<'_> {
+    pub(crate) fn containers(&mut self, c: &Cmd) {
+        if !matches!(c.name.as_str(), "docker" | "podman" | "nerdctl") {
+            return;
+        }
+        let args = c.arg_texts();
+        let pos: Vec<&str> = args
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .map(String::as_str)
+            .collect();
+        match pos.as_slice() {
+            ["system", "prune", ..] => self.hit(&SYSTEM_PRUNE, c.line, &c.snippet, &[]),
+            ["volume", "prune", ..] | ["volume", "rm", ..] => {
+                self.hit(&VOLUMES, c.line, &c.snippet, &[])
+            }
+            [_, "prune", ..] => self.hit(&PRUNE, c.line, &c.snippet, &[]),
+            ["compose", "down", ..] | ["compose", ..]
+                if args.iter().any(|a| a == "-v" || a == "--volumes")
+                    && pos.get(1) == Some(&"down") =>
+            {
+                self.hit(&COMPOSE_VOLUMES, c.line, &c.snippet, &[])
+            }
+            // Pushing an image is publishing's.
+            _ => {}
+        }
+        if !matches!(
+            pos.first(),
+            Some(&("run" | "create" | "container" | "exec"))
+        ) {
+            return;
+        }
+        // `docker run … amazon/aws-cli s3 cp … s3://bucket`: what the container's command does
+        // to shared things is done, wherever it runs; its own machine is the container.
+        if let Some(inner) = container_command(c) {
+            let scope = self.scope;
+            self.scope = crate::shell::Scope::Remote;
+            if let Some(inner) = self.unwrap(inner, c.line, &c.snippet, 1) {
+                self.check_command(&inner);
+            }
+            self.scope = scope;
+        }
+        if args.iter().any(|a| a == "--privileged") {
+            self.hit(&PRIVILEGED, c.line, &c.snippet, &[]);
+        }
+        let mounts: Vec<String> = args
+            .windows(2)
+            .filter(|w| w[0] == "-v" || w[0] == "--volume")
+            .map(|w| w[1].clone())
+            .chain(
+                args.iter()
+                    .filter_map(|a| a.strip_prefix("--volume=").map(str::to_string)),
+            )
+            .collect();
+        for m in mounts {
+            if let Some(what) = crate::container::host_mount(&m) {
+                self.hit(&HOST_MOUNT, c.line, &c.snippet, &[&what]);
+            }
+        }
+        if args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "--network=host" | "--net=host" | "--pid=host" | "--ipc=host"
+            )
+        }) || args
+            .windows(2)
+            .any(|w| matches!(w[0].as_str(), "--network" | "--net" | "--pid") && w[1] == "host")
+        {
+            self.hit(&HOST_NAMESPACES, c.line, &c.snippet, &[]);
+        }
+    }
+}
+
+/// `docker run` options that take a value (the next word unless written `--opt=value`).
+const RUN_VALUE_OPTIONS: &[&str] = &[
+    "-a",
+    "--attach",
+    "--add-host",
+    "--annotation",
+    "--blkio-weight",
+    "--cap-add",
+    "--cap-drop",
+    "--cgroup-parent",
+    "--cgroupns",
+    "--cidfile",
+    "-c",
+    "--cpu-shares",
+    "--cpus",
+    "--cpuset-cpus",
+    "--cpuset-mems",
+    "--cpu-period",
+    "--cpu-quota",
+    "--device",
+    "--dns",
+    "--dns-option",
+    "--dns-search",
+    "--domainname",
+    "--entrypoint",
+    "-e",
+    "--env",
+    "--env-file",
+    "--expose",
+    "--gpus",
+    "--group-add",
+    "--health-cmd",
+    "--health-interval",
+    "--health-retries",
+    "--health-timeout",
+    "--health-start-period",
+    "-h",
+    "--hostname",
+    "--ip",
+    "--ip6",
+    "--ipc",
+    "--isolation",
+    "-l",
+    "--label",
+    "--label-file",
+    "--link",
+    "--log-driver",
+    "--log-opt",
+    "--mac-address",
+    "-m",
+    "--memory",
+    "--memory-reservation",
+    "--memory-swap",
+    "--mount",
+    "--name",
+    "--network",
+    "--net",
+    "--network-alias",
+    "--pid",
+    "--platform",
+    "-p",
+    "--publish",
+    "--pull",
+    "--restart",
+    "--runtime",
+    "--security-opt",
+    "--shm-size",
+    "--stop-signal",
+    "--stop-timeout",
+    "--storage-opt",
+    "--sysctl",
+    "--tmpfs",
+    "--ulimit",
+    "-u",
+    "--user",
+    "--userns",
+    "--uts",
+    "-v",
+    "--volume",
+    "--volumes-from",
+    "-w",
+    "--workdir",
+];
+
+/// Images whose entrypoint is a command-line tool: `docker run amazon/aws-cli s3 cp …` runs
+/// `aws s3 cp …`.
+const CLI_IMAGES: &[(&str, &str)] = &[
+    ("amazon/aws-cli", "aws"),
+    ("public.ecr.aws/aws-cli/aws-cli", "aws"),
+    ("hashicorp/terraform", "terraform"),
+    ("bitnami/kubectl", "kubectl"),
+    ("alpine/helm", "helm"),
+    ("rclone/rclone", "rclone"),
+    ("alpine/git", "git"),
+];
+
+/// The command a `docker run` (`podman run`, `docker container run`) starts in its container,
+/// with the entrypoint of a tool's image put first, when there is one.
+fn container_command(c: &Cmd) -> Option<Vec<Word>> {
+    let mut i = c.args.iter().position(|w| !w.text().starts_with('-'))?;
+    if c.args[i].text() == "container" {
+        i += 1;
+    }
+    if c.args.get(i)?.text() != "run" {
+        return None;
+    }
+    i += 1;
+    let mut entrypoint = None;
+    while let Some(w) = c.args.get(i) {
+        let t = w.text();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') {
+            break;
+        }
+        if let Some(v) = t.strip_prefix("--entrypoint=") {
+            entrypoint = Some(Word::lit(v));
+        }
+        if RUN_VALUE_OPTIONS.contains(&t.as_str()) {
+            if t == "--entrypoint" {
+                entrypoint = c.args.get(i + 1).cloned();
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let image = c.args.get(i)?.text();
+    let bare = image.split(['@']).next().unwrap_or(&image);
+    let bare = match bare.rsplit_once(':') {
+        Some((b, tag)) if !tag.contains('/') => b,
+        _ => bare,
+    };
+    let bare = bare.strip_prefix("docker.io/").unwrap_or(bare);
+    let entrypoint = entrypoint.or_else(|| {
+        CLI_IMAGES
+            .iter()
+            .find(|(img, _)| *img == bare)
+            .map(|(_, tool)| Word::lit(tool))
+    });
+    let mut words: Vec<Word> = entrypoint.into_iter().collect();
+    words.extend(c.args[i + 1..].iter().cloned());
+    (!words.is_empty()).then_some(words)
+}

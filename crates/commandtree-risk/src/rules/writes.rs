@@ -1,0 +1,277 @@
+//! Writing outside the project: where a redirect, `cp`, `tee`, `sed -i`, `mkdir`, an archive
+//! extracted or a download lands — the user's startup and credentials files, the home folder
+//! (a program put into `~/bin` is installed), the system's configuration and folders.
+
+use super::machine::OVERWRITES_DISK;
+use super::paths::{
+    SYSTEM_PREFIXES, home_rel, is_block_device, is_temp, landing, sensitive_path,
+    shell_startup_var, tool_history, user_bin, windows_path,
+};
+use super::publishing::remote_spec;
+use super::remote_code::DEV_TCP;
+use super::{Family, Reach, Rule};
+use crate::Level;
+use crate::shell::{Analyser, Cmd, Word};
+
+const fn rule(
+    name: &'static str,
+    level: Level,
+    matches: &'static str,
+    reason: &'static str,
+    example: &'static str,
+) -> Rule {
+    Rule {
+        name,
+        family: Family::Writes,
+        level,
+        reach: Reach::Machine,
+        matches,
+        reason,
+        example,
+    }
+}
+
+pub(crate) const TOOL_BIN: Rule = rule(
+    "writes-tool-bin",
+    Level::Caution,
+    "a write into `$GOPATH`, `$GOBIN`, `$CARGO_HOME`, `$CARGO_INSTALL_ROOT`, `$PIPX_BIN_DIR`",
+    "installs a program outside the project (${})",
+    "cp tool \"$GOPATH/bin/tool\"",
+);
+pub(crate) const STARTUP_PICKED: Rule = rule(
+    "writes-startup-picked",
+    Level::Caution,
+    "a write to a variable that may hold `~/.bashrc`, `~/.zshrc`, … (a `case`, an array, a \
+     function's output or argument)",
+    "edits the user's shell startup file (${}, picked at run time)",
+    "case \"$SHELL\" in *zsh) rc=~/.zshrc ;; *) rc=~/.bashrc ;; esac\necho 'export X=1' >> \"$rc\"",
+);
+pub(crate) const STARTUP_VARIABLE: Rule = rule(
+    "writes-startup-variable",
+    Level::Caution,
+    "a write to `$PROFILE`, `$SHELL_RC`, `$BASHRC`, … (named for a startup file)",
+    "edits the user's shell startup file (${})",
+    "echo 'export X=1' >> \"$PROFILE\"",
+);
+pub(crate) const SECRETS: Rule = rule(
+    "writes-secrets",
+    Level::Danger,
+    "a write to `~/.ssh`, `~/.netrc`, `~/.aws`, `authorized_keys`, `/etc/sudoers`, \
+     `/etc/passwd`, …",
+    "writes to {} ({})",
+    "echo 'machine x login y' > ~/.netrc",
+);
+pub(crate) const STARTUP_FILE: Rule = rule(
+    "writes-startup-file",
+    Level::Caution,
+    "a write to `~/.bashrc`, `~/.zshrc`, `~/.profile`, `~/.gitconfig`, `/etc/profile.d/…`",
+    "writes to {} ({})",
+    "echo 'export PATH=$PATH:~/bin' >> ~/.bashrc",
+);
+pub(crate) const SYSTEM_CONFIG: Rule = rule(
+    "writes-system-config",
+    Level::Caution,
+    "a write under `/etc`",
+    "writes system configuration ({})",
+    "echo 'deb http://x stable main' | sudo tee /etc/apt/sources.list.d/x.list",
+);
+pub(crate) const SYSTEM_PREFIX: Rule = rule(
+    "writes-system-prefix",
+    Level::Caution,
+    "a write or `mkdir` under `/usr`, `/opt`, `/bin`, `/Library`, …",
+    "installs into {}, outside the project",
+    "cp tool /usr/local/bin/tool",
+);
+pub(crate) const HOME_BIN: Rule = rule(
+    "writes-home-bin",
+    Level::Caution,
+    "a write into `~/bin`, `~/.local/bin`, `~/.cargo/bin`, `~/go/bin`, …",
+    "installs a program into {}, outside the project",
+    "cp tool ~/.local/bin/tool",
+);
+pub(crate) const HOME: Rule = rule(
+    "writes-home",
+    Level::Caution,
+    "a write elsewhere in the home folder (not `~/.cache`, not a tool's own history)",
+    "writes to {}, outside the project",
+    "cp settings.json ~/.config/tool/settings.json",
+);
+pub(crate) const WINDOWS: Rule = rule(
+    "writes-windows-drive",
+    Level::Caution,
+    "a write to a Windows drive path (`C:/tools`)",
+    "writes to {}, outside the project",
+    "cp tool.exe C:/tools/tool.exe",
+);
+
+impl Analyser<'_> {
+    /// A write to `target` (a redirect, `cp`, `install`, `tee`, …) when it lands outside the
+    /// project. `dir_only`: the command creates a folder (`mkdir`), which counts only in the
+    /// system's own folders.
+    pub fn write_to(&mut self, target: &Word, line: u32, snippet: &str, dir_only: bool) {
+        let (t, lead_var) = landing(target);
+        if let Some(v) = &lead_var
+            && [
+                "GOPATH",
+                "GOBIN",
+                "CARGO_HOME",
+                "CARGO_INSTALL_ROOT",
+                "PIPX_BIN_DIR",
+            ]
+            .iter()
+            .any(|k| v.contains(k))
+            && !dir_only
+        {
+            self.hit(&TOOL_BIN, line, snippet, &[v]);
+            return;
+        }
+        // `>> "$file"` where `file` came (through a `case`, an array, a function's output or
+        // argument) from `~/.bashrc`, `~/.zshrc`, ...: the file is picked at run time.
+        if !dir_only && let Some(v) = self.facts.startup_target(&target.raw, self.at) {
+            self.hit(&STARTUP_PICKED, line, snippet, &[&v]);
+            return;
+        }
+        // `>> "$PROFILE"`, `>> "$SHELL_RC"`: installers pick the user's shell startup file at
+        // run time (`~/.bashrc`, `~/.zshrc`, `~/.profile`) and add lines to it.
+        if let Some(v) = &lead_var
+            && t == format!("${v}")
+            && shell_startup_var(v)
+            && !dir_only
+        {
+            self.hit(&STARTUP_VARIABLE, line, snippet, &[v]);
+            return;
+        }
+        if is_temp(&t) {
+            return;
+        }
+        if let Some((level, what)) = sensitive_path(&t) {
+            let rule = match level {
+                Level::Danger => &SECRETS,
+                Level::Caution => &STARTUP_FILE,
+            };
+            self.hit(rule, line, snippet, &[what, &t]);
+        } else if is_block_device(&t) {
+            self.hit(&OVERWRITES_DISK, line, snippet, &[&t]);
+        } else if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+            self.hit(&DEV_TCP, line, snippet, &[]);
+        } else if t.starts_with("/etc/") || t == "/etc" {
+            self.hit(&SYSTEM_CONFIG, line, snippet, &[&t]);
+        } else if let Some(abs) = t.strip_prefix('/')
+            && SYSTEM_PREFIXES.contains(&abs.split('/').next().unwrap_or(""))
+            && !abs.starts_with("dev")
+        {
+            self.hit(&SYSTEM_PREFIX, line, snippet, &[&t]);
+        } else if dir_only {
+        } else if let Some(rel) = home_rel(&t) {
+            let rel = rel.trim_start_matches("./");
+            if rel.is_empty() || rel == ".cache" || rel.starts_with(".cache/") || tool_history(rel)
+            {
+                return;
+            }
+            if user_bin(rel) {
+                self.hit(&HOME_BIN, line, snippet, &[&t]);
+            } else {
+                self.hit(&HOME, line, snippet, &[&t]);
+            }
+        } else if windows_path(&t).is_some() {
+            self.hit(&WINDOWS, line, snippet, &[&t]);
+        }
+    }
+
+    /// The commands that write files: where each puts them.
+    pub(crate) fn writes(&mut self, c: &Cmd) {
+        let args = c.arg_texts();
+        let name = c.name.as_str();
+        match name {
+            "tee" | "truncate" => {
+                for t in c.operands() {
+                    self.write_to(t, c.line, &c.snippet, false);
+                }
+            }
+            "sed" if c.has_flag('i', "in-place") => {
+                for t in c.operands().into_iter().skip(1) {
+                    self.write_to(t, c.line, &c.snippet, false);
+                }
+            }
+            "cp" | "mv" | "install" | "ln" | "rsync" => {
+                let ops = c.operands();
+                // `install -d DIR…` makes folders; otherwise the last operand is the target.
+                if name == "install" && c.has_flag('d', "directory") {
+                    for t in ops {
+                        self.write_to(t, c.line, &c.snippet, true);
+                    }
+                } else if ops.len() >= 2
+                    && let Some(t) = ops.last()
+                    // Another machine's (`host:path`): publishing's.
+                    && !(matches!(name, "rsync" | "cp") && remote_spec(&t.text()))
+                {
+                    self.write_to(t, c.line, &c.snippet, false);
+                }
+            }
+            "mkdir" => {
+                for t in c.operands() {
+                    self.write_to(t, c.line, &c.snippet, true);
+                }
+            }
+            // `cd "$BIN"`: where an archive extracted next without a folder lands.
+            "cd" | "pushd" => {
+                self.cwd = c
+                    .operands()
+                    .first()
+                    .filter(|w| {
+                        let t = w.text();
+                        !t.starts_with('$') && self.outside(&t).is_some()
+                    })
+                    .map(|w| (*w).clone());
+            }
+            "popd" => self.cwd = None,
+            "tar" => {
+                let extract = args.iter().any(|a| {
+                    a == "--extract"
+                        || a == "--get"
+                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('x'))
+                }) || args
+                    .first()
+                    .is_some_and(|a| !a.starts_with('-') && a.contains('x'));
+                let dir = args
+                    .iter()
+                    .position(|a| a == "-C" || a == "--directory")
+                    .and_then(|i| c.args.get(i + 1))
+                    .cloned()
+                    .or_else(|| self.cwd.clone());
+                if extract && let Some(d) = dir {
+                    self.write_to(&d, c.line, &c.snippet, false);
+                }
+            }
+            "unzip" => {
+                let dir = args
+                    .iter()
+                    .position(|a| a == "-d")
+                    .and_then(|i| c.args.get(i + 1))
+                    .cloned()
+                    .or_else(|| self.cwd.clone());
+                if let Some(d) = dir {
+                    self.write_to(&d, c.line, &c.snippet, false);
+                }
+            }
+            "curl" => {
+                if let Some(i) = args.iter().position(|a| a == "-o" || a == "--output")
+                    && let Some(d) = c.args.get(i + 1)
+                {
+                    self.write_to(d, c.line, &c.snippet, false);
+                }
+            }
+            "wget" => {
+                if let Some(i) = args
+                    .iter()
+                    .position(|a| a == "-O" || a == "-P" || a == "--output-document")
+                    && let Some(d) = c.args.get(i + 1)
+                    && d.text() != "-"
+                {
+                    self.write_to(d, c.line, &c.snippet, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}
