@@ -2,6 +2,9 @@
 //! of them that reports only changes a user makes (not `.git`, `.commandtree`, ignored or
 //! excluded files), and a run this process can stop and start again while it waits.
 //!
+//! A front end that keeps its own loop (the terminal UI, the editor server) watches through
+//! [`Watching`]: the same [`Changes`] on a thread of its own, calling back with each batch.
+//!
 //! A command depends on the folder it runs in and the folders of the commands it runs (its
 //! closure: prerequisites, calls, a sequence's members), below each of them. Changes are
 //! debounced with the same setting as the engine's watcher (`[watch] debounce_ms`).
@@ -20,7 +23,9 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The folders `item` depends on: where it runs and where each command of its closure runs,
@@ -120,6 +125,74 @@ impl Changes {
                 return Some(wanted);
             }
         }
+    }
+}
+
+/// A [`Changes`] watch on a thread of its own, for a front end with its own loop: each batch
+/// of files that count goes to the callback, and what changes in the moments after (the rerun
+/// the callback starts writing its own files) is dropped, as `ct run --watch` drops it.
+/// Dropping it ends the watch.
+pub struct Watching {
+    folders: Vec<PathBuf>,
+    stop: Arc<AtomicBool>,
+    settle: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// How long the thread waits for changes before it looks whether it should end.
+const POLL: Duration = Duration::from_millis(200);
+
+impl Watching {
+    /// Watches `folders` (what a command depends on: [`folders`]); `on_change` gets the changed
+    /// files that count.
+    pub fn start(
+        ws: &Workspace,
+        folders: Vec<PathBuf>,
+        mut on_change: impl FnMut(Vec<PathBuf>) + Send + 'static,
+    ) -> Result<Watching> {
+        let mut changes = Changes::start(ws, &folders)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let settle = Arc::new(AtomicBool::new(false));
+        let (s, t) = (stop.clone(), settle.clone());
+        let thread = std::thread::Builder::new()
+            .name("commandtree-rerun".into())
+            .spawn(move || {
+                while !s.load(Ordering::SeqCst) {
+                    if t.swap(false, Ordering::SeqCst) {
+                        changes.settle();
+                    }
+                    if let Some(paths) = changes.next(POLL) {
+                        on_change(paths);
+                        changes.settle();
+                    }
+                }
+            })
+            .map_err(|e| Error::failed(format!("cannot start watching: {e}")))?;
+        Ok(Watching {
+            folders,
+            stop,
+            settle,
+            thread: Some(thread),
+        })
+    }
+
+    /// The folders watched.
+    pub fn folders(&self) -> &[PathBuf] {
+        &self.folders
+    }
+
+    /// A run of the command started or ended elsewhere: what changes now is its own work.
+    pub fn settle(&self) {
+        self.settle.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Not joined: a callback may be the one dropping it, and the thread ends by itself
+        // within one poll.
+        self.thread.take();
     }
 }
 
@@ -331,5 +404,32 @@ mod tests {
             assert!(!f.wanted(&root.join(no)), "{no}");
         }
         assert!(!f.wanted(Path::new("/etc/passwd")));
+    }
+
+    #[test]
+    fn watching_calls_back_with_a_change_and_stops_when_dropped() {
+        let root = scratch("watching");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        let ws = Workspace::open(Some(&root), &root);
+        let (tx, rx) = mpsc::channel();
+        let w = Watching::start(&ws, vec![root.join("src")], move |p| {
+            let _ = tx.send(p);
+        })
+        .unwrap();
+        assert_eq!(w.folders(), [root.join("src")]);
+        // Ignored, then outside the folders: neither counts.
+        std::fs::write(root.join("src/build.log"), "x").unwrap();
+        std::fs::write(root.join("other.rs"), "x").unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        let got = rx.recv_timeout(Duration::from_secs(30)).expect("a change");
+        let names: Vec<_> = got.iter().filter_map(|p| p.file_name()).collect();
+        assert_eq!(names, ["main.rs"], "{got:?}");
+        drop(w);
+        // The thread is gone within a poll, and its end drops the callback with the sender.
+        assert!(matches!(
+            rx.recv_timeout(Duration::from_secs(30)),
+            Err(mpsc::RecvTimeoutError::Disconnected)
+        ));
     }
 }

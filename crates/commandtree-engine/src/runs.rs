@@ -414,6 +414,97 @@ pub(crate) fn record_started(
     Some(id)
 }
 
+/// Records a run an editor started itself (in its terminal, task system or debugger) and
+/// reports: planned as `sel` runs here, so the history keeps its line and values and a restart
+/// from any front end repeats it. `pid` is the editor's terminal shell when it knows it: the
+/// run counts as going on while that process lives and until [`record_editor_end`]. Without a
+/// pid the run reads `unknown` at once to every other reader, since nothing can tell whether
+/// it still goes on.
+pub fn record_editor_run(
+    ws: &Workspace,
+    store: &mut Option<Store>,
+    sel: &Selected,
+    pid: Option<u32>,
+) -> Result<i64> {
+    // A program that is missing here may be found by the editor: the run is recorded anyway.
+    let (runnable, env_files, _missing) = prepare(ws, sel, None)?;
+    let saved = serde_json::to_string(&Saved {
+        values: runnable.values.clone(),
+        extra: sel.extra.clone(),
+        debug: sel.debug,
+    })
+    .unwrap_or_default();
+    let p = Planned {
+        item: sel.item.clone(),
+        runnable,
+        env_files,
+        saved,
+    };
+    history_store(ws, store).map_err(Error::failed)?;
+    let s = store.as_mut().expect("history_store opened it");
+    let cwd = p.runnable.cwd.to_string_lossy().into_owned();
+    let id = history::start(s, &p.new_run(mode::EDITOR, &cwd, pid))?;
+    if let Some(pid) = pid {
+        record_foreground(ws, id, pid);
+    }
+    Ok(id)
+}
+
+/// Records how an editor's run ended: its exit code, or `None` when the editor could not
+/// tell (its terminal closed, a debug session ended); `stopped` when the user stopped it
+/// there. Only a run recorded by [`record_editor_run`] that is still going on can be ended
+/// this way, so a client can never rewrite another run's outcome.
+pub fn record_editor_end(
+    ws: &Workspace,
+    store: &mut Option<Store>,
+    run_id: i64,
+    exit_code: Option<i32>,
+    stopped: bool,
+) -> Result<Run> {
+    let run = get(ws, store, run_id)?;
+    if run.mode != mode::EDITOR {
+        return Err(Error::failed(format!(
+            "run {run_id} (`{}`) was not started by an editor ({} mode)",
+            run.label, run.mode
+        )));
+    }
+    if run.exit_code.is_some() || (run.status != status::RUNNING && run.status != status::UNKNOWN) {
+        return Err(Error::failed(format!(
+            "run {run_id} (`{}`) has already ended ({})",
+            run.label, run.status
+        )));
+    }
+    let s = store.as_mut().expect("get() found the run in the store");
+    let ms = started_ms(&run.started_at).and_then(|start| {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .ok()?
+            .as_millis() as i64;
+        Some((now - start).max(0))
+    });
+    match exit_code {
+        Some(code) => {
+            let signaled = code > 128 && code < 128 + 65;
+            let st = if stopped {
+                status::STOPPED
+            } else {
+                history::status_for(code, signaled)
+            };
+            history::finish(s, run_id, code, ms, st)?;
+        }
+        None => s.set_run_status(
+            run_id,
+            if stopped {
+                status::STOPPED
+            } else {
+                status::UNKNOWN
+            },
+        )?,
+    }
+    supervisor::cleanup(&RunFiles::new(&ws.root, &run_id.to_string()));
+    get(ws, store, run_id)
+}
+
 /// Records who a foreground run's process is (pid and start time) in its run files, so another
 /// process can stop it and can tell a reused pid from it. Best effort: without the record the
 /// run still goes on, it just cannot be stopped from elsewhere.

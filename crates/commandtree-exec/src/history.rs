@@ -22,6 +22,10 @@ pub mod mode {
     pub const DETACHED: &str = "detached";
     pub const TMUX: &str = "tmux";
     pub const TERMINAL: &str = "terminal";
+    /// Started by an editor in its own terminal, task or debugger, and reported by it: its
+    /// pid (when known) is the terminal's shell, which outlives the run, so the editor reports
+    /// the end too.
+    pub const EDITOR: &str = "editor";
 }
 
 /// The fields known when a run starts.

@@ -85,6 +85,9 @@ routes! {
     Stop: Parallel => crate::runs::stop,
     Restart: Parallel => crate::runs::restart,
     Problems: Serial => crate::runs::problems,
+    WatchCommand: Serial => crate::runs::watch_command,
+    RunStarted: Serial => crate::runs::run_started,
+    RunEnded: Serial => crate::runs::run_ended,
     Dependencies: Serial => crate::runs::dependencies,
     Summarize: Parallel => summarize,
     Search: Parallel => search_commands,
@@ -421,11 +424,12 @@ fn security(loaded: &Loaded, item: &CommandItem) -> (Option<String>, bool) {
     (g.warning_line(), g.stale_summary())
 }
 
-fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
-    ctx.shared.require_trust("running commands")?;
-    check_query(&ctx.shared.root, &p.id)?;
+/// Parameter values as the protocol sends them (numbers and booleans as their text).
+pub(crate) fn values_of(
+    params: serde_json::Map<String, Value>,
+) -> RpcResult<commandtree_exec::params::Values> {
     let mut values = commandtree_exec::params::Values::new();
-    for (k, v) in p.params {
+    for (k, v) in params {
         let s = match v {
             Value::String(s) => s,
             Value::Number(n) => n.to_string(),
@@ -438,6 +442,13 @@ fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
         };
         values.insert(k, s);
     }
+    Ok(values)
+}
+
+fn plan(ctx: &Ctx<'_>, p: proto::PlanParams) -> RpcResult<proto::PlanResult> {
+    ctx.shared.require_trust("running commands")?;
+    check_query(&ctx.shared.root, &p.id)?;
+    let values = values_of(p.params)?;
     let (engine, loaded) = load(ctx, false)?;
     let sel = runs::select(
         &loaded,

@@ -87,6 +87,7 @@ pub const SERVER_REQUESTS: &[MethodInfo] = &[MethodInfo::request::<LanguageModel
 pub const SERVER_NOTIFICATIONS: &[MethodInfo] = &[
     MethodInfo::notification::<TasksChanged>(Direction::ServerNotification),
     MethodInfo::notification::<RunsChanged>(Direction::ServerNotification),
+    MethodInfo::notification::<CommandFilesChanged>(Direction::ServerNotification),
 ];
 
 /// The client notifications the server reads (besides LSP's own).
@@ -460,6 +461,78 @@ pub struct RestartParams {
     /// Default `newTerminal`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<RunMode>,
+}
+
+request!(
+    /// Starts or stops watching the files a command depends on (`commandFilesChanged`).
+    WatchCommand,
+    "commandtree/watchCommand",
+    WatchCommandParams => WatchCommandResult
+);
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct WatchCommandParams {
+    pub id: String,
+    /// `true` starts watching (again, with the command's folders as they are now), `false`
+    /// stops.
+    pub watch: bool,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WatchCommandResult {
+    /// The command's id (the params may name it another way).
+    pub id: String,
+    pub watching: bool,
+    /// The folders watched (empty when not watching).
+    pub folders: Vec<PathBuf>,
+}
+
+request!(
+    /// A run the editor started itself, recorded in the history.
+    RunStarted,
+    "commandtree/runStarted",
+    RunStartedParams => RunStartedResult
+);
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStartedParams {
+    pub id: String,
+    /// How it was started, as for `plan`.
+    pub mode: RunMode,
+    /// The values it was started with, as for `plan`.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schemars(with = "BTreeMap<String, ParamValue>")]
+    pub params: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_args: Vec<String>,
+    /// The process it runs under (a terminal's shell, a task's process) when the editor knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RunStartedResult {
+    pub run: Run,
+}
+
+request!(
+    /// How a run the editor reported with `runStarted` ended.
+    RunEnded,
+    "commandtree/runEnded",
+    RunEndedParams => RunStartedResult
+);
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunEndedParams {
+    pub run_id: i64,
+    /// Left out when the editor cannot tell (a terminal closed, a debug session ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The user stopped it in the editor.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stopped: bool,
 }
 
 request!(Problems, "commandtree/problems", ProblemsParams => ProblemsResult);
@@ -887,6 +960,20 @@ notification!(
     "commandtree/runsChanged",
     RunningResult
 );
+
+notification!(
+    /// After `watchCommand`, when files the command depends on changed.
+    CommandFilesChanged,
+    "commandtree/commandFilesChanged",
+    CommandFilesChangedParams
+);
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CommandFilesChangedParams {
+    pub id: String,
+    /// The changed files that count (absolute), sorted.
+    pub files: Vec<PathBuf>,
+}
 
 notification!(SetTrusted, "commandtree/setTrusted", SetTrustedParams);
 

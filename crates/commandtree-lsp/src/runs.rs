@@ -1,18 +1,21 @@
 //! Runs after the start, for an editor: what runs now and how each command last ran
 //! (`running`, and `runsChanged` after `watchFiles`), `stop`, `restart`, the problems in a run's
-//! output (`problems`) and a command's dependencies (`deps`). Each maps one engine workflow
-//! (`runs`, `problems`, `deps`); the server only adds the polling that turns the history's
-//! changes into notifications.
+//! output (`problems`), a command's dependencies (`deps`), the runs the editor starts itself
+//! (`runStarted`, `runEnded`: recorded in the history, so every front end sees them) and the
+//! watch behind its "run on change" (`watchCommand`, `commandFilesChanged`). Each maps one
+//! engine workflow (`runs`, `problems`, `deps`, `rerun`); the server only adds the polling
+//! that turns the history's changes into notifications.
 //!
-//! The runs an editor starts in its own terminals are not in the history (the server never
-//! starts a process); the editor tracks those itself and sends their output to `problems`.
+//! The server never starts a process: the editor runs each command itself, reports it, and
+//! sends its output to `problems`.
 
 use crate::error::*;
-use crate::handlers::{Ctx, check_query, load, plan_selected};
+use crate::handlers::{Ctx, check_query, load, plan_selected, values_of};
 use crate::protocol::{self as proto, RunState, RunningResult};
 use crate::server::{Shared, lock, path_of};
 use commandtree_engine::problems::{self, Place, Which};
-use commandtree_engine::{Engine, deps, runs, supervisor};
+use commandtree_engine::runs::{RunRequest, Target};
+use commandtree_engine::{Engine, deps, rerun, runs, supervisor};
 use commandtree_exec::history::Run;
 use commandtree_store::Store;
 use std::path::{Path, PathBuf};
@@ -142,6 +145,108 @@ pub(crate) fn problems(
         }
         _ => Err(RpcError::params("give one of output and runId")),
     }
+}
+
+/// Starts or stops watching what a command depends on; each batch of changed files that count
+/// (the engine's rules, as for `ct run --watch`) is sent as `commandFilesChanged`. The editor
+/// reruns the command itself, the server never starts it.
+pub(crate) fn watch_command(
+    ctx: &Ctx<'_>,
+    p: proto::WatchCommandParams,
+) -> RpcResult<proto::WatchCommandResult> {
+    let off = |id: String| proto::WatchCommandResult {
+        id,
+        watching: false,
+        folders: Vec::new(),
+    };
+    // A command that is gone since can still be unwatched by the id it was watched as.
+    if !p.watch && lock(&ctx.shared.watched).remove(&p.id).is_some() {
+        return Ok(off(p.id));
+    }
+    ctx.shared.require_trust("rerunning commands on change")?;
+    check_query(&ctx.shared.root, &p.id)?;
+    let (engine, loaded) = load(ctx, false)?;
+    let item = loaded.resolve(&p.id)?.clone();
+    if !p.watch {
+        lock(&ctx.shared.watched).remove(&item.id);
+        return Ok(off(item.id));
+    }
+    // Dropped first: a watch asked for again takes the command's folders as they are now.
+    lock(&ctx.shared.watched).remove(&item.id);
+    let weak: Weak<Shared> = Arc::downgrade(ctx.shared);
+    let id = item.id.clone();
+    let w = rerun::Watching::start(
+        engine.workspace(),
+        rerun::folders(&loaded, &item),
+        move |files| {
+            if let Some(s) = weak.upgrade() {
+                s.send::<proto::CommandFilesChanged>(&proto::CommandFilesChangedParams {
+                    id: id.clone(),
+                    files,
+                });
+            }
+        },
+    )?;
+    let folders = w.folders().to_vec();
+    lock(&ctx.shared.watched).insert(item.id.clone(), w);
+    Ok(proto::WatchCommandResult {
+        id: item.id,
+        watching: true,
+        folders,
+    })
+}
+
+/// A run of a watched command started or ended: what changes in the moments after is its own
+/// work, not a change to rerun it for.
+fn settle_watch(shared: &Shared, id: &str) {
+    if let Some(w) = lock(&shared.watched).get(id) {
+        w.settle();
+    }
+}
+
+/// Records a run the editor started, planned as the server would plan it with the same
+/// values, so `ct runs --running`, the terminal UI and a restart anywhere see it.
+pub(crate) fn run_started(
+    ctx: &Ctx<'_>,
+    p: proto::RunStartedParams,
+) -> RpcResult<proto::RunStartedResult> {
+    ctx.shared.require_trust("recording runs")?;
+    check_query(&ctx.shared.root, &p.id)?;
+    let values = values_of(p.params)?;
+    let (engine, mut loaded) = load(ctx, true)?;
+    let sel = runs::select(
+        &loaded,
+        RunRequest {
+            target: Target::Query(p.id),
+            values,
+            extra: p.extra_args,
+            debug: p.mode == proto::RunMode::Debug,
+        },
+    )?;
+    let ws = engine.workspace();
+    let run_id = runs::record_editor_run(ws, &mut loaded.store, &sel, p.pid)?;
+    settle_watch(ctx.shared, &sel.item.id);
+    Ok(proto::RunStartedResult {
+        run: runs::get(ws, &mut loaded.store, run_id)?,
+    })
+}
+
+pub(crate) fn run_ended(
+    ctx: &Ctx<'_>,
+    p: proto::RunEndedParams,
+) -> RpcResult<proto::RunStartedResult> {
+    ctx.shared.require_trust("recording runs")?;
+    let engine = ctx.shared.engine()?;
+    let mut store = open_store(&engine);
+    let run = runs::record_editor_end(
+        engine.workspace(),
+        &mut store,
+        p.run_id,
+        p.exit_code,
+        p.stopped,
+    )?;
+    settle_watch(ctx.shared, &run.command_id);
+    Ok(proto::RunStartedResult { run })
 }
 
 pub(crate) fn dependencies(ctx: &Ctx<'_>, p: proto::IdParams) -> RpcResult<deps::Deps> {

@@ -103,6 +103,8 @@ pub struct Shared {
     parallel: Mutex<Vec<JoinHandle<()>>>,
     /// The thread sending `runsChanged` (started by `watchFiles`).
     pub(crate) runs_watch: Mutex<Option<crate::runs::Watch>>,
+    /// The commands watched for `commandFilesChanged` (`watchCommand`), by id.
+    pub(crate) watched: Mutex<HashMap<String, commandtree_engine::rerun::Watching>>,
     /// The client answers `commandtree/languageModelRequest` (its `initialize` said so).
     pub language_models: bool,
     /// Requests this server sent the client, by id: where the answer goes.
@@ -480,6 +482,8 @@ impl Server {
         if let Some(w) = runs {
             w.stop();
         }
+        let watched = std::mem::take(&mut *lock(&shared.watched));
+        drop(watched);
         for f in lock(&shared.inflight).values() {
             if f.kind == Kind::Parallel {
                 f.cancel.cancel();
@@ -547,6 +551,7 @@ impl Server {
             answers: Mutex::new(HashMap::new()),
             parallel: Mutex::new(Vec::new()),
             runs_watch: Mutex::new(None),
+            watched: Mutex::new(HashMap::new()),
             language_models,
             asked: Mutex::new(HashMap::new()),
             next_ask: AtomicU64::new(0),

@@ -16,6 +16,7 @@ use crate::components::params::Params;
 use crate::components::picker::Picker;
 use crate::components::problems::ProblemList;
 use crate::components::prompt::Prompt;
+use crate::components::rerun::{Reruns, run_mark};
 use crate::components::running::RunState;
 use crate::components::runs::{BgRun, RunsKey, RunsPane, clean};
 use crate::components::status::Status;
@@ -28,6 +29,7 @@ use crate::worker::{self, Msg};
 use commandtree_core::{CancelToken, CommandItem, SortOrder};
 use commandtree_engine::frontend;
 use commandtree_engine::problems::{RunProblems, Which};
+use commandtree_engine::rerun;
 use commandtree_engine::runs::{self, Planned, RunRequest, Target};
 use commandtree_engine::tags;
 use commandtree_engine::{Engine, Loaded};
@@ -60,6 +62,8 @@ pub enum How {
     Background,
     Window,
     Debug,
+    /// Not a run: rerun it on change from now on (`W`), once its warnings are confirmed.
+    Watch,
 }
 
 /// A run on its way through the confirmation and the form.
@@ -73,6 +77,8 @@ pub struct Pending {
     pub asked: bool,
     /// A restart: this run is stopped (if it still goes on) just before the new one starts.
     pub restart: Option<i64>,
+    /// A rerun on change: warnings confirmed for the watch are not asked again.
+    pub rerun: bool,
 }
 
 impl Pending {
@@ -85,6 +91,7 @@ impl Pending {
             confirmed: false,
             asked: false,
             restart: None,
+            rerun: false,
         }
     }
 }
@@ -174,6 +181,8 @@ pub struct App {
     pub states: RunState,
     /// Terminal work a background answer asked for (a restart's run here), for the loop.
     pub queued: Option<Effect>,
+    /// The commands that rerun when their files change.
+    pub reruns: Reruns,
 }
 
 fn commands_of(loaded: &Option<Loaded>) -> &[CommandItem] {
@@ -211,6 +220,7 @@ impl App {
             popup: None,
             states: RunState::default(),
             queued: None,
+            reruns: Reruns::default(),
         }
     }
 
@@ -468,7 +478,10 @@ impl App {
                 self.queued = self.launch(*planned, how);
             }
             Msg::Runs(Ok(latest)) => {
-                if self.states.set(latest) {
+                let changed = self.states.set(latest);
+                let states = &self.states;
+                let _ = self.reruns.seen(|id| states.of(id).map(run_mark));
+                if changed {
                     // The History section follows runs of other processes too.
                     self.refresh_history();
                 }
@@ -480,6 +493,11 @@ impl App {
             }
             Msg::Problems(Ok(found)) => self.problems_found(found),
             Msg::Problems(Err(e)) => self.say(e, Level::Error),
+            Msg::FilesChanged(id, files) => {
+                if let Some(e) = self.files_changed(id, files) {
+                    self.queued = Some(e);
+                }
+            }
             Msg::Commands(all) => self.commands_changed_on_disk(all),
             Msg::Warning(w) => self.status.warn(w),
             Msg::Progress(p) => {
@@ -564,7 +582,11 @@ impl App {
             return (!self.status.cancel()).then_some(Effect::Quit);
         }
         if let Some(p) = self.popup.take() {
-            return self.popup_key(p, action, &k);
+            let effect = self.popup_key(p, action, &k);
+            if effect.is_none() && self.popup.is_none() {
+                return self.rerun_due();
+            }
+            return effect;
         }
         match context {
             Context::Filter => {
@@ -653,6 +675,7 @@ impl App {
                 self.show_problems(which);
             }
             Action::Deps => self.show_deps(),
+            Action::WatchToggle => return self.toggle_watch(),
             Action::Star => self.star(),
             Action::QuickDown => self.quick_move(1),
             Action::QuickUp => self.quick_move(-1),
@@ -772,9 +795,14 @@ impl App {
                 return None;
             }
         };
-        if let gate::Verdict::Confirm(lines) =
-            gate::Gate::of(loaded, &sel.item).verdict(p.confirmed)
-        {
+        let gate = gate::Gate::of(loaded, &sel.item);
+        let warned = match gate.verdict(false) {
+            gate::Verdict::Confirm(lines) => Some(lines),
+            gate::Verdict::Clear => None,
+        };
+        let confirmed =
+            p.confirmed || (p.rerun && self.reruns.confirmed(&sel.item.id, warned.as_ref()));
+        if let gate::Verdict::Confirm(lines) = gate.verdict(confirmed) {
             let title = format!("Run {}?", sel.item.label);
             let run = Pending {
                 confirmed: true,
@@ -782,6 +810,13 @@ impl App {
             };
             self.popup = Some(Popup::Confirm(Confirm::warnings(title, &lines, run)));
             return None;
+        }
+        if p.how == How::Watch {
+            self.begin_watch(&sel.item, warned);
+            return None;
+        }
+        if p.rerun {
+            self.reruns.set_confirmed(&sel.item.id, warned);
         }
         if !p.asked {
             let asked = frontend::questions(self.engine.workspace(), &sel);
@@ -816,6 +851,110 @@ impl App {
             How::Here | How::Debug => return Some(Effect::Foreground(Box::new(planned))),
             How::Background => self.start_background(&planned),
             How::Window => self.start_window(&planned),
+            How::Watch => {}
+        }
+        None
+    }
+
+    /// `W`: the selected command reruns in the background when its files change (its warnings
+    /// confirmed first), or stops doing so.
+    fn toggle_watch(&mut self) -> Option<Effect> {
+        let c = self.selected_command()?;
+        let (id, label) = (c.id.clone(), c.label.clone());
+        if self.reruns.remove(&id) {
+            self.states.set_watched(&id, false);
+            self.say(format!("{label}: rerun on change off"), Level::Info);
+            return None;
+        }
+        self.start(Pending::new(Target::Query(id), How::Watch, Vec::new()))
+    }
+
+    /// Watches what `item` depends on (the engine's folders and rules, as `ct run --watch`).
+    fn begin_watch(&mut self, item: &CommandItem, confirmed: Option<Vec<String>>) {
+        let Some(loaded) = self.loaded.as_ref() else {
+            return;
+        };
+        let folders = rerun::folders(loaded, item);
+        let (tx, id) = (self.tx.clone(), item.id.clone());
+        let started = rerun::Watching::start(self.engine.workspace(), folders, move |files| {
+            let _ = tx.send(Msg::FilesChanged(id.clone(), files));
+        });
+        match started {
+            Ok(w) => {
+                self.reruns.add(item.id.clone(), w, confirmed);
+                self.states.set_watched(&item.id, true);
+                let n = self.reruns.folders(&item.id);
+                let folders = if n == 1 { "folder" } else { "folders" };
+                self.say(
+                    format!(
+                        "{} reruns in the background when its files change ({n} {folders} \
+                         watched; {} again stops)",
+                        item.label,
+                        tree_key(Action::WatchToggle)
+                    ),
+                    Level::Info,
+                );
+            }
+            Err(e) => self.say(e.to_string(), Level::Error),
+        }
+    }
+
+    /// Files of a command that reruns on change changed: its run going on is stopped and it
+    /// starts again in the background, as its newest run ran (same values), through the gate.
+    /// While a popup is open the rerun waits for it to close.
+    fn files_changed(&mut self, id: String, files: Vec<PathBuf>) -> Option<Effect> {
+        if !self.reruns.is_on(&id) {
+            return None;
+        }
+        let Some(label) = self
+            .commands()
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.label.clone())
+        else {
+            self.reruns.remove(&id);
+            self.states.set_watched(&id, false);
+            self.say(
+                "a command that reran on change is gone; its files are not watched any more",
+                Level::Warn,
+            );
+            return None;
+        };
+        if self.popup.is_some() || !self.fresh {
+            self.reruns.postpone(&id);
+            return None;
+        }
+        let ws = self.engine.workspace();
+        // The history as it is now: the state read each second may not have a run started
+        // a moment ago.
+        let going = self
+            .loaded
+            .as_mut()
+            .and_then(|l| runs::running(ws, &mut l.store).ok())
+            .and_then(|rs| rs.into_iter().find(|r| r.command_id == id));
+        let newest = going.as_ref().or_else(|| self.states.of(&id));
+        let target = newest.map_or_else(|| Target::Query(id.clone()), |r| Target::Run(r.run_id));
+        let mut p = Pending::new(target, How::Background, Vec::new());
+        p.rerun = true;
+        p.restart = going.map(|r| r.run_id);
+        let first = files
+            .first()
+            .map(|f| self.rel(&f.to_string_lossy()))
+            .unwrap_or_default();
+        let more = match files.len() {
+            0 | 1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        self.say(format!("{first}{more} changed: {label} again"), Level::Info);
+        self.start(p)
+    }
+
+    /// The reruns that waited for a popup to close.
+    fn rerun_due(&mut self) -> Option<Effect> {
+        for id in self.reruns.take_due() {
+            if let Some(e) = self.files_changed(id, Vec::new()) {
+                return Some(e);
+            }
         }
         None
     }

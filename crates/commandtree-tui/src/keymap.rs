@@ -86,6 +86,8 @@ pub enum Action {
     Problems,
     /// What a command runs and what runs it.
     Deps,
+    /// Rerun the command in the background whenever its files change, or stop doing so.
+    WatchToggle,
     Star,
     QuickDown,
     QuickUp,
@@ -306,6 +308,7 @@ pub static KEYMAP: &[Entry] = &[
     row(C::Tree,   &[&[(Ch('r'), A::ToggleRuns)], &[(TAB, A::FocusRuns)]],  "runs pane / focus it"),
     row(C::Tree,   &[&[(Ch('x'), A::StopRun)], &[(Ch('X'), A::RestartRun)]], "stop / restart its run"),
     row(C::Tree,   &[&[(Ch('p'), A::Problems)], &[(Ch('d'), A::Deps)]],     "problems / dependencies"),
+    row(C::Tree,   &[&[(Ch('W'), A::WatchToggle)]],                         "rerun on change: on / off"),
     row(C::Tree,   &[&[(Ch('s'), A::Star)]],                                "star / unstar"),
     row(C::Tree,   &[&[(Ch('J'), A::QuickDown)], &[(Ch('K'), A::QuickUp)]], "move in Quick Launch"),
     row(C::Tree,   &[&[(Ch('+'), A::AddTag)], &[(Ch('-'), A::RemoveTag)]],  "add / remove a tag"),
@@ -553,6 +556,11 @@ mod tests {
             "y runs it anyway · n / Esc does not"
         );
         assert_eq!(key(C::Tree, A::RunBackground), "b");
+        assert_eq!(key(C::Tree, A::WatchToggle), "W");
+        assert_eq!(
+            action(C::Runs, &press(KeyCode::Char('W'))),
+            Some((C::Tree, A::WatchToggle))
+        );
         assert_eq!(key(C::Runs, A::Star), "s");
         assert_eq!(key(C::Viewer, A::Cancel), "Esc");
         for l in footer_lines(C::Params, 40) {

@@ -42,6 +42,8 @@ pub enum Msg {
     Runs(Result<HashMap<String, Run>, String>),
     /// The problems of a run's output.
     Problems(Result<RunProblems, String>),
+    /// Files a command that reruns on change depends on changed (its id, the files).
+    FilesChanged(String, Vec<PathBuf>),
     /// A command skill's proposal for a command's file (skill name, then the proposal or why
     /// there is none).
     Proposed(

@@ -21,7 +21,7 @@ import { ModelChoice, answerLanguageModelRequest, hasLanguageModels } from './lm
 import { checkServer, locateServer } from './locate';
 import { Model, Settings } from './model';
 import { RunDiagnostics } from './problems';
-import { readRunning, readTasksChanged } from './protocol';
+import { readFilesChanged, readRunning, readTasksChanged } from './protocol';
 import type { RunningResult, ServerNotifications, ServerRequests } from './protocol.generated';
 import { Runner, errorText } from './runner';
 import { Rpc, RpcServer, Server, StepProgress } from './server';
@@ -30,6 +30,7 @@ import { Rpc, RpcServer, Server, StepProgress } from './server';
 const LANGUAGE_MODEL_REQUEST: keyof ServerRequests = 'commandtree/languageModelRequest';
 const TASKS_CHANGED: keyof ServerNotifications = 'commandtree/tasksChanged';
 const RUNS_CHANGED: keyof ServerNotifications = 'commandtree/runsChanged';
+const FILES_CHANGED: keyof ServerNotifications = 'commandtree/commandFilesChanged';
 const REQUEST_CANCELLED = -32800;
 const INTERNAL_ERROR = -32603;
 
@@ -249,6 +250,12 @@ export class FolderClient implements Folder {
     c.onNotification(RUNS_CHANGED, (p: unknown) => {
       this.serverRuns(rpc, readRunning(p));
     });
+    c.onNotification(FILES_CHANGED, (p: unknown) => {
+      const changed = readFilesChanged(p);
+      if (changed) {
+        void this.runner.filesChanged(changed.id, model.tasks.get(changed.id));
+      }
+    });
     this.current = rpc;
     model.setServer(rpc);
     await this.afterStart(rpc);
@@ -292,6 +299,7 @@ export class FolderClient implements Folder {
       this.model.setStatus(`Discovery failed: ${errorText(e)}`);
       return;
     }
+    await this.runner.rewatch();
     try {
       this.model.runs.setServer(await rpc.running());
     } catch (e) {

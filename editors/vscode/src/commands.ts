@@ -637,6 +637,16 @@ export class Handlers {
     await folder.runner.execute(item, plan, 'newTerminal', undefined);
   }
 
+  /** Run on Change: the command runs again (as it last ran here) when its files change. */
+  async toggleRunOnChange(arg: unknown): Promise<void> {
+    const item = itemOf(arg);
+    const folder = item && this.folders.forItem(arg);
+    if (!item || !folder || !this.need(folder)) {
+      return;
+    }
+    await folder.runner.toggleRunOnChange(item);
+  }
+
   /** What a command runs and what runs it, as a quick pick; choosing one opens its definition. */
   async showDependencies(arg: unknown): Promise<void> {
     const item = itemOf(arg);
@@ -696,6 +706,7 @@ export class Handlers {
       ['commandtree.stop', (a) => this.stop(a)],
       ['commandtree.restart', (a) => this.restart(a)],
       ['commandtree.showDependencies', (a) => this.showDependencies(a)],
+      ['commandtree.toggleRunOnChange', (a) => this.toggleRunOnChange(a)],
     ];
   }
 }

@@ -30,6 +30,12 @@ export interface ClearContextResult {
   removed: number;
 }
 
+export interface CommandFilesChangedParams {
+  /** The changed files that count (absolute), sorted. */
+  files: string[];
+  id: string;
+}
+
 /** One discovered command. Serialises to the CommandItem JSON of PRODUCT.md §3. */
 export interface CommandItem {
   category: string;
@@ -366,6 +372,14 @@ export interface Run {
   status: string;
 }
 
+export interface RunEndedParams {
+  /** Left out when the editor cannot tell (a terminal closed, a debug session ended). */
+  exitCode?: number;
+  runId: number;
+  /** The user stopped it in the editor. */
+  stopped?: boolean;
+}
+
 export type RunMode = 'newTerminal' | 'currentTerminal' | 'debug';
 
 export interface RunPlaybookParams {
@@ -398,6 +412,21 @@ export interface RunSkillParams {
 export interface RunSkillResult {
   reply: string;
   skill: string;
+}
+
+export interface RunStartedParams {
+  extraArgs?: string[];
+  id: string;
+  /** How it was started, as for `plan`. */
+  mode: RunMode;
+  /** The values it was started with, as for `plan`. */
+  params?: Record<string, ParamValue>;
+  /** The process it runs under (a terminal's shell, a task's process) when the editor knows it. */
+  pid?: number;
+}
+
+export interface RunStartedResult {
+  run: Run;
 }
 
 export interface RunState {
@@ -627,6 +656,23 @@ export interface Warning {
   message: string;
 }
 
+export interface WatchCommandParams {
+  id: string;
+  /**
+   * `true` starts watching (again, with the command's folders as they are now), `false`
+   * stops.
+   */
+  watch: boolean;
+}
+
+export interface WatchCommandResult {
+  /** The folders watched (empty when not watching). */
+  folders: string[];
+  /** The command's id (the params may name it another way). */
+  id: string;
+  watching: boolean;
+}
+
 /** The requests the server answers, by method. */
 export interface Requests {
   'commandtree/discoverTasks': { params: DiscoverTasksParams; result: DiscoverTasksResult };
@@ -644,6 +690,9 @@ export interface Requests {
   'commandtree/stop': { params: StopParams; result: StopResult };
   'commandtree/restart': { params: RestartParams; result: PlanResult };
   'commandtree/problems': { params: ProblemsParams; result: ProblemsResult };
+  'commandtree/watchCommand': { params: WatchCommandParams; result: WatchCommandResult };
+  'commandtree/runStarted': { params: RunStartedParams; result: RunStartedResult };
+  'commandtree/runEnded': { params: RunEndedParams; result: RunStartedResult };
   'commandtree/deps': { params: IdParams; result: Deps };
   'commandtree/summarize': { params: SummarizeParams; result: SummarizeResult };
   'commandtree/search': { params: SearchParams; result: SearchResult };
@@ -667,6 +716,7 @@ export interface ServerRequests {
 export interface ServerNotifications {
   'commandtree/tasksChanged': TasksChangedParams;
   'commandtree/runsChanged': RunningResult;
+  'commandtree/commandFilesChanged': CommandFilesChangedParams;
 }
 
 /** The client notifications the server reads, by method: their params. */
@@ -691,6 +741,9 @@ export const REQUESTS: readonly (keyof Requests)[] = [
   'commandtree/stop',
   'commandtree/restart',
   'commandtree/problems',
+  'commandtree/watchCommand',
+  'commandtree/runStarted',
+  'commandtree/runEnded',
   'commandtree/deps',
   'commandtree/summarize',
   'commandtree/search',

@@ -488,6 +488,25 @@ export function readRunning(v: unknown): wire.RunningResult {
   return { running: readStates(r.running), last: readStates(r.last) };
 }
 
+/** The run in a `runStarted` or `runEnded` answer. */
+export function readRecorded(v: unknown): wire.Run | undefined {
+  return readRun(fields<wire.RunStartedResult>(v).run);
+}
+
+/** The folders a `watchCommand` answer says are watched. */
+export function readWatched(v: unknown): string[] {
+  return listIn(fields<wire.WatchCommandResult>(v).folders).filter((f): f is string => typeof f === 'string');
+}
+
+/** The command a `commandFilesChanged` notification is about, and its files. */
+export function readFilesChanged(v: unknown): { id: string; files: string[] } | undefined {
+  const p = fields<wire.CommandFilesChangedParams>(v);
+  if (typeof p.id !== 'string') {
+    return undefined;
+  }
+  return { id: p.id, files: listIn(p.files).filter((f): f is string => typeof f === 'string') };
+}
+
 export function readStopped(v: unknown): wire.Run[] {
   return listIn(fields<wire.StopResult>(v).stopped).flatMap((r) => readRun(r) ?? []);
 }

@@ -7,6 +7,11 @@ import { CommandItem, ParamDef, Plan, RunMode } from './protocol';
 import { LocalRun, RunTracker } from './runs';
 import { Server } from './server';
 
+/** How a run comes about: a rerun on change accepts the warning confirmed before. */
+export interface RunOptions {
+  rerun?: boolean;
+}
+
 /** Where the runs of a folder are followed: their state on the rows, their problems. */
 export interface Tracking {
   readonly root: string;
@@ -88,15 +93,24 @@ export function terminalName(item: CommandItem): string {
 }
 
 export class Runner {
+  /** The warning last confirmed for each command that runs on change: not asked again. */
+  private readonly confirmed = new Map<string, string>();
+  /** Commands being run again on change, and whether another change came meanwhile. */
+  private readonly rerunning = new Map<string, boolean>();
+
   /** `folder`: where launch configurations start (the first workspace folder when omitted). */
   /** `tracking`: where this folder's runs are followed (none: runs are started and forgotten). */
   constructor(
     private readonly server: () => Server | undefined,
     private readonly folder: () => vscode.WorkspaceFolder | undefined = () => vscode.workspace.workspaceFolders?.[0],
     readonly tracking?: Tracking,
-  ) {}
+  ) {
+    tracking?.runs.onDidEnd((run) => {
+      void this.reportEnd(run);
+    });
+  }
 
-  async run(item: CommandItem, mode: RunMode): Promise<void> {
+  async run(item: CommandItem, mode: RunMode, opts: RunOptions = {}): Promise<void> {
     if (item.type === 'markdown' && mode !== 'debug') {
       await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(item.filePath));
       return;
@@ -109,11 +123,11 @@ export class Runner {
     if (params === undefined) {
       return;
     }
-    await this.runWith(item, mode, params);
+    await this.runWith(item, mode, params, opts);
   }
 
   /** Runs `item` with parameter values already chosen (a restart runs as it ran before). */
-  async runWith(item: CommandItem, mode: RunMode, params: Record<string, string> | undefined): Promise<void> {
+  async runWith(item: CommandItem, mode: RunMode, params: Record<string, string> | undefined, opts: RunOptions = {}): Promise<void> {
     const server = this.server();
     if (!server) {
       void vscode.window.showErrorMessage('CommandTree: the ct server is not running.');
@@ -128,13 +142,18 @@ export class Runner {
       void vscode.window.showErrorMessage(`CommandTree: cannot ${mode === 'debug' ? 'debug' : 'run'} ${item.label}: ${errorText(e)}`);
       return;
     }
-    await this.execute(item, plan, mode, params);
+    await this.execute(item, plan, mode, params, opts);
   }
 
   /** Runs a plan the server made (`plan`, or `restart` of a run of the history). */
-  async execute(item: CommandItem, plan: Plan, mode: RunMode, params: Record<string, string> | undefined): Promise<void> {
-    if (!(await confirmWarning(item, plan.securityWarning))) {
+  async execute(item: CommandItem, plan: Plan, mode: RunMode, params: Record<string, string> | undefined, opts: RunOptions = {}): Promise<void> {
+    const warning = plan.securityWarning;
+    const accepted = opts.rerun === true && warning !== undefined && this.confirmed.get(item.id) === warning;
+    if (!accepted && !(await confirmWarning(item, warning))) {
       return;
+    }
+    if (warning !== undefined && this.tracking?.runs.isWatched(item.id)) {
+      this.confirmed.set(item.id, warning);
     }
     if (plan.staleSummary) {
       void vscode.window.showInformationMessage(
@@ -168,8 +187,8 @@ export class Runner {
     return RunDiagnostics.key(this.tracking?.root ?? '', item.id);
   }
 
-  private track(s: Started, kind: LocalRun['kind'], stop: LocalRun['stop']): LocalRun | undefined {
-    return this.tracking?.runs.start({
+  private track(s: Started, kind: LocalRun['kind'], stop: LocalRun['stop'], pid?: number): LocalRun | undefined {
+    const run = this.tracking?.runs.start({
       commandId: s.item.id,
       label: s.item.label,
       kind,
@@ -177,6 +196,116 @@ export class Runner {
       params: s.params,
       stop,
     });
+    if (run && kind !== 'task') {
+      this.report(run, pid);
+    }
+    return run;
+  }
+
+  /**
+   * Records a run of this window in the history (`runStarted`), so `ct runs --running`, the
+   * terminal UI and other windows see it. Only in a trusted workspace (the server refuses
+   * otherwise); a server that cannot record it leaves the run as it is.
+   */
+  report(run: LocalRun, pid: number | undefined): void {
+    const server = this.server();
+    if (!server || !vscode.workspace.isTrusted) {
+      return;
+    }
+    run.reported = server.runStarted({ id: run.commandId, mode: run.mode, params: run.params, pid }).then(
+      (r) => {
+        run.historyId = r?.runId;
+        return r?.runId;
+      },
+      () => undefined,
+    );
+  }
+
+  private async reportEnd(run: LocalRun): Promise<void> {
+    const id = await run.reported;
+    const server = this.server();
+    if (id === undefined || !server || !run.ended) {
+      return;
+    }
+    await server.runEnded(id, run.ended.exitCode, run.ended.stopped).catch(() => undefined);
+  }
+
+  /** Run on Change on or off for `item`: the server watches what it depends on. */
+  async toggleRunOnChange(item: CommandItem): Promise<void> {
+    const runs = this.tracking?.runs;
+    const server = this.server();
+    if (!runs || !server) {
+      void vscode.window.showErrorMessage('CommandTree: the ct server is not running.');
+      return;
+    }
+    const on = !runs.isWatched(item.id);
+    let folders: string[];
+    try {
+      folders = await server.watchCommand(item.id, on);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`CommandTree: cannot watch ${item.label}: ${errorText(e)}`);
+      return;
+    }
+    runs.setWatched(item.id, on);
+    if (!on) {
+      this.confirmed.delete(item.id);
+    }
+    const n = folders.length;
+    void vscode.window.showInformationMessage(
+      on
+        ? `CommandTree: ${item.label} runs again when its files change (${n} ${n === 1 ? 'folder' : 'folders'} watched).`
+        : `CommandTree: ${item.label} no longer runs on change.`,
+    );
+  }
+
+  /**
+   * The server says files `item` depends on changed: its run of this window going on is
+   * stopped and it runs again as it last ran here (mode and values); one that never ran here
+   * runs in a new terminal. A change while that happens runs it once more after.
+   */
+  async filesChanged(id: string, item: CommandItem | undefined): Promise<void> {
+    const runs = this.tracking?.runs;
+    if (!runs?.isWatched(id)) {
+      return;
+    }
+    if (!item) {
+      // The command is gone: nothing to run, nothing to watch.
+      runs.setWatched(id, false);
+      await this.server()?.watchCommand(id, false).catch(() => undefined);
+      return;
+    }
+    if (this.rerunning.has(id)) {
+      this.rerunning.set(id, true);
+      return;
+    }
+    this.rerunning.set(id, false);
+    try {
+      do {
+        this.rerunning.set(id, false);
+        const mine = runs.localRunning(id);
+        const last = mine[mine.length - 1] ?? runs.latestLocal(id);
+        const stopped = await Promise.all(mine.map((r) => runs.stopAndWait(r)));
+        if (stopped.includes(false)) {
+          void vscode.window.showErrorMessage(`CommandTree: ${item.label} did not stop; not starting it again.`);
+          return;
+        }
+        if (last) {
+          await this.runWith(item, last.mode, last.params, { rerun: true });
+        } else {
+          await this.run(item, 'newTerminal', { rerun: true });
+        }
+      } while (this.rerunning.get(id) === true);
+    } finally {
+      this.rerunning.delete(id);
+    }
+  }
+
+  /** A server started again: it watches what this window watched. */
+  async rewatch(): Promise<void> {
+    const server = this.server();
+    for (const id of this.tracking?.runs.watchedIds() ?? []) {
+      await server?.watchCommand(id, true).catch(() => undefined);
+    }
   }
 
   /** Through VS Code's task system when it knows the task (problem matchers, dependsOn). */
@@ -191,6 +320,15 @@ export class Runner {
     const run = this.track(s, 'task', () => {
       execution.terminate();
     });
+    if (run) {
+      // Reported with its process, so the history can tell when it is gone.
+      const starting = vscode.tasks.onDidStartTaskProcess((e) => {
+        if (e.execution === execution) {
+          starting.dispose();
+          this.report(run, e.processId);
+        }
+      });
+    }
     if (run && tracker) {
       // A task with a process ends with its exit code; one without (a custom execution) ends.
       const subs = [
@@ -272,7 +410,7 @@ export class Runner {
       });
     terminal.show(true);
     // Text sent before the shell has started can be lost by some shells' line editors.
-    await terminal.processId;
+    const pid = await terminal.processId;
     // The server writes `cd -- '<cwd>' && ` into current-terminal plans itself; a multi-line
     // script comes without it, so the terminal is moved first.
     if (reuse && plan.cwd && !plan.commandLine.startsWith('cd ')) {
@@ -286,17 +424,28 @@ export class Runner {
       return;
     }
     const execution = integration.executeCommand(plan.commandLine);
-    this.follow(s, terminal, execution, plan.cwd);
+    this.follow(s, terminal, execution, plan.cwd, pid);
   }
 
   /** Follows a line run in a terminal: running until it ends, then its problems. */
-  private follow(s: Started, terminal: vscode.Terminal, execution: vscode.TerminalShellExecution, cwd: string | undefined): void {
+  private follow(
+    s: Started,
+    terminal: vscode.Terminal,
+    execution: vscode.TerminalShellExecution,
+    cwd: string | undefined,
+    pid: number | undefined,
+  ): void {
     const tracker = this.tracking?.runs;
     // Read at once: only what is printed after the first read() is seen.
     const stream = execution.read();
-    const run = this.track(s, 'terminal', () => {
-      terminal.sendText('\u0003', false);
-    });
+    const run = this.track(
+      s,
+      'terminal',
+      () => {
+        terminal.sendText('\u0003', false);
+      },
+      pid,
+    );
     if (!run || !tracker) {
       return;
     }

@@ -1,8 +1,10 @@
 // What runs and how each command last ran, for the rows of the views: the runs this window
 // started (in VS Code's terminals, tasks and debugger: the server never starts a process, so
-// only the extension knows them) merged with the server's history (runs started anywhere else,
-// `ct run -d` in a shell, the terminal UI), which `commandtree/running` and
-// `commandtree/runsChanged` report.
+// the extension follows them, and reports them to the history with `commandtree/runStarted`
+// so every other front end sees them) merged with the server's history (runs started anywhere
+// else, `ct run -d` in a shell, the terminal UI), which `commandtree/running` and
+// `commandtree/runsChanged` report. A run of this window is shown once: the history's row of
+// it is left out. Also which commands run again when their files change (Run on Change).
 
 import * as vscode from 'vscode';
 import type { Run, RunningResult } from './protocol.generated';
@@ -24,6 +26,10 @@ export interface LocalRun {
   ended?: { at: number; exitCode: number | undefined; stopped: boolean };
   /** Stop was asked for: however it then ends, it was stopped. */
   stopping?: boolean;
+  /** Its run id in the history, once the server recorded it. */
+  historyId?: number;
+  /** The server's answer to `runStarted` (its run id; `undefined` when not recorded). */
+  reported?: Promise<number | undefined>;
   /** Asks it to stop (Ctrl+C to its terminal, terminate the task, stop the debug session). */
   stop(): void | Thenable<void>;
 }
@@ -73,6 +79,10 @@ export class RunTracker {
   /** Fired when a run starts or ends, and every second while something runs (elapsed time). */
   readonly onDidChange = this.changed.event;
   private readonly local: LocalRun[] = [];
+  private readonly ended = new vscode.EventEmitter<LocalRun>();
+  /** Fired once when a run of this window ends (for the history). */
+  readonly onDidEnd = this.ended.event;
+  private readonly watched = new Set<string>();
   private server: RunningResult = { running: [], last: [] };
   private next = 1;
   private readonly waiting: (() => void)[] = [];
@@ -101,6 +111,7 @@ export class RunTracker {
     }
     run.ended = { at: this.now(), exitCode, stopped: run.stopping === true };
     this.fire();
+    this.ended.fire(run);
     for (const w of this.waiting.splice(0)) {
       w();
     }
@@ -142,9 +153,29 @@ export class RunTracker {
     return [...this.local].reverse().find((r) => r.commandId === commandId);
   }
 
-  /** The server's runs of `commandId` going on now, newest first. */
+  /** The server's runs of `commandId` going on now, newest first (not this window's own). */
   serverRunning(commandId: string): Run[] {
-    return this.server.running.map((r) => r.run).filter((r) => r.commandId === commandId);
+    const mine = new Set(this.local.map((r) => r.historyId));
+    return this.server.running.map((r) => r.run).filter((r) => r.commandId === commandId && !mine.has(r.runId));
+  }
+
+  /** Whether `commandId` runs again when its files change. */
+  isWatched(commandId: string): boolean {
+    return this.watched.has(commandId);
+  }
+
+  setWatched(commandId: string, on: boolean): void {
+    if (on) {
+      this.watched.add(commandId);
+    } else {
+      this.watched.delete(commandId);
+    }
+    this.fire();
+  }
+
+  /** The commands that run again when their files change. */
+  watchedIds(): string[] {
+    return [...this.watched];
   }
 
   /** The server's newest run of `commandId`. */
@@ -157,7 +188,8 @@ export class RunTracker {
   }
 
   anyRunning(): boolean {
-    return this.local.some((r) => !r.ended) || this.server.running.length > 0;
+    const mine = new Set(this.local.map((r) => r.historyId));
+    return this.local.some((r) => !r.ended) || this.server.running.some((r) => !mine.has(r.run.runId));
   }
 
   /** Running (since the oldest run going on), else how the newest run ended; none never ran. */
@@ -189,8 +221,17 @@ export class RunTracker {
     return undefined;
   }
 
-  /** What a row's description starts with; `undefined` for a command that never ran. */
+  /** What a row's description starts with (`↻` when it runs on change); `undefined` for a
+   * command that never ran and is not watched. */
   describe(commandId: string): string | undefined {
+    const ran = this.describeRun(commandId);
+    if (!this.isWatched(commandId)) {
+      return ran;
+    }
+    return ran ? `↻ ${ran}` : '↻ on change';
+  }
+
+  private describeRun(commandId: string): string | undefined {
     const s = this.stateOf(commandId);
     if (!s) {
       return undefined;
@@ -240,5 +281,6 @@ export class RunTracker {
   dispose(): void {
     this.stopTicker();
     this.changed.dispose();
+    this.ended.dispose();
   }
 }

@@ -20,6 +20,7 @@ import {
   readPlan,
   readProblems,
   readProposal,
+  readRecorded,
   readQuick,
   readRunning,
   readStopped,
@@ -29,6 +30,7 @@ import {
   readTasks,
   readTree,
   readWarnings,
+  readWatched,
 } from './protocol';
 import type { Deps, PlaybookStep, Problem, Requests, Run, RunningResult } from './protocol.generated';
 
@@ -99,6 +101,21 @@ export interface Server {
   runProblems(runId: number): Promise<Problem[]>;
   /** What a command runs and what runs it. */
   deps(id: string): Promise<Deps>;
+  /** Starts or stops watching what a command depends on; the folders watched. */
+  watchCommand(id: string, watch: boolean): Promise<string[]>;
+  /** Records a run this window started in the history; the run as recorded. */
+  runStarted(run: StartedRun): Promise<Run | undefined>;
+  /** Records how a run reported with `runStarted` ended. */
+  runEnded(runId: number, exitCode: number | undefined, stopped: boolean): Promise<void>;
+}
+
+/** What the history needs of a run this window started. */
+export interface StartedRun {
+  id: string;
+  mode: RunMode;
+  params: Record<string, string> | undefined;
+  /** The terminal's shell or the task's process, when VS Code says. */
+  pid: number | undefined;
 }
 
 /** The JSON-RPC side a `Server` needs: what `LanguageClient` offers, narrowed. */
@@ -267,5 +284,27 @@ export class RpcServer implements Server {
 
   async deps(id: string): Promise<Deps> {
     return readDeps(await this.request('commandtree/deps', { id }));
+  }
+
+  async watchCommand(id: string, watch: boolean): Promise<string[]> {
+    return readWatched(await this.request('commandtree/watchCommand', { id, watch }));
+  }
+
+  async runStarted(run: StartedRun): Promise<Run | undefined> {
+    const answer = await this.request('commandtree/runStarted', {
+      id: run.id,
+      mode: run.mode,
+      ...(run.params && Object.keys(run.params).length > 0 ? { params: run.params } : {}),
+      ...(run.pid !== undefined ? { pid: run.pid } : {}),
+    });
+    return readRecorded(answer);
+  }
+
+  async runEnded(runId: number, exitCode: number | undefined, stopped: boolean): Promise<void> {
+    await this.request('commandtree/runEnded', {
+      runId,
+      ...(exitCode !== undefined ? { exitCode } : {}),
+      ...(stopped ? { stopped } : {}),
+    });
   }
 }

@@ -157,6 +157,7 @@ impl DetailPane {
         };
         out.push(field(t, "file", &file));
         out.extend(states.line(&c.id, t));
+        out.extend(states.watch_line(&c.id, t));
         if let Some(desc) = &c.description {
             out.push(field(t, "description", desc));
         }

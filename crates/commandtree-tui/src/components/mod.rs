@@ -4,8 +4,8 @@
 //! [`Outcome`] or a return value. None of them reads the terminal.
 //!
 //! The tree, the filter bar, the detail pane, the runs pane and the status line are always
-//! there, with [`running`] (what each command's runs are doing) marking the tree and the
-//! details; the popups ([`help`], [`params`], [`confirm`], [`picker`], [`prompt`],
+//! there, with [`running`] (what each command's runs are doing, and which rerun on change:
+//! [`rerun`]) marking the tree and the details; the popups ([`help`], [`params`], [`confirm`], [`picker`], [`prompt`],
 //! [`problems`], [`deps`]) come and go.
 
 pub mod confirm;
@@ -17,6 +17,7 @@ pub mod params;
 pub mod picker;
 pub mod problems;
 pub mod prompt;
+pub mod rerun;
 pub mod running;
 pub mod runs;
 pub mod status;

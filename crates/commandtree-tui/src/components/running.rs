@@ -9,7 +9,7 @@ use commandtree_engine::runs;
 use commandtree_exec::history::{Run, status};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How often the runs are read while one runs (the elapsed time shown moves each second).
@@ -27,6 +27,8 @@ pub struct RunState {
     pub reading: bool,
     /// The clock the elapsed times are shown against, moved by [`RunState::tick`].
     now: Option<SystemTime>,
+    /// The commands that rerun when their files change (`W`).
+    watched: HashSet<String>,
 }
 
 impl RunState {
@@ -81,6 +83,19 @@ impl RunState {
         self.latest.values().filter(|r| !runs::is_over(r)).count()
     }
 
+    /// Whether command `id` reruns on change: its row and details say so.
+    pub fn set_watched(&mut self, id: &str, on: bool) {
+        if on {
+            self.watched.insert(id.to_string());
+        } else {
+            self.watched.remove(id);
+        }
+    }
+
+    pub fn watched(&self, id: &str) -> bool {
+        self.watched.contains(id)
+    }
+
     /// The newest run of command `id`.
     pub fn of(&self, id: &str) -> Option<&Run> {
         self.latest.get(id)
@@ -95,10 +110,16 @@ impl RunState {
         runs::elapsed(r, self.now.unwrap_or_else(SystemTime::now))
     }
 
-    /// The mark after a command's label in the tree: `● 12s` while it runs, else how its
-    /// last run ended.
-    pub fn badge(&self, id: &str, t: &Theme) -> Option<Span<'static>> {
-        let r = self.of(id)?;
+    /// The marks after a command's label in the tree: `↻` while it reruns on change, then `●
+    /// 12s` while it runs, else how its last run ended.
+    pub fn badge(&self, id: &str, t: &Theme) -> Vec<Span<'static>> {
+        let mut out = Vec::new();
+        if self.watched(id) {
+            out.push(Span::styled("  ↻", t.accent()));
+        }
+        let Some(r) = self.of(id) else {
+            return out;
+        };
         let (mark, style) = look(r, t);
         let text = if runs::is_over(r) {
             format!("  {mark} {}", ended(r))
@@ -106,7 +127,18 @@ impl RunState {
             let time = self.elapsed(r).map(clock).unwrap_or_default();
             format!("  {mark} {time}")
         };
-        Some(Span::styled(text, style))
+        out.push(Span::styled(text, style));
+        out
+    }
+
+    /// The detail pane's line for a command that reruns on change.
+    pub fn watch_line(&self, id: &str, t: &Theme) -> Option<Line<'static>> {
+        self.watched(id).then(|| {
+            Line::from(vec![
+                Span::styled(format!("{:<12}", "on change"), t.dim()),
+                Span::styled("↻ reruns in the background", t.accent()),
+            ])
+        })
     }
 
     /// The detail pane's line for command `id`: what its newest run is doing or how it ended,
@@ -242,8 +274,13 @@ mod tests {
             .iter()
             .flat_map(|n| {
                 let id = format!("make:/w/Makefile:{n}");
-                let badge = s.badge(&id, &t).unwrap_or_else(|| Span::raw("  (no run)"));
-                let mut out = vec![Line::from(vec![Span::raw(n.to_string()), badge])];
+                let mut badge = s.badge(&id, &t);
+                if badge.is_empty() {
+                    badge.push(Span::raw("  (no run)"));
+                }
+                let mut spans = vec![Span::raw(n.to_string())];
+                spans.extend(badge);
+                let mut out = vec![Line::from(spans)];
                 out.extend(s.line(&id, &t));
                 out
             })

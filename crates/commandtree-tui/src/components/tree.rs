@@ -433,7 +433,7 @@ fn command_spans(
     c: &CommandItem,
     (score, place): (Option<f32>, Place),
     positions: &[u32],
-    run: Option<Span<'static>>,
+    run: Vec<Span<'static>>,
 ) {
     let in_quick = place == Place::Quick;
     spans.push(Span::raw("  "));
@@ -625,6 +625,30 @@ mod tests {
         );
         states.at(crate::components::running::started() + Duration::from_millis(75_400));
         insta::assert_snapshot!(draw_with(&mut t, &commands, 14, &states));
+    }
+
+    /// A command that reruns on change says so on its row, with its run's state beside it.
+    #[test]
+    fn a_command_that_reruns_on_change_is_marked() {
+        use crate::components::running::run;
+        let commands = commands();
+        let mut t = tree(&commands);
+        let mut states = RunState::default();
+        states.set(
+            [(
+                commands[0].id.clone(),
+                run(7, &commands[0].id, "running", None),
+            )]
+            .into(),
+        );
+        states.at(crate::components::running::started() + Duration::from_secs(3));
+        states.set_watched(&commands[0].id, true);
+        states.set_watched(&commands[3].id, true);
+        let shown = draw_with(&mut t, &commands, 14, &states);
+        insta::assert_snapshot!(shown);
+        states.set_watched(&commands[3].id, false);
+        let shown = draw_with(&mut t, &commands, 14, &states);
+        assert_eq!(shown.matches('↻').count(), 1, "{shown}");
     }
 
     #[test]

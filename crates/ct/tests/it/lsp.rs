@@ -1771,3 +1771,175 @@ fn deps_gives_what_a_command_runs_and_what_runs_it() {
     assert_eq!(code, -32002);
     assert_eq!(s.finish(), Some(0));
 }
+
+/// "Run on change" in the editor: the server watches what a command depends on, with the
+/// engine's rules (ignored files do not count), and says which files changed; the editor reruns.
+#[test]
+fn a_watched_command_is_told_when_its_files_change_until_unwatched() {
+    let w = Workspace::new()
+        .file("Makefile", "build:\n\tcat src/main.c\n")
+        .file(".gitignore", "*.log\n")
+        .file("src/main.c", "int main;\n");
+    let mut s = start(&w, &[]);
+    s.initialize(&w, json!({}), true);
+    let id = w.id("make", "Makefile", "build");
+    let r = s.ok(
+        "commandtree/watchCommand",
+        json!({"id": "build", "watch": true}),
+    );
+    assert_eq!(r["id"], id, "{r}");
+    assert_eq!(r["watching"], true);
+    assert_eq!(r["folders"].as_array().unwrap().len(), 1, "{r}");
+
+    // An ignored file first: the batch the editor hears of has only the file that counts.
+    w.write("build.log", "noise\n");
+    w.write("src/main.c", "int main(void) { return 0; }\n");
+    let changed = s.notification("commandtree/commandFilesChanged", |p| p["id"] == id);
+    let files: Vec<&str> = changed["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with("src/main.c")), "{changed}");
+    assert!(!files.iter().any(|f| f.ends_with(".log")), "{changed}");
+
+    let r = s.ok(
+        "commandtree/watchCommand",
+        json!({"id": id, "watch": false}),
+    );
+    assert_eq!(r["watching"], false, "{r}");
+    w.write("src/main.c", "int main(void) { return 1; }\n");
+    // Longer than the debounce and the settling after it: nothing comes once unwatched.
+    std::thread::sleep(Duration::from_secs(3));
+    s.ok("commandtree/running", json!({}));
+    assert!(
+        !s.seen
+            .iter()
+            .any(|m| m["method"] == "commandtree/commandFilesChanged"),
+        "{:?}",
+        s.seen
+    );
+    let (code, _) = s.err(
+        "commandtree/watchCommand",
+        json!({"id": "nothing-like-this", "watch": true}),
+    );
+    assert_eq!(code, -32002);
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// A run the editor starts in its own terminal is in the history once reported: `ct runs
+/// --running` in a shell lists it while the terminal's shell lives, and its end is recorded.
+#[test]
+fn a_run_the_editor_reports_is_seen_running_from_a_shell_until_it_ends() {
+    use std::os::unix::process::CommandExt;
+    let w = Workspace::new().file("Makefile", "build:\n\techo $(MODE)\nquick:\n\ttrue\n");
+    let mut s = start(&w, &[]);
+    s.initialize(&w, json!({}), true);
+    s.ok("commandtree/watchFiles", json!({}));
+    // Stands in for the terminal's shell: a process group leader that outlives the line it runs.
+    let mut shell = Command::new("sleep")
+        .arg("300")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let id = w.id("make", "Makefile", "build");
+    let r = s.ok(
+        "commandtree/runStarted",
+        json!({"id": "build", "mode": "newTerminal", "extraArgs": ["MODE=fast"], "pid": shell.id()}),
+    );
+    let run = &r["run"];
+    let run_id = run["runId"].as_i64().unwrap();
+    assert_eq!(run["commandId"], id, "{r}");
+    assert_eq!(run["mode"], "editor");
+    assert_eq!(run["status"], "running");
+    assert!(
+        run["commandLine"].as_str().unwrap().contains("MODE=fast"),
+        "{r}"
+    );
+
+    let running = w.json(["runs", "--running", "--json"]);
+    assert_eq!(running.as_array().unwrap().len(), 1, "{running}");
+    assert_eq!(running[0]["runId"], run_id);
+    assert_eq!(running[0]["label"], "build");
+    s.notification("commandtree/runsChanged", |p| {
+        p["running"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["run"]["runId"] == run_id))
+    });
+
+    let r = s.ok(
+        "commandtree/runEnded",
+        json!({"runId": run_id, "exitCode": 2}),
+    );
+    assert_eq!(r["run"]["status"], "failed", "{r}");
+    assert_eq!(r["run"]["exitCode"], 2);
+    assert!(r["run"]["durationMs"].is_i64(), "{r}");
+    // The shell lives on after its line, as a terminal's does: the run is over all the same.
+    assert!(
+        w.json(["runs", "--running", "--json"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(w.run_row(run_id)["status"], "failed");
+    s.notification("commandtree/runsChanged", |p| {
+        p["running"].as_array().is_some_and(|a| a.is_empty())
+    });
+    // Only a run of an editor that goes on can be ended by one.
+    let (code, _) = s.err(
+        "commandtree/runEnded",
+        json!({"runId": run_id, "exitCode": 0}),
+    );
+    assert_eq!(code, -32004);
+    w.ok(["run", "quick"]);
+    let cli = w.runs()[0]["runId"].as_i64().unwrap();
+    let (code, e) = s.err("commandtree/runEnded", json!({"runId": cli, "exitCode": 1}));
+    assert_eq!(code, -32004, "{e}");
+    assert_eq!(w.run_row(cli)["status"], "ok");
+
+    // Without a pid nothing can tell whether it still runs: never listed as running.
+    let r = s.ok(
+        "commandtree/runStarted",
+        json!({"id": id, "mode": "currentTerminal"}),
+    );
+    let blind = r["run"]["runId"].as_i64().unwrap();
+    assert!(
+        w.json(["runs", "--running", "--json"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let r = s.ok(
+        "commandtree/runEnded",
+        json!({"runId": blind, "stopped": true}),
+    );
+    assert_eq!(r["run"]["status"], "stopped", "{r}");
+    let _ = shell.kill();
+    let _ = shell.wait();
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// An untrusted workspace neither records runs nor watches commands.
+#[test]
+fn runs_and_watches_are_refused_in_an_untrusted_workspace() {
+    let w = Workspace::new().file("Makefile", "build:\n\ttrue\n");
+    let mut s = start(&w, &[]);
+    s.initialize(&w, json!({"trusted": false}), true);
+    for (method, params) in [
+        (
+            "commandtree/watchCommand",
+            json!({"id": "build", "watch": true}),
+        ),
+        (
+            "commandtree/runStarted",
+            json!({"id": "build", "mode": "newTerminal"}),
+        ),
+        ("commandtree/runEnded", json!({"runId": 1, "exitCode": 0})),
+    ] {
+        let (code, e) = s.err(method, params);
+        assert_eq!(code, -32003, "{method}: {e}");
+    }
+    assert!(!w.root().join(".commandtree/commandtree.sqlite3").exists());
+    assert_eq!(s.finish(), Some(0));
+}

@@ -545,3 +545,77 @@ fn runs_from_anywhere_are_shown_stopped_restarted_and_their_problems_opened() {
     t.keys(&["q"]);
     t.wait_for("ct-exit=0");
 }
+
+/// `W` reruns a command in the background when a file it depends on changes: the row says it
+/// is watched, an ignored file changes nothing, a change while it runs stops that run and starts
+/// it again, and `W` again stops watching.
+#[test]
+fn a_watched_command_reruns_in_the_background_when_its_files_change() {
+    if !tmux_available() {
+        return;
+    }
+    let w = Workspace::new()
+        .file("Makefile", "serve:\n\tcat src/conf.txt; sleep 300\n")
+        .file(".gitignore", "*.log\n")
+        .file("src/conf.txt", "one\n");
+    let t = clean_shell("watch", &w, &w.home(), (120, 36));
+    t.keys(&[&format!("{CT}; echo \"ct-exit=$?\""), "Enter"]);
+    t.wait_until(
+        &["Make Targets (1)"],
+        &["looking for risky commands", "discovering commands"],
+    );
+    t.keys(&["/"]);
+    t.text("serve");
+    t.keys(&["Enter"]);
+    t.wait_for("cat src/conf.txt");
+    t.keys(&["W"]);
+    t.wait_until(
+        &[
+            "serve reruns in the background when its files change",
+            "serve  ↻",
+        ],
+        &[],
+    );
+    assert!(w.runs().is_empty());
+
+    // Ignored by the workspace's .gitignore: no run.
+    w.write("build.log", "noise\n");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(w.runs().is_empty(), "{:?}", w.runs());
+
+    w.write("src/conf.txt", "two\n");
+    assert!(eventually(|| w.runs().len() == 1), "{:?}", w.runs());
+    let first = w.runs()[0].clone();
+    assert_eq!(first["mode"], "detached", "{first}");
+    assert_eq!(first["status"], "running", "{first}");
+    t.wait_for("serve  ↻  ● ");
+
+    // A change while it runs: stopped, and started again. (What changes in the moments after a
+    // rerun starts is taken for the run's own work, as `ct run --watch` takes it: the change
+    // comes after those.)
+    std::thread::sleep(Duration::from_secs(1));
+    w.write("src/conf.txt", "three\n");
+    assert!(eventually(|| w.runs().len() == 2), "{:?}", w.runs());
+    let first_id = first["runId"].as_i64().unwrap();
+    assert!(
+        eventually(|| w.run_row(first_id)["status"] == "stopped"),
+        "{:?}",
+        w.run_row(first_id)
+    );
+    let running = w.json(["runs", "--running", "--json"]);
+    assert_eq!(running.as_array().unwrap().len(), 1, "{running}");
+    assert_ne!(running[0]["runId"], first_id);
+    assert_eq!(running[0]["mode"], "detached");
+
+    // Off: a change runs nothing more.
+    t.keys(&["W"]);
+    t.wait_until(&["serve: rerun on change off"], &["serve  ↻"]);
+    w.write("src/conf.txt", "four\n");
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(w.runs().len(), 2, "{:?}", w.runs());
+
+    t.keys(&["x"]);
+    t.wait_until(&["serve  ■ stopped"], &["serve  ● "]);
+    t.keys(&["q"]);
+    t.wait_for("ct-exit=0");
+}

@@ -18,7 +18,7 @@ import {
 } from '../../src/protocol';
 import type { Deps, Problem, Run, RunningResult } from '../../src/protocol.generated';
 import { Runner } from '../../src/runner';
-import { Discovery, Server, SortOrder, SummarizeProgress } from '../../src/server';
+import { Discovery, Server, SortOrder, StartedRun, SummarizeProgress } from '../../src/server';
 
 export function item(over: Partial<CommandItem> & { label: string }): CommandItem {
   const type = over.type ?? 'shell';
@@ -255,6 +255,44 @@ export class FakeServer implements Server {
     this.record('deps', id);
     const d = this.depsOf.get(id);
     return d ? Promise.resolve(d) : Promise.reject(new Error(`command not found: ${id}`));
+  }
+  /** The commands watched (`watchCommand`). */
+  watching = new Set<string>();
+  /** The folders `watchCommand` answers. */
+  watchFolders = ['/ws'];
+  private nextRun = 100;
+  watchCommand(id: string, watch: boolean): Promise<string[]> {
+    this.record('watchCommand', id, watch);
+    if (watch) {
+      this.watching.add(id);
+    } else {
+      this.watching.delete(id);
+    }
+    return Promise.resolve(watch ? this.watchFolders : []);
+  }
+  /** As the server: the run is in the history as running, so `running` reports it too. */
+  runStarted(run: StartedRun): Promise<Run | undefined> {
+    this.record('runStarted', run);
+    const label = this.tasks.find((t) => t.id === run.id)?.label ?? run.id;
+    const r: Run = {
+      runId: this.nextRun++,
+      commandId: run.id,
+      label,
+      commandLine: label,
+      cwd: '/ws',
+      startedAt: new Date().toISOString(),
+      durationMs: null,
+      exitCode: null,
+      mode: 'editor',
+      status: 'running',
+    };
+    this.runState = { running: [{ run: r }, ...this.runState.running], last: [{ run: r }, ...this.runState.last.filter((l) => l.run.commandId !== run.id)] };
+    return Promise.resolve(r);
+  }
+  runEnded(runId: number, exitCode: number | undefined, stopped: boolean): Promise<void> {
+    this.record('runEnded', runId, exitCode, stopped);
+    this.runState = { ...this.runState, running: this.runState.running.filter((r) => r.run.runId !== runId) };
+    return Promise.resolve();
   }
   show(id: string): Promise<CommandItem | undefined> {
     this.record('show', id);

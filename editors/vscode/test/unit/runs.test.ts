@@ -390,4 +390,115 @@ describe('runs', () => {
     assert.strictEqual(model.runs.isRunning(build.id), false);
     model.dispose();
   });
+
+  it('reports a run of this window to the history with its shell, shows it once, and reports its end', async () => {
+    const { server, model, runner } = setup();
+    recorded.answers.push('release');
+    await runner.run(build, 'newTerminal');
+    await settle();
+    const started = server.calls.find((c) => c.method === 'runStarted');
+    assert.deepStrictEqual(started?.args, [{ id: build.id, mode: 'newTerminal', params: { target: 'release' }, pid: 4242 }]);
+    // The history has it too: the row counts it once.
+    model.runs.setServer(await server.running());
+    assert.strictEqual(server.runState.running.length, 1);
+    assert.match(String(commandRow(build, false, model.runs).description), /^running \ds · scripts$/);
+    assert.deepStrictEqual(model.runs.serverRunning(build.id), []);
+
+    recorded.executions[0]?.end(2);
+    await settle();
+    const ended = server.calls.find((c) => c.method === 'runEnded');
+    assert.deepStrictEqual(ended?.args, [100, 2, false]);
+    model.dispose();
+  });
+
+  it('records nothing in an untrusted workspace', async () => {
+    const { server, model, runner } = setup();
+    // The mock's workspace: its trust can be changed, as VS Code's restricted mode does.
+    const ws = vscode.workspace as unknown as { isTrusted: boolean };
+    ws.isTrusted = false;
+    try {
+      recorded.answers.push('release');
+      await runner.run(build, 'newTerminal');
+      recorded.executions[0]?.end(0);
+      await settle();
+      assert.strictEqual(server.count('runStarted') + server.count('runEnded'), 0);
+    } finally {
+      ws.isTrusted = true;
+    }
+    model.dispose();
+  });
+
+  it('runs a command again on change as it last ran here, stopping the run going on, until turned off', async () => {
+    const { server, model, runner, handlers } = setup();
+    await handlers.toggleRunOnChange(build);
+    assert.deepStrictEqual([...server.watching], [build.id]);
+    assert.strictEqual(commandRow(build, false, model.runs).description, '↻ on change · scripts');
+    assert.match(recorded.messages.at(-1)?.text ?? '', /runs again when its files change \(1 folder watched\)/);
+
+    recorded.answers.push('debug');
+    await runner.run(build, 'newTerminal');
+    const first = recorded.executions[0];
+    assert.ok(first);
+    const send = first.terminal.sendText.bind(first.terminal);
+    first.terminal.sendText = (text: string) => {
+      send(text);
+      if (text === '\u0003') {
+        first.end(130);
+      }
+    };
+    assert.match(String(commandRow(build, false, model.runs).description), /^↻ running/);
+    const picks = recorded.quickPicks.length;
+    await runner.filesChanged(build.id, build);
+    assert.ok(first.terminal.sent.includes('\u0003'), 'the run going on is stopped first');
+    assert.strictEqual(recorded.executions.length, 2, 'and it runs again');
+    assert.strictEqual(recorded.quickPicks.length, picks, 'with the values it had, asking nothing');
+    const last = server.calls.filter((c) => c.method === 'plan').pop();
+    assert.deepStrictEqual(last?.args, [build.id, 'newTerminal', { target: 'debug' }]);
+
+    // Off: a late notification runs nothing.
+    await handlers.toggleRunOnChange(build);
+    assert.deepStrictEqual([...server.watching], []);
+    await runner.filesChanged(build.id, build);
+    assert.strictEqual(recorded.executions.length, 2);
+    assert.doesNotMatch(String(commandRow(build, false, model.runs).description), /↻/);
+    model.dispose();
+  });
+
+  it('asks about a warning once for a command run on change, and again when it changes', async () => {
+    const { server, model, runner, handlers } = setup();
+    server.plans.set(serve.id, { action: 'terminal', commandLine: 'make serve', cwd: '/ws', securityWarning: 'deletes files' });
+    await handlers.toggleRunOnChange(serve);
+    const asked = (): number => recorded.messages.filter((m) => m.level === 'warning').length;
+    recorded.answers.push(RUN_ANYWAY);
+    await runner.filesChanged(serve.id, serve);
+    assert.strictEqual(asked(), 1);
+    assert.strictEqual(recorded.executions.length, 1);
+    recorded.executions[0]?.end(0);
+    await settle();
+    await runner.filesChanged(serve.id, serve);
+    assert.strictEqual(asked(), 1, 'the same warning is not asked again');
+    assert.strictEqual(recorded.executions.length, 2);
+    recorded.executions[1]?.end(0);
+    await settle();
+    server.plans.set(serve.id, { action: 'terminal', commandLine: 'make serve', cwd: '/ws', securityWarning: 'sends files away' });
+    recorded.answers.push(undefined);
+    await runner.filesChanged(serve.id, serve);
+    assert.strictEqual(asked(), 2, 'a new warning is');
+    assert.strictEqual(recorded.executions.length, 2, 'and declined, nothing runs');
+    model.dispose();
+  });
+
+  it('forgets a watched command that is gone, and watches again after a server restart', async () => {
+    const { server, model, runner, handlers } = setup();
+    await handlers.toggleRunOnChange(serve);
+    await handlers.toggleRunOnChange(build);
+    server.watching.clear();
+    await runner.rewatch();
+    assert.deepStrictEqual([...server.watching].sort(), [build.id, serve.id].sort());
+    await runner.filesChanged(serve.id, undefined);
+    assert.strictEqual(model.runs.isWatched(serve.id), false);
+    assert.deepStrictEqual([...server.watching], [build.id]);
+    assert.strictEqual(recorded.executions.length, 0);
+    model.dispose();
+  });
 });

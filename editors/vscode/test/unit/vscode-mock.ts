@@ -206,6 +206,7 @@ const shellEnded = new EventEmitter<{ execution: FakeExecution; exitCode: number
 const terminalClosed = new EventEmitter<FakeTerminal>();
 const taskProcessEnded = new EventEmitter<{ execution: FakeTaskExecution; exitCode: number | undefined }>();
 const taskEnded = new EventEmitter<{ execution: FakeTaskExecution }>();
+const taskProcessStarted = new EventEmitter<{ execution: FakeTaskExecution; processId: number }>();
 const debugStarted = new EventEmitter<FakeDebugSession>();
 const debugEnded = new EventEmitter<FakeDebugSession>();
 
@@ -222,6 +223,9 @@ export interface FakeDebugSession {
 
 /** The events a test fires as VS Code would. */
 export const fire = {
+  taskStarted(execution: FakeTaskExecution, processId: number): void {
+    taskProcessStarted.fire({ execution, processId });
+  },
   taskEnded(execution: FakeTaskExecution, exitCode: number | undefined): void {
     taskProcessEnded.fire({ execution, exitCode });
     taskEnded.fire({ execution });
@@ -503,6 +507,7 @@ export const env = {
 };
 
 export const workspace = {
+  isTrusted: true,
   workspaceFolders: [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }] as { uri: Uri; name: string; index: number }[],
   openTextDocument(options: { content: string; language: string }): Promise<unknown> {
     recorded.documents.push({ content: options.content, language: options.language });
@@ -533,6 +538,7 @@ export const debug = {
 };
 
 export const tasks = {
+  onDidStartTaskProcess: taskProcessStarted.event,
   onDidEndTaskProcess: taskProcessEnded.event,
   onDidEndTask: taskEnded.event,
   fetchTasks(): Promise<{ name: string }[]> {
