@@ -658,16 +658,10 @@ async fn a_deny_rule_matching_only_a_step_refuses_the_command() {
 fn model() -> common::Server {
     common::Server::start(|req, _| {
         if req.method == "GET" {
-            return common::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return common::model_list();
         }
         let name = common::name_in(req);
-        common::Reply::json(
-            200,
-            common::openai_tool_reply(
-                "report_command_analysis",
-                &json!({"summary": format!("Runs {name}."), "securityWarning": ""}),
-            ),
-        )
+        common::analysis_reply(&format!("Runs {name}."), "")
     })
 }
 
@@ -724,7 +718,7 @@ async fn a_cancelled_summarize_stops_its_request_and_the_server_goes_on() {
     // The model never answers; only a cancellation ends the request.
     let llm = common::Server::start(|req, _| {
         if req.method == "GET" {
-            return common::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return common::model_list();
         }
         common::Reply::Silence(Duration::from_secs(120))
     });
