@@ -654,21 +654,8 @@ fn jvm_string(s: &Chars, i: usize) -> (String, usize) {
         }
         if q == '"' && c == '$' {
             if s.get(j + 1) == Some('{') {
-                let mut level = 0usize;
-                let mut k = j + 1;
-                while let Some(d) = s.get(k) {
-                    if d == '{' {
-                        level += 1;
-                    } else if d == '}' {
-                        level -= 1;
-                        if level == 0 {
-                            break;
-                        }
-                    }
-                    k += 1;
-                }
                 out.push_str(UNKNOWN);
-                j = k + 1;
+                j = closing(&s.c, j + 1) + 1;
                 continue;
             }
             if s.get(j + 1)
@@ -791,27 +778,38 @@ pub fn msbuild(text: &str) -> Vec<ShellCode> {
         .collect()
 }
 
+/// The index of the bracket that closes the `(` or `{` at `c[open]`, nested ones skipped;
+/// `c.len()` when none does.
+fn closing(c: &[char], open: usize) -> usize {
+    let (opener, closer) = if c[open] == '(' {
+        ('(', ')')
+    } else {
+        ('{', '}')
+    };
+    let mut level = 0usize;
+    let mut k = open;
+    while k < c.len() {
+        if c[k] == opener {
+            level += 1;
+        } else if c[k] == closer {
+            level -= 1;
+            if level == 0 {
+                break;
+            }
+        }
+        k += 1;
+    }
+    k
+}
+
 fn msbuild_values(cmd: &str) -> String {
     let mut out = String::new();
     let c: Vec<char> = cmd.chars().collect();
     let mut i = 0;
     while i < c.len() {
         if matches!(c[i], '$' | '@' | '%') && c.get(i + 1) == Some(&'(') {
-            let mut level = 0usize;
-            let mut j = i + 1;
-            while j < c.len() {
-                if c[j] == '(' {
-                    level += 1;
-                } else if c[j] == ')' {
-                    level -= 1;
-                    if level == 0 {
-                        break;
-                    }
-                }
-                j += 1;
-            }
             out.push_str(UNKNOWN);
-            i = j + 1;
+            i = closing(&c, i + 1) + 1;
             continue;
         }
         out.push(c[i]);
