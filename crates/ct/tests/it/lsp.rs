@@ -5,7 +5,7 @@
 
 use crate::llm;
 use crate::support::lsp::Lsp;
-use crate::support::{Workspace, eventually, labelled};
+use crate::support::{self, Workspace, eventually, labelled};
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::Duration;
@@ -590,20 +590,10 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
         r#"{"scripts": {"build": "tsc", "serve": "vite"}}"#,
     );
     let n = tasks_changed(&mut s, |p| has_label(&p["tasks"], "serve"));
-    let labels: Vec<&str> = n["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap())
-        .collect();
-    assert!(
-        !labels.contains(&"test") && !labels.contains(&"lint"),
-        "{labels:?}"
-    );
-    assert!(
-        labels.contains(&"hello.sh") && !labels.contains(&"t.sh"),
-        "{labels:?}"
-    );
+    let labels = support::labels(&n["tasks"]);
+    let has = |l: &str| labels.iter().any(|x| x == l);
+    assert!(!has("test") && !has("lint"), "{labels:?}");
+    assert!(has("hello.sh") && !has("t.sh"), "{labels:?}");
     let mut now = ids(&n["tasks"]);
     now.sort();
     let mut listed = ids(&w.json(["list", "--json"]));

@@ -2,7 +2,7 @@
 //! scripts, a real database, a loopback LLM server.
 
 use crate::llm as common;
-use crate::support::{Workspace, model_dir};
+use crate::support::{self, Workspace, model_dir};
 
 use rmcp::model::*;
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
@@ -217,16 +217,9 @@ async fn initialize_list_show_and_resources() {
     let r = call_ok(&c, "list_commands", json!({})).await;
     let v = data(&r);
     assert_eq!(v["total"], 6, "{v}");
-    let labels: Vec<&str> = v["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap())
-        .collect();
-    assert!(
-        labels.contains(&"build") && labels.contains(&"args.sh"),
-        "{labels:?}"
-    );
+    let labels = support::labels(&v["commands"]);
+    let has = |l: &str| labels.iter().any(|x| x == l);
+    assert!(has("build") && has("args.sh"), "{labels:?}");
     assert!(text_of(&r).contains("npm:build"), "{}", text_of(&r));
     let v = tool_data(&c, "list_commands", json!({"type": "npm", "query": "TEST"})).await;
     assert_eq!(v["total"], 1);

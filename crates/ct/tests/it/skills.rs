@@ -62,6 +62,13 @@ fn release_notes_2(flag: &str) -> Vec<&str> {
     [&RELEASE_NOTES_2[..], &[flag]].concat()
 }
 
+/// `ct skill run file --action ACTION --path PATH`, then `rest`.
+fn file_skill<'a>(action: &'a str, path: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["skill", "run", "file", "--action", action, "--path", path];
+    args.extend(rest);
+    args
+}
+
 /// `ct task` asking gpt-4o to summarize, with these model options.
 fn summarize_task(options: &str) -> [&str; 7] {
     [
@@ -658,17 +665,7 @@ fn the_readme_examples_work_as_written() {
     let out = ct_input(
         &root,
         llm,
-        &[
-            "skill",
-            "run",
-            "file",
-            "--action",
-            "write",
-            "--path",
-            "./test.json",
-            "--content",
-            "hello world",
-        ],
+        &file_skill("write", "./test.json", &["--content", "hello world"]),
         "y\n",
     );
     assert!(ok(&out).contains("Wrote 11 bytes"));
@@ -725,17 +722,7 @@ fn ctrl_c_at_a_confirmation_is_no_and_exits_130() {
     let mut child = command(
         &root,
         None,
-        &[
-            "skill",
-            "run",
-            "file",
-            "--action",
-            "write",
-            "--path",
-            "x.txt",
-            "--content",
-            "y",
-        ],
+        &file_skill("write", "x.txt", &["--content", "y"]),
     )
     .command()
     .stdin(Stdio::piped())
@@ -1021,18 +1008,6 @@ fn the_file_skill_never_touches_git_or_commandtrees_own_files() {
             .exists()
     );
     // Other files are as before.
-    let o = ct(
-        &root,
-        None,
-        &[
-            "skill",
-            "run",
-            "file",
-            "--action",
-            "read",
-            "--path",
-            "docs/readme.md",
-        ],
-    );
+    let o = ct(&root, None, &file_skill("read", "docs/readme.md", &[]));
     assert_eq!(ok(&o), "docs\n");
 }
