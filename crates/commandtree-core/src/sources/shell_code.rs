@@ -98,6 +98,17 @@ impl Chars {
         self.line.get(i).copied().unwrap_or(1)
     }
 
+    /// The index after the identifier characters (`[A-Za-z0-9_]`) from `i`.
+    fn word_end(&self, mut i: usize) -> usize {
+        while self
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            i += 1;
+        }
+        i
+    }
+
     fn skip_spaces(&self, mut i: usize) -> usize {
         while matches!(self.get(i), Some(' ' | '\t')) {
             i += 1;
@@ -180,12 +191,7 @@ pub fn ruby(text: &str) -> Vec<ShellCode> {
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = i;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
-                    i += 1;
-                }
+                i = s.word_end(i);
                 if matches!(s.get(i), Some('?' | '!')) {
                     i += 1;
                     continue;
@@ -484,12 +490,7 @@ fn ruby_heredoc(s: &Chars, i: usize) -> (Option<Arg>, usize) {
         j += 1;
     }
     let start = j;
-    while s
-        .get(j)
-        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        j += 1;
-    }
+    j = s.word_end(j);
     let tag: String = s.c[start..j].iter().collect();
     if tag.is_empty() {
         return (None, i + 2);
@@ -563,12 +564,7 @@ pub fn gradle(text: &str) -> Vec<ShellCode> {
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = i;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
-                    i += 1;
-                }
+                i = s.word_end(i);
                 let word: String = s.c[start..i].iter().collect();
                 let line = s.line(start);
                 match word.as_str() {
