@@ -13,6 +13,7 @@
 //! Readers are pure, never panic, and read any length in time linear in it (nesting is
 //! bounded).
 
+use super::common;
 use crate::model::ShellCode;
 use crate::text::sh_word;
 
@@ -651,7 +652,7 @@ fn jvm_string(s: &Chars, i: usize) -> (String, usize) {
         if q == '"' && c == '$' {
             if s.get(j + 1) == Some('{') {
                 out.push_str(UNKNOWN);
-                j = closing(&s.c, j + 1) + 1;
+                j = common::closing_bracket(&s.c, j + 1) + 1;
                 continue;
             }
             if s.get(j + 1)
@@ -774,30 +775,6 @@ pub fn msbuild(text: &str) -> Vec<ShellCode> {
         .collect()
 }
 
-/// The index of the bracket that closes the `(` or `{` at `c[open]`, nested ones skipped;
-/// `c.len()` when none does.
-fn closing(c: &[char], open: usize) -> usize {
-    let (opener, closer) = if c[open] == '(' {
-        ('(', ')')
-    } else {
-        ('{', '}')
-    };
-    let mut level = 0usize;
-    let mut k = open;
-    while k < c.len() {
-        if c[k] == opener {
-            level += 1;
-        } else if c[k] == closer {
-            level -= 1;
-            if level == 0 {
-                break;
-            }
-        }
-        k += 1;
-    }
-    k
-}
-
 fn msbuild_values(cmd: &str) -> String {
     let mut out = String::new();
     let c: Vec<char> = cmd.chars().collect();
@@ -805,7 +782,7 @@ fn msbuild_values(cmd: &str) -> String {
     while i < c.len() {
         if matches!(c[i], '$' | '@' | '%') && c.get(i + 1) == Some(&'(') {
             out.push_str(UNKNOWN);
-            i = closing(&c, i + 1) + 1;
+            i = common::closing_bracket(&c, i + 1) + 1;
             continue;
         }
         out.push(c[i]);
