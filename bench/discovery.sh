@@ -14,7 +14,6 @@ cd "$(dirname "$0")/.."
 COPIES=${1:-120}
 RUNS=${2:-5}
 PYCOPIES=${3:-40}
-WORK=bench/work
 
 # apt_install PACKAGE: installs it (through sudo unless root).
 apt_install() {

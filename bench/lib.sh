@@ -1,5 +1,8 @@
 # Shared by the benchmark scripts (sourced from the repository root, not run).
 
+# Generated trees and results; not tracked.
+WORK=bench/work
+
 # make_tree DIR COPIES [ARGS...]: the tree of bench/make_tree.py at DIR, generated on the first
 # run only (`.done` marks a complete one), so repeated runs measure the same files.
 make_tree() {

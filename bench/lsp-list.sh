@@ -12,7 +12,6 @@ cd "$(dirname "$0")/.."
 COPIES=${1:-100}
 RUNS=${2:-5}
 REQUESTS=${3:-20}
-WORK=bench/work
 
 cargo build --release -q -p commandtree
 CT=$PWD/target/release/ct

@@ -16,7 +16,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 RUNS=${1:-5}
-WORK=bench/work
 command -v tmux >/dev/null || { echo "bench/tui.sh needs tmux (apt-get install tmux)" >&2; exit 1; }
 cargo build --release -q -p commandtree
 CT=$PWD/target/release/ct

@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 COPIES=${1:-120}
 RUNS=${2:-3}
-WORK=bench/work
 DEBOUNCE_MS=100
 
 cargo build --release -q -p commandtree
