@@ -10,54 +10,39 @@
 # Usage: bench/discovery.sh [copies=120] [runs=5] [python copies=40]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 COPIES=${1:-120}
 RUNS=${2:-5}
 PYCOPIES=${3:-40}
-WORK=bench/work
 
+# apt_install PACKAGE: installs it (through sudo unless root).
+apt_install() {
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get install -y -qq "$1" >/dev/null
+}
 FD=$(command -v fd || command -v fdfind || true)
-if [ -z "$FD" ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get install -y -qq fd-find >/dev/null
-  FD=$(command -v fdfind)
-fi
+[ -n "$FD" ] || { apt_install fd-find; FD=$(command -v fdfind); }
 RG=$(command -v rg || true)
-if [ -z "$RG" ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get install -y -qq ripgrep >/dev/null
-  RG=$(command -v rg)
-fi
+[ -n "$RG" ] || { apt_install ripgrep; RG=$(command -v rg); }
 cargo build --release -q -p commandtree
 CT=target/release/ct
 
 TREE=$WORK/tree$COPIES
-if [ ! -f "$TREE/.done" ]; then
-  rm -rf "$TREE"; mkdir -p "$TREE"
-  python3 bench/make_tree.py "$TREE" "$COPIES" >/dev/null
-  touch "$TREE/.done"
-fi
+make_tree "$TREE" "$COPIES"
 SMALL=$WORK/small
-if [ ! -f "$SMALL/.done" ]; then
-  rm -rf "$SMALL"; mkdir -p "$SMALL"
-  python3 bench/make_tree.py "$SMALL" 1 >/dev/null
-  touch "$SMALL/.done"
-fi
+make_tree "$SMALL" 1
 
 files=$("$FD" -u -t f . "$TREE" | wc -l)
-listed=$("$CT" -q --root "$TREE" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+listed=$(listed_count "$TREE")
 read -r fd_s ct_s ratio ct_cpu ct_rss < <(python3 bench/pair.py "$RUNS" "$FD" -u -t f . "$TREE" \
   -- "$CT" -q --root "$TREE" list --json)
 read -r small_s small_rss < <(python3 bench/measure.py $((RUNS * 4)) "$CT" -q --root "$SMALL" list --json)
 small_files=$("$FD" -u -t f . "$SMALL" | wc -l)
 
 PYTREE=$WORK/pytree$PYCOPIES
-if [ ! -f "$PYTREE/.done" ]; then
-  rm -rf "$PYTREE"; mkdir -p "$PYTREE"
-  python3 bench/make_tree.py "$PYTREE" "$PYCOPIES" --python >/dev/null
-  touch "$PYTREE/.done"
-fi
+make_tree "$PYTREE" "$PYCOPIES" --python
 py_files=$("$FD" -u -t f . "$PYTREE" | wc -l)
-py_listed=$("$CT" -q --root "$PYTREE" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+py_listed=$(listed_count "$PYTREE")
 RG_ARGS=(-uu -l -g '*.py' -g '*.sh' -g '*.md' -g package.json -g Makefile -e __main__ "$PYTREE")
 read -r rg_s py_s py_ratio py_cpu py_rss < <(python3 bench/pair.py "$RUNS" "$RG" "${RG_ARGS[@]}" \
   -- "$CT" -q --root "$PYTREE" list --json)

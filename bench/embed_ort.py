@@ -11,7 +11,8 @@ the Rust and sentence-transformers sides. The export is checked against sentence
 
 import os
 import sys
-import time
+
+import embed_rate
 
 
 def export(model_dir: str, path: str) -> None:
@@ -100,19 +101,7 @@ def main() -> None:
     if worst < 0.999:
         sys.exit(f"the ONNX export disagrees with sentence-transformers (cosine {worst})")
 
-    for bs in sizes:
-        batch = [texts[i % len(texts)] for i in range(bs)]
-        for _ in range(3):
-            encode(batch)
-        n = 0
-        start = time.perf_counter()
-        while True:
-            encode(batch)
-            n += bs
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                break
-        print(f"ort {bs} {n / elapsed:.1f}", flush=True)
+    embed_rate.report("ort", encode, texts, sizes, seconds)
 
 
 if __name__ == "__main__":

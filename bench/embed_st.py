@@ -8,7 +8,8 @@ Rust side's, so the two numbers compare directly.
 
 import os
 import sys
-import time
+
+import embed_rate
 
 
 def main() -> None:
@@ -23,20 +24,10 @@ def main() -> None:
     with open(os.path.join(here, "embed_texts.txt"), encoding="utf-8") as f:
         texts = [line.rstrip("\n") for line in f if line.strip()]
     model = SentenceTransformer(model_dir, device="cpu")
-    for bs in sizes:
-        batch = [texts[i % len(texts)] for i in range(bs)]
-        with torch.inference_mode():
-            for _ in range(3):
-                model.encode(batch, batch_size=bs)
-            n = 0
-            start = time.perf_counter()
-            while True:
-                model.encode(batch, batch_size=bs)
-                n += bs
-                elapsed = time.perf_counter() - start
-                if elapsed >= seconds:
-                    break
-        print(f"st {bs} {n / elapsed:.1f}", flush=True)
+    with torch.inference_mode():
+        embed_rate.report(
+            "st", lambda batch: model.encode(batch, batch_size=len(batch)), texts, sizes, seconds
+        )
 
 
 if __name__ == "__main__":

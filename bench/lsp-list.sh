@@ -8,20 +8,16 @@
 # Usage: bench/lsp-list.sh [copies=100] [runs=5] [requests=20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 COPIES=${1:-100}
 RUNS=${2:-5}
 REQUESTS=${3:-20}
-WORK=bench/work
 
 cargo build --release -q -p commandtree
 CT=$PWD/target/release/ct
 
 TREE=$WORK/tree$COPIES
-if [ ! -f "$TREE/.done" ]; then
-  rm -rf "$TREE"; mkdir -p "$TREE"
-  python3 bench/make_tree.py "$TREE" "$COPIES" >/dev/null
-  touch "$TREE/.done"
-fi
+make_tree "$TREE" "$COPIES"
 files=$(find "$TREE" -type f | wc -l)
 
 read -r list_s list_rss < <(python3 bench/measure.py "$RUNS" "$CT" -q --root "$TREE" list --json)

@@ -14,22 +14,15 @@
 # Usage: bench/tui.sh [runs=5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RUNS=${1:-5}
-WORK=bench/work
 command -v tmux >/dev/null || { echo "bench/tui.sh needs tmux (apt-get install tmux)" >&2; exit 1; }
 cargo build --release -q -p commandtree
 CT=$PWD/target/release/ct
 
-make_tree() { # dir copies
-  if [ ! -f "$1/.done" ]; then
-    rm -rf "$1"; mkdir -p "$1"
-    python3 bench/make_tree.py "$1" "$2" >/dev/null
-    touch "$1/.done"
-  fi
-}
 SMALL=$WORK/small; make_tree "$SMALL" 1
 TREE=$WORK/tree120; make_tree "$TREE" 120
-per_copy=$("$CT" -q --root "$SMALL" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+per_copy=$(listed_count "$SMALL")
 copies=$(( (15000 + per_copy - 1) / per_copy ))
 BIG=$WORK/commands$copies; make_tree "$BIG" "$copies"
 

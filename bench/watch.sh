@@ -7,20 +7,16 @@
 # Usage: bench/watch.sh [copies=120] [runs=3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 COPIES=${1:-120}
 RUNS=${2:-3}
-WORK=bench/work
 DEBOUNCE_MS=100
 
 cargo build --release -q -p commandtree
 CT=target/release/ct
 
 TREE=$WORK/tree$COPIES
-if [ ! -f "$TREE/.done" ]; then
-  rm -rf "$TREE"; mkdir -p "$TREE"
-  python3 bench/make_tree.py "$TREE" "$COPIES" >/dev/null
-  touch "$TREE/.done"
-fi
+make_tree "$TREE" "$COPIES"
 # Undo what an earlier run changed, so every run starts from the same tree.
 python3 - "$TREE" <<'PY'
 import json, os, shutil, sys

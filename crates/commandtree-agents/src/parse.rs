@@ -295,6 +295,27 @@ impl Reader<'_> {
             extra: self.extra(),
         }
     }
+
+    /// The meta of a definition whose id comes from its file name (`what` it is names it in the
+    /// warning when the name gives none); the name defaults to the id.
+    fn meta_from_file(
+        &mut self,
+        what: &str,
+        id: String,
+        name: Option<String>,
+        description: String,
+        format: Format,
+        source: Origin,
+    ) -> Meta {
+        if id.trim().is_empty() {
+            self.skip(
+                None,
+                format!("the file name gives no {what} id; this {what} is skipped"),
+            );
+        }
+        let name = name.unwrap_or_else(|| id.clone());
+        self.meta(id, name, description, format, source)
+    }
 }
 
 fn file_name(file: &str) -> &str {
@@ -334,16 +355,10 @@ fn prompt(r: &mut Reader<'_>, format: Format, source: Origin) -> Option<Definiti
     let argument_hint = r.text(&["argumentHint", "argument-hint", "argument_hint"]);
     let agents = r.list(&["agents"]).unwrap_or_default();
     let content = r.body();
-    if id.trim().is_empty() {
-        r.skip(
-            None,
-            "the file name gives no command id; this command is skipped",
-        );
-    }
     let description = description.unwrap_or_else(|| first_line(&content));
-    let name = name_field.unwrap_or_else(|| id.clone());
+    let meta = r.meta_from_file("command", id, name_field, description, format, source);
     Some(Definition::Prompt(CommandDef {
-        meta: r.meta(id, name, description, format, source),
+        meta,
         argument_hint,
         agents,
         content,
@@ -388,16 +403,10 @@ fn agent(r: &mut Reader<'_>, format: Format, source: Origin) -> Option<Definitio
     let use_skills = r.list(&["useSkills", "skills"]).unwrap_or_default();
     let has_architecture_access = r.bool("hasArchitectureAccess");
     let prompt = r.body();
-    if id.trim().is_empty() {
-        r.skip(
-            None,
-            "the file name gives no agent id; this agent is skipped",
-        );
-    }
     let description = description.unwrap_or_else(|| first_line(&prompt));
-    let name = name_field.unwrap_or_else(|| id.clone());
+    let meta = r.meta_from_file("agent", id, name_field, description, format, source);
     Some(Definition::Agent(AgentDef {
-        meta: r.meta(id, name, description, format, source),
+        meta,
         prompt,
         tools,
         disallowed_tools,

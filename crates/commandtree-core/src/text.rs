@@ -186,6 +186,17 @@ fn jsonc_error(content: &str, e: &jsonc_parser::errors::ParseError) -> (Option<u
     (line, format!("invalid JSON: {}", e.kind()))
 }
 
+/// The index of the line (`---` or `...`) that closes the front matter `lines[0]` opens, or the
+/// error of one left open, as a parse warning at line 1.
+pub fn front_matter_end(lines: &[&str]) -> Result<usize, (Option<usize>, String)> {
+    lines
+        .iter()
+        .skip(1)
+        .position(|l| matches!(l.trim_end(), "---" | "..."))
+        .map(|p| p + 1)
+        .ok_or((Some(1), "the front matter has no closing `---`".to_string()))
+}
+
 /// YAML to a JSON value, so the parsers handle one value model. Sources that need the file
 /// order of mappings or lines use `syntax::yaml` (the JSON value sorts keys).
 pub fn parse_yaml(content: &str) -> Result<serde_json::Value, (Option<usize>, String)> {

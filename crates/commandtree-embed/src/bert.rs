@@ -323,14 +323,16 @@ impl Bert {
                 };
                 kernels::attention_head(
                     isa,
-                    qkv,
-                    3 * h,
-                    head * hd,
-                    h + head * hd,
-                    2 * h + head * hd,
+                    kernels::Head {
+                        qkv,
+                        stride: 3 * h,
+                        q_off: head * hd,
+                        k_off: h + head * hd,
+                        v_off: 2 * h + head * hd,
+                        len: end - start,
+                        scale,
+                    },
                     hd,
-                    end - start,
-                    scale,
                     &mut private.attention,
                     &mut ctx,
                 );

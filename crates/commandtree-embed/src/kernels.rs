@@ -285,15 +285,17 @@ pub(crate) fn gemm(
                         tile(
                             isa,
                             rows,
-                            kc,
-                            a.add(r * k + kb),
-                            k,
-                            b,
-                            c.add(r * n + (p - panels.start) * NR),
-                            n,
-                            bias,
-                            add,
-                            gelu,
+                            Tile {
+                                kc,
+                                a: a.add(r * k + kb),
+                                lda: k,
+                                b,
+                                c: c.add(r * n + (p - panels.start) * NR),
+                                ldc: n,
+                                bias,
+                                add,
+                                gelu,
+                            },
                         )
                     };
                     r += rows;
@@ -305,32 +307,38 @@ pub(crate) fn gemm(
     }
 }
 
+/// The operands of one micro-kernel call: `R` rows (the kernel's) × NR columns.
+#[derive(Clone, Copy)]
+struct Tile {
+    kc: usize,
+    /// `R` rows of `kc` floats, stride `lda`.
+    a: *const f32,
+    lda: usize,
+    /// kc × NR floats of a packed panel.
+    b: *const f32,
+    /// `R` rows of NR floats, stride `ldc`.
+    c: *mut f32,
+    ldc: usize,
+    /// NR floats, or null for none.
+    bias: *const f32,
+    /// Add to what `c` holds instead of overwriting it.
+    add: bool,
+    gelu: bool,
+}
+
 /// One tile of `rows` rows × NR columns.
 ///
 /// # Safety
-/// `a` has `rows` rows of `kc` floats (stride `lda`), `b` kc × NR floats, `c` `rows` rows of
-/// NR floats (stride `ldc`) that no one else accesses meanwhile, `bias` NR floats unless null;
-/// `isa` proves the CPU's features (always true of an `Isa`).
-#[allow(clippy::too_many_arguments)]
-unsafe fn tile(
-    isa: Isa,
-    rows: usize,
-    kc: usize,
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    bias: *const f32,
-    add: bool,
-    gelu: bool,
-) {
+/// `t.a` has `rows` rows of `kc` floats (stride `lda`), `t.b` kc × NR floats, `t.c` `rows` rows
+/// of NR floats (stride `ldc`) that no one else accesses meanwhile, `t.bias` NR floats unless
+/// null; `isa` proves the CPU's features (always true of an `Isa`).
+unsafe fn tile(isa: Isa, rows: usize, t: Tile) {
     macro_rules! by_rows {
         ($f:ident, $($r:literal)*) => {
             match rows {
                 // SAFETY: the buffers are the caller's contract; the kernel's instruction set
                 // is the CPU's, since `isa` holds that level (see `Isa`).
-                $($r => unsafe { $f::<$r>(kc, a, lda, b, c, ldc, bias, add, gelu) },)*
+                $($r => unsafe { $f::<$r>(t) },)*
                 _ => unreachable!("tile rows {rows}"),
             }
         };
@@ -364,22 +372,11 @@ fn row_ptrs<const R: usize>(a: *const f32, lda: usize) -> [*const f32; R] {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn kern_avx512<const R: usize>(
-    kc: usize,
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    bias: *const f32,
-    add: bool,
-    gelu: bool,
-) {
-    let rows = row_ptrs::<R>(a, lda);
+unsafe fn kern_avx512<const R: usize>(t: Tile) {
+    let rows = row_ptrs::<R>(t.a, t.lda);
     let mut acc = [[_mm512_setzero_ps(); 2]; R];
-    let mut bp = b;
-    for kk in 0..kc {
+    let mut bp = t.b;
+    for kk in 0..t.kc {
         // SAFETY: `kc` steps of NR floats of `b` and of one float per row of `a` are inside.
         unsafe {
             let b0 = _mm512_load_ps(bp);
@@ -395,19 +392,19 @@ unsafe fn kern_avx512<const R: usize>(
     for (i, acc) in acc.iter().enumerate() {
         // SAFETY: row i of the tile and NR bias values are inside (caller's contract).
         unsafe {
-            let cp = c.add(i * ldc);
+            let cp = t.c.add(i * t.ldc);
             let (mut v0, mut v1) = (acc[0], acc[1]);
-            if !bias.is_null() {
-                v0 = _mm512_add_ps(v0, _mm512_loadu_ps(bias));
-                v1 = _mm512_add_ps(v1, _mm512_loadu_ps(bias.add(16)));
+            if !t.bias.is_null() {
+                v0 = _mm512_add_ps(v0, _mm512_loadu_ps(t.bias));
+                v1 = _mm512_add_ps(v1, _mm512_loadu_ps(t.bias.add(16)));
             }
-            if add {
+            if t.add {
                 v0 = _mm512_add_ps(v0, _mm512_loadu_ps(cp));
                 v1 = _mm512_add_ps(v1, _mm512_loadu_ps(cp.add(16)));
             }
             _mm512_storeu_ps(cp, v0);
             _mm512_storeu_ps(cp.add(16), v1);
-            finish_row(cp, gelu);
+            finish_row(cp, t.gelu);
         }
     }
 }
@@ -415,24 +412,13 @@ unsafe fn kern_avx512<const R: usize>(
 /// AVX2 has 16 registers: a tile is R rows × 16 columns, twice per panel.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn kern_avx2<const R: usize>(
-    kc: usize,
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    bias: *const f32,
-    add: bool,
-    gelu: bool,
-) {
-    let rows = row_ptrs::<R>(a, lda);
+unsafe fn kern_avx2<const R: usize>(t: Tile) {
+    let rows = row_ptrs::<R>(t.a, t.lda);
     for half in 0..2 {
         let off = half * 16;
         let mut acc = [[_mm256_setzero_ps(); 2]; R];
-        let mut bp = b.wrapping_add(off);
-        for kk in 0..kc {
+        let mut bp = t.b.wrapping_add(off);
+        for kk in 0..t.kc {
             // SAFETY: as in `kern_avx512`.
             unsafe {
                 let b0 = _mm256_load_ps(bp);
@@ -448,13 +434,13 @@ unsafe fn kern_avx2<const R: usize>(
         for (i, acc) in acc.iter().enumerate() {
             // SAFETY: as in `kern_avx512`.
             unsafe {
-                let cp = c.add(i * ldc + off);
+                let cp = t.c.add(i * t.ldc + off);
                 let (mut v0, mut v1) = (acc[0], acc[1]);
-                if !bias.is_null() {
-                    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(bias.add(off)));
-                    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(bias.add(off + 8)));
+                if !t.bias.is_null() {
+                    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(t.bias.add(off)));
+                    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(t.bias.add(off + 8)));
                 }
-                if add {
+                if t.add {
                     v0 = _mm256_add_ps(v0, _mm256_loadu_ps(cp));
                     v1 = _mm256_add_ps(v1, _mm256_loadu_ps(cp.add(8)));
                 }
@@ -463,33 +449,22 @@ unsafe fn kern_avx2<const R: usize>(
             }
         }
     }
-    if gelu {
+    if t.gelu {
         for i in 0..R {
             // SAFETY: as above.
-            unsafe { finish_row(c.add(i * ldc), true) };
+            unsafe { finish_row(t.c.add(i * t.ldc), true) };
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe fn kern_portable<const R: usize>(
-    kc: usize,
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    bias: *const f32,
-    add: bool,
-    gelu: bool,
-) {
+unsafe fn kern_portable<const R: usize>(t: Tile) {
     // SAFETY (whole function): the caller guarantees R rows of kc floats of `a` (stride lda),
     // kc × NR of `b`, R rows of NR floats of `c` and NR of `bias` when it is not null.
-    let b = unsafe { std::slice::from_raw_parts(b, kc * NR) };
+    let b = unsafe { std::slice::from_raw_parts(t.b, t.kc * NR) };
     let rows: [&[f32]; R] =
-        std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(a.add(i * lda), kc) });
+        std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(t.a.add(i * t.lda), t.kc) });
     let mut acc = [[0f32; NR]; R];
-    for kk in 0..kc {
+    for kk in 0..t.kc {
         let brow = &b[kk * NR..(kk + 1) * NR];
         for (acc, row) in acc.iter_mut().zip(&rows) {
             let av = row[kk];
@@ -499,18 +474,18 @@ unsafe fn kern_portable<const R: usize>(
         }
     }
     for (i, acc) in acc.iter().enumerate() {
-        let row = unsafe { std::slice::from_raw_parts_mut(c.add(i * ldc), NR) };
+        let row = unsafe { std::slice::from_raw_parts_mut(t.c.add(i * t.ldc), NR) };
         for j in 0..NR {
             let mut v = acc[j];
-            if !bias.is_null() {
-                v += unsafe { *bias.add(j) };
+            if !t.bias.is_null() {
+                v += unsafe { *t.bias.add(j) };
             }
-            if add {
+            if t.add {
                 v += row[j];
             }
             row[j] = v;
         }
-        unsafe { finish_row(row.as_mut_ptr(), gelu) };
+        unsafe { finish_row(row.as_mut_ptr(), t.gelu) };
     }
 }
 
@@ -638,26 +613,32 @@ const KEY_BLOCK: usize = 16;
 /// Largest head size the attention kernel supports (BERT models use 32 or 64).
 pub(crate) const MAX_HEAD: usize = 128;
 
-/// Scaled dot-product attention of one sequence and one head. `qkv` rows hold `[q | k | v]`
-/// (each `heads × hd`); the sequence's `len` rows start at row 0 of `qkv`. `kt` (hd × padded
-/// len) and the rest of `scratch` are working space. Writes `ctx`, the head's `hd` columns of the
-/// sequence's `len` rows. `hd` is a multiple of 16, at most [`MAX_HEAD`]; `scratch` holds at
-/// least [`attention_scratch`] floats.
-#[allow(clippy::too_many_arguments)]
+/// One head's view of one sequence in the fused projection: `qkv` rows hold `[q | k | v]`
+/// (each `heads × hd`, row stride `stride`); the sequence's `len` rows start at row 0, the
+/// head's query, key and value columns at `q_off`, `k_off`, `v_off`.
+#[derive(Clone, Copy)]
+pub(crate) struct Head<'a> {
+    pub qkv: &'a [f32],
+    pub stride: usize,
+    pub q_off: usize,
+    pub k_off: usize,
+    pub v_off: usize,
+    pub len: usize,
+    /// Multiplies the queries (1/√hd).
+    pub scale: f32,
+}
+
+/// Scaled dot-product attention of one sequence and one head. `scratch` is working space.
+/// Writes `ctx`, the head's `hd` columns of the sequence's `len` rows. `hd` is a multiple of
+/// 16, at most [`MAX_HEAD`]; `scratch` holds at least [`attention_scratch`] floats.
 pub(crate) fn attention_head(
     isa: Isa,
-    qkv: &[f32],
-    stride: usize,
-    q_off: usize,
-    k_off: usize,
-    v_off: usize,
+    head: Head<'_>,
     hd: usize,
-    len: usize,
-    scale: f32,
     scratch: &mut [f32],
     ctx: &mut BlockMut<'_>,
 ) {
-    assert_eq!(ctx.rows(), len, "one output row per token");
+    assert_eq!(ctx.rows(), head.len, "one output row per token");
     assert_eq!(ctx.width(), hd, "the head's columns");
     macro_rules! go {
         ($($hd:literal)*) => {
@@ -665,24 +646,22 @@ pub(crate) fn attention_head(
                 $($hd => {
                     #[cfg(target_arch = "x86_64")]
                     #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-                    #[allow(clippy::too_many_arguments)]
-                    fn v512(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut BlockMut<'_>) {
-                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx)
+                    fn v512(head: Head<'_>, scratch: &mut [f32], ctx: &mut BlockMut<'_>) {
+                        attention::<$hd, true>(head, scratch, ctx)
                     }
                     #[cfg(target_arch = "x86_64")]
                     #[target_feature(enable = "avx2,fma")]
-                    #[allow(clippy::too_many_arguments)]
-                    fn v2(qkv: &[f32], stride: usize, q_off: usize, k_off: usize, v_off: usize, len: usize, scale: f32, scratch: &mut [f32], ctx: &mut BlockMut<'_>) {
-                        attention::<$hd, true>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx)
+                    fn v2(head: Head<'_>, scratch: &mut [f32], ctx: &mut BlockMut<'_>) {
+                        attention::<$hd, true>(head, scratch, ctx)
                     }
                     match isa.0 {
                         // SAFETY: an `Isa` of this level exists only when the CPU has its
                         // features (`Isa`'s constructors check; its field is private here).
                         #[cfg(target_arch = "x86_64")]
-                        Level::Avx512 => unsafe { v512(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx) },
+                        Level::Avx512 => unsafe { v512(head, scratch, ctx) },
                         #[cfg(target_arch = "x86_64")]
-                        Level::Avx2 => unsafe { v2(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx) },
-                        _ => attention::<$hd, PORTABLE_FMA>(qkv, stride, q_off, k_off, v_off, len, scale, scratch, ctx),
+                        Level::Avx2 => unsafe { v2(head, scratch, ctx) },
+                        _ => attention::<$hd, PORTABLE_FMA>(head, scratch, ctx),
                     }
                 })*
                 _ => unreachable!("head size {hd} (checked when the model is loaded)"),
@@ -717,18 +696,20 @@ pub(crate) fn attention_scratch(hd: usize, len: usize) -> usize {
 /// accumulators live in registers. Keys are transposed and zero-padded to whole blocks, queries
 /// scaled and zero-padded to whole row groups, so every inner loop runs over full vectors.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn attention<const HD: usize, const FMA: bool>(
-    qkv: &[f32],
-    stride: usize,
-    q_off: usize,
-    k_off: usize,
-    v_off: usize,
-    len: usize,
-    scale: f32,
+    head: Head<'_>,
     scratch: &mut [f32],
     ctx: &mut BlockMut<'_>,
 ) {
+    let Head {
+        qkv,
+        stride,
+        q_off,
+        k_off,
+        v_off,
+        len,
+        scale,
+    } = head;
     const G: usize = ROW_GROUP;
     let lp = len.div_ceil(KEY_BLOCK) * KEY_BLOCK;
     let rows = len.div_ceil(G) * G;

@@ -19,14 +19,7 @@ pub fn launch_configuration(item: &CommandItem) -> Result<Value> {
         )));
     }
     let file = Path::new(&item.file_path);
-    let content = commandtree_core::fs::read_file(file)
-        .map_err(|e| Error::failed(format!("{}: {e}", file.display())))?;
-    let root = commandtree_core::text::parse_jsonc(&content).map_err(|(line, reason)| {
-        Error::failed(match line {
-            Some(l) => format!("{}:{l}: {reason}", file.display()),
-            None => format!("{}: {reason}", file.display()),
-        })
-    })?;
+    let root = commandtree_exec::launch::read(file)?;
     let named = |v: &&Value| v.get("name").and_then(Value::as_str) == Some(item.command.as_str());
     let list = |key: &str| root.get(key).and_then(Value::as_array).cloned();
     if let Some(c) = list("configurations")

@@ -17,6 +17,16 @@ pub struct LoadOptions {
     pub create_db: bool,
 }
 
+impl LoadOptions {
+    /// Every type, the database created when there is none: for a command that writes to it.
+    pub fn writing() -> LoadOptions {
+        LoadOptions {
+            types: Vec::new(),
+            create_db: true,
+        }
+    }
+}
+
 /// Commands of one discovery, with what the database adds.
 pub struct Loaded {
     pub root: PathBuf,

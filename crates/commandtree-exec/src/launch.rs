@@ -25,6 +25,18 @@ use crate::{Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// A `launch.json` (JSON with comments), with the file and line in the error.
+pub fn read(file: &Path) -> Result<Value> {
+    let content = commandtree_core::fs::read_file(file)
+        .map_err(|e| Error::failed(format!("{}: {e}", file.display())))?;
+    commandtree_core::text::parse_jsonc(&content).map_err(|(line, reason)| {
+        Error::failed(match line {
+            Some(l) => format!("{}:{l}: {reason}", file.display()),
+            None => format!("{}: {reason}", file.display()),
+        })
+    })
+}
+
 /// The steps that start configuration (or compound) `name` of `file`.
 pub fn plan(
     file: &Path,
@@ -33,14 +45,7 @@ pub fn plan(
     mut prompter: Option<&mut (dyn Prompter + 'static)>,
     extra: &[String],
 ) -> Result<Step> {
-    let content = commandtree_core::fs::read_file(file)
-        .map_err(|e| Error::failed(format!("{}: {e}", file.display())))?;
-    let root = commandtree_core::text::parse_jsonc(&content).map_err(|(line, reason)| {
-        Error::failed(match line {
-            Some(l) => format!("{}:{l}: {reason}", file.display()),
-            None => format!("{}: {reason}", file.display()),
-        })
-    })?;
+    let root = read(file)?;
     let list = |key: &str| -> Vec<Value> {
         root.get(key)
             .and_then(Value::as_array)

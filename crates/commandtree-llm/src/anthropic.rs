@@ -113,15 +113,8 @@ pub(crate) fn parse(v: &Value) -> Result<ChatResponse, String> {
         .and_then(Value::as_array)
         .ok_or("no `content` in the reply")?;
     let mut out = ChatResponse {
-        finish_reason: v
-            .get("stop_reason")
-            .and_then(Value::as_str)
-            .map(String::from),
-        model: v
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+        finish_reason: v["stop_reason"].as_str().map(String::from),
+        model: v["model"].as_str().unwrap_or_default().to_string(),
         usage: usage(v.get("usage")),
         ..Default::default()
     };
@@ -131,16 +124,8 @@ pub(crate) fn parse(v: &Value) -> Result<ChatResponse, String> {
                 .text
                 .push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
             Some("tool_use") => out.tool_calls.push(ToolCall {
-                id: block
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                name: block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
+                id: block["id"].as_str().unwrap_or_default().to_string(),
+                name: block["name"].as_str().unwrap_or_default().to_string(),
                 arguments: block
                     .get("input")
                     .cloned()
@@ -298,6 +283,16 @@ mod tests {
     use super::*;
     use crate::chat::Message;
 
+    /// The roles of a request body's messages, in order.
+    fn roles(body: &Value) -> Vec<&str> {
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect()
+    }
+
     #[test]
     fn agent_messages_become_the_top_level_system() {
         let mut req = ChatRequest::new(vec![
@@ -310,13 +305,7 @@ mod tests {
         req.options.extra.insert("top_p".into(), json!(0.5));
         let b = body(&req, "m", false);
         assert_eq!(b["system"], "be brief\n\nnow formal");
-        let roles: Vec<&str> = b["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
-        assert_eq!(roles, ["user", "assistant", "user"]);
+        assert_eq!(roles(&b), ["user", "assistant", "user"]);
         assert_eq!(b["top_p"], 0.5);
     }
 
@@ -339,13 +328,10 @@ mod tests {
         let b = body(&req, "claude", false);
         assert_eq!(b["system"], "s1");
         assert_eq!(b["max_tokens"], 1024);
-        let roles: Vec<&str> = b["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
-        assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+        assert_eq!(
+            roles(&b),
+            ["user", "assistant", "user", "assistant", "user"]
+        );
         assert_eq!(b["messages"][2]["content"].as_array().unwrap().len(), 2);
         assert_eq!(b["messages"][4]["content"][0]["type"], "tool_result");
     }

@@ -199,15 +199,8 @@ pub(crate) fn parse(v: &Value) -> Result<ChatResponse, String> {
     Ok(ChatResponse {
         text: content_text(msg.get("content")),
         tool_calls,
-        finish_reason: choice
-            .get("finish_reason")
-            .and_then(Value::as_str)
-            .map(String::from),
-        model: v
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+        finish_reason: choice["finish_reason"].as_str().map(String::from),
+        model: v["model"].as_str().unwrap_or_default().to_string(),
         usage: usage(v.get("usage")),
     })
 }

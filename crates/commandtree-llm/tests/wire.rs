@@ -5,8 +5,8 @@
 mod common;
 
 use commandtree_llm::{
-    CancelToken, ChatRequest, Client, ErrorKind, Message, Options, ProviderConfig, StreamEvent,
-    Tool,
+    CancelToken, ChatRequest, ChatResponse, Client, ErrorKind, LlmError, Message, Options,
+    ProviderConfig, StreamEvent, Tool,
 };
 use common::{Reply, Server, data, event};
 use serde_json::{Value, json};
@@ -47,6 +47,48 @@ fn ask() -> Vec<Message> {
 
 fn cancel() -> CancelToken {
     CancelToken::new()
+}
+
+/// A token a thread cancels 300 ms from now.
+fn cancelled_soon() -> CancelToken {
+    let token = CancelToken::new();
+    let t = token.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        t.cancel();
+    });
+    token
+}
+
+/// [`ask`] with the `emit` tool forced.
+fn must_emit() -> ChatRequest {
+    let mut req = ChatRequest::new(ask());
+    req.tools = vec![tool()];
+    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
+    req
+}
+
+/// Asserts that `e` is of `kind` and its message says each of `says`.
+#[track_caller]
+fn assert_failed(e: &LlmError, kind: ErrorKind, says: &[&str]) {
+    assert_eq!(e.kind, kind, "{e}");
+    for part in says {
+        assert!(e.message.contains(part), "{part:?} not in: {e}");
+    }
+}
+
+/// [`ask`] through a client of `cfg`, which must answer.
+fn ask_ok(cfg: ProviderConfig) -> ChatResponse {
+    Client::new(cfg)
+        .chat(&ChatRequest::new(ask()), &cancel())
+        .unwrap()
+}
+
+/// [`ask`] through a client of `cfg`, which must fail.
+fn ask_failing(cfg: ProviderConfig) -> LlmError {
+    Client::new(cfg)
+        .chat(&ChatRequest::new(ask()), &cancel())
+        .unwrap_err()
 }
 
 #[test]
@@ -199,10 +241,7 @@ fn openai_streaming_text_and_fragmented_tool_call() {
     assert_eq!(r.text, "Hello");
     assert_eq!(r.finish_reason.as_deref(), Some("stop"));
 
-    let mut req = ChatRequest::new(ask());
-    req.tools = vec![tool()];
-    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
-    let (r, _, args) = collect_stream(&client, &req);
+    let (r, _, args) = collect_stream(&client, &must_emit());
     let r = r.unwrap();
     assert_eq!(
         args,
@@ -267,10 +306,7 @@ fn anthropic_streaming_text_and_fragmented_tool_call() {
     assert_eq!(r.model, "claude-mock");
     assert_eq!(r.usage.unwrap().output_tokens, 15);
 
-    let mut req = ChatRequest::new(ask());
-    req.tools = vec![tool()];
-    req.tool_choice = commandtree_llm::ToolChoice::Force("emit".into());
-    let (r, _, args) = collect_stream(&client, &req);
+    let (r, _, args) = collect_stream(&client, &must_emit());
     let r = r.unwrap();
     assert_eq!(
         args,
@@ -306,9 +342,7 @@ fn rate_limit_honours_retry_after_on_both_wires() {
             anthropic(&server)
         };
         let start = Instant::now();
-        let r = Client::new(cfg)
-            .chat(&ChatRequest::new(ask()), &cancel())
-            .unwrap();
+        let r = ask_ok(cfg);
         let waited = start.elapsed();
         assert_eq!(r.text, "ok");
         assert_eq!(server.count(), 2);
@@ -333,19 +367,17 @@ fn retry_after_is_capped_and_persistent_429_is_explained() {
     cfg.max_retries = 2;
     cfg.max_retry_wait = Duration::from_millis(200);
     let start = Instant::now();
-    let e = Client::new(cfg)
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
+    let e = ask_failing(cfg);
     assert!(
         start.elapsed() < Duration::from_secs(3),
         "{:?}",
         start.elapsed()
     );
     assert_eq!(server.count(), 3);
-    assert_eq!(e.kind, ErrorKind::RateLimited);
-    assert!(
-        e.message.contains("HTTP 429") && e.message.contains("still after 2 retries"),
-        "{e}"
+    assert_failed(
+        &e,
+        ErrorKind::RateLimited,
+        &["HTTP 429", "still after 2 retries"],
     );
 }
 
@@ -358,9 +390,7 @@ fn server_errors_are_retried_then_reported() {
             Reply::json(200, common::openai_text_reply("fine"))
         }
     });
-    let r = Client::new(openai(&server))
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap();
+    let r = ask_ok(openai(&server));
     assert_eq!(r.text, "fine");
     assert_eq!(server.count(), 3);
 
@@ -372,22 +402,14 @@ fn server_errors_are_retried_then_reported() {
     });
     let mut cfg = anthropic(&server);
     cfg.max_retries = 1;
-    let e = Client::new(cfg)
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
+    let e = ask_failing(cfg);
     assert_eq!(server.count(), 2);
-    assert_eq!(e.kind, ErrorKind::Server);
-    assert!(
-        e.message.contains("HTTP 529") && e.message.contains("Overloaded"),
-        "{e}"
-    );
+    assert_failed(&e, ErrorKind::Server, &["HTTP 529", "Overloaded"]);
 
     // Not retried: the request itself is wrong.
     let server =
         Server::start(|_, _| Reply::raw(400, r#"{"error":{"message":"messages: too long"}}"#));
-    let e = Client::new(openai(&server))
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
+    let e = ask_failing(openai(&server));
     assert_eq!(server.count(), 1);
     assert_eq!(e.kind, ErrorKind::BadRequest);
 }
@@ -395,18 +417,12 @@ fn server_errors_are_retried_then_reported() {
 #[test]
 fn malformed_json_is_a_clear_failure() {
     let server = Server::start(|_, _| Reply::raw(200, "{\"choices\": [ {\"message\": "));
-    let e = Client::new(openai(&server))
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::BadResponse);
-    assert!(e.message.contains("malformed JSON"), "{e}");
+    let e = ask_failing(openai(&server));
+    assert_failed(&e, ErrorKind::BadResponse, &["malformed JSON"]);
 
     let server = Server::start(|_, _| Reply::raw(200, r#"{"id": 1, "object": "list"}"#));
-    let e = Client::new(openai(&server))
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::BadResponse);
-    assert!(e.message.contains("no `choices`"), "{e}");
+    let e = ask_failing(openai(&server));
+    assert_failed(&e, ErrorKind::BadResponse, &["no `choices`"]);
 
     let server = Server::start(|_, _| {
         Reply::Stream(
@@ -423,8 +439,7 @@ fn malformed_json_is_a_clear_failure() {
     let client = Client::new(anthropic(&server));
     let (r, _, _) = collect_stream(&client, &ChatRequest::new(ask()));
     let e = r.unwrap_err();
-    assert_eq!(e.kind, ErrorKind::BadResponse);
-    assert!(e.message.contains("not JSON"), "{e}");
+    assert_failed(&e, ErrorKind::BadResponse, &["not JSON"]);
 }
 
 #[test]
@@ -452,10 +467,10 @@ fn text_instead_of_tool_call_is_retried_once_then_fails() {
             .call_tool(ask(), tool(), Options::default(), &cancel())
             .unwrap_err();
         assert_eq!(server.count(), 2, "{wire}: asked exactly twice");
-        assert_eq!(e.kind, ErrorKind::NoToolCall);
-        assert!(
-            e.message.contains("instead of calling the `emit` tool"),
-            "{e}"
+        assert_failed(
+            &e,
+            ErrorKind::NoToolCall,
+            &["instead of calling the `emit` tool"],
         );
         // The second request carries the first answer and a reminder.
         let second = server.posts()[1].json();
@@ -507,12 +522,7 @@ fn slow_stream_is_cancelled_by_the_caller() {
         for_at_most: Duration::from_secs(10),
     });
     let client = Client::new(openai(&server));
-    let token = CancelToken::new();
-    let t = token.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        t.cancel();
-    });
+    let token = cancelled_soon();
     let start = Instant::now();
     let r = client.chat_stream(&ChatRequest::new(ask()), &token, &mut |_| {});
     let took = start.elapsed();
@@ -531,12 +541,7 @@ fn slow_stream_is_cancelled_by_the_caller() {
 fn silent_server_is_cancelled_by_the_caller() {
     let server = Server::start(|_, _| Reply::Silence(Duration::from_secs(10)));
     let client = Client::new(anthropic(&server));
-    let token = CancelToken::new();
-    let t = token.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        t.cancel();
-    });
+    let token = cancelled_soon();
     let start = Instant::now();
     let e = client.chat(&ChatRequest::new(ask()), &token).unwrap_err();
     assert!(e.is_cancelled(), "{e}");
@@ -555,9 +560,7 @@ fn timeout_is_reported_after_retries() {
     cfg.timeout = Duration::from_millis(300);
     cfg.max_retries = 1;
     cfg.max_retry_wait = Duration::from_millis(10);
-    let e = Client::new(cfg)
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
+    let e = ask_failing(cfg);
     assert_eq!(e.kind, ErrorKind::Timeout, "{e}");
     assert_eq!(server.count(), 2);
 }
@@ -574,11 +577,8 @@ fn errors_say_what_to_do_and_never_show_the_key() {
         Reply::raw(401, &json!({"error": {"message": format!("Incorrect API key provided: {auth}"), "type": "invalid_request_error"}}).to_string())
     });
     for cfg in [openai(&server), anthropic(&server)] {
-        let e = Client::new(cfg)
-            .chat(&ChatRequest::new(ask()), &cancel())
-            .unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Auth);
-        assert!(e.message.contains("COMMANDTREE_LLM_API_KEY"), "{e}");
+        let e = ask_failing(cfg);
+        assert_failed(&e, ErrorKind::Auth, &["COMMANDTREE_LLM_API_KEY"]);
         assert!(
             !e.message.contains(KEY) && !format!("{e:?}").contains(KEY),
             "{e}"
@@ -591,13 +591,11 @@ fn errors_say_what_to_do_and_never_show_the_key() {
             r#"{"error":{"message":"The model `mock-model` does not exist","code":"model_not_found"}}"#,
         )
     });
-    let e = Client::new(openai(&server))
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::ModelNotFound);
-    assert!(
-        e.message.contains("`mock-model`") && e.message.contains("COMMANDTREE_LLM_MODEL"),
-        "{e}"
+    let e = ask_failing(openai(&server));
+    assert_failed(
+        &e,
+        ErrorKind::ModelNotFound,
+        &["`mock-model`", "COMMANDTREE_LLM_MODEL"],
     );
 
     // Nothing listens on a port that was just released.
@@ -607,13 +605,11 @@ fn errors_say_what_to_do_and_never_show_the_key() {
         .unwrap()
         .port();
     let cfg = ProviderConfig::openai_compatible(&format!("http://127.0.0.1:{port}/v1"), Some("m"));
-    let e = Client::new(cfg)
-        .chat(&ChatRequest::new(ask()), &cancel())
-        .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Unreachable);
-    assert!(
-        e.message.contains("cannot reach") && e.message.contains("COMMANDTREE_LLM_BASE_URL"),
-        "{e}"
+    let e = ask_failing(cfg);
+    assert_failed(
+        &e,
+        ErrorKind::Unreachable,
+        &["cannot reach", "COMMANDTREE_LLM_BASE_URL"],
     );
 }
 

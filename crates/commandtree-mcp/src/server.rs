@@ -65,9 +65,7 @@ type ToolResult = Result<CallToolResult, McpError>;
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, McpError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| McpError::internal_error(e.to_string(), None))
+    tokio::task::spawn_blocking(f).await.map_err(internal)
 }
 
 /// A result with structured content and its short text form.
@@ -115,6 +113,30 @@ fn engine_failure(e: &Error) -> CallToolResult {
         _ => {}
     }
     failure(msg)
+}
+
+/// A token cancelled when the client cancels the request, and the task watching for that
+/// (to abort when the call ends).
+fn cancelled_with(ctx: &RequestContext<RoleServer>) -> (CancelToken, tokio::task::JoinHandle<()>) {
+    let cancel = CancelToken::new();
+    let stop = cancel.clone();
+    let ct = ctx.ct.clone();
+    let watch = tokio::spawn(async move {
+        ct.cancelled().await;
+        stop.cancel();
+    });
+    (cancel, watch)
+}
+
+fn internal(e: impl std::fmt::Display) -> McpError {
+    McpError::internal_error(e.to_string(), None)
+}
+
+/// Runs `f` on the blocking pool; an engine error fails the request.
+async fn blocking_engine<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, McpError> {
+    blocking(f).await?.map_err(internal)
 }
 
 /// Runs `f` on the blocking pool and turns an engine error into a tool error.
@@ -456,13 +478,7 @@ impl CommandTreeServer {
                 .unwrap_or(DEFAULT_TIMEOUT)
                 .clamp(1, MAX_TIMEOUT),
         );
-        let cancel = CancelToken::new();
-        let stop = cancel.clone();
-        let ct = ctx.ct.clone();
-        let watch = tokio::spawn(async move {
-            ct.cancelled().await;
-            stop.cancel();
-        });
+        let (cancel, watch) = cancelled_with(&ctx);
         let result = tool_call(move || {
             let mut loaded = loaded;
             let ws = inner.engine.workspace();
@@ -604,10 +620,7 @@ impl CommandTreeServer {
     async fn tag_command(&self, Parameters(p): Parameters<TagInput>) -> ToolResult {
         let inner = self.inner.clone();
         tool_call(move || {
-            let mut loaded = inner.load(&LoadOptions {
-                types: Vec::new(),
-                create_db: true,
-            })?;
+            let mut loaded = inner.load(&LoadOptions::writing())?;
             let out = if p.add {
                 let (c, added) = engine_tags::add(&mut loaded, &p.id, std::slice::from_ref(&p.tag))?;
                 TagOutput {
@@ -649,10 +662,7 @@ impl CommandTreeServer {
     async fn star_command(&self, Parameters(p): Parameters<StarInput>) -> ToolResult {
         let inner = self.inner.clone();
         tool_call(move || {
-            let mut loaded = inner.load(&LoadOptions {
-                types: Vec::new(),
-                create_db: true,
-            })?;
+            let mut loaded = inner.load(&LoadOptions::writing())?;
             let out = if p.starred {
                 let (c, added) = engine_tags::star(&mut loaded, &p.id)?;
                 StarOutput {
@@ -695,13 +705,7 @@ impl CommandTreeServer {
         ctx: RequestContext<RoleServer>,
     ) -> ToolResult {
         let inner = self.inner.clone();
-        let cancel = CancelToken::new();
-        let stop = cancel.clone();
-        let ct = ctx.ct.clone();
-        let watch = tokio::spawn(async move {
-            ct.cancelled().await;
-            stop.cancel();
-        });
+        let (cancel, watch) = cancelled_with(&ctx);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressEvent>();
         let forward = ctx.meta.get_progress_token().map(|token| {
             let peer = ctx.peer.clone();
@@ -721,10 +725,7 @@ impl CommandTreeServer {
                 Err(e @ Error::NoProvider { .. }) => return Ok(failure(e.to_string())),
                 Err(e) => return Err(e),
             };
-            let mut loaded = inner.load(&LoadOptions {
-                types: Vec::new(),
-                create_db: true,
-            })?;
+            let mut loaded = inner.load(&LoadOptions::writing())?;
             let ids = p.ids.clone().unwrap_or_default();
             let progress = move |e: ProgressEvent| {
                 let _ = tx.send(e);
@@ -913,7 +914,7 @@ impl ServerHandler for CommandTreeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         let inner = self.inner.clone();
-        let found = blocking(move || -> Result<Result<Vec<String>, String>, Error> {
+        let found = blocking_engine(move || {
             let loaded = inner.load(&LoadOptions::default())?;
             let arg = &request.argument;
             Ok(match &request.r#ref {
@@ -945,8 +946,7 @@ impl ServerHandler for CommandTreeServer {
                 _ => Err("an unknown kind of completion reference".to_string()),
             })
         })
-        .await?
-        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        .await?;
         let values = found.map_err(|why| McpError::invalid_params(why, None))?;
         let total = values.len();
         let shown: Vec<String> = values
@@ -955,7 +955,7 @@ impl ServerHandler for CommandTreeServer {
             .collect();
         let more = total > shown.len();
         let info = CompletionInfo::with_pagination(shown, u32::try_from(total).ok(), more)
-            .map_err(|e| McpError::internal_error(e, None))?;
+            .map_err(internal)?;
         Ok(CompleteResult::new(info))
     }
 
@@ -981,8 +981,7 @@ impl ServerHandler for CommandTreeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let inner = self.inner.clone();
-        let loaded = blocking(move || inner.load(&LoadOptions::default())).await?;
-        let loaded = loaded.map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let loaded = blocking_engine(move || inner.load(&LoadOptions::default())).await?;
         let resources = loaded
             .commands
             .iter()
@@ -1051,7 +1050,7 @@ impl ServerHandler for CommandTreeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let inner = self.inner.clone();
-        let prompts = blocking(move || -> Result<Vec<Prompt>, Error> {
+        let prompts = blocking_engine(move || {
             let loaded = inner.load(&LoadOptions::default())?;
             let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
             // The workspace's own, as list_commands lists them; the built-in prompts stay
@@ -1081,8 +1080,7 @@ impl ServerHandler for CommandTreeServer {
                 })
                 .collect())
         })
-        .await?
-        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        .await?;
         Ok(ListPromptsResult::with_all_items(prompts))
     }
 
@@ -1094,7 +1092,7 @@ impl ServerHandler for CommandTreeServer {
         let inner = self.inner.clone();
         let name = request.name.clone();
         let given = request.arguments.clone().unwrap_or_default();
-        let rendered = blocking(move || -> Result<Result<(String, String), String>, Error> {
+        let rendered = blocking_engine(move || {
             let loaded = inner.load(&LoadOptions::default())?;
             let defs = sources::ai::definitions_among(&loaded.root, &loaded.commands);
             let Some(about) = defs
@@ -1124,8 +1122,7 @@ impl ServerHandler for CommandTreeServer {
             };
             Ok(defs.render_named(&name, &named).map(|text| (text, about)))
         })
-        .await?
-        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        .await?;
         match rendered {
             Ok((text, about)) => {
                 let mut r = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);

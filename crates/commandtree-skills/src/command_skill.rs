@@ -60,12 +60,7 @@ pub fn parse(
             "no front matter: the file must start with `---` and set `name`".into(),
         ));
     }
-    let end = lines
-        .iter()
-        .skip(1)
-        .position(|l| matches!(l.trim_end(), "---" | "..."))
-        .map(|p| p + 1)
-        .ok_or((Some(1), "the front matter has no closing `---`".to_string()))?;
+    let end = commandtree_core::text::front_matter_end(&lines)?;
     let v = commandtree_core::text::parse_yaml(&lines[1..end].join("\n"))
         .map_err(|(l, m)| (l.map(|l| l + 1), format!("front matter: {m}")))?;
     let get = |k: &str| {

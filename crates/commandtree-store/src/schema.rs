@@ -129,6 +129,16 @@ const fn col(name: &'static str, ty: &'static str, not_null: bool, pk: u32) -> C
     }
 }
 
+/// A table of our own that nothing references: the fields `TABLES` entries leave out.
+const OWN_TABLE: TableSpec = TableSpec {
+    name: "",
+    columns: &[],
+    foreign_keys: &[],
+    unique: &[],
+    seed: false,
+    linked: false,
+};
+
 /// Every table we rely on, parents before children.
 pub const TABLES: &[TableSpec] = &[
     TableSpec {
@@ -216,10 +226,7 @@ pub const TABLES: &[TableSpec] = &[
             col("log_path", "TEXT", false, 0),
             col("request", "TEXT", true, 0),
         ],
-        foreign_keys: &[],
-        unique: &[],
-        seed: false,
-        linked: false,
+        ..OWN_TABLE
     },
     TableSpec {
         name: "embedding_sources",
@@ -230,10 +237,7 @@ pub const TABLES: &[TableSpec] = &[
             col("model", "TEXT", true, 0),
             col("embedded_at", "TEXT", true, 0),
         ],
-        foreign_keys: &[],
-        unique: &[],
-        seed: false,
-        linked: false,
+        ..OWN_TABLE
     },
     TableSpec {
         name: crate::findings::TABLE,
@@ -243,10 +247,7 @@ pub const TABLES: &[TableSpec] = &[
             col("findings", "TEXT", true, 0),
             col("scanned_at", "TEXT", true, 0),
         ],
-        foreign_keys: &[],
-        unique: &[],
-        seed: false,
-        linked: false,
+        ..OWN_TABLE
     },
     TableSpec {
         name: crate::context::TABLE,
@@ -257,10 +258,7 @@ pub const TABLES: &[TableSpec] = &[
             col("content", "TEXT", true, 0),
             col("created_at", "TEXT", true, 0),
         ],
-        foreign_keys: &[],
-        unique: &[],
-        seed: false,
-        linked: false,
+        ..OWN_TABLE
     },
 ];
 
@@ -286,14 +284,7 @@ pub fn inspect(conn: &Connection) -> rusqlite::Result<Status> {
     let mut missing = Vec::new();
     let mut problems = Vec::new();
     for t in TABLES {
-        let kind: Option<String> = conn
-            .query_row(
-                "SELECT type FROM sqlite_master WHERE name = ?1",
-                [t.name],
-                |r| r.get(0),
-            )
-            .optional()?;
-        match kind.as_deref() {
+        match object_type(conn, t.name)?.as_deref() {
             None => missing.push(t.name),
             Some("table") => problems.extend(table_problems(conn, t)?),
             Some(other) => problems.push(format!("`{}` is a {other}, not a table", t.name)),
@@ -308,18 +299,21 @@ pub fn inspect(conn: &Connection) -> rusqlite::Result<Status> {
     })
 }
 
+/// What `sqlite_master` says `name` is (`table`, `view`, ...), `None` when absent.
+fn object_type(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT type FROM sqlite_master WHERE name = ?1",
+        [name],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
 /// The tables of `TABLES` present with another structure.
 pub fn wrong_tables(conn: &Connection) -> rusqlite::Result<Vec<&'static TableSpec>> {
     let mut out = Vec::new();
     for t in TABLES {
-        let kind: Option<String> = conn
-            .query_row(
-                "SELECT type FROM sqlite_master WHERE name = ?1",
-                [t.name],
-                |r| r.get(0),
-            )
-            .optional()?;
-        match kind.as_deref() {
+        match object_type(conn, t.name)?.as_deref() {
             None => {}
             Some("table") if table_problems(conn, t)?.is_empty() => {}
             Some(_) => out.push(t),

@@ -101,6 +101,15 @@ pub fn warnings(ws: &[Warning]) {
     }
 }
 
+/// The width of a column holding `cells` as [`clean`] writes them, in characters.
+pub fn column_width<'a>(cells: impl IntoIterator<Item = &'a str>) -> usize {
+    cells
+        .into_iter()
+        .map(|t| clean(t).chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
 /// Candidates of an ambiguous name, each with the exact text that runs it (quoted for the shell
 /// when it must be: `'lib: build'`), and how many more.
 pub fn named_candidates(cands: &[CommandItem], typed: &[String], more: usize) {
@@ -109,12 +118,7 @@ pub fn named_candidates(cands: &[CommandItem], typed: &[String], more: usize) {
         .iter()
         .map(|t| commandtree_core::text::sh_word(t))
         .collect();
-    let width = typed
-        .iter()
-        .map(|t| clean(t).chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(48);
+    let width = column_width(typed.iter().map(String::as_str)).min(48);
     for (c, name) in cands.iter().zip(&typed) {
         let _ = writeln!(
             e,

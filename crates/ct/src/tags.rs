@@ -147,11 +147,7 @@ fn list(engine: &Engine, query: Option<&str>, json: bool, quiet: bool) -> Result
             "No tags yet. Tag a command with `ct tag add <command> <tag>`."
         )?;
     } else {
-        let width = entries
-            .iter()
-            .map(|t| output::clean(&t.name).chars().count())
-            .max()
-            .unwrap_or(0);
+        let width = output::column_width(entries.iter().map(|t| t.name.as_str()));
         for t in &entries {
             let labels: Vec<String> = t
                 .commands
@@ -219,11 +215,7 @@ pub fn quick(engine: &Engine, args: QuickArgs, quiet: bool) -> Result<()> {
             "No quick commands - star commands to add them here (`ct star <command>`)"
         )?;
     } else {
-        let width = items
-            .iter()
-            .map(|c| output::clean(&c.label).chars().count())
-            .max()
-            .unwrap_or(0);
+        let width = output::column_width(items.iter().map(|c| c.label.as_str()));
         for (i, c) in items.iter().enumerate() {
             writeln!(
                 out,

@@ -375,3 +375,21 @@ mod props {
         }
     }
 }
+
+#[test]
+fn a_file_name_without_an_id_is_skipped() {
+    assert_eq!(
+        warnings(".commandtree/commands/.command.md", "Do it.\n"),
+        [(
+            Some(1),
+            "the file name gives no command id; this command is skipped".to_string()
+        )]
+    );
+    assert_eq!(
+        warnings(".github/agents/ .agent.md", "Be brief.\n"),
+        [(
+            Some(1),
+            "the file name gives no agent id; this agent is skipped".to_string()
+        )]
+    );
+}

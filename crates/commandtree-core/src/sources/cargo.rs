@@ -168,54 +168,36 @@ fn package_commands(
     let can_run = bins.len() == 1
         || (!bins.is_empty() && package.get("default-run").and_then(Value::as_str).is_some());
 
-    let mut push = |id: &str, command: String, description: &str, line: Option<usize>| {
-        let item = CommandItem::new(KIND, file.path, id, command).description(description);
-        out.commands.push(with_line(item, line));
+    // At a workspace root the workspace's commands stand for the package's, all but `run`;
+    // elsewhere `run` goes after `build`, as upstream lists it.
+    let (build, rest) = if is_workspace_root {
+        (&PACKAGE[..0], &PACKAGE[..0])
+    } else {
+        PACKAGE.split_at(1)
     };
-    if !is_workspace_root {
-        let (build, rest) = PACKAGE.split_at(1);
-        for (word, description) in build {
-            push(word, format!("cargo {word}{select}"), description, line);
-        }
-        if can_run {
-            push(
-                "run",
-                format!("cargo run{select}"),
-                "Run the main binary",
-                line,
-            );
-        }
-        for (word, description) in rest {
-            push(word, format!("cargo {word}{select}"), description, line);
-        }
-    } else if can_run {
-        push(
-            "run",
-            format!("cargo run{select}"),
-            "Run the main binary",
-            line,
-        );
+    let run: &[(&str, &str)] = if can_run {
+        &[("run", "Run the main binary")]
+    } else {
+        &[]
+    };
+    for (word, description) in build.iter().chain(run).chain(rest) {
+        let item = CommandItem::new(KIND, file.path, word, format!("cargo {word}{select}"))
+            .description(*description);
+        out.commands.push(with_line(item, line));
     }
-    for t in bins {
+    let bins = bins.into_iter().map(|t| (t, "run", "bin", "binary"));
+    let examples = examples
+        .into_iter()
+        .map(|t| (t, "example", "example", "example"));
+    for (t, id, flag, what) in bins.chain(examples) {
         let item = CommandItem::new(
             KIND,
             file.path,
-            &format!("run-{}", t.name),
-            format!("cargo run{select} --bin {}", sh_word(&t.name)),
+            &format!("{id}-{}", t.name),
+            format!("cargo run{select} --{flag} {}", sh_word(&t.name)),
         )
-        .label(format!("run --bin {}", t.name))
-        .description(format!("Run {} binary", t.name));
-        out.commands.push(with_line(item, t.line));
-    }
-    for t in examples {
-        let item = CommandItem::new(
-            KIND,
-            file.path,
-            &format!("example-{}", t.name),
-            format!("cargo run{select} --example {}", sh_word(&t.name)),
-        )
-        .label(format!("run --example {}", t.name))
-        .description(format!("Run {} example", t.name));
+        .label(format!("run --{flag} {}", t.name))
+        .description(format!("Run {} {what}", t.name));
         out.commands.push(with_line(item, t.line));
     }
 }
@@ -475,6 +457,16 @@ mod tests {
         p.commands.iter().map(|c| c.command.as_str()).collect()
     }
 
+    /// The labels of `/w/Cargo.toml`'s commands that start with `prefix`.
+    fn labels_from(fs: &MemFs, prefix: &str) -> Vec<String> {
+        let p = parse_in(parse, fs, "/w/Cargo.toml");
+        labels(&p)
+            .into_iter()
+            .filter(|l| l.starts_with(prefix))
+            .map(String::from)
+            .collect()
+    }
+
     const APP: &str = "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nserde = \"1\"\n";
 
     #[test]
@@ -585,12 +577,8 @@ mod tests {
             .file("/w/examples/multi/main.rs", "")
             .file("/w/examples/data/input.json", "");
         let p = parse_in(parse, &fs, "/w/Cargo.toml");
-        let extra: Vec<_> = labels(&p)
-            .into_iter()
-            .filter(|l| l.starts_with("run --"))
-            .collect();
         assert_eq!(
-            extra,
+            labels_from(&fs, "run --"),
             [
                 "run --bin kit",
                 "run --bin migrate",
@@ -615,12 +603,7 @@ mod tests {
             .file("/w/src/main.rs", "")
             .file("/w/src/bin/extra.rs", "")
             .file("/w/examples/basic.rs", "");
-        let p = parse_in(parse, &fs, "/w/Cargo.toml");
-        let extra: Vec<_> = labels(&p)
-            .into_iter()
-            .filter(|l| l.starts_with("run"))
-            .collect();
-        assert_eq!(extra, ["run", "run --bin only"]);
+        assert_eq!(labels_from(&fs, "run"), ["run", "run --bin only"]);
     }
 
     #[test]
@@ -632,14 +615,7 @@ mod tests {
                 .file("/w/src/bin/extra.rs", "")
                 .file("/w/examples/basic.rs", "")
         };
-        let runs = |manifest: &str| -> Vec<String> {
-            let p = parse_in(parse, &fs(manifest), "/w/Cargo.toml");
-            p.commands
-                .iter()
-                .filter(|c| c.label.starts_with("run --"))
-                .map(|c| c.label.clone())
-                .collect()
-        };
+        let runs = |manifest: &str| labels_from(&fs(manifest), "run --");
         // No edition key means 2015: the declared bin replaces discovery of bins, not examples.
         assert_eq!(
             runs("[package]\nname = \"kit\"\n[[bin]]\nname = \"tool\"\npath = \"src/tool.rs\"\n"),
@@ -679,12 +655,7 @@ mod tests {
         let fs = MemFs::new()
             .file("/w/Cargo.toml", "[package]\nname = \"kit\"\nedition = \"2024\"\n[[bin]]\nname = \"kit-cli\"\npath = \"src/main.rs\"\n[[bin]]\nname = \"kit-cli\"\n")
             .file("/w/src/main.rs", "");
-        let p = parse_in(parse, &fs, "/w/Cargo.toml");
-        let extra: Vec<_> = labels(&p)
-            .into_iter()
-            .filter(|l| l.starts_with("run"))
-            .collect();
-        assert_eq!(extra, ["run", "run --bin kit-cli"]);
+        assert_eq!(labels_from(&fs, "run"), ["run", "run --bin kit-cli"]);
     }
 
     /// Upstream skipped a `[[bin]]` whose label an earlier manifest already had; each manifest

@@ -319,6 +319,30 @@ pub(crate) fn with_line(item: CommandItem, line: Option<usize>) -> CommandItem {
     }
 }
 
+/// The index of the bracket that closes the `(` or `{` at `chars[at]` (nested pairs counted),
+/// or `chars.len()` when none does: the end of a `$(…)`/`${…}` reference.
+pub(crate) fn closing_bracket(chars: &[char], at: usize) -> usize {
+    let (open, close) = if chars[at] == '(' {
+        ('(', ')')
+    } else {
+        ('{', '}')
+    };
+    let mut depth = 0usize;
+    let mut j = at;
+    while j < chars.len() {
+        if chars[j] == open {
+            depth += 1;
+        } else if chars[j] == close {
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        j += 1;
+    }
+    j
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,7 +117,7 @@ fn untag(v: Yaml) -> Yaml {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::testing::{labels, parse_with};
+    use crate::sources::testing::{assert_one_warning, labels, parse_with};
 
     const COMPOSE: &str = r#"# Local development stack
 name: shop
@@ -286,17 +286,7 @@ volumes:
         for (content, line, msg) in cases {
             let p = parse_with(parse_compose, "/w/compose.yml", content);
             assert_eq!(p.commands.len(), 6, "{content:?}");
-            assert_eq!(p.warnings.len(), 1, "{content:?}");
-            assert!(
-                p.warnings[0].message.contains(msg),
-                "{content:?}: {}",
-                p.warnings[0].message
-            );
-            assert_eq!(
-                p.warnings[0].line, *line,
-                "{content:?}: {}",
-                p.warnings[0].message
-            );
+            assert_one_warning(&p, *line, msg, content);
         }
     }
 

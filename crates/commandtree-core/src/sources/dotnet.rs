@@ -28,12 +28,7 @@ struct Kind {
 }
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let project = file
-        .path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let quoted = text::quote_path(file.path);
+    let (project, quoted) = names(file);
     let mut out = Parsed::default();
     let mut facts = Facts::default();
     let imports = |name: &str| directory_build_files(file, name);
@@ -211,14 +206,20 @@ fn is_test_package(id: &str) -> bool {
     TEST_PACKAGES.iter().any(|p| id.eq_ignore_ascii_case(p))
 }
 
-/// A solution (`*.sln`, `*.slnx`): build, test and clean of every project in it.
-pub fn parse_solution(file: &SourceFile<'_>) -> Parsed {
-    let name = file
+/// The file's name without its extension (the project's or solution's name), and its path
+/// quoted for a command line.
+fn names(file: &SourceFile<'_>) -> (String, String) {
+    let stem = file
         .path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let quoted = text::quote_path(file.path);
+    (stem, text::quote_path(file.path))
+}
+
+/// A solution (`*.sln`, `*.slnx`): build, test and clean of every project in it.
+pub fn parse_solution(file: &SourceFile<'_>) -> Parsed {
+    let (name, quoted) = names(file);
     let mut out = Parsed::default();
     let is_sln = file.file_name().to_ascii_lowercase().ends_with(".sln");
     if is_sln
@@ -247,7 +248,7 @@ pub fn parse_solution(file: &SourceFile<'_>) -> Parsed {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with};
+    use crate::sources::testing::{assert_one_warning, labels, parse_in, parse_with};
 
     #[test]
     fn a_project_named_as_tests_is_a_test_project() {
@@ -609,17 +610,7 @@ mod tests {
         for (content, line) in cases {
             let p = parse_with(parse, "/w/Bad/Bad.csproj", content);
             assert_eq!(labels(&p), ["Bad: build", "Bad: clean"], "{content:?}");
-            assert_eq!(p.warnings.len(), 1, "{content:?}");
-            assert!(
-                p.warnings[0].message.starts_with("invalid XML: "),
-                "{}",
-                p.warnings[0].message
-            );
-            assert_eq!(
-                p.warnings[0].line, *line,
-                "{content:?}: {}",
-                p.warnings[0].message
-            );
+            assert_one_warning(&p, *line, "invalid XML: ", content);
         }
     }
 }

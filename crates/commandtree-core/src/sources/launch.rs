@@ -142,7 +142,7 @@ fn compound_description(configs: Option<&Value>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::testing::{labels, parse_with, warnings};
+    use crate::sources::testing::{assert_one_warning, labels, parse_with, warnings};
 
     const PATH: &str = "/w/.vscode/launch.json";
 
@@ -270,9 +270,8 @@ mod tests {
 }"#,
         );
         assert_eq!(labels(&p), ["ok"]);
-        let w = warnings(&p);
         assert_eq!(
-            w,
+            warnings(&p),
             [
                 (Some(3), "configuration #1 has no `name`"),
                 (Some(4), "configuration #2 has no `name`"),
@@ -324,13 +323,7 @@ mod tests {
         for (content, line, msg) in cases {
             let p = parse_with(parse, PATH, content);
             assert!(p.commands.is_empty(), "{content:?}");
-            assert_eq!(p.warnings.len(), 1, "{content:?}");
-            assert_eq!(p.warnings[0].line, *line, "{content:?}");
-            assert!(
-                p.warnings[0].message.contains(msg),
-                "{content:?}: {}",
-                p.warnings[0].message
-            );
+            assert_one_warning(&p, *line, msg, content);
         }
     }
 }

@@ -21,7 +21,7 @@
 //! `## text` line directly above the rule (`.PHONY` lines in between are fine).
 
 use super::calls::{make_call, simple_commands};
-use super::common::{IncludeGuard, Refusal, normalize_path, script_steps};
+use super::common::{self, IncludeGuard, Refusal, normalize_path, script_steps};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, Definition, StepHow, StepRef, StepScope};
 use crate::text;
@@ -1031,8 +1031,8 @@ fn make_vars_to_shell(s: &str) -> String {
                 out.push('$');
                 i += 2;
             }
-            Some(&open @ ('(' | '{')) => {
-                let j = reference_end(&chars, i + 1, open);
+            Some('(' | '{') => {
+                let j = common::closing_bracket(&chars, i + 1);
                 let name: String = chars[i + 2..j.min(chars.len())].iter().collect();
                 out.push_str(if name.trim() == "MAKE" {
                     "make"
@@ -1144,8 +1144,8 @@ fn expand_in(
                 out.push_str(target);
                 i += 2;
             }
-            Some(&open @ ('(' | '{')) => {
-                let j = reference_end(&chars, i + 1, open);
+            Some('(' | '{') => {
+                let j = common::closing_bracket(&chars, i + 1);
                 let inner: String = chars[i + 2..j.min(chars.len())].iter().collect();
                 let raw: String = chars[i..(j + 1).min(chars.len())].iter().collect();
                 i = j + 1;
@@ -1501,26 +1501,6 @@ fn is_command_name(name: &str) -> bool {
         '&', '<', '>', '`', ':', ',', '~',
     ];
     !name.is_empty() && !name.starts_with('.') && !name.contains(BAD)
-}
-
-/// The index of the bracket closing the variable reference whose opening bracket `open` is at
-/// `at` (nested pairs counted), or `chars.len()` when it is never closed.
-fn reference_end(chars: &[char], at: usize, open: char) -> usize {
-    let close = if open == '(' { ')' } else { '}' };
-    let mut depth = 0usize;
-    let mut j = at;
-    while j < chars.len() {
-        if chars[j] == open {
-            depth += 1;
-        } else if chars[j] == close {
-            depth -= 1;
-            if depth == 0 {
-                break;
-            }
-        }
-        j += 1;
-    }
-    j
 }
 
 #[cfg(test)]

@@ -535,6 +535,17 @@ pub(crate) mod testing {
         p.commands.iter().map(|c| c.label.as_str()).collect()
     }
 
+    /// Asserts that `p` warned once, at `line`, with a message holding `msg`; `case` names the
+    /// input in a failure.
+    #[track_caller]
+    pub fn assert_one_warning(p: &Parsed, line: Option<u32>, msg: &str, case: &str) {
+        let got = warnings(p);
+        assert!(
+            got.len() == 1 && got[0].0 == line && got[0].1.contains(msg),
+            "{case:?}: expected one warning at {line:?} holding {msg:?}, got {got:?}"
+        );
+    }
+
     /// The warnings as (line, message) pairs, for exact comparisons.
     pub fn warnings(p: &Parsed) -> Vec<(Option<u32>, &str)> {
         p.warnings

@@ -273,7 +273,7 @@ fn package_manager(spec: &str) -> Option<Runner> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with, warnings};
+    use crate::sources::testing::{assert_one_warning, labels, parse_in, parse_with, warnings};
     use std::path::Path;
 
     const PKG: &str = r#"{
@@ -515,9 +515,8 @@ mod tests {
             "{\n  \"scripts\": {\n    \"a\": 1,\n    \"b\": \"echo b\",\n    \"c\": {\"x\": 1},\n    \"\": \"echo\"\n  }\n}",
         );
         assert_eq!(labels(&p), ["b"]);
-        let w = warnings(&p);
         assert_eq!(
-            w,
+            warnings(&p),
             [
                 (Some(3), "script `a` is not a string"),
                 (Some(5), "script `c` is not a string"),
@@ -589,13 +588,7 @@ mod tests {
         for (content, line, msg) in cases {
             let p = parse_with(parse, "/w/package.json", content);
             assert!(p.commands.is_empty(), "{content:?}");
-            assert_eq!(p.warnings.len(), 1, "{content:?}");
-            assert_eq!(p.warnings[0].line, *line, "{content:?}");
-            assert!(
-                p.warnings[0].message.contains(msg),
-                "{content:?}: {}",
-                p.warnings[0].message
-            );
+            assert_one_warning(&p, *line, msg, content);
         }
     }
 

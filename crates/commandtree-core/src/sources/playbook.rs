@@ -66,12 +66,7 @@ pub fn parse_text(
     };
     let mut i = 0;
     if lines.first().map(|l| l.trim_end()) == Some("---") {
-        let end = lines
-            .iter()
-            .skip(1)
-            .position(|l| matches!(l.trim_end(), "---" | "..."))
-            .map(|p| p + 1)
-            .ok_or((Some(1), "the front matter has no closing `---`".to_string()))?;
+        let end = crate::text::front_matter_end(&lines)?;
         let yaml = lines[1..end].join("\n");
         let v = crate::text::parse_yaml(&yaml)
             .map_err(|(l, m)| (l.map(|l| l + 1), format!("front matter: {m}")))?;

@@ -176,12 +176,8 @@ fn scan_line(
                 if skip_do {
                     skip_do = false;
                 } else {
-                    st.stack.push(Frame {
-                        brace: false,
-                        namespace: namespace.take(),
-                        binding: each_binding(&toks[..i], &toks[i + 1..], &st.lists),
-                        warned: false,
-                    });
+                    let frame = Frame::block(false, namespace.take(), toks, i, &st.lists);
+                    st.stack.push(frame);
                 }
                 stmt_start = true;
             }
@@ -194,21 +190,12 @@ fn scan_line(
                 if w == "def" && is_endless_def(&toks[i..]) {
                     continue;
                 }
-                st.stack.push(Frame {
-                    brace: false,
-                    namespace: None,
-                    binding: None,
-                    warned: false,
-                });
+                st.stack.push(Frame::keyword());
                 skip_do = matches!(w.as_str(), "while" | "until" | "for");
             }
             Tok::Punct('{') => {
-                st.stack.push(Frame {
-                    brace: true,
-                    namespace: namespace.take(),
-                    binding: each_binding(&toks[..i], &toks[i + 1..], &st.lists),
-                    warned: false,
-                });
+                let frame = Frame::block(true, namespace.take(), toks, i, &st.lists);
+                st.stack.push(frame);
                 stmt_start = true;
             }
             Tok::Punct('}') if st.stack.last().is_some_and(|f| f.brace) => {
@@ -499,6 +486,35 @@ struct Frame {
     binding: Option<(String, Vec<String>)>,
     /// Whether the "computed namespace" warning was given for this frame.
     warned: bool,
+}
+
+impl Frame {
+    /// The block a `do` or `{` at `toks[i]` opens: it holds the namespace its line declared, and
+    /// the `|var|` of an `.each` over a literal list.
+    fn block(
+        brace: bool,
+        namespace: Option<Ns>,
+        toks: &[Tok],
+        i: usize,
+        lists: &std::collections::HashMap<String, Vec<String>>,
+    ) -> Frame {
+        Frame {
+            brace,
+            namespace,
+            binding: each_binding(&toks[..i], &toks[i + 1..], lists),
+            warned: false,
+        }
+    }
+
+    /// The block a keyword (`if`, `def`, `class`, ...) opens, up to its `end`.
+    fn keyword() -> Frame {
+        Frame {
+            brace: false,
+            namespace: None,
+            binding: None,
+            warned: false,
+        }
+    }
 }
 
 /// A keyword opens a block when it starts an expression (`x = if c`), not as a modifier

@@ -13,6 +13,7 @@
 //! Readers are pure, never panic, and read any length in time linear in it (nesting is
 //! bounded).
 
+use super::common;
 use crate::model::ShellCode;
 use crate::text::sh_word;
 
@@ -98,6 +99,17 @@ impl Chars {
         self.line.get(i).copied().unwrap_or(1)
     }
 
+    /// The index after the identifier characters (`[A-Za-z0-9_]`) from `i`.
+    fn word_end(&self, mut i: usize) -> usize {
+        while self
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            i += 1;
+        }
+        i
+    }
+
     fn skip_spaces(&self, mut i: usize) -> usize {
         while matches!(self.get(i), Some(' ' | '\t')) {
             i += 1;
@@ -180,12 +192,7 @@ pub fn ruby(text: &str) -> Vec<ShellCode> {
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = i;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
-                    i += 1;
-                }
+                i = s.word_end(i);
                 if matches!(s.get(i), Some('?' | '!')) {
                     i += 1;
                     continue;
@@ -484,12 +491,7 @@ fn ruby_heredoc(s: &Chars, i: usize) -> (Option<Arg>, usize) {
         j += 1;
     }
     let start = j;
-    while s
-        .get(j)
-        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        j += 1;
-    }
+    j = s.word_end(j);
     let tag: String = s.c[start..j].iter().collect();
     if tag.is_empty() {
         return (None, i + 2);
@@ -563,12 +565,7 @@ pub fn gradle(text: &str) -> Vec<ShellCode> {
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = i;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
-                    i += 1;
-                }
+                i = s.word_end(i);
                 let word: String = s.c[start..i].iter().collect();
                 let line = s.line(start);
                 match word.as_str() {
@@ -654,21 +651,8 @@ fn jvm_string(s: &Chars, i: usize) -> (String, usize) {
         }
         if q == '"' && c == '$' {
             if s.get(j + 1) == Some('{') {
-                let mut level = 0usize;
-                let mut k = j + 1;
-                while let Some(d) = s.get(k) {
-                    if d == '{' {
-                        level += 1;
-                    } else if d == '}' {
-                        level -= 1;
-                        if level == 0 {
-                            break;
-                        }
-                    }
-                    k += 1;
-                }
                 out.push_str(UNKNOWN);
-                j = k + 1;
+                j = common::closing_bracket(&s.c, j + 1) + 1;
                 continue;
             }
             if s.get(j + 1)
@@ -797,21 +781,8 @@ fn msbuild_values(cmd: &str) -> String {
     let mut i = 0;
     while i < c.len() {
         if matches!(c[i], '$' | '@' | '%') && c.get(i + 1) == Some(&'(') {
-            let mut level = 0usize;
-            let mut j = i + 1;
-            while j < c.len() {
-                if c[j] == '(' {
-                    level += 1;
-                } else if c[j] == ')' {
-                    level -= 1;
-                    if level == 0 {
-                        break;
-                    }
-                }
-                j += 1;
-            }
             out.push_str(UNKNOWN);
-            i = j + 1;
+            i = common::closing_bracket(&c, i + 1) + 1;
             continue;
         }
         out.push(c[i]);

@@ -409,7 +409,7 @@ fn ast_strings<'x>(v: &'x ast::Value<'_>) -> Vec<&'x str> {
 mod tests {
     use super::*;
     use crate::model::ParamFormat;
-    use crate::sources::testing::{labels, parse_with, warnings};
+    use crate::sources::testing::{assert_one_warning, labels, parse_with, warnings};
 
     const PATH: &str = "/w/.vscode/tasks.json";
 
@@ -592,9 +592,8 @@ mod tests {
 }"#,
         );
         assert_eq!(labels(&p), ["ok"]);
-        let w = warnings(&p);
         assert_eq!(
-            w,
+            warnings(&p),
             [
                 (Some(3), "task #1 has no `label`"),
                 (Some(5), "task #3 has no `label`"),
@@ -781,13 +780,7 @@ mod tests {
         for (content, line, msg) in cases {
             let p = parse_tasks(content);
             assert!(p.commands.is_empty(), "{content:?}");
-            assert_eq!(p.warnings.len(), 1, "{content:?}");
-            assert_eq!(p.warnings[0].line, *line, "{content:?}");
-            assert!(
-                p.warnings[0].message.contains(msg),
-                "{content:?}: {}",
-                p.warnings[0].message
-            );
+            assert_one_warning(&p, *line, msg, content);
         }
     }
 

@@ -303,6 +303,22 @@ pub fn openai_tool_reply(tool: &str, args: &serde_json::Value) -> serde_json::Va
     })
 }
 
+/// What an OpenAI-compatible server answers `GET /models` with: one model.
+pub fn model_list() -> Reply {
+    Reply::json(200, serde_json::json!({"data": [{"id": "mock-model"}]}))
+}
+
+/// An OpenAI reply to a summary request: the analysis tool called with `summary` and `warning`.
+pub fn analysis_reply(summary: &str, warning: &str) -> Reply {
+    Reply::json(
+        200,
+        openai_tool_reply(
+            "report_command_analysis",
+            &serde_json::json!({"summary": summary, "securityWarning": warning}),
+        ),
+    )
+}
+
 /// An OpenAI reply with text only.
 pub fn openai_text_reply(text: &str) -> serde_json::Value {
     serde_json::json!({

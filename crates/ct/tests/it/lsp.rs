@@ -5,7 +5,7 @@
 
 use crate::llm;
 use crate::support::lsp::Lsp;
-use crate::support::{Workspace, eventually, labelled};
+use crate::support::{self, Workspace, eventually, labelled};
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::Duration;
@@ -76,8 +76,7 @@ fn initialize_discover_tree_show_and_the_error_codes() {
     let w = fixture();
     let mut s = start(&w, &[]);
     // Before initialize: LSP's "server not initialized".
-    let (code, _) = s.err("commandtree/quick", json!({}));
-    assert_eq!(code, -32002);
+    s.fails_with(-32002, "commandtree/quick", json!({}));
 
     let init = s.initialize(&w, json!({}), false);
     assert_eq!(init["workspaceRoot"], json!(w.root()));
@@ -90,8 +89,8 @@ fn initialize_discover_tree_show_and_the_error_codes() {
             .unwrap()
             .contains(&json!("commandtree/plan"))
     );
-    let (code, _) = s.err("initialize", json!({"capabilities": {}}));
-    assert_eq!(code, -32600, "a second initialize");
+    // A second initialize is refused.
+    s.fails_with(-32600, "initialize", json!({"capabilities": {}}));
 
     // The same commands as `ct list --json`, in the same order; hidden ones only with `all`.
     let found = s.ok(
@@ -123,35 +122,34 @@ fn initialize_discover_tree_show_and_the_error_codes() {
     );
 
     // Roots: missing, another folder inside, and outside.
-    let (code, e) = s.err(
+    s.fails_with(
+        -32000,
         "commandtree/discoverTasks",
         json!({"workspaceRoot": w.join("nope").to_str().unwrap()}),
     );
-    assert_eq!(code, -32000, "{e}");
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32000,
         "commandtree/discoverTasks",
         json!({"workspaceRoot": w.join("scripts").to_str().unwrap()}),
     );
-    assert_eq!(code, -32000, "{e}");
     assert!(
         e["message"]
             .as_str()
             .unwrap()
             .contains("one server per workspace folder")
     );
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32602,
         "commandtree/discoverTasks",
         json!({"workspaceRoot": std::env::temp_dir().to_str().unwrap()}),
     );
-    assert_eq!(code, -32602, "{e}");
     assert!(
         e["message"]
             .as_str()
             .unwrap()
             .contains("outside the workspace root")
     );
-    let (code, e) = s.err("commandtree/discoverTasks", json!({}));
-    assert_eq!(code, -32602);
+    let e = s.fails_with(-32602, "commandtree/discoverTasks", json!({}));
     assert!(
         e["message"].as_str().unwrap().contains("workspaceRoot"),
         "{e}"
@@ -177,8 +175,7 @@ fn initialize_discover_tree_show_and_the_error_codes() {
             .all(|n| n["kind"] == "command")
     );
     assert_eq!(tree["hidden"], 2);
-    let (code, _) = s.err("commandtree/tree", json!({"sort": "size"}));
-    assert_eq!(code, -32602);
+    s.fails_with(-32602, "commandtree/tree", json!({"sort": "size"}));
     let by_tag = s.ok("commandtree/tree", json!({"tag": "nobody"}));
     assert_eq!(by_tag["categories"], json!([]));
     assert!(
@@ -195,8 +192,7 @@ fn initialize_discover_tree_show_and_the_error_codes() {
         json!(format!("npm:{}:build", w.join("package.json").display()))
     );
     assert_eq!(shown["steps"], json!([]));
-    let (code, e) = s.err("commandtree/show", json!({"id": "buil"}));
-    assert_eq!(code, -32002, "{e}");
+    let e = s.fails_with(-32002, "commandtree/show", json!({"id": "buil"}));
     assert!(
         e["data"]["suggestions"]
             .as_array()
@@ -205,13 +201,12 @@ fn initialize_discover_tree_show_and_the_error_codes() {
             .any(|v| v.as_str().unwrap().ends_with(":build")),
         "{e}"
     );
-    let (code, e) = s.err(
+    s.fails_with(
+        -32602,
         "commandtree/show",
         json!({"id": "shell:/etc/passwd:passwd"}),
     );
-    assert_eq!(code, -32602, "{e}");
-    let (code, _) = s.err("commandtree/show", json!({"id": 7}));
-    assert_eq!(code, -32602);
+    s.fails_with(-32602, "commandtree/show", json!({"id": 7}));
 
     assert_eq!(s.finish(), Some(0));
 }
@@ -274,16 +269,16 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         ids(&w.json(["quick", "--json"])),
         [build.clone(), test.clone(), hello.clone()]
     );
-    let (code, e) = s.err(
+    s.fails_with(
+        -32004,
         "commandtree/quickMove",
         json!({"id": "npm:lint", "position": 0}),
     );
-    assert_eq!(code, -32004, "{e}");
-    let (code, _) = s.err(
+    s.fails_with(
+        -32602,
         "commandtree/quickMove",
         json!({"id": "npm:lint", "position": -1}),
     );
-    assert_eq!(code, -32602);
 
     // Unstar through the CLI: the server sees it.
     w.run(["unstar", "npm:test"]).success();
@@ -324,11 +319,11 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         tree["categories"][0]["children"][0]["command"]["id"],
         json!(clean)
     );
-    let (code, e) = s.err(
+    s.fails_with(
+        -32602,
         "commandtree/tag",
         json!({"id": clean, "tag": "bad tag\n", "add": true}),
     );
-    assert_eq!(code, -32602, "{e}");
     let t = s.ok(
         "commandtree/tag",
         json!({"id": clean, "tag": "danger", "add": false}),
@@ -338,8 +333,8 @@ fn tags_stars_and_quick_launch_order_round_trip_with_the_cli() {
         (json!(false), json!(true))
     );
     assert_eq!(w.json(["show", "make:clean", "--json"])["tags"], json!([]));
-    let (code, _) = s.err("commandtree/tag", json!({"id": clean, "tag": "x"}));
-    assert_eq!(code, -32602, "`add` is required");
+    // `add` is required.
+    s.fails_with(-32602, "commandtree/tag", json!({"id": clean, "tag": "x"}));
 
     assert_eq!(s.finish(), Some(0));
 }
@@ -417,11 +412,11 @@ fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
         json!({"name": "Run app", "type": "node", "request": "launch", "program": "${workspaceFolder}/app.js", "args": ["--port", "3000"]})
     );
     assert_eq!(p["cwd"], json!(w.root()));
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32004,
         "commandtree/plan",
         json!({"id": "npm:build", "mode": "debug"}),
     );
-    assert_eq!(code, -32004, "{e}");
     assert!(
         e["message"]
             .as_str()
@@ -446,21 +441,21 @@ fn plan_for_each_mode_says_what_to_run_and_never_runs_it() {
     );
 
     // Bad params: an unknown mode, a non-scalar value; unknown command.
-    let (code, _) = s.err(
+    s.fails_with(
+        -32602,
         "commandtree/plan",
         json!({"id": "npm:build", "mode": "window"}),
     );
-    assert_eq!(code, -32602);
-    let (code, _) = s.err(
+    s.fails_with(
+        -32602,
         "commandtree/plan",
         json!({"id": "npm:build", "mode": "newTerminal", "params": {"x": [1]}}),
     );
-    assert_eq!(code, -32602);
-    let (code, _) = s.err(
+    s.fails_with(
+        -32002,
         "commandtree/plan",
         json!({"id": "nothing-like-it", "mode": "newTerminal"}),
     );
-    assert_eq!(code, -32002);
 
     // The security gate: a warned command's plan carries the warning for the client to confirm.
     s.ok(
@@ -595,20 +590,10 @@ fn file_changes_produce_tasks_changed_in_the_negotiated_form() {
         r#"{"scripts": {"build": "tsc", "serve": "vite"}}"#,
     );
     let n = tasks_changed(&mut s, |p| has_label(&p["tasks"], "serve"));
-    let labels: Vec<&str> = n["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap())
-        .collect();
-    assert!(
-        !labels.contains(&"test") && !labels.contains(&"lint"),
-        "{labels:?}"
-    );
-    assert!(
-        labels.contains(&"hello.sh") && !labels.contains(&"t.sh"),
-        "{labels:?}"
-    );
+    let labels = support::labels(&n["tasks"]);
+    let has = |l: &str| labels.iter().any(|x| x == l);
+    assert!(!has("test") && !has("lint"), "{labels:?}");
+    assert!(has("hello.sh") && !has("t.sh"), "{labels:?}");
     let mut now = ids(&n["tasks"]);
     now.sort();
     let mut listed = ids(&w.json(["list", "--json"]));
@@ -624,19 +609,13 @@ fn a_slow_summarize_reports_progress_and_stops_when_cancelled() {
     // the test waits, so only cancellation can end the request.
     let server = llm::Server::start(|req, _| {
         if req.method == "GET" {
-            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return llm::model_list();
         }
         let name = llm::name_in(req);
         if name != "hello.sh" {
             return llm::Reply::Silence(Duration::from_secs(300));
         }
-        llm::Reply::json(
-            200,
-            llm::openai_tool_reply(
-                "report_command_analysis",
-                &json!({"summary": "Greets.", "securityWarning": ""}),
-            ),
-        )
+        llm::analysis_reply("Greets.", "")
     });
     let base = server.v1();
     let mut s = start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
@@ -702,8 +681,7 @@ fn summarize_without_a_provider_says_how_to_configure_one() {
     let w = fixture();
     let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
-    let (code, e) = s.err("commandtree/summarize", json!({}));
-    assert_eq!(code, -32004);
+    let e = s.fails_with(-32004, "commandtree/summarize", json!({}));
     assert!(
         e["message"]
             .as_str()
@@ -711,8 +689,11 @@ fn summarize_without_a_provider_says_how_to_configure_one() {
             .starts_with("No LLM provider is configured."),
         "{e}"
     );
-    let (code, e) = s.err("commandtree/search", json!({"query": "build the app"}));
-    assert_eq!(code, -32004);
+    let e = s.fails_with(
+        -32004,
+        "commandtree/search",
+        json!({"query": "build the app"}),
+    );
     assert!(e["message"].as_str().unwrap().contains("ct embed"), "{e}");
     assert_eq!(s.finish(), Some(0));
 }
@@ -740,10 +721,8 @@ fn malformed_messages_and_unknown_methods_leave_the_server_running() {
     s.send_raw(b"Content-Type: application/json\r\n\r\n");
     s.send_raw(b"Content-Length: many\r\n\r\n");
     // Unknown requests and notifications.
-    let (code, _) = s.err("textDocument/hover", json!({}));
-    assert_eq!(code, -32601);
-    let (code, e) = s.err("commandtree/nothing", json!({}));
-    assert_eq!(code, -32601);
+    s.fails_with(-32601, "textDocument/hover", json!({}));
+    let e = s.fails_with(-32601, "commandtree/nothing", json!({}));
     assert!(
         e["message"]
             .as_str()
@@ -762,8 +741,7 @@ fn malformed_messages_and_unknown_methods_leave_the_server_running() {
 
     // After shutdown only exit; exit then ends with 0.
     assert_eq!(s.ok("shutdown", Value::Null), Value::Null);
-    let (code, _) = s.err("commandtree/quick", json!({}));
-    assert_eq!(code, -32600);
+    s.fails_with(-32600, "commandtree/quick", json!({}));
     s.notify("exit", Value::Null);
     assert_eq!(s.wait_exit(), Some(0));
 
@@ -911,7 +889,7 @@ fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_
     let before = std::fs::read_to_string(&hello).unwrap();
     let server = llm::Server::start(|req, _| {
         if req.method == "GET" {
-            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return llm::model_list();
         }
         llm::Reply::json(
             200,
@@ -968,25 +946,25 @@ fn command_skills_are_listed_proposed_without_writing_and_applied_only_onto_the_
         "commandtree/proposeSkill",
         json!({"skill": "Clean Up Script", "id": "hello.sh"}),
     );
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32602,
         "commandtree/proposeSkill",
         json!({"skill": "tidy", "id": "hello.sh"}),
     );
-    assert_eq!(code, -32602);
     assert!(e["message"].as_str().unwrap().contains("clean-up"), "{e}");
-    let (code, _) = s.err(
+    s.fails_with(
+        -32002,
         "commandtree/proposeSkill",
         json!({"skill": "clean-up", "id": "no-such-command"}),
     );
-    assert_eq!(code, -32002);
 
     // The file changed after the proposal: nothing is written.
     w.write("scripts/hello.sh", "#!/bin/sh\necho edited\n");
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32004,
         "commandtree/applySkill",
         json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": CLEANED}),
     );
-    assert_eq!(code, -32004, "{e}");
     assert!(
         e["message"].as_str().unwrap().contains("changed meanwhile"),
         "{e}"
@@ -1027,7 +1005,7 @@ fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
     let before = std::fs::read_to_string(&hello).unwrap();
     let server = llm::Server::start(|req, _| {
         if req.method == "GET" {
-            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return llm::model_list();
         }
         llm::Reply::Silence(Duration::from_secs(300))
     });
@@ -1040,16 +1018,16 @@ fn command_skills_need_trust_and_a_slow_proposal_stops_when_cancelled() {
         s.ok("commandtree/commandSkills", json!({}))["skills"][0]["id"],
         "clean-up"
     );
-    let (code, _) = s.err(
+    s.fails_with(
+        -32003,
         "commandtree/proposeSkill",
         json!({"skill": "clean-up", "id": "hello.sh"}),
     );
-    assert_eq!(code, -32003);
-    let (code, _) = s.err(
+    s.fails_with(
+        -32003,
         "commandtree/applySkill",
         json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": "x\n"}),
     );
-    assert_eq!(code, -32003);
     assert_eq!(server.posts().len(), 0, "nothing was sent");
     assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
 
@@ -1243,11 +1221,11 @@ fn a_playbook_is_answered_by_the_editor_and_passes_replies_on_as_assistant_conte
     s.answer(&req["id"], json!({"text": "hello", "model": "m"}));
     assert_eq!(s.response(id)["result"]["reply"], "hello");
 
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32602,
         "commandtree/runSkill",
         json!({"skill": "task", "params": {}}),
     );
-    assert_eq!(code, -32602);
     assert!(e["message"].as_str().unwrap().contains("prompt"), "{e}");
     assert_eq!(s.ok("commandtree/clearContext", json!({}))["removed"], 1);
     assert_eq!(
@@ -1304,16 +1282,15 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
     user_trusts(&w);
     let mut s = start(&w, &[]);
     s.initialize(&w, json!({}), false);
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32004,
         "commandtree/runSkill",
         json!({"invocation": "@task --prompt hi"}),
     );
-    assert_eq!(code, -32004);
     let m = e["message"].as_str().unwrap();
     assert!(m.starts_with("No LLM provider is configured."), "{e}");
     assert!(m.contains("GitHub Copilot"), "{e}");
-    let (code, e) = s.err("commandtree/runPlaybook", json!({"name": "notes"}));
-    assert_eq!(code, -32004);
+    let e = s.fails_with(-32004, "commandtree/runPlaybook", json!({"name": "notes"}));
     assert_eq!(e["data"]["id"], "draft", "{e}");
     assert!(
         e["message"]
@@ -1331,11 +1308,11 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
         json!({}),
         json!({"commandtree": {"languageModels": true}}),
     );
-    let (code, e) = s.err(
+    let e = s.fails_with(
+        -32004,
         "commandtree/runSkill",
         json!({"invocation": "@task --prompt hi"}),
     );
-    assert_eq!(code, -32004);
     assert!(
         e["message"].as_str().unwrap().contains("switched off"),
         "{e}"
@@ -1347,8 +1324,7 @@ fn without_editor_models_or_a_provider_skills_say_how_to_configure_one() {
         json!({"trusted": false}),
         json!({"commandtree": {"languageModels": true}}),
     );
-    let (code, _) = s2.err("commandtree/runPlaybook", json!({"name": "notes"}));
-    assert_eq!(code, -32003);
+    s2.fails_with(-32003, "commandtree/runPlaybook", json!({"name": "notes"}));
     assert_eq!(s2.finish(), Some(0));
     assert_eq!(s.finish(), Some(0));
 }
@@ -1487,15 +1463,9 @@ fn a_named_provider_answers_summaries_even_where_the_editor_has_models() {
     let w = fixture();
     let server = llm::Server::start(|req, _| {
         if req.method == "GET" {
-            return llm::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return llm::model_list();
         }
-        llm::Reply::json(
-            200,
-            llm::openai_tool_reply(
-                "report_command_analysis",
-                &json!({"summary": "From the provider.", "securityWarning": ""}),
-            ),
-        )
+        llm::analysis_reply("From the provider.", "")
     });
     let base = server.v1();
     let mut s = start(&w, &[("COMMANDTREE_LLM_BASE_URL", base.as_str())]);
@@ -1529,8 +1499,7 @@ fn playbooks_and_command_skills_need_ct_trust_in_the_editor_too() {
         json!({"trusted": true}),
         json!({"commandtree": {"languageModels": true}}),
     );
-    let (code, e) = s.err("commandtree/runPlaybook", json!({"name": "notes"}));
-    assert_eq!(code, -32004, "{e}");
+    let e = s.fails_with(-32004, "commandtree/runPlaybook", json!({"name": "notes"}));
     let m = e["message"].as_str().unwrap();
     assert!(
         m.contains("added .commandtree/playbooks/notes.playbook.md")
@@ -1538,16 +1507,16 @@ fn playbooks_and_command_skills_need_ct_trust_in_the_editor_too() {
         "{e}"
     );
     // Changed since: the command skill is refused too, before anything is sent or written.
-    let (code, e) = s.err(
+    s.fails_with(
+        -32004,
         "commandtree/proposeSkill",
         json!({"skill": "clean-up", "id": "hello.sh"}),
     );
-    assert_eq!(code, -32004, "{e}");
-    let (code, e) = s.err(
+    s.fails_with(
+        -32004,
         "commandtree/applySkill",
         json!({"skill": "clean-up", "id": "hello.sh", "original": before, "proposed": "x\n"}),
     );
-    assert_eq!(code, -32004, "{e}");
     assert_eq!(std::fs::read_to_string(&hello).unwrap(), before);
     // A skill the editor's user invokes needs only the editor's trust, as `ct skill run`.
     let id = s.send_request(
@@ -1633,16 +1602,17 @@ fn runs_from_a_shell_are_seen_running_stopped_and_restarted_from_the_editor() {
         p["running"].as_array().is_some_and(|a| a.is_empty())
     });
     assert_eq!(w.run_row(server)["status"], "stopped");
-    let (code, e) = s.err("commandtree/stop", json!({"id": id}));
-    assert_eq!(code, -32004, "{e}");
+    let e = s.fails_with(-32004, "commandtree/stop", json!({"id": id}));
     assert!(
         e["message"].as_str().unwrap().contains("not running"),
         "{e}"
     );
-    let (code, _) = s.err("commandtree/stop", json!({}));
-    assert_eq!(code, -32602);
-    let (code, _) = s.err("commandtree/stop", json!({"runId": server, "id": id}));
-    assert_eq!(code, -32602);
+    s.fails_with(-32602, "commandtree/stop", json!({}));
+    s.fails_with(
+        -32602,
+        "commandtree/stop",
+        json!({"runId": server, "id": id}),
+    );
 
     // Restarted: the old run stops, and the editor gets the plan to run it again itself.
     let worker = w.run(["run", "-d", "worker"]).run_id();
@@ -1669,8 +1639,7 @@ fn runs_from_a_shell_are_seen_running_stopped_and_restarted_from_the_editor() {
         again["commandLine"].as_str().unwrap().starts_with("cd "),
         "{again}"
     );
-    let (code, _) = s.err("commandtree/restart", json!({"runId": 9999}));
-    assert_eq!(code, -32004);
+    s.fails_with(-32004, "commandtree/restart", json!({"runId": 9999}));
     assert_eq!(s.finish(), Some(0));
 }
 
@@ -1727,10 +1696,12 @@ fn problems_come_from_output_the_client_sends_and_from_a_runs_log() {
     assert_eq!(p["problems"][0]["path"], format!("{root}/src/lib.c"), "{p}");
     assert_eq!(p["problems"][0]["severity"], "warning");
     assert_eq!(p["problems"][0]["code"], "-Wunused-variable");
-    let (code, _) = s.err("commandtree/problems", json!({}));
-    assert_eq!(code, -32602);
-    let (code, _) = s.err("commandtree/problems", json!({"output": "", "runId": run}));
-    assert_eq!(code, -32602);
+    s.fails_with(-32602, "commandtree/problems", json!({}));
+    s.fails_with(
+        -32602,
+        "commandtree/problems",
+        json!({"output": "", "runId": run}),
+    );
     assert_eq!(s.finish(), Some(0));
 }
 
@@ -1767,8 +1738,7 @@ fn deps_gives_what_a_command_runs_and_what_runs_it() {
         "{lint}"
     );
     assert_eq!(lint["runBy"][1]["via"], json!(["build"]), "{lint}");
-    let (code, _) = s.err("commandtree/deps", json!({"id": "make:nothing"}));
-    assert_eq!(code, -32002);
+    s.fails_with(-32002, "commandtree/deps", json!({"id": "make:nothing"}));
     assert_eq!(s.finish(), Some(0));
 }
 

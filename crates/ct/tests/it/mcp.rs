@@ -2,7 +2,7 @@
 //! scripts, a real database, a loopback LLM server.
 
 use crate::llm as common;
-use crate::support::{Workspace, model_dir};
+use crate::support::{self, Workspace, model_dir};
 
 use rmcp::model::*;
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
@@ -24,6 +24,16 @@ struct TestClient {
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     list_changed: Arc<AtomicUsize>,
     prompts_changed: Arc<AtomicUsize>,
+}
+
+impl TestClient {
+    /// A client that can ask the user, who answers `run`.
+    fn answering(run: bool) -> Self {
+        TestClient {
+            confirm: Some(run),
+            ..Default::default()
+        }
+    }
 }
 
 impl ClientHandler for TestClient {
@@ -107,6 +117,26 @@ fn data(r: &CallToolResult) -> Value {
         .unwrap_or_else(|| panic!("no structured content: {}", text_of(r)))
 }
 
+/// A call that must succeed.
+async fn call_ok(c: &Client, tool: &'static str, args: Value) -> CallToolResult {
+    let r = call(c, tool, args).await;
+    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    r
+}
+
+/// A call that must fail: its text.
+async fn refused(c: &Client, tool: &'static str, args: Value) -> String {
+    let r = call(c, tool, args).await;
+    let t = text_of(&r);
+    assert_eq!(r.is_error, Some(true), "{t}");
+    t
+}
+
+/// The structured result of a call.
+async fn tool_data(c: &Client, tool: &'static str, args: Value) -> Value {
+    data(&call(c, tool, args).await)
+}
+
 fn fixture() -> Workspace {
     Workspace::new()
         // Prints each argument on its own line, bracketed, after how many there were.
@@ -184,27 +214,18 @@ async fn initialize_list_show_and_resources() {
         Some(true)
     );
 
-    let r = call(&c, "list_commands", json!({})).await;
-    assert_eq!(r.is_error, Some(false));
+    let r = call_ok(&c, "list_commands", json!({})).await;
     let v = data(&r);
     assert_eq!(v["total"], 6, "{v}");
-    let labels: Vec<&str> = v["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap())
-        .collect();
-    assert!(
-        labels.contains(&"build") && labels.contains(&"args.sh"),
-        "{labels:?}"
-    );
+    let labels = support::labels(&v["commands"]);
+    let has = |l: &str| labels.iter().any(|x| x == l);
+    assert!(has("build") && has("args.sh"), "{labels:?}");
     assert!(text_of(&r).contains("npm:build"), "{}", text_of(&r));
-    let v = data(&call(&c, "list_commands", json!({"type": "npm", "query": "TEST"})).await);
+    let v = tool_data(&c, "list_commands", json!({"type": "npm", "query": "TEST"})).await;
     assert_eq!(v["total"], 1);
     assert_eq!(v["commands"][0]["label"], "test");
-    let r = call(&c, "list_commands", json!({"type": "cobol"})).await;
-    assert_eq!(r.is_error, Some(true));
-    assert!(text_of(&r).contains("known types"));
+    let t = refused(&c, "list_commands", json!({"type": "cobol"})).await;
+    assert!(t.contains("known types"));
 
     let r = call(&c, "show_command", json!({"id": "args.sh"})).await;
     let v = data(&r);
@@ -474,62 +495,24 @@ async fn runs_capture_output_and_keep_hostile_values_whole() {
 async fn tags_and_stars() {
     let w = fixture();
     let c = connect(&w, TestClient::default(), &[], &[]).await;
-    let v = data(
-        &call(
-            &c,
-            "tag_command",
-            json!({"id": "npm:build", "tag": "ci", "add": true}),
-        )
-        .await,
-    );
-    assert_eq!(
-        (v["tagged"].clone(), v["changed"].clone()),
-        (json!(true), json!(true))
-    );
-    let v = data(&call(&c, "list_commands", json!({"tag": "ci"})).await);
+    let tag = |tag: &str, add: bool| json!({"id": "npm:build", "tag": tag, "add": add});
+    let v = tool_data(&c, "tag_command", tag("ci", true)).await;
+    assert_eq!((&v["tagged"], &v["changed"]), (&json!(true), &json!(true)));
+    let v = tool_data(&c, "list_commands", json!({"tag": "ci"})).await;
     assert_eq!(v["total"], 1);
     assert_eq!(v["commands"][0]["tags"], json!(["ci"]));
-    let v = data(
-        &call(
-            &c,
-            "tag_command",
-            json!({"id": "npm:build", "tag": "ci", "add": false}),
-        )
-        .await,
-    );
-    assert_eq!(
-        (v["tagged"].clone(), v["changed"].clone()),
-        (json!(false), json!(true))
-    );
-    let r = call(
-        &c,
-        "tag_command",
-        json!({"id": "npm:build", "tag": "bad tag!", "add": true}),
-    )
-    .await;
-    assert_eq!(r.is_error, Some(true));
+    let v = tool_data(&c, "tag_command", tag("ci", false)).await;
+    assert_eq!((&v["tagged"], &v["changed"]), (&json!(false), &json!(true)));
+    refused(&c, "tag_command", tag("bad tag!", true)).await;
 
-    let v = data(
-        &call(
-            &c,
-            "star_command",
-            json!({"id": "fail.sh", "starred": true}),
-        )
-        .await,
-    );
+    let star = |starred: bool| json!({"id": "fail.sh", "starred": starred});
+    let v = tool_data(&c, "star_command", star(true)).await;
     assert_eq!(v["changed"], true);
     w.run(["quick"]).stdout_has("fail.sh");
-    let v = data(
-        &call(
-            &c,
-            "star_command",
-            json!({"id": "fail.sh", "starred": false}),
-        )
-        .await,
-    );
+    let v = tool_data(&c, "star_command", star(false)).await;
     assert_eq!(
-        (v["starred"].clone(), v["changed"].clone()),
-        (json!(false), json!(true))
+        (&v["starred"], &v["changed"]),
+        (&json!(false), &json!(true))
     );
     c.cancel().await.unwrap();
 }
@@ -552,9 +535,7 @@ async fn a_warned_command_runs_only_when_confirmed() {
     let w = warned();
     // A client that cannot ask: refused, and says how to go on.
     let c = connect(&w, TestClient::default(), &[], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
-    assert_eq!(r.is_error, Some(true));
-    let t = text_of(&r);
+    let t = refused(&c, "run_command", json!({"id": "wipe.sh"})).await;
     assert!(
         t.contains("Deletes the workspace.") && t.contains("--allow-warned"),
         "{t}"
@@ -563,14 +544,10 @@ async fn a_warned_command_runs_only_when_confirmed() {
     c.cancel().await.unwrap();
 
     // The user says no.
-    let no = TestClient {
-        confirm: Some(false),
-        ..Default::default()
-    };
+    let no = TestClient::answering(false);
     let asked = no.asked.clone();
     let c = connect(&w, no, &[], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
-    assert_eq!(r.is_error, Some(true));
+    refused(&c, "run_command", json!({"id": "wipe.sh"})).await;
     assert!(!w.join("ran").exists());
     assert!(asked.lock().unwrap()[0].contains("Deletes the workspace."));
     // An unwarned command is not asked about.
@@ -579,21 +556,16 @@ async fn a_warned_command_runs_only_when_confirmed() {
     c.cancel().await.unwrap();
 
     // The user says yes.
-    let yes = TestClient {
-        confirm: Some(true),
-        ..Default::default()
-    };
+    let yes = TestClient::answering(true);
     let c = connect(&w, yes, &[], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
-    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    call_ok(&c, "run_command", json!({"id": "wipe.sh"})).await;
     assert!(w.join("ran").exists());
     c.cancel().await.unwrap();
 
     // Started with --allow-warned: no question.
     std::fs::remove_file(w.join("ran")).unwrap();
     let c = connect(&w, TestClient::default(), &["--allow-warned"], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "wipe.sh"})).await;
-    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    call_ok(&c, "run_command", json!({"id": "wipe.sh"})).await;
     assert!(w.join("ran").exists());
     c.cancel().await.unwrap();
 }
@@ -608,13 +580,11 @@ async fn only_the_user_config_decides_what_may_run() {
     // The workspace's own config tries to widen it; it must not count.
     w.write(".commandtree/config.toml", "[mcp]\nallow = [\"*\"]\n");
     let c = connect(&w, TestClient::default(), &[], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "npm:build"})).await;
-    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    call_ok(&c, "run_command", json!({"id": "npm:build"})).await;
     let r = call(&c, "run_command", json!({"id": "npm:test"})).await;
     assert!(text_of(&r).contains("[mcp] deny"), "{}", text_of(&r));
-    let r = call(&c, "run_command", json!({"id": "args.sh"})).await;
-    assert_eq!(r.is_error, Some(true));
-    assert!(text_of(&r).contains("[mcp] allow"), "{}", text_of(&r));
+    let t = refused(&c, "run_command", json!({"id": "args.sh"})).await;
+    assert!(t.contains("[mcp] allow"), "{t}");
     c.cancel().await.unwrap();
 }
 
@@ -633,9 +603,7 @@ async fn a_dangerous_step_is_asked_about_before_run_command_runs() {
     let kept = w.join(".home/x/keep");
     // A client that cannot ask: refused, naming the step.
     let c = connect(&w, TestClient::default(), &[], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "make:build"})).await;
-    assert_eq!(r.is_error, Some(true));
-    let t = text_of(&r);
+    let t = refused(&c, "run_command", json!({"id": "make:build"})).await;
     assert!(
         t.contains("runs `clean`") && t.contains("rm -rf ~/x"),
         "{t}"
@@ -651,14 +619,10 @@ async fn a_dangerous_step_is_asked_about_before_run_command_runs() {
     c.cancel().await.unwrap();
 
     // The user is asked about the step, once, and says no.
-    let no = TestClient {
-        confirm: Some(false),
-        ..Default::default()
-    };
+    let no = TestClient::answering(false);
     let asked = no.asked.clone();
     let c = connect(&w, no, &[], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "make:build"})).await;
-    assert_eq!(r.is_error, Some(true));
+    refused(&c, "run_command", json!({"id": "make:build"})).await;
     assert!(kept.exists());
     let asked = asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1);
@@ -675,9 +639,7 @@ async fn a_deny_rule_matching_only_a_step_refuses_the_command() {
     );
     // Warnings waived: only the rule can stop it.
     let c = connect(&w, TestClient::default(), &["--allow-warned"], &[]).await;
-    let r = call(&c, "run_command", json!({"id": "make:build"})).await;
-    assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
-    let t = text_of(&r);
+    let t = refused(&c, "run_command", json!({"id": "make:build"})).await;
     assert!(
         t.contains("runs `clean`") && t.contains("[mcp] deny"),
         "{t}"
@@ -689,16 +651,10 @@ async fn a_deny_rule_matching_only_a_step_refuses_the_command() {
 fn model() -> common::Server {
     common::Server::start(|req, _| {
         if req.method == "GET" {
-            return common::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return common::model_list();
         }
         let name = common::name_in(req);
-        common::Reply::json(
-            200,
-            common::openai_tool_reply(
-                "report_command_analysis",
-                &json!({"summary": format!("Runs {name}."), "securityWarning": ""}),
-            ),
-        )
+        common::analysis_reply(&format!("Runs {name}."), "")
     })
 }
 
@@ -744,7 +700,7 @@ async fn summarize_reports_progress() {
         "{seen:?}"
     );
     // Stored: list_commands shows the summary.
-    let v = data(&call(&c, "show_command", json!({"id": "npm:build"})).await);
+    let v = tool_data(&c, "show_command", json!({"id": "npm:build"})).await;
     assert_eq!(v["command"]["summary"], "Runs build.");
     c.cancel().await.unwrap();
 }
@@ -755,7 +711,7 @@ async fn a_cancelled_summarize_stops_its_request_and_the_server_goes_on() {
     // The model never answers; only a cancellation ends the request.
     let llm = common::Server::start(|req, _| {
         if req.method == "GET" {
-            return common::Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return common::model_list();
         }
         common::Reply::Silence(Duration::from_secs(120))
     });
@@ -793,7 +749,7 @@ async fn a_cancelled_summarize_stops_its_request_and_the_server_goes_on() {
         assert!(Instant::now() < until, "the LLM request was not cancelled");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let v = data(&call(&c, "list_commands", json!({})).await);
+    let v = tool_data(&c, "list_commands", json!({})).await;
     assert_eq!(v["total"], 6);
     c.cancel().await.unwrap();
 }
@@ -841,9 +797,7 @@ async fn a_first_search_indexes_the_workspace_itself() {
         ],
     )
     .await;
-    let r = call(&c, "search_commands", json!({"query": "anything"})).await;
-    assert_eq!(r.is_error, Some(true));
-    let t = text_of(&r);
+    let t = refused(&c, "search_commands", json!({"query": "anything"})).await;
     assert!(t.contains(&nowhere) && t.contains("ct embed"), "{t}");
     assert!(
         !t.contains("scripts/"),
@@ -867,7 +821,7 @@ async fn list_commands_hides_test_data_as_ct_list_does() {
     assert_eq!(v["hidden"], 2, "{v}");
     assert!(!v.to_string().contains("testdata"), "{v}");
     assert!(text_of(&r).contains("2 more hidden"), "{}", text_of(&r));
-    let v = data(&call(&c, "list_commands", json!({"includeHidden": true})).await);
+    let v = tool_data(&c, "list_commands", json!({"includeHidden": true})).await;
     assert_eq!(v["total"], cli.len() + 2, "{v}");
     assert_eq!(v["hidden"], 0, "{v}");
     c.cancel().await.unwrap();
@@ -995,16 +949,14 @@ async fn load_skill_returns_the_content_or_the_skills_there_are() {
         "---\nname: db-migrations\ndescription: Writing reversible migrations\n---\n## Always write a down step\n",
     );
     let c = connect(&w, TestClient::default(), &[], &[]).await;
-    let r = call(&c, "load_skill", json!({"skillId": "db-migrations"})).await;
-    assert_eq!(r.is_error, Some(false));
+    let r = call_ok(&c, "load_skill", json!({"skillId": "db-migrations"})).await;
     assert_eq!(text_of(&r), "## Always write a down step");
     assert_eq!(data(&r)["skillId"], "db-migrations");
     let r = call(&c, "load_skill", json!({"skillId": "rest-api-design"})).await;
     assert!(text_of(&r).contains("## HTTP Methods"));
-    let r = call(&c, "load_skill", json!({"skillId": "nope"})).await;
-    assert_eq!(r.is_error, Some(true));
+    let t = refused(&c, "load_skill", json!({"skillId": "nope"})).await;
     assert_eq!(
-        text_of(&r),
+        t,
         "Skill 'nope' not found. Available skills: db-migrations, rest-api-design"
     );
 }
@@ -1093,8 +1045,7 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
     );
     let c = connect(&w, TestClient::default(), &[], &[]).await;
 
-    let r = call(&c, "list_runs", json!({"running": true})).await;
-    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let r = call_ok(&c, "list_runs", json!({"running": true})).await;
     let v = data(&r);
     assert_eq!(v["running"], 2, "{v}");
     let ids: Vec<i64> = v["runs"]
@@ -1118,7 +1069,7 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
         assert!(run.get("exitCode").is_none(), "{run}");
     }
     assert!(text_of(&r).contains("2 running"), "{}", text_of(&r));
-    let all = data(&call(&c, "list_runs", json!({})).await);
+    let all = tool_data(&c, "list_runs", json!({})).await;
     let first = &all["runs"][0];
     assert_eq!(
         (
@@ -1132,23 +1083,20 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
     assert_eq!(first["hasLog"], true);
 
     // By the command's name, then by run id.
-    let r = call(&c, "stop_run", json!({"run": "server"})).await;
-    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let r = call_ok(&c, "stop_run", json!({"run": "server"})).await;
     let v = data(&r);
     assert_eq!(v["stopped"][0]["runId"], server, "{v}");
     assert_eq!(v["stopped"][0]["status"], "stopped", "{v}");
     assert_eq!(w.run_row(server)["status"], "stopped");
     let r = call(&c, "stop_run", json!({"run": worker.to_string()})).await;
     assert_eq!(data(&r)["stopped"][0]["running"], false, "{}", text_of(&r));
-    let v = data(&call(&c, "list_runs", json!({"running": true})).await);
+    let v = tool_data(&c, "list_runs", json!({"running": true})).await;
     assert_eq!(v["running"], 0, "{v}");
-    let r = call(&c, "stop_run", json!({"run": "server"})).await;
-    assert_eq!(r.is_error, Some(true));
-    assert!(text_of(&r).contains("is not running"), "{}", text_of(&r));
+    let t = refused(&c, "stop_run", json!({"run": "server"})).await;
+    assert!(t.contains("is not running"), "{t}");
 
     // The problems of the build's output, by command and by run id.
-    let r = call(&c, "run_problems", json!({"run": "build.sh"})).await;
-    assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+    let r = call_ok(&c, "run_problems", json!({"run": "build.sh"})).await;
     let v = data(&r);
     assert_eq!(v["run"]["runId"], build, "{v}");
     let found: Vec<(String, u64, String)> = v["problems"]
@@ -1176,7 +1124,7 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
         "{}",
         text_of(&r)
     );
-    let by_id = data(&call(&c, "run_problems", json!({"run": build.to_string()})).await);
+    let by_id = tool_data(&c, "run_problems", json!({"run": build.to_string()})).await;
     assert_eq!(by_id["problems"], v["problems"]);
     c.cancel().await.unwrap();
 
@@ -1187,8 +1135,7 @@ async fn runs_started_elsewhere_are_listed_stopped_and_read_for_problems() {
         "[mcp]\ndeny = [\"make:keep\"]\n",
     );
     let c = connect(&w, TestClient::default(), &[], &[]).await;
-    let r = call(&c, "stop_run", json!({"run": keep.to_string()})).await;
-    assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+    refused(&c, "stop_run", json!({"run": keep.to_string()})).await;
     assert_eq!(w.run_row(keep)["status"], "running");
     c.cancel().await.unwrap();
     w.ok(["stop", &keep.to_string()]);

@@ -47,6 +47,41 @@ fn ok(o: &Run) -> String {
     o.stdout()
 }
 
+/// The JSON a run that must succeed printed.
+#[track_caller]
+fn ok_json(o: &Run) -> Value {
+    let out = ok(o);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `ct playbook run release-notes --input version=2.0`.
+const RELEASE_NOTES_2: [&str; 5] = ["playbook", "run", "release-notes", "--input", "version=2.0"];
+
+/// The same, with `flag` after it.
+fn release_notes_2(flag: &str) -> Vec<&str> {
+    [&RELEASE_NOTES_2[..], &[flag]].concat()
+}
+
+/// `ct skill run file --action ACTION --path PATH`, then `rest`.
+fn file_skill<'a>(action: &'a str, path: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["skill", "run", "file", "--action", action, "--path", path];
+    args.extend(rest);
+    args
+}
+
+/// `ct task` asking gpt-4o to summarize, with these model options.
+fn summarize_task(options: &str) -> [&str; 7] {
+    [
+        "task",
+        "--prompt",
+        "Summarize this text",
+        "--model",
+        "gpt-4o",
+        "--model-options",
+        options,
+    ]
+}
+
 /// The text of the last user turn of a request, in either protocol.
 fn last_user(req: &Request) -> String {
     let v = req.json();
@@ -120,23 +155,14 @@ fn task_sends_the_stored_context_as_data_then_the_prompt_with_model_options() {
         ] {
             ok(&ct(&root, None, &["context", "add", "--type", kind, t]));
         }
-        let listed: Value =
-            serde_json::from_str(&ok(&ct(&root, None, &["context", "list", "--json"]))).unwrap();
+        let listed = ok_json(&ct(&root, None, &["context", "list", "--json"]));
         assert_eq!(listed[0]["type"], "agent");
         assert_eq!(listed[2]["content"], "A build tool.");
 
         let out = ct(
             &root,
             llm,
-            &[
-                "task",
-                "--prompt",
-                "Summarize this text",
-                "--model",
-                "gpt-4o",
-                "--model-options",
-                r#"{"temperature":0.7,"max_tokens":256,"top_p":0.9,"stop":["END"]}"#,
-            ],
+            &summarize_task(r#"{"temperature":0.7,"max_tokens":256,"top_p":0.9,"stop":["END"]}"#),
         );
         // The model echoes the last user turn: Anthropic's is the context and the prompt joined.
         let said = ok(&out);
@@ -293,8 +319,7 @@ fn skill_list_and_schema() {
         ".commandtree/skills/api.skill.md",
         "---\nname: api\n---\nknowledge\n",
     );
-    let v: Value =
-        serde_json::from_str(&ok(&ct(&root, None, &["skill", "list", "--json"]))).unwrap();
+    let v = ok_json(&ct(&root, None, &["skill", "list", "--json"]));
     let names: Vec<&str> = v["builtin"]
         .as_array()
         .unwrap()
@@ -304,8 +329,7 @@ fn skill_list_and_schema() {
     assert_eq!(names, ["task", "file", "run", "search"]);
     assert_eq!(v["commandSkills"].as_array().unwrap().len(), 1);
     assert_eq!(v["commandSkills"][0]["icon"], "sparkle");
-    let s: Value =
-        serde_json::from_str(&ok(&ct(&root, None, &["skill", "schema", "task"]))).unwrap();
+    let s = ok_json(&ct(&root, None, &["skill", "schema", "task"]));
     assert_eq!(s["required"], json!(["prompt"]));
     assert_eq!(s["properties"]["modelOptions"]["type"], "object");
     // The skill files are not markdown commands.
@@ -324,8 +348,7 @@ fn a_three_step_playbook_passes_replies_on_in_both_protocols() {
         let llm = Some((&server, wire));
 
         // Listed as a command of its own type.
-        let listing: Value =
-            serde_json::from_str(&ok(&ct(&root, None, &["list", "--json"]))).unwrap();
+        let listing = ok_json(&ct(&root, None, &["list", "--json"]));
         let pb = listing
             .as_array()
             .unwrap()
@@ -335,34 +358,18 @@ fn a_three_step_playbook_passes_replies_on_in_both_protocols() {
         assert_eq!(pb["label"], "release-notes");
         assert_eq!(pb["category"], "Playbooks");
 
-        let listed: Value =
-            serde_json::from_str(&ok(&ct(&root, None, &["playbook", "list", "--json"]))).unwrap();
+        let listed = ok_json(&ct(&root, None, &["playbook", "list", "--json"]));
         assert_eq!(listed[0]["name"], "release-notes");
         assert_eq!(listed[0]["steps"], json!(["draft", "check", "polish"]));
         assert_eq!(listed[0]["inputs"], json!(["version"]));
 
         // Untrusted: nothing is sent.
-        let out = ct(
-            &root,
-            llm,
-            &["playbook", "run", "release-notes", "--input", "version=2.0"],
-        );
+        let out = ct(&root, llm, &RELEASE_NOTES_2);
         assert_eq!(out.status().code(), Some(1));
         assert!(out.stderr().contains("ct trust"), "{}", out.stderr());
         assert_eq!(server.count(), 0);
 
-        let dry = ok(&ct(
-            &root,
-            None,
-            &[
-                "playbook",
-                "run",
-                "release-notes",
-                "--input",
-                "version=2.0",
-                "--dry-run",
-            ],
-        ));
+        let dry = ok(&ct(&root, None, &release_notes_2("--dry-run")));
         assert!(
             dry.contains("draft: @task --prompt 'Write release notes for 2.0'"),
             "{dry}"
@@ -373,19 +380,8 @@ fn a_three_step_playbook_passes_replies_on_in_both_protocols() {
         );
 
         ok(&ct(&root, None, &["trust"]));
-        let out = ct(
-            &root,
-            llm,
-            &[
-                "playbook",
-                "run",
-                "release-notes",
-                "--input",
-                "version=2.0",
-                "--json",
-            ],
-        );
-        let v: Value = serde_json::from_str(&ok(&out)).unwrap();
+        let out = ct(&root, llm, &release_notes_2("--json"));
+        let v = ok_json(&out);
         assert_eq!(
             v["steps"][0]["reply"],
             "reply(0): Write release notes for 2.0"
@@ -651,19 +647,8 @@ fn the_readme_examples_work_as_written() {
     root.write("deploy.sh", "#!/bin/sh\n# deploy\necho deploy\n");
     ok(&ct(&root, None, &["trust"]));
 
-    let out = ct(
-        &root,
-        llm,
-        &[
-            "playbook",
-            "run",
-            "release-notes",
-            "--input",
-            "version=2.0",
-            "--json",
-        ],
-    );
-    let v: Value = serde_json::from_str(&ok(&out)).unwrap();
+    let out = ct(&root, llm, &release_notes_2("--json"));
+    let v = ok_json(&out);
     let steps = v["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 3);
     assert_eq!(
@@ -680,17 +665,7 @@ fn the_readme_examples_work_as_written() {
     let out = ct_input(
         &root,
         llm,
-        &[
-            "skill",
-            "run",
-            "file",
-            "--action",
-            "write",
-            "--path",
-            "./test.json",
-            "--content",
-            "hello world",
-        ],
+        &file_skill("write", "./test.json", &["--content", "hello world"]),
         "y\n",
     );
     assert!(ok(&out).contains("Wrote 11 bytes"));
@@ -712,15 +687,7 @@ fn the_readme_examples_work_as_written() {
     let out = ct(
         &root,
         llm,
-        &[
-            "task",
-            "--prompt",
-            "Summarize this text",
-            "--model",
-            "gpt-4o",
-            "--model-options",
-            r#"{"temperature":0.7,"max_tokens":256}"#,
-        ],
+        &summarize_task(r#"{"temperature":0.7,"max_tokens":256}"#),
     );
     assert_eq!(ok(&out), "reply(3): Summarize this text\n");
     let sent = turns(&server.posts()[3]);
@@ -755,17 +722,7 @@ fn ctrl_c_at_a_confirmation_is_no_and_exits_130() {
     let mut child = command(
         &root,
         None,
-        &[
-            "skill",
-            "run",
-            "file",
-            "--action",
-            "write",
-            "--path",
-            "x.txt",
-            "--content",
-            "y",
-        ],
+        &file_skill("write", "x.txt", &["--content", "y"]),
     )
     .command()
     .stdin(Stdio::piped())
@@ -1051,18 +1008,6 @@ fn the_file_skill_never_touches_git_or_commandtrees_own_files() {
             .exists()
     );
     // Other files are as before.
-    let o = ct(
-        &root,
-        None,
-        &[
-            "skill",
-            "run",
-            "file",
-            "--action",
-            "read",
-            "--path",
-            "docs/readme.md",
-        ],
-    );
+    let o = ct(&root, None, &file_skill("read", "docs/readme.md", &[]));
     assert_eq!(ok(&o), "docs\n");
 }

@@ -19,7 +19,7 @@ fn workspace() -> Workspace {
 fn model() -> Server {
     Server::start(|req, _| {
         if req.method == "GET" {
-            return Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return common::model_list();
         }
         let name = common::name_in(req);
         let warning = if req.body.contains("rm -rf") {
@@ -27,13 +27,7 @@ fn model() -> Server {
         } else {
             ""
         };
-        Reply::json(
-            200,
-            common::openai_tool_reply(
-                "report_command_analysis",
-                &json!({"summary": format!("Runs {name}."), "securityWarning": warning}),
-            ),
-        )
+        common::analysis_reply(&format!("Runs {name}."), warning)
     })
 }
 

@@ -61,7 +61,7 @@ fn workspace(w: Workspace) -> Workspace {
 fn model() -> Server {
     Server::start(|req, _| {
         if req.method == "GET" {
-            return Reply::json(200, json!({"data": [{"id": "mock-model"}]}));
+            return common::model_list();
         }
         let args = json!({"summary": "Runs it.", "securityWarning": ""});
         if req.path.ends_with("/messages") {

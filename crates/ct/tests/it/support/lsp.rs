@@ -144,6 +144,14 @@ impl Lsp {
         (e["code"].as_i64().unwrap(), e)
     }
 
+    /// The error object of a request that must fail with `code`.
+    #[track_caller]
+    pub fn fails_with(&mut self, code: i64, method: &str, params: Value) -> Value {
+        let (got, e) = self.err(method, params.clone());
+        assert_eq!(got, code, "{method} {params}: {e}");
+        e
+    }
+
     /// A request from the server (it has an id and a method).
     pub fn server_request(&mut self, method: &str) -> Value {
         self.wait_for(method, |v| v["method"] == method && v.get("id").is_some())
