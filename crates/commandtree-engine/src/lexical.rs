@@ -85,7 +85,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["serve", "server", "preview", "start", "launch"],
     &["release", "publish"],
     &["deploy", "ship"],
-    &["type", "typecheck", "tsc"],
+    &["type", "tsc"],
     &["js", "javascript"],
     &["ts", "typescript"],
     &["py", "python"],
@@ -100,23 +100,36 @@ const SYNONYMS: &[&[&str]] = &[
     &["valgrind", "memcheck"],
 ];
 
+/// Phrases of task vocabulary and the one word task names use for them: an end-to-end test,
+/// and a task that reruns when files change (`watch`).
+const PHRASES: &[(&str, &str)] = &[
+    ("end-to-end", " e2e "),
+    ("end to end", " e2e "),
+    ("whenever a file changes", " watch "),
+    ("when a file changes", " watch "),
+    ("when files change", " watch "),
+    ("on file change", " watch "),
+    ("on change", " watch "),
+    ("on save", " watch "),
+];
+
 /// The words of `text` as search compares them.
 pub fn tokens(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
-    // A phrase that is one word in task names; prose, so its case changes do not matter.
-    let source: Cow<'_, str> = if lower.contains("end-to-end") || lower.contains("end to end") {
-        Cow::Owned(
-            lower
-                .replace("end-to-end", " e2e ")
-                .replace("end to end", " e2e "),
-        )
+    // Phrases that are one word in task names; prose, so its case changes do not matter.
+    let source: Cow<'_, str> = if PHRASES.iter().any(|(p, _)| lower.contains(p)) {
+        let mut s = lower;
+        for (p, word) in PHRASES {
+            s = s.replace(p, word);
+        }
+        Cow::Owned(s)
     } else {
         Cow::Borrowed(text)
     };
     let synonyms = synonyms();
     let mut out = Vec::new();
     for part in source.split(|c: char| !c.is_alphanumeric()) {
-        for word in camel_words(part) {
+        for word in camel_words(part).into_iter().flat_map(compound) {
             let w = word.to_lowercase();
             let stem = stem(&w);
             if STOP.contains(&stem.as_str()) || STOP.contains(&w.as_str()) {
@@ -126,6 +139,20 @@ pub fn tokens(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Task words written as one that are two to a reader (`typecheck` is "type check", so "check
+/// the types" says all of it).
+const COMPOUNDS: &[(&str, &[&str])] = &[
+    ("typecheck", &["type", "check"]),
+    ("fmtcheck", &["fmt", "check"]),
+];
+
+fn compound(word: &str) -> Vec<&str> {
+    COMPOUNDS
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(word))
+        .map_or_else(|| vec![word], |(_, parts)| parts.to_vec())
 }
 
 /// Each synonym's stem → its group's first word's stem.
@@ -163,6 +190,9 @@ fn camel_words(part: &str) -> Vec<&str> {
         .filter(|w| !w.is_empty())
         .collect()
 }
+
+/// The targets a Makefile names its build by, by convention.
+const MAKE_BUILD_GOALS: &[&str] = &["all", "default"];
 
 /// A light English stemmer: the plural, `-ing`, `-ed`, `-er` and a final `e` go, a doubled last
 /// consonant left by them is halved (`running` → `run`, `formatted` → `format`). Short words
@@ -209,6 +239,9 @@ pub fn fields<'a>(
     }
     if let Some(d) = &c.description {
         f.push((DESCRIPTION, d.clone()));
+    } else if c.kind == "make" && MAKE_BUILD_GOALS.contains(&c.label.as_str()) {
+        // What `make` with no goal does, by convention: build the project ("build redis").
+        f.push((DESCRIPTION, "build".to_string()));
     }
     if let Some(s) = &c.summary {
         f.push((SUMMARY, s.clone()));
@@ -240,28 +273,73 @@ pub fn fields<'a>(
     f
 }
 
-/// One document's words with how much each counts, and its weighted length.
+/// One document's words with how much each counts, its weighted length, and the words of each
+/// of its names.
 #[derive(Debug, Default, Clone)]
 pub struct Doc {
     terms: Vec<(String, f32)>,
     len: f32,
+    names: Vec<Vec<String>>,
 }
 
 impl Doc {
+    /// The fields weighted as a name ([`LABEL`]: the label and the runner's aliases) are also
+    /// kept as names, for [`Index::rank`]'s `name`.
     pub fn of(fields: impl IntoIterator<Item = (f32, String)>) -> Doc {
         let mut tf: HashMap<String, f32> = HashMap::new();
         let mut len = 0.0;
+        let mut names = Vec::new();
         for (weight, text) in fields {
-            for t in tokens(&text) {
-                *tf.entry(t).or_default() += weight;
+            let words = tokens(&text);
+            for t in &words {
+                *tf.entry(t.clone()).or_default() += weight;
                 len += weight;
+            }
+            if weight == LABEL {
+                names.push(name_words(words));
             }
         }
         Doc {
             terms: tf.into_iter().collect(),
             len,
+            names,
         }
     }
+}
+
+/// A name's distinct words without a script's extension (`lint-fix.sh` is named `lint-fix`).
+fn name_words(mut words: Vec<String>) -> Vec<String> {
+    if words.len() > 1
+        && words
+            .last()
+            .is_some_and(|w| SCRIPT_EXTENSIONS.contains(&w.as_str()))
+    {
+        words.pop();
+    }
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Extensions that name a script's language, not the command (each one word to [`tokens`]).
+pub(crate) const SCRIPT_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "py", "rb", "js", "ts", "mjs", "ps1", "cmd", "bat",
+];
+
+/// One document of [`Index::rank`]'s list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    pub doc: usize,
+    /// BM25.
+    pub score: f32,
+    /// How many of the query's distinct words it holds.
+    pub held: u16,
+    /// How much of the query its name says, 0–1 (the best of its label and aliases): the
+    /// query's words in the name, weighed by rarity, over all the query's words the index
+    /// knows, times the share of the name's words the query holds. 1 when the name is the
+    /// query in other spelling (`test-unit` for "run the unit tests"); a name the query only
+    /// shares a common word with (`test` there) says little.
+    pub name: f32,
 }
 
 /// A BM25 index over documents made of weighted fields.
@@ -272,6 +350,11 @@ pub struct Index {
     /// Each document's weighted length.
     lengths: Vec<f32>,
     average: f32,
+    /// Name word → (document, which of its names), so that only documents a query word names
+    /// are looked at for [`Ranked::name`].
+    name_postings: HashMap<String, Vec<(u32, u16)>>,
+    /// Each document's names' word counts.
+    name_lengths: Vec<Vec<u16>>,
 }
 
 impl Index {
@@ -298,6 +381,18 @@ impl Index {
                 }
             }
             index.lengths.push(d.len);
+            for (k, name) in d.names.iter().enumerate() {
+                for w in name {
+                    index
+                        .name_postings
+                        .entry(w.clone())
+                        .or_default()
+                        .push((i as u32, k as u16));
+                }
+            }
+            index
+                .name_lengths
+                .push(d.names.iter().map(|n| n.len() as u16).collect());
         }
         let n = index.lengths.len().max(1) as f32;
         index.average = (index.lengths.iter().sum::<f32>() / n).max(1.0);
@@ -313,32 +408,83 @@ impl Index {
     }
 
     /// The documents that hold a word of `query`, by BM25 score, best first (ties by
-    /// position), each with how many of the query's distinct words it holds.
-    pub fn rank(&self, query: &str) -> Vec<(usize, f32, u16)> {
+    /// position).
+    pub fn rank(&self, query: &str) -> Vec<Ranked> {
         let mut words = tokens(query);
         words.sort();
         words.dedup();
         let n = self.lengths.len() as f32;
-        let mut scores: HashMap<u32, (f32, u16)> = HashMap::new();
+        let mut idfs: HashMap<&str, f32> = HashMap::new();
+        // Per document, in a flat list: a common word holds most of a large workspace.
+        let mut scores: Vec<(f32, u16)> = Vec::new();
         for w in &words {
             let Some(list) = self.postings.get(w) else {
                 continue;
             };
             let df = list.len() as f32;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            idfs.insert(w, idf);
+            if scores.is_empty() {
+                scores = vec![(0.0, 0); self.lengths.len()];
+            }
             for &(doc, tf) in list {
                 let len = self.lengths[doc as usize];
                 let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average));
-                let e = scores.entry(doc).or_default();
+                let e = &mut scores[doc as usize];
                 e.0 += s;
                 e.1 += 1;
             }
         }
-        let mut ranked: Vec<(usize, f32, u16)> = scores
-            .into_iter()
-            .map(|(d, (s, w))| (d as usize, s, w))
+        // A word no command holds says nothing about which name fits.
+        let total: f32 = idfs.values().sum::<f32>().max(f32::EPSILON);
+        // Per document and name: the rarity of the query's words it holds, and how many. Most
+        // commands have one name (the label): those in a flat list, the rest by key.
+        let mut label: Vec<(f32, u16)> = Vec::new();
+        let mut aliases: HashMap<(u32, u16), (f32, u16)> = HashMap::new();
+        for (w, idf) in &idfs {
+            for &(doc, k) in self.name_postings.get(*w).into_iter().flatten() {
+                let e = if k == 0 {
+                    if label.is_empty() {
+                        label = vec![(0.0, 0); self.lengths.len()];
+                    }
+                    &mut label[doc as usize]
+                } else {
+                    aliases.entry((doc, k)).or_default()
+                };
+                e.0 += idf;
+                e.1 += 1;
+            }
+        }
+        let says = |doc: u32, k: u16, (rarity, held): (f32, u16)| -> f32 {
+            let len = self.name_lengths[doc as usize][k as usize].max(1);
+            rarity / total * f32::from(held) / f32::from(len)
+        };
+        let mut names: Vec<f32> = label
+            .iter()
+            .enumerate()
+            .map(|(d, &e)| if e.1 == 0 { 0.0 } else { says(d as u32, 0, e) })
             .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        for ((doc, k), e) in aliases {
+            if names.is_empty() {
+                names = vec![0.0; self.lengths.len()];
+            }
+            let v = says(doc, k, e);
+            let slot = &mut names[doc as usize];
+            *slot = slot.max(v);
+        }
+        let name = |doc: u32| names.get(doc as usize).copied().unwrap_or(0.0);
+        let mut ranked: Vec<Ranked> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (_, w))| *w > 0)
+            .map(|(d, (s, w))| Ranked {
+                doc: d,
+                score: s,
+                held: w,
+                name: name(d as u32),
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
         ranked
     }
 }
@@ -493,6 +639,78 @@ mod tests {
     }
 
     #[test]
+    fn task_phrases_and_compounds_are_the_words_task_names_use() {
+        assert_eq!(tokens("typecheck"), tokens("type check"));
+        assert_eq!(tokens("check the types"), ["lint", "typ"]);
+        assert!(tokens("rebuild whenever a file changes").contains(&"watch".to_string()));
+        assert_eq!(tokens("reload on save"), ["reload", "watch"]);
+    }
+
+    #[test]
+    fn a_name_that_says_the_whole_query_is_told_from_one_sharing_a_word() {
+        let docs = vec![
+            vec![
+                (LABEL, "test".to_string()),
+                (COMMAND, "pnpm test-unit && pnpm test-serve".to_string()),
+            ],
+            vec![
+                (LABEL, "test-unit".to_string()),
+                (COMMAND, "vitest run".to_string()),
+            ],
+            vec![
+                (LABEL, "test-serve".to_string()),
+                (COMMAND, "vitest run -c vitest.config.e2e.ts".to_string()),
+            ],
+            vec![
+                (LABEL, "test-build".to_string()),
+                (COMMAND, "vitest run -c vitest.config.build.ts".to_string()),
+            ],
+            vec![
+                (LABEL, "typecheck".to_string()),
+                (COMMAND, "tsc --noEmit".to_string()),
+            ],
+            vec![
+                (LABEL, "lint-fix.sh".to_string()),
+                (COMMAND, "eslint --fix .".to_string()),
+            ],
+        ];
+        let index = Index::build(docs);
+        let name = |q: &str, doc: usize| {
+            index
+                .rank(q)
+                .into_iter()
+                .find(|r| r.doc == doc)
+                .map_or(0.0, |r| r.name)
+        };
+        assert_eq!(name("run the unit tests", 1), 1.0);
+        // `test` holds the query's common word only.
+        assert!(name("run the unit tests", 0) < 0.5);
+        assert_eq!(name("check the types", 4), 1.0);
+        // A script's extension is not part of what it is named.
+        assert_eq!(name("lint fix", 5), 1.0);
+        // A name the query says only half of counts half.
+        assert!((name("unit", 1) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_makefile_build_goal_is_found_by_build() {
+        let root = Path::new("/w");
+        let make = |label: &str| {
+            CommandItem::new(
+                "make",
+                Path::new("/w/Makefile"),
+                label,
+                format!("make {label}"),
+            )
+        };
+        let commands = [make("install"), make("all"), make("clean")];
+        let index = Index::build(commands.iter().map(|c| fields(c, root, None)));
+        let ranked = index.rank("build the project");
+        assert_eq!(ranked.len(), 1);
+        assert_eq!(ranked[0].doc, 1);
+    }
+
+    #[test]
     fn a_name_outranks_a_mention_and_rare_words_count_more() {
         let docs = vec![
             vec![
@@ -510,10 +728,10 @@ mod tests {
         ];
         let index = Index::build(docs);
         let ranked = index.rank("format the code");
-        assert_eq!(ranked[0].0, 0);
+        assert_eq!(ranked[0].doc, 0);
         assert_eq!(ranked.len(), 2);
         assert!(index.rank("deploy").is_empty());
-        assert_eq!(index.rank("tests")[0].0, 2);
+        assert_eq!(index.rank("tests")[0].doc, 2);
     }
 
     #[test]
@@ -530,7 +748,7 @@ mod tests {
             CommandItem::new("shell", &b, "b.sh", "sh b.sh"),
         ];
         let first = index_for(&dir, &commands);
-        assert_eq!(first.rank("helm")[0].0, 1);
+        assert_eq!(first.rank("helm")[0].doc, 1);
         // Nothing changed: the same index.
         assert!(Arc::ptr_eq(&first, &index_for(&dir, &commands)));
         // b.sh's text changed (its size too): its words are read again.
@@ -538,8 +756,8 @@ mod tests {
         let second = index_for(&dir, &commands);
         assert!(!Arc::ptr_eq(&first, &second));
         assert!(second.rank("helm").is_empty());
-        assert_eq!(second.rank("rollout")[0].0, 1);
-        assert_eq!(second.rank("pg_dump")[0].0, 0);
+        assert_eq!(second.rank("rollout")[0].doc, 1);
+        assert_eq!(second.rank("pg_dump")[0].doc, 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -166,14 +166,17 @@ pub enum Mode {
 }
 
 /// Several commands share a name (`dev` in every package, `test` in every Gradle module): the
-/// one a name would resolve to (nearest the current folder, the root's own at the root) takes
-/// the best place among them, unless another holds more of the query's distinct words (a
-/// folder named in the query: "build the plugin-legacy package"). The nearest may come from below the
-/// shortlist (`rest`): forty modules with the same `test` tie, and the root's may be the
-/// forty-first. A script's extension does not make another name (`lint-fix.sh`, `lint-fix`).
+/// one the query points to takes the best place among them. That is the one whose folder the
+/// query names (more of its folder's words, then more whole folder names: "run the okhttp module
+/// tests" means `okhttp/`, not `okhttp-brotli/`), else the one a name would resolve to (nearest
+/// the current folder, the root's own at the root). What else a member's text holds does not
+/// choose between them: every copy of a task says much the same. The chosen one may come from
+/// below the shortlist (`rest`): forty modules with the same `test` tie, and the root's may be
+/// the forty-first. A script's extension does not make another name (`lint-fix.sh`, `lint-fix`).
 fn nearest_of_a_name_first(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
+    query: &str,
     held: &[u16],
     scored: &mut Vec<(usize, f32, bool)>,
     rest: &[(usize, f32, bool)],
@@ -185,7 +188,7 @@ fn nearest_of_a_name_first(
         let end = match l.iter().rposition(|&b| b == b'.') {
             Some(p)
                 if p > 0
-                    && SCRIPT_EXTENSIONS
+                    && crate::lexical::SCRIPT_EXTENSIONS
                         .iter()
                         .any(|e| l[p + 1..].eq_ignore_ascii_case(e.as_bytes())) =>
             {
@@ -207,23 +210,54 @@ fn nearest_of_a_name_first(
             g.push(*e);
         }
     }
+    let asked: std::collections::HashSet<String> =
+        crate::lexical::tokens(query).into_iter().collect();
+    // Each folder's own name as words, split once: many members share a folder.
+    let mut folders: std::collections::HashMap<&Path, Vec<String>> = Default::default();
     for members in groups.values().filter(|m| m.len() > 1) {
-        let nearest = *members
+        let own = crate::lexical::tokens(&commands[members[0].0].label);
+        let mut key = |e: &(usize, f32, bool)| {
+            let c = &commands[e.0];
+            let dir = c.path().parent().unwrap_or(Path::new(""));
+            let folder = folders.entry(dir).or_insert_with(|| {
+                dir.strip_prefix(at.root)
+                    .ok()
+                    .and_then(|r| r.file_name())
+                    .map(|f| crate::lexical::tokens(&f.to_string_lossy()))
+                    .unwrap_or_default()
+            });
+            // The query names the folder as a whole besides the name: "run the okhttp module
+            // tests" is `okhttp/`, not `okhttp-brotli/`, nor `module-tests/`.
+            let named =
+                !folder.is_empty() && folder.iter().all(|w| asked.contains(w) && !own.contains(w));
+            let (auxiliary, distance, _) = crate::names::rank(at, c);
+            (
+                std::cmp::Reverse(held[e.0]),
+                std::cmp::Reverse(named),
+                auxiliary,
+                distance,
+            )
+        };
+        // Of equals (scripts of one name in one folder: `lint-fix.sh`, `lint-fix.ps1`) the
+        // better ranked.
+        let chosen = *members
             .iter()
-            .min_by_key(|e| crate::names::rank(at, &commands[e.0]))
-            .expect("a group has members");
-        // The best of the others; a tie goes to the nearest too.
+            .map(|e| (key(e), e))
+            .min_by(|(ka, a), (kb, b)| ka.cmp(kb).then(b.1.total_cmp(&a.1)))
+            .expect("a group has members")
+            .1;
+        // The best of the others; a tie goes to the chosen one too.
         let Some(best) = members
             .iter()
-            .filter(|e| e.0 != nearest.0)
+            .filter(|e| e.0 != chosen.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .copied()
         else {
             continue;
         };
-        if best.1 >= nearest.1 && held[nearest.0] >= held[best.0] {
-            let lifted = (nearest.0, best.1 + 1e-4, nearest.2);
-            match scored.iter_mut().find(|e| e.0 == nearest.0) {
+        if best.1 >= chosen.1 {
+            let lifted = (chosen.0, best.1 + 1e-4, chosen.2);
+            match scored.iter_mut().find(|e| e.0 == chosen.0) {
                 Some(e) => *e = lifted,
                 None => scored.push(lifted),
             }
@@ -231,13 +265,16 @@ fn nearest_of_a_name_first(
     }
 }
 
-/// Extensions that name a script's language, not the command.
-const SCRIPT_EXTENSIONS: &[&str] = &[
-    "sh", "bash", "zsh", "py", "rb", "js", "ts", "mjs", "ps1", "cmd", "bat",
-];
-
 /// How deep the semantic list is ranked (see `fuse`).
 const SEMANTIC_DEPTH: usize = 1000;
+
+/// A name that says less than this share of the query is not near its exact name (`test` for
+/// "only run the tests matching a pattern").
+const NAME_SAYS_ENOUGH: f32 = 0.5;
+
+/// How much a name that says all of the query lifts a command: enough to pass a neighbour
+/// both lists put a little higher, not one far above.
+const NAME_WEIGHT: f32 = 0.5;
 
 /// Reciprocal rank fusion's constant (Cormack et al.): a rank r counts 1 / (K + r).
 const RRF_K: f32 = 60.0;
@@ -368,14 +405,14 @@ pub fn fuse(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
     query: &str,
-    lexical: &[(usize, f32, u16)],
+    lexical: &[crate::lexical::Ranked],
     similarity: Option<&[Option<f32>]>,
     ask: &Ask,
 ) -> Vec<Hit> {
     let n = commands.len();
     let mut lexical_rank = vec![None; n];
-    for (r, (i, _, _)) in lexical.iter().enumerate() {
-        lexical_rank[*i] = Some(r + 1);
+    for (r, l) in lexical.iter().enumerate() {
+        lexical_rank[l.doc] = Some(r + 1);
     }
     let mut semantic_rank = vec![None; n];
     if let Some(sims) = similarity {
@@ -397,15 +434,14 @@ pub fn fuse(
         }
     }
     let sim = |i: usize| similarity.and_then(|s| s[i]);
-    let top_lexical = lexical
-        .first()
-        .map_or(1.0, |(_, s, _)| *s)
-        .max(f32::EPSILON);
+    let top_lexical = lexical.first().map_or(1.0, |l| l.score).max(f32::EPSILON);
     let mut bm25 = vec![0.0; n];
+    let mut named = vec![0f32; n];
     let mut held = vec![0u16; n];
-    for &(i, s, w) in lexical {
-        bm25[i] = s;
-        held[i] = w;
+    for l in lexical {
+        bm25[l.doc] = l.score;
+        named[l.doc] = l.name;
+        held[l.doc] = l.held;
     }
     let q = query.trim();
     let best = 2.0 / (RRF_K + 1.0);
@@ -452,9 +488,15 @@ pub fn fuse(
             scored.select_nth_unstable_by(shortlist - 1, by_score);
             rest = scored.split_off(shortlist);
         }
-        nearest_of_a_name_first(at, commands, &held, &mut scored, &rest);
+        nearest_of_a_name_first(at, commands, query, &held, &mut scored, &rest);
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
+            // A name that says what the query asks (`test-unit` for "run the unit tests",
+            // `gcov` for "measure test coverage") before commands that only mention it or
+            // mean something near it.
+            if named[*i] >= NAME_SAYS_ENOUGH {
+                *score *= 1.0 + NAME_WEIGHT * named[*i];
+            }
             // Read, not run: a document answers after the commands that do the thing.
             if crate::listing::is_document(c) {
                 *score *= 0.5;
@@ -610,6 +652,19 @@ pub fn checks(commands: &[CommandItem], db: &Path) -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lexical::Ranked;
+
+    /// A lexical list: (document, BM25, distinct words of the query held).
+    fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {
+        l.iter()
+            .map(|&(doc, score, held)| Ranked {
+                doc,
+                score,
+                held,
+                name: 0.2,
+            })
+            .collect()
+    }
 
     #[test]
     fn of_commands_sharing_a_name_the_nearest_comes_first_unless_another_holds_more_words() {
@@ -622,13 +677,13 @@ mod tests {
         let at = crate::names::At::root(Path::new("/w"));
         // The modules come first in both lists (as forty identical modules may); each holds
         // the query's one word.
-        let lexical = vec![(0, 2.0, 1), (1, 1.9, 1), (2, 1.8, 1)];
+        let lexical = ranked(&[(0, 2.0, 1), (1, 1.9, 1), (2, 1.8, 1)]);
         let sims = vec![Some(0.61), Some(0.60), Some(0.59)];
         let ask = Ask::default();
         let hits = fuse(at, &commands, "run the tests", &lexical, Some(&sims), &ask);
         assert_eq!(hits[0].command.file_path, "/w/build.gradle.kts");
         // A module the query names holds more of its words: it keeps the first place.
-        let lexical = vec![(0, 4.0, 2), (1, 1.9, 1), (2, 1.8, 1)];
+        let lexical = ranked(&[(0, 4.0, 2), (1, 1.9, 1), (2, 1.8, 1)]);
         let hits = fuse(
             at,
             &commands,
@@ -638,6 +693,79 @@ mod tests {
             &ask,
         );
         assert_eq!(hits[0].command.file_path, "/w/okhttp-sse/build.gradle.kts");
+    }
+
+    #[test]
+    fn a_folder_the_query_names_whole_picks_among_commands_of_one_name() {
+        let item = |file: &str| CommandItem::new("gradle", Path::new(file), "test", "gradle test");
+        let commands = vec![
+            item("/w/okhttp-brotli/build.gradle.kts"),
+            item("/w/module-tests/build.gradle.kts"),
+            item("/w/okhttp/build.gradle.kts"),
+            item("/w/build.gradle.kts"),
+        ];
+        let at = crate::names::At::root(Path::new("/w"));
+        let lexical = crate::lexical::Index::build(
+            commands
+                .iter()
+                .map(|c| crate::lexical::fields(c, Path::new("/w"), None)),
+        )
+        .rank("run the okhttp module tests");
+        // Each module holds two of the query's words; the one a word names as its whole folder
+        // is meant, though both lists put it last of them.
+        let sims = vec![Some(0.62), Some(0.61), Some(0.57), Some(0.5)];
+        let hits = fuse(
+            at,
+            &commands,
+            "run the okhttp module tests",
+            &lexical,
+            Some(&sims),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].command.file_path, "/w/okhttp/build.gradle.kts");
+        // Without a folder named, the root's.
+        let lexical = crate::lexical::Index::build(
+            commands
+                .iter()
+                .map(|c| crate::lexical::fields(c, Path::new("/w"), None)),
+        )
+        .rank("run the tests");
+        let hits = fuse(
+            at,
+            &commands,
+            "run the tests",
+            &lexical,
+            Some(&sims),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].command.file_path, "/w/build.gradle.kts");
+    }
+
+    #[test]
+    fn a_near_exact_name_wins_over_a_paraphrase_both_lists_put_level() {
+        let npm = |label: &str, script: &str| {
+            CommandItem::new("npm", Path::new("/w/package.json"), label, script)
+        };
+        // `test` first in the listing: a tie would go to it.
+        let commands = vec![
+            npm("test", "pnpm test-unit && pnpm test-serve"),
+            npm("test-unit", "vitest run"),
+            npm("test-serve", "vitest run -c vitest.config.e2e.ts"),
+        ];
+        let at = crate::names::At::root(Path::new("/w"));
+        let query = "run the unit tests";
+        let lexical = crate::lexical::Index::build(
+            commands
+                .iter()
+                .map(|c| crate::lexical::fields(c, Path::new("/w"), None)),
+        )
+        .rank(query);
+        let lexical_first = lexical[0].doc;
+        // The paraphrase is first by meaning, the name first or second by words.
+        let sims = vec![Some(0.62), Some(0.58), Some(0.5)];
+        let hits = fuse(at, &commands, query, &lexical, Some(&sims), &Ask::default());
+        assert_eq!(hits[0].command.label, "test-unit", "{lexical_first}");
+        assert!(!hits[0].exact);
     }
 
     #[test]
