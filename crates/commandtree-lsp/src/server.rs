@@ -346,7 +346,7 @@ impl Server {
                 Incoming::Invalid(v) => {
                     let _ = self.out.send(Outgoing::Raw(v));
                 }
-                Incoming::BadFrame(why) => eprintln!("ct lsp: skipped a frame: {why}"),
+                Incoming::BadFrame(why) => eprintln!("ct lsp: ignored a malformed frame: {why}"),
             }
         }
         // The client closed the connection: as `exit`.

@@ -5,22 +5,7 @@ use super::{Family, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd};
 
-const fn rule(
-    name: &'static str,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Databases,
-        level: Level::Danger,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Databases, Reach::Machine, Level::Danger);
 
 pub(crate) const DROPDB: Rule = rule(
     "dropdb",

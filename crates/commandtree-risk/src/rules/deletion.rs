@@ -6,23 +6,7 @@ use super::{Family, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd, Piece, Word, basename};
 
-const fn rule(
-    name: &'static str,
-    level: Level,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Deletion,
-        level,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Deletion, Reach::Machine);
 
 pub(crate) const NO_PRESERVE_ROOT: Rule = rule(
     "rm-no-preserve-root",

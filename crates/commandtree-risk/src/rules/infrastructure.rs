@@ -5,23 +5,7 @@ use super::{Family, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd};
 
-const fn rule(
-    name: &'static str,
-    level: Level,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Infrastructure,
-        level,
-        reach: Reach::Shared,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Infrastructure, Reach::Shared);
 
 pub(crate) const KUBECTL_DELETE: Rule = rule(
     "kubectl-delete",

@@ -7,22 +7,7 @@ use super::{Family, NPM_FAMILY, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd, basename, is_shell};
 
-const fn rule(
-    name: &'static str,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Installs,
-        level: Level::Caution,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Installs, Reach::Machine, Level::Caution);
 
 pub(crate) const INSTALLER: Rule = rule(
     "runs-installer",

@@ -7,23 +7,7 @@ use crate::Level;
 use crate::shell::{Analyser, Cmd};
 use tree_sitter::Node;
 
-const fn rule(
-    name: &'static str,
-    level: Level,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Machine,
-        level,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Machine, Reach::Machine);
 
 pub(crate) const OVERWRITES_DISK: Rule = rule(
     "overwrites-disk",

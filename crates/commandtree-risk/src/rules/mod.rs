@@ -18,6 +18,49 @@
 //! production. Nothing else is a finding: evaluating text made at run time, or a command name
 //! computed at run time, is judged by where the text comes from.
 
+/// The `rule` constructor of a family's module (`family_rule!(Family::X, Reach::Y)`): the rows
+/// of one family differ only in name, level, what they match, reason and example (with a third
+/// argument, a family whose rules share one level, the level too).
+macro_rules! family_rule {
+    ($family:expr, $reach:expr, $level:expr) => {
+        const fn rule(
+            name: &'static str,
+            matches: &'static str,
+            reason: &'static str,
+            example: &'static str,
+        ) -> super::Rule {
+            super::Rule {
+                name,
+                family: $family,
+                level: $level,
+                reach: $reach,
+                matches,
+                reason,
+                example,
+            }
+        }
+    };
+    ($family:expr, $reach:expr) => {
+        const fn rule(
+            name: &'static str,
+            level: crate::Level,
+            matches: &'static str,
+            reason: &'static str,
+            example: &'static str,
+        ) -> super::Rule {
+            super::Rule {
+                name,
+                family: $family,
+                level,
+                reach: $reach,
+                matches,
+                reason,
+                example,
+            }
+        }
+    };
+}
+
 mod containers;
 mod databases;
 mod deletion;

@@ -6,23 +6,7 @@ use super::{Family, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd, Word};
 
-const fn rule(
-    name: &'static str,
-    level: Level,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Privileges,
-        level,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Privileges, Reach::Machine);
 
 /// Found where the words are read (`shell`): the wrapper is taken off and what it runs judged.
 pub(crate) const AS_ROOT: Rule = rule(

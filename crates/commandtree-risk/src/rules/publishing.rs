@@ -7,22 +7,7 @@ use super::{Family, NPM_FAMILY, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd, Word, basename};
 
-const fn rule(
-    name: &'static str,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Publishing,
-        level: Level::Caution,
-        reach: Reach::Shared,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Publishing, Reach::Shared, Level::Caution);
 
 pub(crate) const SCRIPT: Rule = rule(
     "publishing-script",

@@ -10,22 +10,7 @@ use crate::shell::{
     is_shell, mentions_any,
 };
 
-const fn rule(
-    name: &'static str,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::RemoteCode,
-        level: Level::Danger,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::RemoteCode, Reach::Machine, Level::Danger);
 
 pub(crate) const EVAL_DOWNLOAD: Rule = rule(
     "eval-download",

@@ -13,23 +13,7 @@ use super::{Family, Reach, Rule};
 use crate::Level;
 use crate::shell::{Analyser, Cmd, Word};
 
-const fn rule(
-    name: &'static str,
-    level: Level,
-    matches: &'static str,
-    reason: &'static str,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        family: Family::Writes,
-        level,
-        reach: Reach::Machine,
-        matches,
-        reason,
-        example,
-    }
-}
+family_rule!(Family::Writes, Reach::Machine);
 
 pub(crate) const TOOL_BIN: Rule = rule(
     "writes-tool-bin",
