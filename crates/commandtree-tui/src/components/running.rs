@@ -306,7 +306,9 @@ mod tests {
         assert!(!s.due(), "asked less than a second ago");
         s.asked = Some(Instant::now() - BUSY_EVERY);
         assert!(s.due(), "a run goes on: once a second");
-        let now = s.now.unwrap();
+        // On a whole second, so 100 ms later is still the same second whatever the clock says.
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        s.now = Some(now);
         assert!(!s.tick(now + Duration::from_millis(100)));
         assert!(
             s.tick(now + Duration::from_secs(1)),
