@@ -5,6 +5,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# A relative CT_BIN means relative to where this was run, not to the extension folder.
+if [[ -n "${CT_BIN:-}" && "$CT_BIN" != /* ]]; then CT_BIN="$PWD/$CT_BIN"; fi
 cd "$here"
 
 platform="$(node -p 'process.platform + "-" + process.arch')"
