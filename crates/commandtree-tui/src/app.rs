@@ -478,6 +478,7 @@ impl App {
                 self.queued = self.launch(*planned, how);
             }
             Msg::Runs(Ok(latest)) => {
+                self.runs.adopt(self.engine.workspace(), latest.values());
                 let changed = self.states.set(latest);
                 let states = &self.states;
                 let _ = self.reruns.seen(|id| states.of(id).map(run_mark));

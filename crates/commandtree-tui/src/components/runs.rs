@@ -1,4 +1,5 @@
-//! The runs pane: the background runs started here, the selected one's output as it grows.
+//! The runs pane: the background runs started here, and those another process started (`ct run
+//! --detach` in a shell, another TUI) while they go on; the selected one's output as it grows.
 
 use crate::keymap::{self, Action, Context};
 use crate::theme::Theme;
@@ -21,6 +22,8 @@ pub struct BgRun {
     pub lines: Vec<String>,
     partial: String,
     log: Option<std::fs::File>,
+    /// Started by this process (quitting asks about these); else seen going on in the history.
+    here: bool,
 }
 
 const MAX_LOG_LINES: usize = 2000;
@@ -36,6 +39,7 @@ impl BgRun {
             lines: Vec::new(),
             partial: String::new(),
             log,
+            here: true,
         }
     }
 
@@ -133,8 +137,9 @@ impl Default for RunsPane {
 }
 
 impl RunsPane {
+    /// How many runs this process started go on.
     pub fn running(&self) -> usize {
-        self.runs.iter().filter(|r| r.running()).count()
+        self.runs.iter().filter(|r| r.here && r.running()).count()
     }
 
     pub fn focused(&self) -> bool {
@@ -150,6 +155,30 @@ impl RunsPane {
         self.runs.push(run);
         self.sel = self.runs.len() - 1;
         self.open = true;
+    }
+
+    /// Runs going on that write a log and are not in the pane yet (started by another process)
+    /// join it, oldest first, without moving the selection or opening the pane. Returns how many
+    /// joined.
+    pub fn adopt<'a>(
+        &mut self,
+        ws: &Workspace,
+        going: impl IntoIterator<Item = &'a commandtree_exec::history::Run>,
+    ) -> usize {
+        let mut new: Vec<&commandtree_exec::history::Run> = going
+            .into_iter()
+            .filter(|r| !runs::is_over(r) && r.log_path.is_some())
+            .filter(|r| !self.runs.iter().any(|b| b.run_id == Some(r.run_id)))
+            .collect();
+        new.sort_by_key(|r| r.run_id);
+        for r in &new {
+            let log = runs::open_log(ws, r).ok();
+            self.runs.push(BgRun {
+                here: false,
+                ..BgRun::new(Some(r.run_id), r.label.clone(), log)
+            });
+        }
+        new.len()
     }
 
     /// Shows or hides the pane; either way the tree has the keys.
@@ -282,6 +311,49 @@ mod tests {
             partial: "almost".into(),
             ..BgRun::new(Some(1), label.into(), None)
         }
+    }
+
+    fn history_row(run_id: i64, status: &str, log: Option<&str>) -> commandtree_exec::history::Run {
+        commandtree_exec::history::Run {
+            run_id,
+            command_id: format!("make:/w/Makefile:t{run_id}"),
+            label: format!("t{run_id}"),
+            command_line: String::new(),
+            cwd: "/w".into(),
+            started_at: String::new(),
+            duration_ms: None,
+            exit_code: None,
+            mode: "detached".into(),
+            status: status.into(),
+            pid: None,
+            log_path: log.map(str::to_string),
+            request: String::new(),
+        }
+    }
+
+    #[test]
+    fn runs_another_process_started_join_once_and_do_not_hold_up_quitting() {
+        let ws = Workspace::open(Some(std::path::Path::new("/w")), std::path::Path::new("/w"));
+        let mut p = RunsPane::default();
+        p.push(run("mine", "running", None, &[]));
+        let seen = [
+            history_row(1, "running", Some("/w/.commandtree/logs/1.log")),
+            history_row(7, "running", Some("/w/.commandtree/logs/7.log")),
+            history_row(5, "running", Some("/w/.commandtree/logs/5.log")),
+            history_row(8, "ok", Some("/w/.commandtree/logs/8.log")),
+            history_row(9, "running", None),
+        ];
+        // Run 1 is the pane's own; 8 ended; 9 ran in a terminal, with no log to show.
+        assert_eq!(p.adopt(&ws, &seen), 2);
+        let ids: Vec<_> = p.runs.iter().map(|r| r.run_id).collect();
+        assert_eq!(ids, [Some(1), Some(5), Some(7)]);
+        assert_eq!(p.sel, 0, "the selection stays");
+        assert_eq!(p.adopt(&ws, &seen), 0, "already there");
+        assert_eq!(
+            p.running(),
+            1,
+            "only the run started here keeps quitting waiting"
+        );
     }
 
     #[test]

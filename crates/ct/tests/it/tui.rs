@@ -452,6 +452,11 @@ fn runs_from_anywhere_are_shown_stopped_restarted_and_their_problems_opened() {
     t.text("serve");
     t.keys(&["Enter"]);
     t.wait_for("● running for");
+    // The runs pane lists it too, with its output, though another process started it.
+    t.keys(&["r"]);
+    t.wait_until(&["Background runs", "● serve running"], &[]);
+    t.keys(&["r"]);
+    t.wait_until(&["serve  ● "], &["Background runs"]);
 
     // `x` stops it: the row says so, and so does the history.
     t.keys(&["x"]);
