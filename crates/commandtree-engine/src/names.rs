@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 /// and named.
 pub(crate) const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant", "docker"];
 
+/// The builtin type whose verbs (`build`, `up`) act on containers rather than the project.
+const CONTAINER_TOOL: &str = "docker";
+
 /// At most this many candidates are shown for an ambiguous name.
 pub const SHOWN_CANDIDATES: usize = 10;
 
@@ -151,6 +154,19 @@ fn pick<'a>(at: At<'_>, found: Vec<&'a CommandItem>) -> Matched<'a> {
             .collect();
         if written.len() == 1 {
             return Matched::One(written[0]);
+        }
+        // Then the project's own build tool before the container one: in a Gradle project
+        // with a Compose file, `build` means the Gradle build (`docker:build` names the
+        // images').
+        if written.is_empty() {
+            let project: Vec<&CommandItem> = there
+                .iter()
+                .copied()
+                .filter(|c| c.kind != CONTAINER_TOOL)
+                .collect();
+            if project.len() == 1 {
+                return Matched::One(project[0]);
+            }
         }
         return Matched::Some(there);
     }
@@ -367,6 +383,26 @@ mod tests {
         assert_eq!(resolve(&cmds, at, "build").unwrap().kind, "just");
         assert_eq!(resolve(&cmds, at, "test").unwrap().kind, "cargo");
         assert_eq!(resolve(&cmds, at, "cargo:build").unwrap().kind, "cargo");
+    }
+
+    #[test]
+    fn the_projects_build_tool_wins_over_composes_verb_of_the_same_name() {
+        let cmds = vec![
+            item("docker", "/w/docker-compose.yml", "build"),
+            item("gradle", "/w/build.gradle", "build"),
+            item("gradle", "/w/build.gradle", "test"),
+            item("maven", "/w/pom.xml", "test"),
+            item("docker", "/w/compose.yaml", "up"),
+        ];
+        let at = At::root(Path::new("/w"));
+        assert_eq!(resolve(&cmds, at, "build").unwrap().kind, "gradle");
+        assert_eq!(resolve(&cmds, at, "docker:build").unwrap().kind, "docker");
+        assert_eq!(resolve(&cmds, at, "up").unwrap().kind, "docker");
+        // Two build tools of the project stay a choice for the user.
+        assert!(matches!(
+            resolve(&cmds, at, "test"),
+            Err(Error::Ambiguous { .. })
+        ));
     }
 
     #[test]
