@@ -6,6 +6,9 @@
 //! `foo-maven-plugin` both give `foo`); a plugin named otherwise may declare any prefix, so it
 //! is addressed by its coordinates (`groupId:artifactId:GOAL@ID`), which always resolve.
 //! Executions in `<pluginManagement>` or profiles are not active by default and are skipped.
+//! A plugin known for starting the application (`spring-boot-maven-plugin` → `spring-boot:run`,
+//! Quarkus, Jetty, Micronaut, JavaFX, Open Liberty) adds that goal: it is what the project's
+//! README tells a user to run, and what Gradle's `bootRun` is to a Gradle build.
 //!
 //! The Maven wrapper is preferred when present: `./mvnw` beside the pom, or the relative path
 //! to one in an ancestor folder (`../mvnw`), run from the pom's folder. The wrapper script
@@ -31,6 +34,40 @@ const LIFECYCLE: &[(&str, &str)] = &[
     ("clean package", "Clean and package"),
 ];
 
+/// Plugins whose goal starts the application, by artifact: the goal as typed and what it does.
+const RUN_GOALS: &[(&str, &str, &str)] = &[
+    (
+        "spring-boot-maven-plugin",
+        "spring-boot:run",
+        "Runs the Spring Boot application",
+    ),
+    (
+        "quarkus-maven-plugin",
+        "quarkus:dev",
+        "Runs the Quarkus application in dev mode",
+    ),
+    (
+        "jetty-maven-plugin",
+        "jetty:run",
+        "Runs the web application in Jetty",
+    ),
+    (
+        "micronaut-maven-plugin",
+        "mn:run",
+        "Runs the Micronaut application",
+    ),
+    (
+        "javafx-maven-plugin",
+        "javafx:run",
+        "Runs the JavaFX application",
+    ),
+    (
+        "liberty-maven-plugin",
+        "liberty:dev",
+        "Runs the application in Open Liberty dev mode",
+    ),
+];
+
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let mvn = wrapper_command(file, "mvnw").unwrap_or_else(|| "mvn".to_string());
     let mut out = Parsed::default();
@@ -41,7 +78,14 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         );
     }
     match executions(file.content) {
-        Ok(execs) => {
+        Ok((execs, runs)) => {
+            for (goal, description, line) in runs {
+                out.commands.push(
+                    CommandItem::new(KIND, file.path, goal, format!("{mvn} {goal}"))
+                        .description(description)
+                        .line(line),
+                );
+            }
             for e in execs {
                 let label = format!("{}:{}@{}", e.plugin, e.goal, e.id);
                 let mut description = format!("Run execution `{}` of {}", e.id, e.artifact);
@@ -74,7 +118,12 @@ struct Execution {
     line: usize,
 }
 
-fn executions(content: &str) -> Result<Vec<Execution>, (Option<usize>, String)> {
+/// A known plugin's goal that starts the application: the goal, its description, its line.
+type RunGoal = (&'static str, &'static str, usize);
+/// Where the XML is malformed (its line when known) and why.
+type XmlError = (Option<usize>, String);
+
+fn executions(content: &str) -> Result<(Vec<Execution>, Vec<RunGoal>), XmlError> {
     let doc = roxmltree::Document::parse(content)
         .map_err(|e| (Some(e.pos().row as usize), format!("invalid XML: {e}")))?;
     let lines = LineIndex::new(content);
@@ -89,6 +138,7 @@ fn executions(content: &str) -> Result<Vec<Execution>, (Option<usize>, String)> 
         ));
     }
     let mut out = Vec::new();
+    let mut runs: Vec<RunGoal> = Vec::new();
     let plugins = child(project, "build")
         .and_then(|b| child(b, "plugins"))
         .into_iter()
@@ -97,6 +147,11 @@ fn executions(content: &str) -> Result<Vec<Execution>, (Option<usize>, String)> 
         let Some(artifact) = child_text(plugin, "artifactId") else {
             continue;
         };
+        if let Some((_, goal, description)) = RUN_GOALS.iter().find(|(a, ..)| *a == artifact)
+            && !runs.iter().any(|(g, ..)| g == goal)
+        {
+            runs.push((*goal, *description, lines.line(plugin.range().start)));
+        }
         let group =
             child_text(plugin, "groupId").unwrap_or_else(|| "org.apache.maven.plugins".to_string());
         let prefix = goal_prefix(&artifact).unwrap_or_else(|| format!("{group}:{artifact}"));
@@ -130,7 +185,7 @@ fn executions(content: &str) -> Result<Vec<Execution>, (Option<usize>, String)> 
             }
         }
     }
-    Ok(out)
+    Ok((out, runs))
 }
 
 /// Maven's prefix for conventionally named plugins: `-maven-`/`maven-` and `-plugin` dropped
@@ -245,6 +300,45 @@ mod tests {
             Some("Run integration tests")
         );
         assert_eq!(p.commands[0].cwd, "/w");
+    }
+
+    #[test]
+    fn a_plugin_that_starts_the_application_adds_its_goal() {
+        let pom = r#"<project>
+  <build>
+    <pluginManagement><plugins><plugin>
+      <artifactId>quarkus-maven-plugin</artifactId>
+    </plugin></plugins></pluginManagement>
+    <plugins>
+      <plugin>
+        <groupId>org.springframework.boot</groupId>
+        <artifactId>spring-boot-maven-plugin</artifactId>
+      </plugin>
+    </plugins>
+  </build>
+</project>"#;
+        let p = parse_with(parse, "/w/pom.xml", pom);
+        let run: Vec<_> = p.commands[9..]
+            .iter()
+            .map(|c| {
+                (
+                    c.label.as_str(),
+                    c.command.as_str(),
+                    c.description.as_deref(),
+                    c.line,
+                )
+            })
+            .collect();
+        // Managed only (not active) adds nothing.
+        assert_eq!(
+            run,
+            [(
+                "spring-boot:run",
+                "mvn spring-boot:run",
+                Some("Runs the Spring Boot application"),
+                Some(7)
+            )]
+        );
     }
 
     #[test]
