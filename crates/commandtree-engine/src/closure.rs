@@ -270,7 +270,22 @@ pub fn of<'a>(commands: &'a [CommandItem], item: &CommandItem) -> Closure<'a> {
 /// deletes ..."); `None` when the step has no warning of its own.
 pub fn step_text(step: &Step<'_>) -> Option<String> {
     let w = step.item.own_warning()?.trim();
-    (!w.is_empty()).then(|| commandtree_risk::step_warning(&step.item.label, &step.via, w))
+    if w.is_empty() {
+        return None;
+    }
+    if commandtree_core::sources::docker::is_merged_override(step.item) {
+        // Not a step that runs: the file Compose merges into the command's own.
+        let file = Path::new(&step.item.file_path)
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        return Some(commandtree_risk::merged_warning(&file, w));
+    }
+    Some(commandtree_risk::step_warning(
+        &step.item.label,
+        &step.via,
+        w,
+    ))
 }
 
 /// Adds to each command's `security_warning` the warnings of the steps it runs (and keeps them

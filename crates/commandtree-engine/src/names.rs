@@ -12,6 +12,7 @@
 use crate::{Error, Result};
 use commandtree_core::CommandItem;
 use commandtree_core::fs::lexical;
+use commandtree_core::sources::docker::is_default_compose;
 use commandtree_core::sources::type_def;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -166,6 +167,16 @@ fn pick<'a>(at: At<'_>, found: Vec<&'a CommandItem>) -> Matched<'a> {
                 .collect();
             if project.len() == 1 {
                 return Matched::One(project[0]);
+            }
+            // Of several Compose files in one folder, the project `docker compose` reads by
+            // itself there (`compose.yml` and its override, not `compose.prod.yml`).
+            let default: Vec<&CommandItem> = there
+                .iter()
+                .copied()
+                .filter(|c| c.kind == CONTAINER_TOOL && is_default_compose(Path::new(&c.file_path)))
+                .collect();
+            if project.is_empty() && default.len() == 1 {
+                return Matched::One(default[0]);
             }
         }
         return Matched::Some(there);
@@ -398,6 +409,15 @@ mod tests {
         assert_eq!(resolve(&cmds, at, "build").unwrap().kind, "gradle");
         assert_eq!(resolve(&cmds, at, "docker:build").unwrap().kind, "docker");
         assert_eq!(resolve(&cmds, at, "up").unwrap().kind, "docker");
+        let compose = vec![
+            item("docker", "/w/compose.deploy.yml", "up"),
+            item("docker", "/w/compose.yaml", "up"),
+        ];
+        assert_eq!(
+            resolve(&compose, at, "up").unwrap().file_path,
+            "/w/compose.yaml",
+            "the file docker compose reads by itself"
+        );
         // Two build tools of the project stay a choice for the user.
         assert!(matches!(
             resolve(&cmds, at, "test"),

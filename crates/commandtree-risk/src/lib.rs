@@ -30,7 +30,8 @@
 //!   a placeholder or a negation ("none", "Not a security warning", "N/A", …).
 //! - `effective_warning(model, risk, findings)`: what to show: static findings always, the
 //!   model's warning unless it said `none`.
-//! - `step_warning(step, via, warning)`: what a command shows for a step it runs.
+//! - `step_warning(step, via, warning)`: what a command shows for a step it runs;
+//!   `merged_warning(file, warning)` for a file its tool merges into its own.
 //! - `RULES`: every rule of the shell analysis as data (name, family, severity, where it
 //!   counts, what it matches, the reason shown, an example), one module of `rules` per family.
 
@@ -48,12 +49,12 @@ use sha2::{Digest, Sha256};
 
 pub use rules::{Family, RULES, Reach, Rule};
 pub use warning::{
-    AGENT_MARK, effective_warning, effective_warning_for, normalise_warning, step_warning,
-    warning_text,
+    AGENT_MARK, effective_warning, effective_warning_for, merged_warning, normalise_warning,
+    step_warning, warning_text,
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 5;
+pub const ANALYSER_VERSION: u32 = 6;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -226,7 +227,9 @@ fn analysis_key_of_kind(item: &commandtree_core::CommandItem, from_file: bool) -
 
 /// `docker compose up`, `up -d`, `up SERVICE`: the commands that start containers.
 fn starts_containers(item: &commandtree_core::CommandItem) -> bool {
-    item.label == "up" || item.label.starts_with("up ")
+    item.label == "up"
+        || item.label.starts_with("up ")
+        || commandtree_core::sources::docker::is_merged_override(item)
 }
 
 /// A make target's recipe as its parser gave it, numbered in `text` (the target's own text,

@@ -48,15 +48,26 @@ pub fn step_warning(step: &str, via: &[String], warning: &str) -> String {
         let chain: Vec<String> = via.iter().map(|v| format!("`{v}`")).collect();
         who.push_str(&format!(" (through {})", chain.join(" → ")));
     }
+    led(&who, ", which ", warning)
+}
+
+/// `warning` said of `lead`: its severity first ("Caution: {lead}{join}{rest}").
+fn led(lead: &str, join: &str, warning: &str) -> String {
     for head in ["Danger", "Caution"] {
         if let Some(rest) = warning
             .strip_prefix(head)
             .and_then(|r| r.strip_prefix(": "))
         {
-            return format!("{head}: {who}, which {rest}");
+            return format!("{head}: {lead}{join}{rest}");
         }
     }
-    format!("{who}: {warning}")
+    format!("{lead}: {warning}")
+}
+
+/// What a command shows for a file its tool merges into its own (a Compose override):
+/// "Caution: with `compose.override.yml` merged in, service web ...".
+pub fn merged_warning(file: &str, warning: &str) -> String {
+    led(&format!("with `{file}` merged in"), ", ", warning)
 }
 
 /// Words that make a one-word answer a warning after all.

@@ -1,13 +1,91 @@
 //! Docker: Compose files (general `docker compose` commands plus one `up {service}` per service)
 //! and Dockerfiles/Containerfiles (`docker build`).
+//!
+//! In a folder, `docker compose` reads its base file and merges the override file beside it
+//! (`compose.yaml` + `compose.override.yaml`, Compose's own default). So the base file's
+//! commands run with both files, as the user would by typing `docker compose up` there; the
+//! override lists only the services it adds, plus one hidden entry the base's commands step
+//! through, so that what the override gives its containers of the host warns on them too. Any
+//! other Compose file (`compose.prod.yml`) is a project of its own, run with `-f` alone.
 
 use super::common::{one_command, with_line};
 use super::{Parsed, SourceFile};
-use crate::model::CommandItem;
+use crate::model::{CommandItem, StepHow, StepRef, StepScope};
 use crate::syntax::yaml;
 use crate::text;
 use serde_yaml_ng::Value as Yaml;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The base files Compose reads by itself in a folder, the first found winning.
+const BASE_FILES: &[&str] = &[
+    "compose.yaml",
+    "compose.yml",
+    "docker-compose.yml",
+    "docker-compose.yaml",
+];
+/// The override files it merges over the base, the first found winning.
+const OVERRIDE_FILES: &[&str] = &[
+    "compose.override.yml",
+    "compose.override.yaml",
+    "docker-compose.override.yml",
+    "docker-compose.override.yaml",
+];
+
+/// What a Compose file is to the folder's default project.
+enum Role {
+    /// Run on its own with `-f` (no override beside it, or not one of the default names).
+    Alone,
+    /// The base file, merged with this override.
+    Base(PathBuf),
+    /// The override merged over this base file.
+    Override(PathBuf),
+}
+
+fn first_in(file: &SourceFile<'_>, names: &[&str]) -> Option<PathBuf> {
+    names
+        .iter()
+        .map(|n| file.dir().join(n))
+        .find(|p| file.fs.is_file(p))
+}
+
+fn role(file: &SourceFile<'_>) -> Role {
+    let (Some(base), Some(over)) = (first_in(file, BASE_FILES), first_in(file, OVERRIDE_FILES))
+    else {
+        return Role::Alone;
+    };
+    if base == file.path {
+        Role::Base(over)
+    } else if over == file.path {
+        Role::Override(base)
+    } else {
+        Role::Alone
+    }
+}
+
+/// The service names of a Compose text, in file order (none when it is not a Compose map).
+fn service_names(content: &str) -> Vec<String> {
+    let Ok(d) = yaml::parse(content) else {
+        return Vec::new();
+    };
+    match untag(d.value) {
+        Yaml::Mapping(root) => match root.get("services").map(|v| untag(v.clone())) {
+            Some(Yaml::Mapping(m)) => m.keys().filter_map(service_name).collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+fn service_name(key: &Yaml) -> Option<String> {
+    let name = match untag(key.clone()) {
+        Yaml::String(s) => s,
+        Yaml::Number(n) => n.to_string(),
+        Yaml::Bool(b) => b.to_string(),
+        _ => return None,
+    };
+    // `<<: *defaults` merges keys into the map; it names no service.
+    (!name.is_empty() && name != "<<").then_some(name)
+}
 
 /// (label = id name, arguments after `docker compose -f F`, description).
 const GENERAL: &[(&str, &str, &str)] = &[
@@ -21,14 +99,81 @@ const GENERAL: &[(&str, &str, &str)] = &[
 
 pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let compose = format!("docker compose -f {}", text::quote_path(file.path));
-    // The general commands need only the file; docker reports its own errors when it is broken.
-    for (label, args, description) in GENERAL {
-        out.commands.push(
-            CommandItem::new("docker", file.path, label, format!("{compose} {args}"))
-                .description(*description),
+    let role = role(file);
+    let files: Vec<&Path> = match &role {
+        Role::Alone => vec![file.path],
+        Role::Base(over) => vec![file.path, over],
+        Role::Override(base) => vec![base, file.path],
+    };
+    let compose = files.iter().fold("docker compose".to_string(), |c, f| {
+        format!("{c} -f {}", text::quote_path(f))
+    });
+    // The base's commands that start containers start them as the override configures them:
+    // `up` steps through the override's whole entry, `up db` through its `db` entry when it
+    // has one, so the override's findings are theirs.
+    let over_services: Vec<String> = match &role {
+        Role::Base(over) => file
+            .fs
+            .read(over)
+            .map(|t| service_names(&t))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let through_override = |item: CommandItem| {
+        let Role::Base(over) = &role else {
+            return item;
+        };
+        let step = match item.label.strip_prefix("up ") {
+            Some(svc) if svc != "-d" => {
+                if !over_services.iter().any(|s| s == svc) {
+                    return item;
+                }
+                item.label.clone()
+            }
+            _ if item.label == "up" || item.label == "up -d" => file_label(over),
+            _ => return item,
+        };
+        let mut item = item;
+        item.steps.push(
+            StepRef::new(step, StepHow::Hook, false).scope(StepScope::File {
+                kind: "docker".into(),
+                file: over.clone(),
+            }),
         );
-    }
+        item
+    };
+    // Services the base file already has are its commands; the override adds the others.
+    let in_base: Vec<String> = match &role {
+        Role::Override(base) => {
+            let mut hidden = CommandItem::new(
+                "docker",
+                file.path,
+                &file.file_name(),
+                format!("{compose} config"),
+            )
+            .description(format!(
+                "Merged by Compose into {} (prints the merged configuration)",
+                file_label(base)
+            ));
+            hidden.hidden = true;
+            out.commands.push(hidden);
+            file.fs
+                .read(base)
+                .map(|t| service_names(&t))
+                .unwrap_or_default()
+        }
+        _ => {
+            // The general commands need only the file; docker reports its own errors when it
+            // is broken.
+            for (label, args, description) in GENERAL {
+                out.commands.push(through_override(
+                    CommandItem::new("docker", file.path, label, format!("{compose} {args}"))
+                        .description(format!("{description}{}", which(file))),
+                ));
+            }
+            Vec::new()
+        }
+    };
     // The YAML value itself, not its JSON form: its mappings keep file order.
     let (doc, spans) = match yaml::parse(file.content) {
         Ok(d) => (untag(d.value), d.spans),
@@ -59,31 +204,66 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
     };
     let lines = spans.key_lines_under("services");
     for key in services.keys() {
-        let name = match untag(key.clone()) {
-            Yaml::String(s) => s,
-            Yaml::Number(n) => n.to_string(),
-            Yaml::Bool(b) => b.to_string(),
-            _ => {
-                out.warn(file.path, None, "a service name is not a string");
-                continue;
-            }
-        };
-        // `<<: *defaults` merges keys into the map; it names no service.
-        if name.is_empty() || name == "<<" {
+        if !matches!(
+            untag(key.clone()),
+            Yaml::String(_) | Yaml::Number(_) | Yaml::Bool(_)
+        ) {
+            out.warn(file.path, None, "a service name is not a string");
             continue;
         }
+        let Some(name) = service_name(key) else {
+            continue;
+        };
         let label = format!("up {name}");
-        let item = CommandItem::new(
+        let mut item = CommandItem::new(
             "docker",
             file.path,
             &label,
             format!("{compose} up {}", text::sh_word(&name)),
         )
-        .description(format!("Start {name} service"));
+        .description(format!("Start {name} service{}", which(file)));
+        // What the override changes of a service the base defines: the base's `up` of it
+        // steps through this (listed there, not here).
+        item.hidden = in_base.contains(&name);
         let line = lines.get(name.as_str()).copied();
-        out.commands.push(with_line(item, line));
+        out.commands.push(through_override(with_line(item, line)));
     }
     out
+}
+
+/// Whether `path` has a name `docker compose` reads by itself (a base or an override file).
+pub fn is_default_compose(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| BASE_FILES.contains(&n) || OVERRIDE_FILES.contains(&n))
+}
+
+/// A hidden entry of an override merged into its base file (the whole override, or what it
+/// changes of one service): the base's `up` commands step through it, and what its
+/// containers get of the host counts as starting them.
+pub fn is_merged_override(item: &CommandItem) -> bool {
+    item.kind == "docker"
+        && item.hidden
+        && Path::new(&item.file_path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| OVERRIDE_FILES.contains(&n))
+}
+
+/// Which Compose file, said after a description when it is not one `docker compose` reads by
+/// itself: `up` of `compose.prod.yml` beside `up` of `compose.yml` tell themselves apart.
+fn which(file: &SourceFile<'_>) -> String {
+    if is_default_compose(file.path) {
+        String::new()
+    } else {
+        format!(" ({})", file.file_name())
+    }
+}
+
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Whether `path` is a Dockerfile (or Containerfile) by the names the source routes, not a
@@ -208,6 +388,60 @@ volumes:
         assert_eq!(p.commands[0].id, "docker:/w/docker-compose.yml:up");
         assert_eq!(p.commands[1].id, "docker:/w/docker-compose.yml:up -d");
         assert_eq!(p.commands[0].line, None);
+    }
+
+    #[test]
+    fn the_base_file_runs_with_its_override_which_lists_only_what_it_adds() {
+        use crate::fs::MemFs;
+        use crate::sources::testing::{parse_in, steps};
+        let fs = MemFs::new()
+            .file("/w/compose.yml", "services:\n  db:\n    image: postgres\n")
+            .file(
+                "/w/compose.override.yml",
+                "services:\n  db:\n    ports: ['5432:5432']\n  mail:\n    image: mailpit\n",
+            )
+            .file(
+                "/w/compose.prod.yml",
+                "services:\n  db:\n    image: postgres\n",
+            );
+        let both = "docker compose -f \"/w/compose.yml\" -f \"/w/compose.override.yml\"";
+
+        let base = parse_in(parse_compose, &fs, "/w/compose.yml");
+        assert_eq!(labels(&base)[6..], ["up db"]);
+        assert_eq!(base.commands[0].command, format!("{both} up"));
+        assert_eq!(base.commands[6].command, format!("{both} up db"));
+        assert_eq!(
+            steps(&base, "up"),
+            [("compose.override.yml".to_string(), "hook")]
+        );
+        assert_eq!(steps(&base, "up db"), [("up db".to_string(), "hook")]);
+        assert!(steps(&base, "ps").is_empty(), "lists, starts nothing");
+
+        let over = parse_in(parse_compose, &fs, "/w/compose.override.yml");
+        assert_eq!(labels(&over), ["compose.override.yml", "up db", "up mail"]);
+        assert!(is_merged_override(&over.commands[0]));
+        assert!(is_merged_override(&over.commands[1]), "db is the base's");
+        assert!(!over.commands[2].hidden, "mail is the override's own");
+        assert_eq!(over.commands[0].command, format!("{both} config"));
+        assert_eq!(over.commands[2].command, format!("{both} up mail"));
+        assert_eq!(over.commands[2].line, Some(4));
+
+        // Another Compose file is a project of its own, and says which.
+        let prod = parse_in(parse_compose, &fs, "/w/compose.prod.yml");
+        assert_eq!(
+            prod.commands[6].description.as_deref(),
+            Some("Start db service (compose.prod.yml)")
+        );
+        assert_eq!(
+            prod.commands[0].command,
+            "docker compose -f \"/w/compose.prod.yml\" up"
+        );
+        assert!(prod.commands[0].steps.is_empty());
+
+        // An override with no base beside it runs alone.
+        let fs = MemFs::new().file("/w/docker-compose.override.yml", "services:\n  a: {}\n");
+        let alone = parse_in(parse_compose, &fs, "/w/docker-compose.override.yml");
+        assert_eq!(labels(&alone).len(), 7);
     }
 
     #[test]

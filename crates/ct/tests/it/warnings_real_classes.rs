@@ -76,6 +76,76 @@ fn a_compose_service_mounting_the_docker_socket_is_a_caution() {
 }
 
 #[test]
+fn compose_runs_the_base_file_with_its_override_and_warns_for_both() {
+    let w = Workspace::new();
+    w.write(
+        "compose.yml",
+        "services:\n  web:\n    image: nginx\n  db:\n    image: postgres\n",
+    );
+    w.write(
+        "compose.override.yml",
+        "services:\n  web:\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n  mail:\n    image: mailpit\n",
+    );
+    w.write("compose.prod.yml", "services:\n  web:\n    image: nginx\n");
+    let all = w.json(["list", "--json", "--all"]);
+    let of = |file: &str, label: &str| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                c["id"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("/{file}:{label}"))
+            })
+            .unwrap_or_else(|| panic!("no {file} {label} in {all:#}"))
+            .clone()
+    };
+    for label in ["up", "up -d", "up web"] {
+        let warned = of("compose.yml", label)["securityWarning"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{label}"))
+            .to_string();
+        assert!(
+            warned.starts_with("Caution: with `compose.override.yml` merged in, service web")
+                && warned.contains("docker.sock"),
+            "{label}: {warned}"
+        );
+    }
+    assert!(of("compose.yml", "up db")["securityWarning"].is_null());
+    assert!(of("compose.prod.yml", "up")["securityWarning"].is_null());
+    // `docker compose up` there reads both files; the override lists what it adds.
+    let plan = w
+        .run(["run", "--dry-run", "--yes", "up"])
+        .success()
+        .stdout();
+    assert!(
+        plan.contains("-f")
+            && plan.contains("compose.yml")
+            && plan.contains("compose.override.yml"),
+        "{plan}"
+    );
+    assert!(!plan.contains("compose.prod.yml"), "{plan}");
+    assert!(
+        of("compose.override.yml", "up mail")["command"]
+            .as_str()
+            .unwrap()
+            .contains("compose.yml")
+    );
+    let listed = w.json(["list", "--json"]);
+    let ups = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["label"] == "up web")
+        .count();
+    assert_eq!(
+        ups, 2,
+        "compose.yml's and compose.prod.yml's, not the override's: {listed:#}"
+    );
+}
+
+#[test]
 fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
     let w = Workspace::new();
     w.write(
