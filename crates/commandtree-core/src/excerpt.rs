@@ -151,7 +151,8 @@ impl Syntax {
         match ext {
             "json" | "jsonc" => Syntax::Json,
             "gradle" | "kts" => Syntax::Braces,
-            "toml" => Syntax::Toml,
+            // An INI section ends where the next header starts, as a TOML table does.
+            "toml" | "ini" => Syntax::Toml,
             "xml" | "csproj" | "fsproj" | "vbproj" | "props" | "targets" => Syntax::Xml,
             "rb" | "rake" => Syntax::Ruby,
             _ if lower == "rakefile" => Syntax::Ruby,

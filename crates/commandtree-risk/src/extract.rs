@@ -64,6 +64,16 @@ pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
         "cargo" => cargo_aliases(text).into_iter().map(shell).collect(),
         "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
         "procfile" => vec![shell(procfile(text))],
+        // tox runs each command line of an environment, not the rest of its section.
+        "tox" => commandtree_core::sources::tox::run_lines(text)
+            .into_iter()
+            .map(|(line, code)| {
+                shell(Fragment {
+                    code,
+                    line: line as u32,
+                })
+            })
+            .collect(),
         // C# and F# scripts are not shell.
         "csharp-script" | "fsharp-script" => Vec::new(),
         // Unknown or other tools' files: the text as shell. Only command positions count, so

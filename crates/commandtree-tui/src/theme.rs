@@ -56,7 +56,9 @@ impl Theme {
         let (g, c) = match kind {
             "shell" | "powershell" => ("$", Color::Green),
             "npm" | "deno" | "turbo" | "nx" => ("⬢", Color::Red),
-            "make" | "just" | "taskfile" | "mise" | "rake" | "procfile" => ("⚒", Color::Yellow),
+            "make" | "just" | "taskfile" | "mise" | "rake" | "procfile" | "tox" => {
+                ("⚒", Color::Yellow)
+            }
             "launch" => ("▶", Color::Magenta),
             "vscode" => ("◆", Color::Blue),
             "python" | "pyproject" => ("π", Color::Blue),

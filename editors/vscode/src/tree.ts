@@ -73,6 +73,7 @@ const ICONS: Record<string, [string, string]> = {
   mise: ['package', 'terminal.ansiCyan'],
   pyproject: ['symbol-misc', 'terminal.ansiYellow'],
   procfile: ['server-process', 'terminal.ansiGreen'],
+  tox: ['beaker', 'terminal.ansiYellow'],
   workflow: ['github-action', 'terminal.ansiBlue'],
   turbo: ['zap', 'terminal.ansiRed'],
   nx: ['type-hierarchy', 'terminal.ansiCyan'],

@@ -41,6 +41,7 @@ pub mod shell;
 pub mod shell_code;
 pub(crate) mod sourcing;
 pub mod taskfile;
+pub mod tox;
 pub mod turbo;
 pub mod vscode;
 pub mod workflow;
@@ -221,6 +222,11 @@ pub const TYPES: &[TypeDef] = &[
     TypeDef {
         kind: "procfile",
         label: "Procfile Processes",
+        flat: false,
+    },
+    TypeDef {
+        kind: "tox",
+        label: "Tox Environments",
         flat: false,
     },
     TypeDef {
@@ -447,6 +453,7 @@ pub const SOURCES: &[Source] = &[
         &["**/Procfile", "**/Procfile.*"],
         procfile::parse,
     ),
+    src("tox", &["**/tox.ini", "**/tox.toml"], tox::parse),
     src(
         "workflow",
         &[".github/workflows/*.yml", ".github/workflows/*.yaml"],

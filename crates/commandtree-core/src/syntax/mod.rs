@@ -4,6 +4,8 @@
 //! with it on quoting, flow style, comments and multi-line strings (`tests/no_key_scanners.rs`
 //! keeps them out).
 //!
+//! * [`ini`]: INI as Python's `configparser` reads it (`tox.ini`), sections and keys with
+//!   their lines.
 //! * [`json`]: JSON and JSONC through jsonc-parser's AST (ranges on every node).
 //! * [`toml`]: TOML through the `toml` crate's spanned tree (`DeTable`).
 //! * [`yaml`]: YAML through saphyr-parser's events (marks on every event), built into
@@ -12,6 +14,7 @@
 //! Errors are `(line, message)`, the message starting `invalid JSON`/`invalid TOML`/
 //! `invalid YAML`, ready for a warning.
 
+pub(crate) mod ini;
 pub(crate) mod json;
 pub(crate) mod toml;
 pub(crate) mod yaml;

@@ -146,6 +146,29 @@ fn compose_runs_the_base_file_with_its_override_and_warns_for_both() {
 }
 
 #[test]
+fn a_tox_environment_is_judged_by_its_own_command_lines() {
+    let w = Workspace::new();
+    w.write(
+        "tox.ini",
+        "[tox]\nenvlist = lint, wipe\n\n[testenv:lint]\ndescription = rm -rf / is not run here\ncommands = ruff check .\n\n[testenv:wipe]\ncommands =\n    lint: pytest\n    - rm -rf {env:HOME}/.cache ~/.config/app\n\n[testenv:docs]\ncommands = sphinx-build docs out\n",
+    );
+    let wipe = warning(&w, "tox", "wipe").expect("wipe warned");
+    // Lines count from the environment's own section, as every command's text does.
+    assert!(
+        wipe.contains("~/.config/app") && wipe.contains("line 4"),
+        "{wipe}"
+    );
+    assert_eq!(warning(&w, "tox", "lint"), None);
+    assert_eq!(warning(&w, "tox", "docs"), None);
+    // `tox` runs the default list, which holds `wipe`; not `docs`.
+    let all = warning(&w, "tox", "tox").expect("tox warned through wipe");
+    assert!(all.contains("runs `wipe`"), "{all}");
+    w.run(["run", "--dry-run", "--yes", "wipe"])
+        .success()
+        .stdout_has("tox -e wipe");
+}
+
+#[test]
 fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
     let w = Workspace::new();
     w.write(

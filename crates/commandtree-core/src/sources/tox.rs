@@ -1,0 +1,461 @@
+//! tox environments, from `tox.ini` (`[tox] envlist` / `env_list`, `[testenv:NAME]`) and
+//! `tox.toml` (`env_list`, `[env.NAME]`): `tox` (the default environments) and one `tox -e
+//! NAME` per environment, as `tox list` shows them. Factor groups expand as tox expands them
+//! (`py3{12,13}-django{50,51}` is four environments, `py3{10-13}` four); an environment
+//! without a section of its own gets the base section's description (`{envname}` filled in)
+//! and its line, where its commands are. Environments whose name starts with a dot
+//! (`.pkg`) are tox's own.
+
+use super::{Parsed, SourceFile};
+use crate::model::{CommandItem, StepHow, StepRef};
+use crate::syntax::{ini, toml as toml_syntax};
+use crate::text::{sh_word, truncate};
+
+const KIND: &str = "tox";
+
+/// More environments than any real file lists: a crafted factor product stops here.
+const MAX_ENVS: usize = 500;
+
+/// An environment as listed: its name, its description, the line of its definition.
+struct Env {
+    name: String,
+    description: Option<String>,
+    line: usize,
+}
+
+pub fn parse(file: &SourceFile<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let is_toml = file
+        .path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let read = if is_toml {
+        from_toml(file.content)
+    } else {
+        from_ini(file.content)
+    };
+    let (default_list, list_line, envs) = match read {
+        Ok(r) => r,
+        Err((line, msg)) => {
+            out.warn(file.path, line, msg);
+            return out;
+        }
+    };
+    let all = if default_list.is_empty() {
+        "Run the default environment".to_string()
+    } else {
+        format!(
+            "Run the default environments: {}",
+            truncate(&default_list.join(", "), 80)
+        )
+    };
+    // `tox` runs the default environments: they are its steps (one per definition, since
+    // environments made from one section run the same commands), and its own text is the
+    // list, not the whole file.
+    let mut run_all = CommandItem::new(KIND, file.path, "tox", "tox").description(all);
+    if let Some(line) = list_line {
+        run_all = run_all.line(line);
+    }
+    let mut seen_lines = Vec::new();
+    for e in envs.iter().filter(|e| default_list.contains(&e.name)) {
+        if !seen_lines.contains(&e.line) {
+            seen_lines.push(e.line);
+            run_all
+                .steps
+                .push(StepRef::new(e.name.clone(), StepHow::Call, false));
+        }
+    }
+    out.commands.push(run_all);
+    for e in envs {
+        out.commands.push(
+            CommandItem::new(
+                KIND,
+                file.path,
+                &e.name,
+                format!("tox -e {}", sh_word(&e.name)),
+            )
+            .opt_description(e.description.map(|d| fill(&d, &e.name)))
+            .line(e.line),
+        );
+    }
+    out
+}
+
+/// `{envname}` and `{env_name}` in a shared description, for one environment.
+fn fill(description: &str, env: &str) -> String {
+    let one_line = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line
+        .replace("{envname}", env)
+        .replace("{env_name}", env)
+}
+
+/// The default list, the line of what holds it (`[tox]`), every environment.
+type Read = (Vec<String>, Option<usize>, Vec<Env>);
+
+/// The default list and every environment of a `tox.ini`.
+fn from_ini(content: &str) -> Result<Read, crate::syntax::Error> {
+    let sections = ini::parse(content)?;
+    let tox = sections.iter().find(|s| s.name == "tox");
+    let base = sections.iter().find(|s| s.name == "testenv");
+    let base_description = base
+        .and_then(|s| s.get("description"))
+        .map(|e| e.value.clone());
+    let mut envs: Vec<Env> = Vec::new();
+    let mut default_list = Vec::new();
+    if let Some(list) = tox.and_then(|t| t.get("env_list").or_else(|| t.get("envlist"))) {
+        default_list = expand_list(&list.value);
+        for name in &default_list {
+            let own = sections
+                .iter()
+                .find(|s| s.name.strip_prefix("testenv:") == Some(name.as_str()));
+            envs.push(Env {
+                name: name.clone(),
+                description: own
+                    .and_then(|s| s.get("description"))
+                    .map(|e| e.value.clone())
+                    .or_else(|| base_description.clone()),
+                line: own.or(base).map_or(list.line, |s| s.line),
+            });
+        }
+    }
+    for s in &sections {
+        let Some(pattern) = s.name.strip_prefix("testenv:") else {
+            continue;
+        };
+        for name in expand(pattern.trim()) {
+            if !envs.iter().any(|e| e.name == name) {
+                envs.push(Env {
+                    description: s
+                        .get("description")
+                        .map(|e| e.value.clone())
+                        .or_else(|| base_description.clone()),
+                    name,
+                    line: s.line,
+                });
+            }
+        }
+    }
+    Ok((default_list, tox.map(|t| t.line), finish(envs)))
+}
+
+/// The default list and every environment of a `tox.toml`.
+fn from_toml(content: &str) -> Result<Read, crate::syntax::Error> {
+    let (doc, table) = toml_syntax::parse_table(content)?;
+    let strings = |v: Option<&toml::Value>| -> Vec<String> {
+        v.and_then(toml::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(toml::Value::as_str)
+                    .flat_map(expand)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let default_list = strings(table.get("env_list"));
+    let describe = |t: Option<&toml::Value>| {
+        t.and_then(|t| t.get("description"))
+            .and_then(toml::Value::as_str)
+            .map(str::to_string)
+    };
+    let base = table.get("env_run_base");
+    let base_line = doc.key_line(&[], "env_run_base");
+    let env_table = table.get("env").and_then(toml::Value::as_table);
+    let mut envs: Vec<Env> = Vec::new();
+    let top_line = doc.key_line(&[], "env_list").unwrap_or(1);
+    for name in &default_list {
+        let own = env_table.and_then(|t| t.get(name.as_str()));
+        envs.push(Env {
+            name: name.clone(),
+            description: describe(own).or_else(|| describe(base)),
+            line: own
+                .and_then(|_| doc.key_line(&["env"], name))
+                .or(base_line)
+                .unwrap_or(top_line),
+        });
+    }
+    for (name, t) in env_table.into_iter().flatten() {
+        if !envs.iter().any(|e| &e.name == name) {
+            envs.push(Env {
+                name: name.clone(),
+                description: describe(Some(t)).or_else(|| describe(base)),
+                line: doc.key_line(&["env"], name).unwrap_or(top_line),
+            });
+        }
+    }
+    Ok((default_list, doc.key_line(&[], "env_list"), finish(envs)))
+}
+
+fn finish(mut envs: Vec<Env>) -> Vec<Env> {
+    envs.retain(|e| !e.name.is_empty() && !e.name.starts_with('.'));
+    envs.truncate(MAX_ENVS);
+    envs
+}
+
+/// A tox.ini `envlist`: names separated by commas or lines (not the commas inside braces),
+/// each expanded.
+fn expand_list(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    let push = |item: &str, out: &mut Vec<String>| {
+        for name in expand(item.trim()) {
+            if out.len() < MAX_ENVS && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    };
+    for (i, c) in list.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' | '\n' if depth == 0 => {
+                push(&list[start..i], &mut out);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&list[start..], &mut out);
+    out
+}
+
+/// One name with its factor groups expanded, in order: `py3{12,13}-lint` → `py312-lint`,
+/// `py313-lint`; `py3{10-12}` → `py310`, `py311`, `py312`.
+fn expand(name: &str) -> Vec<String> {
+    let Some(open) = name.find('{') else {
+        return if name.is_empty() {
+            Vec::new()
+        } else {
+            vec![name.to_string()]
+        };
+    };
+    let Some(close) = name[open..].find('}').map(|c| open + c) else {
+        return vec![name.to_string()];
+    };
+    let (head, group, tail) = (&name[..open], &name[open + 1..close], &name[close + 1..]);
+    let mut choices: Vec<String> = Vec::new();
+    for part in group.split(',').map(str::trim) {
+        match part
+            .split_once('-')
+            .map(|(a, b)| (a.parse::<u32>(), b.parse::<u32>()))
+        {
+            Some((Ok(a), Ok(b))) if a <= b && b - a < 100 => {
+                choices.extend((a..=b).map(|n| n.to_string()));
+            }
+            _ => choices.push(part.to_string()),
+        }
+    }
+    let rests = expand(tail);
+    let rests = if rests.is_empty() {
+        vec![String::new()]
+    } else {
+        rests
+    };
+    let mut out = Vec::new();
+    for c in &choices {
+        for r in &rests {
+            if out.len() >= MAX_ENVS {
+                return out;
+            }
+            out.push(format!("{head}{c}{r}"));
+        }
+    }
+    out
+}
+
+/// The command lines of a tox environment's definition (`text`: its `[testenv:x]` section, or
+/// its `[env.x]` table), with their lines in `text`: what the risk analysis reads. A factor
+/// condition (`unit: pytest`) and tox's ignore-the-exit-code dash are dropped; a `tox.toml`
+/// argument list is joined into one shell line.
+pub fn run_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    // A `tox.ini` section is never TOML (`[testenv:x]`, bare words), so TOML is tried first.
+    if let Ok((doc, table)) = toml_syntax::parse_table(text) {
+        for (key, v) in &table {
+            let Some(t) = v.as_table() else { continue };
+            let tables: Vec<(Vec<&str>, &toml::Table)> = if key == "env" {
+                t.iter()
+                    .filter_map(|(n, v)| Some((vec!["env", n.as_str()], v.as_table()?)))
+                    .collect()
+            } else {
+                vec![(vec![key.as_str()], t)]
+            };
+            for (path, t) in tables {
+                for field in ["commands_pre", "commands", "commands_post"] {
+                    let Some(lists) = t.get(field).and_then(toml::Value::as_array) else {
+                        continue;
+                    };
+                    let line = doc.key_line(&path, field).unwrap_or(1);
+                    for argv in lists.iter().filter_map(toml::Value::as_array) {
+                        let words: Vec<String> = argv
+                            .iter()
+                            .filter_map(toml::Value::as_str)
+                            .map(sh_word)
+                            .collect();
+                        if !words.is_empty() {
+                            out.push((line, words.join(" ")));
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+    let Ok(sections) = ini::parse(text) else {
+        return out;
+    };
+    for e in sections.iter().flat_map(|s| &s.entries) {
+        if !matches!(
+            e.key.to_ascii_lowercase().as_str(),
+            "commands" | "commands_pre" | "commands_post"
+        ) {
+            continue;
+        }
+        for (n, l) in e.value.split('\n').enumerate() {
+            let code = without_factors(l).trim_start_matches('-').trim();
+            if !code.is_empty() {
+                out.push((e.line + n, code.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `unit,lint: pytest` → `pytest`: a line that runs only for environments with those factors.
+fn without_factors(line: &str) -> &str {
+    match line.split_once(": ") {
+        Some((cond, rest))
+            if !cond.is_empty()
+                && cond.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, ',' | '-' | '_' | '.' | '!')
+                }) =>
+        {
+            rest
+        }
+        _ => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::testing::{labels, parse_with};
+
+    const INI: &str = "[tox]
+envlist =
+    py3{12,13}-unit
+    lint
+
+[testenv]
+description = run the tests on {envname}
+commands =
+    unit: pytest {posargs}
+
+[testenv:lint]
+description = run linters
+commands = - ruff check .
+
+[testenv:docs]
+commands = sphinx-build docs out
+
+[testenv:.pkg]
+";
+
+    #[test]
+    fn the_default_run_then_every_environment_expanded() {
+        let p = parse_with(parse, "/w/tox.ini", INI);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            labels(&p),
+            ["tox", "py312-unit", "py313-unit", "lint", "docs"]
+        );
+        let c = |i: usize| &p.commands[i];
+        assert_eq!(c(0).command, "tox");
+        assert_eq!(
+            c(0).line,
+            Some(1),
+            "its text is the list, not every environment"
+        );
+        assert_eq!(
+            crate::sources::testing::steps(&p, "tox"),
+            [
+                ("py312-unit".to_string(), "call"),
+                ("lint".to_string(), "call")
+            ],
+            "one step per definition of a default environment"
+        );
+        assert_eq!(
+            c(0).description.as_deref(),
+            Some("Run the default environments: py312-unit, py313-unit, lint")
+        );
+        assert_eq!(c(1).command, "tox -e py312-unit");
+        assert_eq!(
+            c(1).description.as_deref(),
+            Some("run the tests on py312-unit")
+        );
+        assert_eq!(
+            c(1).line,
+            Some(6),
+            "the base section, where its commands are"
+        );
+        assert_eq!(c(3).description.as_deref(), Some("run linters"));
+        assert_eq!(c(3).line, Some(11));
+        assert_eq!(c(4).line, Some(15));
+        assert_eq!(c(1).id, "tox:/w/tox.ini:py312-unit");
+    }
+
+    #[test]
+    fn tox_toml_lists_its_environments() {
+        let p = parse_with(
+            parse,
+            "/w/tox.toml",
+            "env_list = [\"3.13\", \"type\"]\n\n[env_run_base]\ndescription = \"run tests\"\ncommands = [[\"pytest\"]]\n\n[env.type]\ndescription = \"type check\"\ncommands = [[\"mypy\", \"src\"]]\n\n[env.fix]\ncommands = [[\"ruff\", \"--fix\"]]\n",
+        );
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(labels(&p), ["tox", "3.13", "type", "fix"]);
+        assert_eq!(p.commands[1].description.as_deref(), Some("run tests"));
+        assert_eq!(p.commands[1].line, Some(3));
+        assert_eq!(p.commands[2].description.as_deref(), Some("type check"));
+        assert_eq!(p.commands[2].line, Some(7));
+        assert_eq!(p.commands[3].command, "tox -e fix");
+    }
+
+    #[test]
+    fn factor_groups_and_ranges_expand_as_tox_does() {
+        assert_eq!(expand("py3{10-12}"), ["py310", "py311", "py312"]);
+        assert_eq!(
+            expand("py{39,310}-django{42,50}"),
+            [
+                "py39-django42",
+                "py39-django50",
+                "py310-django42",
+                "py310-django50"
+            ]
+        );
+        assert_eq!(expand_list("a, {b,c}-x\n  d"), ["a", "b-x", "c-x", "d"]);
+        let huge = "{1-99}".repeat(6);
+        assert_eq!(expand(&huge).len(), MAX_ENVS);
+    }
+
+    #[test]
+    fn malformed_ini_warns_with_the_line() {
+        let p = parse_with(parse, "/w/tox.ini", "[tox]\nnonsense\n");
+        assert_eq!(p.commands.len(), 0);
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].line, Some(2));
+    }
+
+    #[test]
+    fn the_command_lines_the_analysis_reads() {
+        let text = "[testenv:clean]\ncommands_pre = - rm -rf build\ncommands =\n    unit,lint: pytest\n    bash -c \"echo a: b\"\ndeps = rm -rf /\n";
+        assert_eq!(
+            run_lines(text),
+            [
+                (2, "rm -rf build".to_string()),
+                (4, "pytest".to_string()),
+                (5, "bash -c \"echo a: b\"".to_string()),
+            ]
+        );
+        let toml = "[env.clean]\ncommands = [[\"rm\", \"-rf\", \"~/x y\"]]\n";
+        assert_eq!(run_lines(toml), [(2, "rm -rf '~/x y'".to_string())]);
+    }
+}
