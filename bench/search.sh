@@ -12,7 +12,8 @@
 # are skipped and named. Each is copied to a temporary folder first (search writes its index
 # into the workspace's .commandtree/). CT=path/to/ct picks the binary; without it
 # target/release/ct is built. The model comes from scripts/fetch-test-model.sh (offline after).
-# SHOW_MISSES=1 lists every query whose first hybrid result is not acceptable.
+# SHOW_MISSES=1 lists every query whose first hybrid result is not acceptable (never a held-out
+# repository's). ROLES=tune,seen measures only the repositories of those roles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
