@@ -284,8 +284,8 @@ const OTHER_OF_A_NAME: f32 = 0.5;
 const CONFIDENT: f32 = 0.5;
 
 /// How far a confident match's similarity must be ahead of every other command's to be the
-/// one meant. Over the benchmark's tuning queries, a first semantic result this far ahead was
-/// right every time; wrong ones were within 0.07 of the next.
+/// one meant. Over the benchmark's tuning and seen queries, 44 of 45 first semantic results
+/// this confident and this far ahead were right; most wrong ones were within 0.07 of the next.
 const DECISIVE_MARGIN: f32 = 0.1;
 
 /// The command whose meaning is a confident match and clearly the closest (by
