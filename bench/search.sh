@@ -2,7 +2,7 @@
 # Search quality on real repositories, against hand labels (bench/search/: repos.tsv and
 # queries.tsv; README.md there says how they were made): hit@1, hit@5 and MRR (over the first
 # ten) for lexical only, semantic only and hybrid (what every front end uses), per repository,
-# for the tuning repositories together and each held-out one apart, and the mean wall time
+# for the tuning repositories together and each seen or held-out one apart, and the mean wall time
 # of one `ct search` (process start, model load and query included).
 #
 #   bash bench/search.sh [REPOS_DIR]
@@ -12,7 +12,8 @@
 # are skipped and named. Each is copied to a temporary folder first (search writes its index
 # into the workspace's .commandtree/). CT=path/to/ct picks the binary; without it
 # target/release/ct is built. The model comes from scripts/fetch-test-model.sh (offline after).
-# SHOW_MISSES=1 lists every query whose first hybrid result is not acceptable.
+# SHOW_MISSES=1 lists every query whose first hybrid result is not acceptable (never a held-out
+# repository's). ROLES=tune,seen measures only the repositories of those roles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -565,16 +565,10 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             .as_deref()
             .map(commandtree_core::excerpt::Excerpts::new);
         for &i in idx {
-            // A build tool's own verbs (`gradle test`, `cargo build`) are cut from the project
-            // file as a whole: that is the project's text, not the command's, and would make
-            // every module's `test` differ by how often its build file says "test".
             let own = cut
                 .as_ref()
                 .map(|x| x.of(&commands[i]))
-                .filter(|t| {
-                    !(t.whole_file
-                        && crate::names::TOOL_BUILTINS.contains(&commands[i].kind.as_str()))
-                })
+                .filter(|t| own_text_is_the_commands(&commands[i], t))
                 .map(|t| t.text);
             docs[i] = Some(Arc::new(Doc::of(fields(
                 &commands[i],
@@ -597,6 +591,35 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             .collect(),
     });
     index
+}
+
+/// A build tool's own verbs (`gradle test`, `cargo fmt -p crate`) point at their project file
+/// or its first section (`[package]`): that is the project's text, not the command's, and would
+/// make every module's `test` differ by what its manifest says (a crate's `rust-version` made
+/// forty crates' `fmt` answer "format the rust code" before the workspace's own). A task the
+/// project file defines itself (a Gradle `tasks.register("dist")`) is named on its first line;
+/// a crate's `[package]` does not name its `test`, even when the crate is `ty_test`.
+fn own_text_is_the_commands(
+    c: &CommandItem,
+    t: &commandtree_core::excerpt::CommandText<'_>,
+) -> bool {
+    if !crate::names::TOOL_BUILTINS.contains(&c.kind.as_str()) {
+        return true;
+    }
+    if t.whole_file {
+        return false;
+    }
+    let first = t
+        .text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
+        .unwrap_or("");
+    let name = tokens(&c.label);
+    !name.is_empty()
+        && tokens(first)
+            .windows(name.len())
+            .any(|w| w == name.as_slice())
 }
 
 /// What a command's words are made from: its fields and its file's (time, size).
@@ -732,6 +755,46 @@ mod tests {
         assert_eq!(ranked.len(), 2);
         assert!(index.rank("deploy").is_empty());
         assert_eq!(index.rank("tests")[0].doc, 2);
+    }
+
+    #[test]
+    fn a_build_tools_verb_is_not_searched_by_its_manifests_section() {
+        let dir = std::env::temp_dir().join(format!("ct-lexical-verbs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("crates/parser")).unwrap();
+        let root = dir.join("Cargo.toml");
+        let member = dir.join("crates/parser/Cargo.toml");
+        let gradle = dir.join("build.gradle.kts");
+        std::fs::write(&root, "[workspace]\nmembers = [\"crates/*\"]\n").unwrap();
+        std::fs::write(
+            &member,
+            "[package]\nname = \"parser\"\nrust-version.workspace = true\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &gradle,
+            "plugins { java }\n\ntasks.register(\"dist\") {\n    description = \"zip the release\"\n}\n",
+        )
+        .unwrap();
+        let commands = vec![
+            CommandItem::new("cargo", &root, "fmt", "cargo fmt --all")
+                .description("Format all workspace members with rustfmt")
+                .line(1),
+            CommandItem::new("cargo", &member, "fmt", "cargo fmt -p parser")
+                .description("Format code with rustfmt")
+                .line(1),
+            CommandItem::new("gradle", &gradle, "dist", "gradle dist").line(3),
+        ];
+        let index = index_for(&dir, &commands);
+        // The member's `[package]` says `rust-version`: not a word of its `fmt`, else it holds
+        // more of "format the rust code" than the workspace's own.
+        assert!(index.rank("rust").is_empty());
+        let ranked = index.rank("format the rust code");
+        assert_eq!(ranked.len(), 2);
+        assert_eq!(ranked[0].held, ranked[1].held);
+        // A task the build file defines is searched by its own text.
+        assert_eq!(index.rank("zip")[0].doc, 2);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
