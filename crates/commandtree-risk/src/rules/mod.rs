@@ -230,6 +230,8 @@ pub const RULES: &[&Rule] = &[
     &machine::USER_ACCOUNTS,
     &machine::DELETES_USER,
     &machine::CRONTAB,
+    &machine::SERVICES,
+    &machine::NETWORK,
     &machine::FORK_BOMB,
     // Privileges
     &privileges::AS_ROOT,
