@@ -1135,3 +1135,13 @@ fn a_python_function_that_runs_a_command_runs_the_lines_it_is_given() {
          def build():\n    subprocess.check_call([\"make\"])\n",
     );
 }
+
+#[test]
+fn a_heredoc_written_to_a_file_is_text_also_in_zsh_syntax() {
+    // ohmyzsh/ohmyzsh `plugins/rust`: a completion file written from a quoted heredoc.
+    quiet(
+        "shell",
+        "zmodload -F zsh/files b:zf_mv\n() {\n  local TMPPREFIX=\"$ZSH_CACHE_DIR/completions/_rustup\"\n  zf_mv -f -- =( rustup completions zsh ) \"$TMPPREFIX\"\n} &|\n\
+         cat >| \"$ZSH_CACHE_DIR/completions/_cargo\" <<'EOF'\n#compdef cargo\nsource \"$(rustup run ${${(z)$(rustup default)}[1]} rustc --print sysroot)\"/share/zsh/site-functions/_cargo\nEOF\n",
+    );
+}
