@@ -1145,3 +1145,23 @@ fn a_heredoc_written_to_a_file_is_text_also_in_zsh_syntax() {
          cat >| \"$ZSH_CACHE_DIR/completions/_cargo\" <<'EOF'\n#compdef cargo\nsource \"$(rustup run ${${(z)$(rustup default)}[1]} rustc --print sysroot)\"/share/zsh/site-functions/_cargo\nEOF\n",
     );
 }
+
+#[test]
+fn resetting_a_repository_the_script_makes_itself_loses_no_work() {
+    // Homebrew/install: `git init`, `fetch`, then `reset --hard origin/main` in its own prefix.
+    let own = "cd \"${HOMEBREW_REPOSITORY}\"\nexecute \"git\" \"-c\" \"init.defaultBranch=main\" \"init\" \"--quiet\"\n\
+               execute \"git\" \"fetch\" \"--force\" \"origin\"\nexecute \"git\" \"reset\" \"--hard\" \"origin/main\"\n";
+    let f = analyse("shell", &format!("execute() {{ \"$@\"; }}\n{own}"));
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    warned(
+        "shell",
+        "git clone -q https://example.com/core.git /etc/.core\ncd /etc/.core\ngit clean --quiet --force -d\n",
+        Level::Caution,
+    );
+    // In the project it is the user's work.
+    warned(
+        "shell",
+        "git fetch origin\ngit reset --hard origin/main\n",
+        Level::Danger,
+    );
+}

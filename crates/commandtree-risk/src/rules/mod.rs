@@ -257,6 +257,7 @@ pub const RULES: &[&Rule] = &[
     &history::PUSH_DELETE,
     &history::PUSH,
     &history::RESET_HARD,
+    &history::RESET_OWN_REPOSITORY,
     &history::CLEAN_IGNORED,
     &history::CLEAN,
     &history::CHECKOUT_DOT,
