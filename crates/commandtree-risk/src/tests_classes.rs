@@ -1165,3 +1165,23 @@ fn resetting_a_repository_the_script_makes_itself_loses_no_work() {
         Level::Danger,
     );
 }
+
+#[test]
+fn a_script_named_as_an_installer_runs_an_installer() {
+    // pi-hole/pi-hole `update.sh`: the installed copy of the project's installer.
+    warned(
+        "shell",
+        "PI_HOLE_FILES_DIR=\"/etc/.pihole\"\n${PI_HOLE_FILES_DIR}/automated\\ install/basic-install.sh --repair --unattended\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "bash ./tools/docker-installer.sh\n",
+        Level::Caution,
+    );
+    // The `install` program copies files; a script about installs is not one.
+    quiet(
+        "shell",
+        "install -m 644 a.conf build/a.conf\n./scripts/check-install.txt\n./verify-installation\n",
+    );
+}
