@@ -1034,6 +1034,13 @@ fn a_dispatched_step_handed_a_write_token_changes_shared_things() {
         "on: workflow_dispatch\njobs:\n  check:\n    runs-on: x\n    steps:\n      - id: app\n        uses: actions/create-github-app-token@v2\n        with:\n          client-id: ${{ secrets.CLIENT_ID }}\n      - run: python3 updater.py\n        env:\n          GH_TOKEN: ${{ steps.app.outputs.token }}\n",
         Level::Caution,
     );
+    // A token with the run's own as fallback (an API rate limit), a step told it is a dry run
+    // when dispatched (jdx/mise `docs`), the run's own token, a coverage token or a token for
+    // the clone only: nothing shared.
+    quiet(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: mise run test-tool-retry --check-only\n        env:\n          GITHUB_TOKEN: ${{ secrets.MISE_GH_TOKEN || secrets.GITHUB_TOKEN }}\n      - run: mise run docs:release\n        env:\n          AWS_ACCESS_KEY_ID: ${{ secrets.CLOUDFLARE_ACCESS_KEY_ID }}\n          DRY_RUN: ${{ github.event_name != 'push' || github.ref != 'refs/heads/main' }}\n",
+    );
     // The run's own token, a coverage token or a token for the clone only: nothing shared.
     quiet(
         "workflow",
@@ -1046,7 +1053,7 @@ fn a_release_workflow_that_only_validates_when_dispatched_is_not_a_release() {
     // junegunn/fzf: goreleaser publishes on a tag push; dispatched it builds a snapshot.
     let wf = |args: &str| {
         format!(
-            "name: Release\non:\n  push:\n    tags: ['v*']\n  workflow_dispatch:\npermissions:\n  contents: write\njobs:\n  release:\n    runs-on: x\n    steps:\n      - uses: goreleaser/goreleaser-action@v7\n        with:\n          args: {args}\n"
+            "name: Release\non:\n  push:\n    tags: ['v*']\n  workflow_dispatch:\npermissions:\n  contents: write\njobs:\n  release:\n    runs-on: x\n    steps:\n      - uses: goreleaser/goreleaser-action@v7\n        with:\n          args: {args}\n        env:\n          GITHUB_TOKEN: ${{{{ secrets.RELEASE_PAT }}}}\n"
         )
     };
     quiet(

@@ -166,9 +166,13 @@ pub(crate) fn analyse(text: &str, out: &mut Vec<Finding>) {
             .flatten()
             .filter_map(Value::as_object)
         {
+            let mut off = false;
             if let Some(uses) = step.get("uses").and_then(Value::as_str) {
                 match action(uses, step, &mut |n, r| add(&mut found, n, r)) {
-                    Some(false) => known_off = true,
+                    Some(false) => {
+                        known_off = true;
+                        off = true;
+                    }
                     Some(true) => acts = true,
                     None => {}
                 }
@@ -178,7 +182,9 @@ pub(crate) fn analyse(text: &str, out: &mut Vec<Finding>) {
                 .and_then(Value::as_str)
                 .is_some_and(|u| u.starts_with("actions/checkout@") || u == "actions/checkout");
             // A checkout's token is for the clone; what is pushed with it later is a step's.
-            if let Some((needle, secret)) = write_token(step).filter(|_| !checkout) {
+            if let Some((needle, secret)) =
+                write_token(step).filter(|_| !checkout && !off && !dry_run(step))
+            {
                 let what = match (step.get("run"), step.get("uses").and_then(Value::as_str)) {
                     (Some(_), _) => "runs the project's code".to_string(),
                     (None, Some(uses)) => {
@@ -234,6 +240,13 @@ fn write_token(step: &Map<String, Value>) -> Option<(String, String)> {
             let Some(j) = rest[i..].find("}}") else { break };
             let expr = rest[i + 3..i + j].trim();
             rest = &rest[i + j + 2..];
+            // `secrets.X || secrets.GITHUB_TOKEN`: a step that also works with the run's own
+            // token needs no more rights than it has (an API rate limit, not a push).
+            if expr.contains("||")
+                && (expr.contains("secrets.GITHUB_TOKEN") || expr.contains("github.token"))
+            {
+                continue;
+            }
             if let Some(name) = expr.strip_prefix("secrets.") {
                 let upper = name.to_ascii_uppercase();
                 let credential = ["TOKEN", "PAT", "KEY", "PASSWORD"]
@@ -251,6 +264,73 @@ fn write_token(step: &Map<String, Value>) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Whether a dispatched run of `step` is told it is a dry run: an `env` variable named for one
+/// (`DRY_RUN`, `dryRun`) that is true, or an expression true for a dispatch
+/// (`${{ github.event_name != 'push' || github.ref != 'refs/heads/main' }}`).
+fn dry_run(step: &Map<String, Value>) -> bool {
+    let Some(env) = step.get("env").and_then(Value::as_object) else {
+        return false;
+    };
+    env.iter().any(|(k, v)| {
+        let k = k.to_ascii_lowercase().replace(['_', '-'], "");
+        if k != "dryrun" {
+            return false;
+        }
+        match v {
+            Value::Bool(b) => *b,
+            Value::Number(n) => n.as_u64() == Some(1),
+            Value::String(s) => {
+                let t = s.trim();
+                matches!(t, "true" | "1" | "yes")
+                    || t.strip_prefix("${{")
+                        .and_then(|r| r.strip_suffix("}}"))
+                        .and_then(dispatch_truth)
+                        .unwrap_or(false)
+            }
+            _ => false,
+        }
+    })
+}
+
+/// The truth of an expression of `github.event_name == 'x'` / `!= 'x'` terms joined by `||`
+/// or `&&` when a run is dispatched; `None` when it depends on something else.
+fn dispatch_truth(expr: &str) -> Option<bool> {
+    let term = |t: &str| -> Option<bool> {
+        let t = t
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .trim();
+        let (lhs, rhs, equal) = match t.split_once("!=") {
+            Some((l, r)) => (l, r, false),
+            None => {
+                let (l, r) = t.split_once("==")?;
+                (l, r, true)
+            }
+        };
+        if lhs.trim() != "github.event_name" {
+            return None;
+        }
+        let event = rhs.trim().trim_matches('\'');
+        Some((event == "workflow_dispatch") == equal)
+    };
+    if expr.contains("||") && !expr.contains("&&") {
+        let terms: Vec<Option<bool>> = expr.split("||").map(term).collect();
+        if terms.contains(&Some(true)) {
+            return Some(true);
+        }
+        return terms.iter().all(|t| *t == Some(false)).then_some(false);
+    }
+    if expr.contains("&&") && !expr.contains("||") {
+        let terms: Vec<Option<bool>> = expr.split("&&").map(term).collect();
+        if terms.contains(&Some(false)) {
+            return Some(false);
+        }
+        return terms.iter().all(|t| *t == Some(true)).then_some(true);
+    }
+    term(expr)
 }
 
 /// `${{ github.event_name == 'push' && 'A' || 'B' }}` as a dispatched run sees it (`B`); other
