@@ -139,7 +139,10 @@ pub(crate) fn analyse(text: &str, out: &mut Vec<Finding>) {
         add(
             &mut found,
             name,
-            format!("dispatches a workflow that says it is for {word}s (`{name}`)"),
+            format!(
+                "dispatches a workflow that says it is for {} (`{name}`)",
+                plural(word)
+            ),
         );
     }
     permissions(doc.get("permissions"), &mut |n, r| add(&mut found, n, r));
@@ -155,7 +158,7 @@ pub(crate) fn analyse(text: &str, out: &mut Vec<Finding>) {
             add(
                 &mut found,
                 &format!("{id}:"),
-                format!("dispatches a job for {word}s (`{id}`)"),
+                format!("dispatches a job for {} (`{id}`)", plural(word)),
             );
         }
         permissions(job.get("permissions"), &mut |n, r| add(&mut found, n, r));
@@ -386,6 +389,15 @@ fn expressions(run: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `publishes`, `deploys`, `releases`.
+fn plural(word: &str) -> String {
+    if word.ends_with("sh") {
+        format!("{word}es")
+    } else {
+        format!("{word}s")
+    }
 }
 
 /// The purpose word (`publish`, `deploy`, `release`) a name is made of, if any.
