@@ -210,7 +210,7 @@ fn blank_text_heredocs(text: &str) -> Option<String> {
             is_shell(w) || is_interpreter(w) || matches!(w, "ssh" | "eval" | "source" | ".")
         }) || {
             // A pipe into the command (not `>|`, not `||`).
-            let b = line[..at].as_bytes();
+            let b = &line.as_bytes()[..at];
             (0..b.len()).any(|k| {
                 b[k] == b'|'
                     && (k == 0 || !matches!(b[k - 1], b'>' | b'|'))
