@@ -1192,3 +1192,17 @@ fn a_script_named_as_an_installer_runs_an_installer() {
         "install -m 644 a.conf build/a.conf\n./scripts/check-install.txt\n./verify-installation\n",
     );
 }
+
+#[test]
+fn docker_volume_remove_is_docker_volume_rm() {
+    // getsentry/self-hosted `reset`: every `sentry-*` volume, by the long name of `rm`.
+    warned(
+        "shell",
+        "for volume in $(docker volume list --format '{{ .Name }}' | grep '^sentry-'); do\n  docker volume remove \"$volume\"\ndone\n",
+        Level::Danger,
+    );
+    quiet(
+        "shell",
+        "docker volume list\ndocker volume inspect sentry-data\n",
+    );
+}
