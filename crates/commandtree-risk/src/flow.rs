@@ -188,6 +188,7 @@ impl Facts {
         let startup_named = {
             let t = String::from_utf8_lossy(src);
             STARTUP_FILES.iter().any(|f| t.contains(f))
+                || t.contains("~/.$")
                 || t.contains("config.fish")
                 || t.contains("profile.ps1")
         };
@@ -615,10 +616,16 @@ pub(crate) fn names_startup_file(raw: &str) -> bool {
         .any(|w| {
             let file = w.rsplit('/').next().unwrap_or(w);
             let in_home = w.starts_with('~') || w.starts_with('$');
-            in_home
-                && (STARTUP_FILES.contains(&file)
-                    || w.ends_with("/fish/config.fish")
-                    || w.ends_with("/powershell/profile.ps1")
-                    || w.ends_with("/PowerShell/Microsoft.PowerShell_profile.ps1"))
+            // `~/.${shell}rc`: the rc file of a shell picked at run time.
+            let picked_rc = w.starts_with('~')
+                && file.starts_with('.')
+                && file.ends_with("rc")
+                && file.contains('$');
+            picked_rc
+                || in_home
+                    && (STARTUP_FILES.contains(&file)
+                        || w.ends_with("/fish/config.fish")
+                        || w.ends_with("/powershell/profile.ps1")
+                        || w.ends_with("/PowerShell/Microsoft.PowerShell_profile.ps1"))
         })
 }

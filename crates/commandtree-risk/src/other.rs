@@ -285,10 +285,56 @@ fn ps_statement(stmt: &[(String, bool, u32)], text: &str, out: &mut Vec<Finding>
     }
 }
 
+/// Python's ways of running a command line or an argument list.
+const PY_RUNS: &[&str] = &[
+    "os.system",
+    "os.popen",
+    "subprocess.run",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.check_output",
+    "subprocess.Popen",
+    "check_call",
+    "check_output",
+    "Popen",
+];
+
+/// The script's own functions that run a command (`def run_s3cmd(command): …
+/// subprocess.check_call(s3cmd)`): a call of one with a literal command line runs that line.
+/// A function's body is taken to reach the next `def` or `class`.
+fn python_runners(toks: &[(Tok, u32)]) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let mut current: Option<&str> = None;
+    for (i, (t, _)) in toks.iter().enumerate() {
+        let Tok::Word(w) = t else { continue };
+        match w.as_str() {
+            "def" => {
+                current = match toks.get(i + 1) {
+                    Some((Tok::Word(name), _)) => Some(name.as_str()),
+                    _ => None,
+                }
+            }
+            "class" => current = None,
+            w if PY_RUNS.contains(&w) && matches!(toks.get(i + 1), Some((Tok::Punct('('), _))) => {
+                if let Some(name) = current {
+                    out.insert(name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 pub fn python(text: &str, out: &mut Vec<Finding>) {
     let toks = tokens(text, true);
+    let runners = python_runners(&toks);
     for (i, (t, line)) in toks.iter().enumerate() {
         let Tok::Word(w) = t else { continue };
+        // `def run_s3cmd(…)` itself is no call.
+        if i > 0 && matches!(&toks[i - 1].0, Tok::Word(d) if d == "def") {
+            continue;
+        }
         let next_is_call = matches!(toks.get(i + 1), Some((Tok::Punct('('), _)));
         if !next_is_call {
             continue;
@@ -327,7 +373,7 @@ pub fn python(text: &str, out: &mut Vec<Finding>) {
                 .any(|k| last.contains(k))
         };
         match w.as_str() {
-            _ if argv_list && runner_name => {
+            _ if (argv_list && runner_name) || runners.contains(w.as_str()) => {
                 let code = args.join(" ");
                 let mut inner = Vec::new();
                 crate::shell::analyse(&code, line, &mut inner);

@@ -97,9 +97,21 @@ pub(crate) fn analyse_nested(
     {
         return;
     }
-    let Some(tree) = parser.parse(text, None) else {
+    let Some(mut tree) = parser.parse(text, None) else {
         return;
     };
+    // Where the grammar gave up (zsh syntax), a heredoc's text can be read as commands: its
+    // body is blanked when no shell reads it, and the script read again.
+    let blanked;
+    let mut text = text;
+    if tree.root_node().has_error()
+        && let Some(b) = blank_text_heredocs(text)
+        && let Some(t) = parser.parse(&b, None)
+    {
+        blanked = b;
+        text = &blanked;
+        tree = t;
+    }
     let root = tree.root_node();
     let functions = function_ranges(root, text.as_bytes());
     let facts = Facts::of(root, text.as_bytes());
@@ -154,6 +166,72 @@ pub(crate) fn analyse_nested(
         let (start, end) = (a.functions[i].start, a.functions[i].end);
         a.walk_within(root, start, end);
     }
+}
+
+/// `text` with the bodies of the heredocs no shell reads (`cat > f <<'EOF'`) replaced by
+/// empty lines (so lines keep their numbers); `None` when there are none. A body that expands
+/// commands (`$(…)`, backticks) under an unquoted delimiter is kept: those run.
+fn blank_text_heredocs(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        out.push(line);
+        i += 1;
+        let Some(at) = line.find("<<").filter(|&a| !line[a..].starts_with("<<<")) else {
+            continue;
+        };
+        let mut rest = &line[at + 2..];
+        let dash = rest.starts_with('-');
+        if dash {
+            rest = &rest[1..];
+        }
+        let rest = rest.trim_start();
+        let quoted = rest.starts_with(['\'', '"', '\\']);
+        let delim: String = rest
+            .trim_start_matches(['\'', '"', '\\'])
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        if delim.is_empty() {
+            continue;
+        }
+        // A heredoc a shell or an interpreter reads is code.
+        let first = line.split_whitespace().find(|w| {
+            !matches!(
+                *w,
+                "sudo" | "env" | "command" | "exec" | "then" | "do" | "{" | "("
+            ) && !w.contains('=')
+        });
+        let reads_code = first.is_some_and(|w| {
+            let w = basename(w);
+            is_shell(w) || is_interpreter(w) || matches!(w, "ssh" | "eval" | "source" | ".")
+        }) || {
+            // A pipe into the command (not `>|`, not `||`).
+            let b = &line.as_bytes()[..at];
+            (0..b.len()).any(|k| {
+                b[k] == b'|'
+                    && (k == 0 || !matches!(b[k - 1], b'>' | b'|'))
+                    && b.get(k + 1) != Some(&b'|')
+            })
+        };
+        let end = lines[i..].iter().position(|l| {
+            let l = if dash { l.trim_start_matches('\t') } else { l };
+            l.trim_end() == delim
+        });
+        let Some(end) = end else { continue };
+        let body = &lines[i..i + end];
+        let expands = !quoted && body.iter().any(|l| l.contains("$(") || l.contains('`'));
+        if reads_code || expands {
+            continue;
+        }
+        out.extend(std::iter::repeat_n("", end));
+        i += end;
+        changed = changed || end > 0;
+    }
+    changed.then(|| out.join("\n"))
 }
 
 /// The body of a shell function, by bytes: walked only once the function is called.

@@ -1003,3 +1003,206 @@ fn a_script_that_points_home_elsewhere_writes_there() {
         Level::Caution,
     );
 }
+
+#[test]
+fn a_dispatched_action_says_what_it_does_in_its_name() {
+    // getsentry/self-hosted: forks of listed actions, and actions of its own.
+    for wf in [
+        "on: workflow_dispatch\njobs:\n  lock:\n    runs-on: x\n    steps:\n      - uses: getsentry/forked-action-lock-threads@master\n        with:\n          github-token: ${{ github.token }}\n",
+        "on: workflow_dispatch\njobs:\n  revert:\n    runs-on: x\n    steps:\n      - uses: getsentry/action-fast-revert@v2\n        with:\n          pr: ${{ github.event.inputs.pr }}\n",
+    ] {
+        warned("workflow", wf, Level::Caution);
+    }
+    // Words inside other words, and actions that only build or test, say nothing.
+    quiet(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/setup-node@v4\n      - uses: pnpm/action-setup@v4\n      - uses: some/lockfile-check@v1\n      - uses: taiki-e/install-action@v2\n",
+    );
+}
+
+#[test]
+fn a_dispatched_step_handed_a_write_token_changes_shared_things() {
+    // prometheus/prometheus `Sync repo files`: the project's script with the bot's tokens.
+    warned(
+        "workflow",
+        "on: workflow_dispatch\npermissions:\n  contents: read\njobs:\n  repo_sync:\n    runs-on: x\n    steps:\n      - uses: actions/checkout@v4\n      - run: ./scripts/sync_repo_files.sh\n        env:\n          GITHUB_TOKEN: ${{ secrets.PROMBOT_REPOSYNC_TOKEN }}\n",
+        Level::Caution,
+    );
+    // ohmyzsh/ohmyzsh `Update dependencies`: a GitHub App token a step made.
+    warned(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  check:\n    runs-on: x\n    steps:\n      - id: app\n        uses: actions/create-github-app-token@v2\n        with:\n          client-id: ${{ secrets.CLIENT_ID }}\n      - run: python3 updater.py\n        env:\n          GH_TOKEN: ${{ steps.app.outputs.token }}\n",
+        Level::Caution,
+    );
+    // A token with the run's own as fallback (an API rate limit), a step told it is a dry run
+    // when dispatched (jdx/mise `docs`), the run's own token, a coverage token or a token for
+    // the clone only: nothing shared.
+    quiet(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: mise run test-tool-retry --check-only\n        env:\n          GITHUB_TOKEN: ${{ secrets.MISE_GH_TOKEN || secrets.GITHUB_TOKEN }}\n      - run: mise run docs:release\n        env:\n          AWS_ACCESS_KEY_ID: ${{ secrets.CLOUDFLARE_ACCESS_KEY_ID }}\n          DRY_RUN: ${{ github.event_name != 'push' || github.ref != 'refs/heads/main' }}\n",
+    );
+    // The run's own token, a coverage token or a token for the clone only: nothing shared.
+    quiet(
+        "workflow",
+        "on: workflow_dispatch\njobs:\n  test:\n    runs-on: x\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          token: ${{ secrets.SUBMODULES_PAT }}\n      - run: make test\n        env:\n          GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n          CODECOV_TOKEN: ${{ secrets.CODECOV_TOKEN }}\n",
+    );
+}
+
+#[test]
+fn a_release_workflow_that_only_validates_when_dispatched_is_not_a_release() {
+    // junegunn/fzf: goreleaser publishes on a tag push; dispatched it builds a snapshot.
+    let wf = |args: &str| {
+        format!(
+            "name: Release\non:\n  push:\n    tags: ['v*']\n  workflow_dispatch:\npermissions:\n  contents: write\njobs:\n  release:\n    runs-on: x\n    steps:\n      - uses: goreleaser/goreleaser-action@v7\n        with:\n          args: {args}\n        env:\n          GITHUB_TOKEN: ${{{{ secrets.RELEASE_PAT }}}}\n"
+        )
+    };
+    quiet(
+        "workflow",
+        &wf(
+            "${{ github.event_name == 'push' && 'release --clean' || 'release --snapshot --clean --skip=publish' }}",
+        ),
+    );
+    warned(
+        "workflow",
+        &wf(
+            "${{ github.event_name == 'workflow_dispatch' && 'release --clean' || 'release --snapshot' }}",
+        ),
+        Level::Caution,
+    );
+    warned("workflow", &wf("release --clean"), Level::Caution);
+}
+
+#[test]
+fn changing_a_system_service_or_the_network_is_a_caution() {
+    // pi-hole/pi-hole `piholeLogFlush.sh`, `piholeNetworkFlush.sh --arp`.
+    for code in [
+        "service pihole-FTL stop\n",
+        "sudo systemctl restart nginx\n",
+        "systemctl daemon-reload\n",
+        "launchctl load ~/Library/LaunchAgents/x.plist\n",
+        "flushArp() { ip -s -s neigh flush all; }\nif [ \"$doARP\" = true ]; then flushArp; fi\n",
+        "iptables -A INPUT -p tcp --dport 53 -j ACCEPT\n",
+        "ufw allow 53/udp\n",
+        "sysctl -w net.ipv4.ip_forward=1\n",
+    ] {
+        warned("shell", code, Level::Caution);
+    }
+    // Reading a service's or the network's state changes nothing.
+    quiet(
+        "shell",
+        "systemctl status nginx\nsystemctl is-active firewalld\nservice nginx status\n\
+         ip addr show\nip route get 1.1.1.1\nip -4 a\niptables -L -n\nsysctl -a\nufw status\n",
+    );
+}
+
+#[test]
+fn a_services_runtime_files_and_a_home_written_in_full_are_outside_the_project() {
+    // pi-hole/pi-hole `pihole-FTL-poststop.sh`.
+    warned(
+        "shell",
+        "rm -f /run/pihole/FTL.sock /dev/shm/FTL-*\n",
+        Level::Caution,
+    );
+    // getsentry/self-hosted `workstation/299_setup-completed.sh`.
+    warned(
+        "shell",
+        "echo \"ready_at: $(date)\" >/home/user/.sentry.workstation.remote\n",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "rm -f /dev/shm/app-*\nmkdir /home/user/getsentry\necho x > /home/$USER\n",
+    );
+}
+
+#[test]
+fn the_rc_file_of_a_shell_picked_at_run_time_is_a_startup_file() {
+    // junegunn/fzf `uninstall`: `remove_line ~/.${shell}rc …` rewrites the file it is given.
+    warned(
+        "shell",
+        "remove_line() {\n  src=$1\n  temp=$(mktemp)\n  grep -v \"$2\" \"$src\" > \"$temp\"\n  cat \"$temp\" > \"$src\"\n}\n\
+         for shell in bash zsh; do\n  remove_line ~/.${shell}rc \"source ~/.fzf.${shell}\"\ndone\n",
+        Level::Caution,
+    );
+}
+
+#[test]
+fn a_python_function_that_runs_a_command_runs_the_lines_it_is_given() {
+    // rust-lang/rustup `ci/sync-dist.py`: uploads through the script's own runner.
+    warned(
+        "python",
+        "import subprocess\n\ndef run_s3cmd(command):\n    s3cmd = command.split(\" \")\n    subprocess.check_call(s3cmd)\n\n\
+         run_s3cmd(\"aws s3 cp ./local-rustup/rustup-init.sh s3://{}/rustup/rustup-init.sh\".format(bucket))\n",
+        Level::Caution,
+    );
+    // A function that runs nothing is only a function.
+    quiet(
+        "python",
+        "import subprocess\n\ndef note(msg):\n    print(msg)\n\nnote(\"aws s3 cp x s3://bucket/x\")\n\n\
+         def build():\n    subprocess.check_call([\"make\"])\n",
+    );
+}
+
+#[test]
+fn a_heredoc_written_to_a_file_is_text_also_in_zsh_syntax() {
+    // ohmyzsh/ohmyzsh `plugins/rust`: a completion file written from a quoted heredoc.
+    quiet(
+        "shell",
+        "zmodload -F zsh/files b:zf_mv\n() {\n  local TMPPREFIX=\"$ZSH_CACHE_DIR/completions/_rustup\"\n  zf_mv -f -- =( rustup completions zsh ) \"$TMPPREFIX\"\n} &|\n\
+         cat >| \"$ZSH_CACHE_DIR/completions/_cargo\" <<'EOF'\n#compdef cargo\nsource \"$(rustup run ${${(z)$(rustup default)}[1]} rustc --print sysroot)\"/share/zsh/site-functions/_cargo\nEOF\n",
+    );
+}
+
+#[test]
+fn resetting_a_repository_the_script_makes_itself_loses_no_work() {
+    // Homebrew/install: `git init`, `fetch`, then `reset --hard origin/main` in its own prefix.
+    let own = "cd \"${HOMEBREW_REPOSITORY}\"\nexecute \"git\" \"-c\" \"init.defaultBranch=main\" \"init\" \"--quiet\"\n\
+               execute \"git\" \"fetch\" \"--force\" \"origin\"\nexecute \"git\" \"reset\" \"--hard\" \"origin/main\"\n";
+    let f = analyse("shell", &format!("execute() {{ \"$@\"; }}\n{own}"));
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    warned(
+        "shell",
+        "git clone -q https://example.com/core.git /etc/.core\ncd /etc/.core\ngit clean --quiet --force -d\n",
+        Level::Caution,
+    );
+    // In the project it is the user's work.
+    warned(
+        "shell",
+        "git fetch origin\ngit reset --hard origin/main\n",
+        Level::Danger,
+    );
+}
+
+#[test]
+fn a_script_named_as_an_installer_runs_an_installer() {
+    // pi-hole/pi-hole `update.sh`: the installed copy of the project's installer.
+    warned(
+        "shell",
+        "PI_HOLE_FILES_DIR=\"/etc/.pihole\"\n${PI_HOLE_FILES_DIR}/automated\\ install/basic-install.sh --repair --unattended\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "bash ./tools/docker-installer.sh\n",
+        Level::Caution,
+    );
+    // The `install` program copies files; a script about installs is not one.
+    quiet(
+        "shell",
+        "install -m 644 a.conf build/a.conf\n./scripts/check-install.txt\n./verify-installation\n",
+    );
+}
+
+#[test]
+fn docker_volume_remove_is_docker_volume_rm() {
+    // getsentry/self-hosted `reset`: every `sentry-*` volume, by the long name of `rm`.
+    warned(
+        "shell",
+        "for volume in $(docker volume list --format '{{ .Name }}' | grep '^sentry-'); do\n  docker volume remove \"$volume\"\ndone\n",
+        Level::Danger,
+    );
+    quiet(
+        "shell",
+        "docker volume list\ndocker volume inspect sentry-data\n",
+    );
+}

@@ -19,7 +19,7 @@ pub(crate) const SYSTEM_PRUNE: Rule = rule(
 pub(crate) const VOLUMES: Rule = rule(
     "docker-volumes",
     Level::Danger,
-    "`docker volume prune`, `docker volume rm`",
+    "`docker volume prune`, `docker volume rm` (`remove`)",
     "deletes Docker volumes and their data",
     "docker volume rm app_pgdata",
 );
@@ -72,7 +72,7 @@ impl Analyser<'_> {
             .collect();
         match pos.as_slice() {
             ["system", "prune", ..] => self.hit(&SYSTEM_PRUNE, c.line, &c.snippet, &[]),
-            ["volume", "prune", ..] | ["volume", "rm", ..] => {
+            ["volume", "prune" | "rm" | "remove", ..] => {
                 self.hit(&VOLUMES, c.line, &c.snippet, &[])
             }
             [_, "prune", ..] => self.hit(&PRUNE, c.line, &c.snippet, &[]),

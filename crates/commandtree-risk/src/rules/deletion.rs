@@ -128,7 +128,9 @@ impl Analyser<'_> {
                 let (t, _) = landing(w);
                 if let Some(abs) = t.strip_prefix('/')
                     && (SYSTEM_PREFIXES.contains(&abs.split('/').next().unwrap_or(""))
-                        || abs.starts_with("etc/"))
+                        || abs.starts_with("etc/")
+                        // A service's runtime files (its socket, its PID file).
+                        || abs.starts_with("run/"))
                     && !is_temp(&t)
                 {
                     self.hit(&SYSTEM_FILE, c.line, &c.snippet, &[&t]);

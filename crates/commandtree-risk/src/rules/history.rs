@@ -57,6 +57,14 @@ pub(crate) const RESET_HARD: Rule = rule(
     "discards uncommitted changes (git reset --hard)",
     "git reset --hard origin/main",
 );
+pub(crate) const RESET_OWN_REPOSITORY: Rule = rule(
+    "git-reset-own-repository",
+    Level::Caution,
+    Reach::Machine,
+    "`git reset --hard`, `git clean -fdx` in a script that clones or creates the repository",
+    "resets a repository the script clones or creates itself (git {})",
+    "git clone https://example.com/tool.git tool\ncd tool\ngit reset --hard v1",
+);
 pub(crate) const CLEAN_IGNORED: Rule = rule(
     "git-clean-ignored",
     Level::Danger,
@@ -171,8 +179,20 @@ impl Analyser<'_> {
                     self.hit(&PUSH, c.line, &c.snippet, &[]);
                 }
             }
+            // An installer keeping its own clone (Homebrew's `git init` + `fetch` + `reset
+            // --hard origin/main`) discards no work of the user's, though it changes the machine.
+            "reset" if rest.iter().any(|a| a == "--hard") && self.makes_repository() => {
+                self.hit(&RESET_OWN_REPOSITORY, c.line, &c.snippet, &["reset --hard"]);
+            }
             "reset" if rest.iter().any(|a| a == "--hard") => {
                 self.hit(&RESET_HARD, c.line, &c.snippet, &[]);
+            }
+            "clean"
+                if flag('f', "force")
+                    && (flag('x', "") || flag('X', "") || flag('d', ""))
+                    && self.makes_repository() =>
+            {
+                self.hit(&RESET_OWN_REPOSITORY, c.line, &c.snippet, &["clean"]);
             }
             "clean" if flag('f', "force") => {
                 if flag('x', "") || flag('X', "") || flag('d', "") {
@@ -248,5 +268,17 @@ impl Analyser<'_> {
         };
         let what: Vec<&str> = what.iter().map(String::as_str).collect();
         self.hit(rule, c.line, &c.snippet, &what);
+    }
+}
+
+impl Analyser<'_> {
+    /// Whether the script clones or creates a git repository (`git clone`, `git init`, also
+    /// with the words quoted for a wrapper: `execute "git" "init"`).
+    fn makes_repository(&self) -> bool {
+        let text = String::from_utf8_lossy(self.src);
+        ["git clone", "git init", "\"clone\"", "\"init\""]
+            .iter()
+            .any(|w| text.contains(w))
+            || text.contains("git -c") && (text.contains(" init") || text.contains(" clone"))
     }
 }

@@ -11,8 +11,8 @@ family_rule!(Family::Installs, Reach::Machine, Level::Caution);
 
 pub(crate) const INSTALLER: Rule = rule(
     "runs-installer",
-    "`./install.sh`, `sh install.sh`",
-    "runs an installer (install.sh)",
+    "`./install.sh`, `sh install.sh`, a program named as an installer (`basic-install.sh`)",
+    "runs an installer ({})",
     "sh install.sh",
 );
 pub(crate) const MAKE_INSTALL: Rule = rule(
@@ -171,13 +171,29 @@ impl Analyser<'_> {
     /// Runs a script that installs something (an installer changes the machine on purpose).
     pub(crate) fn installer(&mut self, c: &Cmd) {
         let name = c.name.as_str();
-        let runs_installer = name == "install.sh"
-            || (is_shell(name)
-                && c.operands()
-                    .first()
-                    .is_some_and(|script| basename(&script.text()) == "install.sh"));
-        if runs_installer {
-            self.hit(&INSTALLER, c.line, &c.snippet, &[]);
+        let script = if is_shell(name) {
+            c.operands()
+                .first()
+                .map(|s| basename(&s.text()).to_string())
+        } else {
+            // The program as written, up to the first space not escaped: a path with an
+            // escaped space (`$DIR/automated\ install/basic-install.sh`) is one word.
+            let b = c.snippet.as_bytes();
+            let end = (0..b.len())
+                .find(|&i| b[i].is_ascii_whitespace() && (i == 0 || b[i - 1] != b'\\'))
+                .unwrap_or(b.len());
+            let written = basename(&c.snippet[..end]);
+            Some(
+                if installer_name(written) {
+                    written
+                } else {
+                    basename(name)
+                }
+                .to_string(),
+            )
+        };
+        if let Some(script) = script.filter(|s| installer_name(s)) {
+            self.hit(&INSTALLER, c.line, &c.snippet, &[&script]);
         }
     }
 
@@ -307,4 +323,19 @@ fn literal_default(raw: &str) -> Option<String> {
     let default = rest.strip_prefix(":-").or_else(|| rest.strip_prefix('-'))?;
     (!name.is_empty() && !default.is_empty() && !default.contains(['$', '`', '"', '\'']))
         .then(|| default.to_string())
+}
+
+/// A script named as an installer: `install.sh`, `basic-install.sh`, `tool-installer.sh`,
+/// `rootless-install.sh` (not the `install` program, which copies files).
+fn installer_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    let stem = n
+        .strip_suffix(".sh")
+        .or_else(|| n.strip_suffix(".bash"))
+        .unwrap_or(&n);
+    stem == "install" && n != "install"
+        || ["-install", "_install", "-installer", "_installer"]
+            .iter()
+            .any(|s| stem.ends_with(s) && (n.ends_with(".sh") || n.ends_with(".bash")))
+        || stem == "installer" && n != "installer"
 }

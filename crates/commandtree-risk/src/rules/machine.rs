@@ -72,6 +72,21 @@ pub(crate) const CRONTAB: Rule = rule(
     "replaces the user's crontab",
     "crontab jobs.txt",
 );
+pub(crate) const SERVICES: Rule = rule(
+    "system-services",
+    Level::Caution,
+    "`systemctl restart`, `service x stop`, `launchctl load`, `rc-service`, `rc-update` (not \
+     status or listing)",
+    "starts, stops or changes a system service ({})",
+    "service nginx restart",
+);
+pub(crate) const NETWORK: Rule = rule(
+    "network-config",
+    Level::Caution,
+    "`ip route add`, `ip neigh flush`, `iptables -A`, `nft add`, `ufw allow`, `sysctl -w`",
+    "changes the machine's network or kernel settings ({})",
+    "ip -s -s neigh flush all",
+);
 pub(crate) const FORK_BOMB: Rule = rule(
     "fork-bomb",
     Level::Danger,
@@ -130,7 +145,13 @@ impl Analyser<'_> {
             "crontab" if !args.iter().any(|a| a == "-l") => {
                 self.hit(&CRONTAB, c.line, &c.snippet, &[]);
             }
-            _ => {}
+            _ => {
+                if let Some(what) = service_change(name, &args) {
+                    self.hit(&SERVICES, c.line, &c.snippet, &[&what]);
+                } else if let Some(what) = network_change(name, &args) {
+                    self.hit(&NETWORK, c.line, &c.snippet, &[&what]);
+                }
+            }
         }
     }
 
@@ -171,5 +192,164 @@ impl Analyser<'_> {
             let snippet = self.text(n);
             self.hit(&FORK_BOMB, line, &snippet, &[]);
         }
+    }
+}
+
+/// `systemctl restart x`, `service x stop`, `launchctl load`, …: the command and its action,
+/// when it changes a service rather than reading its state.
+fn service_change(name: &str, args: &[String]) -> Option<String> {
+    let pos: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let action = match name {
+        "systemctl" => pos.first().copied().filter(|a| {
+            matches!(
+                *a,
+                "start"
+                    | "stop"
+                    | "restart"
+                    | "reload"
+                    | "try-restart"
+                    | "reload-or-restart"
+                    | "enable"
+                    | "disable"
+                    | "reenable"
+                    | "mask"
+                    | "unmask"
+                    | "kill"
+                    | "isolate"
+                    | "daemon-reload"
+                    | "set-default"
+                    | "edit"
+            )
+        }),
+        // `service NAME ACTION`, `rc-service NAME ACTION`.
+        "service" | "rc-service" => pos.get(1).copied().filter(|a| {
+            matches!(
+                *a,
+                "start" | "stop" | "restart" | "reload" | "force-reload" | "zap"
+            )
+        }),
+        "rc-update" => pos
+            .first()
+            .copied()
+            .filter(|a| matches!(*a, "add" | "del" | "delete")),
+        "launchctl" => pos.first().copied().filter(|a| {
+            matches!(
+                *a,
+                "load"
+                    | "unload"
+                    | "bootstrap"
+                    | "bootout"
+                    | "enable"
+                    | "disable"
+                    | "kickstart"
+                    | "stop"
+                    | "start"
+                    | "remove"
+            )
+        }),
+        "update-rc.d" | "chkconfig" => pos.get(1).copied(),
+        _ => None,
+    }?;
+    Some(format!("{name} {action}"))
+}
+
+/// `ip route add`, `ip neigh flush`, `iptables -A`, `nft add`, `ufw allow`, `sysctl -w`: the
+/// command and what it changes.
+fn network_change(name: &str, args: &[String]) -> Option<String> {
+    let pos: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    match name {
+        "ip" => {
+            let object = *pos.first()?;
+            let action = *pos.get(1)?;
+            let objects = [
+                "link",
+                "l",
+                "address",
+                "addr",
+                "a",
+                "route",
+                "r",
+                "neighbour",
+                "neighbor",
+                "neigh",
+                "n",
+                "rule",
+                "tunnel",
+                "netns",
+            ];
+            let actions = [
+                "add", "del", "delete", "set", "flush", "change", "replace", "append",
+            ];
+            (objects.contains(&object) && actions.contains(&action))
+                .then(|| format!("ip {object} {action}"))
+        }
+        "iptables" | "ip6tables" | "iptables-legacy" | "ebtables" => args
+            .iter()
+            .find(|a| {
+                matches!(
+                    a.as_str(),
+                    "-A" | "-I"
+                        | "-D"
+                        | "-F"
+                        | "-X"
+                        | "-P"
+                        | "-N"
+                        | "-R"
+                        | "-Z"
+                        | "--append"
+                        | "--insert"
+                        | "--delete"
+                        | "--flush"
+                        | "--policy"
+                        | "--new-chain"
+                )
+            })
+            .map(|a| format!("{name} {a}")),
+        "nft" => pos
+            .first()
+            .filter(|a| {
+                matches!(
+                    **a,
+                    "add" | "delete" | "flush" | "insert" | "replace" | "create" | "destroy"
+                )
+            })
+            .map(|a| format!("nft {a}")),
+        "ufw" => pos
+            .first()
+            .filter(|a| {
+                matches!(
+                    **a,
+                    "allow"
+                        | "deny"
+                        | "reject"
+                        | "limit"
+                        | "enable"
+                        | "disable"
+                        | "delete"
+                        | "reset"
+                        | "insert"
+                        | "default"
+                )
+            })
+            .map(|a| format!("ufw {a}")),
+        "sysctl" => (args
+            .iter()
+            .any(|a| a == "-w" || a == "--write" || a == "-p" || a == "--load")
+            || pos.iter().any(|a| a.contains('=')))
+        .then(|| "sysctl".to_string()),
+        "ifconfig" => pos
+            .iter()
+            .skip(1)
+            .find(|a| matches!(**a, "up" | "down" | "add" | "delete" | "alias" | "-alias"))
+            .map(|a| format!("ifconfig {a}")),
+        _ => None,
     }
 }

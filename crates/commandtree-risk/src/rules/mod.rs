@@ -230,6 +230,8 @@ pub const RULES: &[&Rule] = &[
     &machine::USER_ACCOUNTS,
     &machine::DELETES_USER,
     &machine::CRONTAB,
+    &machine::SERVICES,
+    &machine::NETWORK,
     &machine::FORK_BOMB,
     // Privileges
     &privileges::AS_ROOT,
@@ -255,6 +257,7 @@ pub const RULES: &[&Rule] = &[
     &history::PUSH_DELETE,
     &history::PUSH,
     &history::RESET_HARD,
+    &history::RESET_OWN_REPOSITORY,
     &history::CLEAN_IGNORED,
     &history::CLEAN,
     &history::CHECKOUT_DOT,

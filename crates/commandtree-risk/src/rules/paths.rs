@@ -55,6 +55,20 @@ pub(super) fn home_rel(p: &str) -> Option<&str> {
     }
 }
 
+/// `/home/NAME/…`, `/Users/NAME/…`, `/root/…`: a path in a user's home folder written out in
+/// full (a provisioning script's `/home/user/.marker`); the part below the home folder.
+pub(super) fn named_home_rel(p: &str) -> Option<&str> {
+    if let Some(rest) = p.strip_prefix("/root/") {
+        return Some(rest);
+    }
+    let rest = p
+        .strip_prefix("/home/")
+        .or_else(|| p.strip_prefix("/Users/"))?;
+    let (user, rel) = rest.split_once('/')?;
+    (!user.is_empty() && !user.starts_with('$') && user != "Shared" && !rel.is_empty())
+        .then_some(rel)
+}
+
 /// A file whose change or leak hurts: (level, what it is).
 pub(crate) fn sensitive_path(p: &str) -> Option<(Level, &'static str)> {
     let p = p.trim_matches(['"', '\'']);

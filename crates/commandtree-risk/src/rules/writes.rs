@@ -4,7 +4,7 @@
 
 use super::machine::OVERWRITES_DISK;
 use super::paths::{
-    SYSTEM_PREFIXES, home_rel, is_block_device, is_temp, landing, sensitive_path,
+    SYSTEM_PREFIXES, home_rel, is_block_device, is_temp, landing, named_home_rel, sensitive_path,
     shell_startup_var, tool_history, user_bin, windows_path,
 };
 use super::publishing::remote_spec;
@@ -155,6 +155,10 @@ impl Analyser<'_> {
             if user_bin(rel) {
                 self.hit(&HOME_BIN, line, snippet, &[&t]);
             } else {
+                self.hit(&HOME, line, snippet, &[&t]);
+            }
+        } else if let Some(rel) = named_home_rel(&t) {
+            if !(rel.starts_with(".cache/") || tool_history(rel)) {
                 self.hit(&HOME, line, snippet, &[&t]);
             }
         } else if windows_path(&t).is_some() {
