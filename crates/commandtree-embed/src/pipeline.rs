@@ -64,17 +64,6 @@ const GENERIC_FOLDERS: &[&str] = &[
 
 /// The text to embed for `c`, given the summary stored for it.
 pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
-    source_text_with(c, summary, None)
-}
-
-/// [`source_text`], with the first lines of the command's own text (its script, recipe or
-/// body) when there is no summary: what it runs says what it is for when nothing describes it
-/// (`cov:` whose recipe runs `pytest --cov`).
-pub fn source_text_with(
-    c: &CommandItem,
-    summary: Option<&str>,
-    head: Option<&str>,
-) -> (String, Source) {
     if let Some(s) = summary.map(str::trim).filter(|s| !s.is_empty()) {
         return (s.to_string(), Source::Summary);
     }
@@ -108,13 +97,6 @@ pub fn source_text_with(
     if !bare.is_empty() && bare != c.label.trim() {
         text.push('\n');
         text.push_str(&command);
-    }
-    if let Some(h) = head
-        .map(str::trim)
-        .filter(|h| !h.is_empty() && !text.contains(h))
-    {
-        text.push('\n');
-        text.push_str(h);
     }
     (text, Source::Discovered)
 }
@@ -167,33 +149,15 @@ pub fn plan(
     commands: &[CommandItem],
     force: bool,
 ) -> commandtree_store::Result<Plan> {
-    plan_with(store, commands, force, &|_| None)
-}
-
-/// [`plan`], embedding each command with the first lines of its own text (`head(i)` for
-/// `commands[i]`) when it has no summary. Every plan of a store must give the same heads, or
-/// the texts' hashes differ and the commands are embedded again.
-pub fn plan_with(
-    store: &Store,
-    commands: &[CommandItem],
-    force: bool,
-    head: &dyn Fn(usize) -> Option<String>,
-) -> commandtree_store::Result<Plan> {
     let rows = store.embedding_states()?;
     let mut plan = Plan::default();
     let mut seen = HashSet::new();
-    for (i, c) in commands.iter().enumerate() {
+    for c in commands {
         if !seen.insert(c.id.as_str()) {
             continue;
         }
         let row = rows.get(&c.id);
-        let summary = row.map(|r| r.summary.as_str());
-        let head = if summary.is_some_and(|s| !s.trim().is_empty()) {
-            None
-        } else {
-            head(i)
-        };
-        let (text, source) = source_text_with(c, summary, head.as_deref());
+        let (text, source) = source_text(c, row.map(|r| r.summary.as_str()));
         let hash = text_hash(&text, source);
         let has_blob = row.is_some_and(|r| r.embedding_len == Some(BLOB_LEN));
         if has_blob {

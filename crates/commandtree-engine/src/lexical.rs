@@ -280,8 +280,6 @@ pub struct Doc {
     terms: Vec<(String, f32)>,
     len: f32,
     names: Vec<Vec<String>>,
-    /// The first lines of the command's own text ([`head`]), for its embedding.
-    head: Option<Arc<str>>,
 }
 
 impl Doc {
@@ -305,46 +303,8 @@ impl Doc {
             terms: tf.into_iter().collect(),
             len,
             names,
-            head: None,
         }
     }
-}
-
-/// Lines of a command's own text kept for its embedding.
-const HEAD_LINES: usize = 4;
-/// At most this many characters of them.
-const HEAD_CHARS: usize = 240;
-
-/// The first lines of a command's own text that say what it does: its script without the
-/// shebang, `set -e` lines, imports and bare brackets; comments without their marks.
-pub fn head(text: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut taken = 0;
-    for l in text.lines().map(str::trim) {
-        if taken == HEAD_LINES {
-            break;
-        }
-        let l = if l.starts_with("#!") {
-            ""
-        } else {
-            l.trim_start_matches(['#', '/', ';', '-']).trim()
-        };
-        let noise = l.is_empty()
-            || l.starts_with("set -")
-            || l.starts_with("import ")
-            || (l.starts_with("from ") && l.contains(" import "))
-            || l.chars().all(|c| !c.is_alphanumeric());
-        if noise {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(l);
-        taken += 1;
-    }
-    let cut: String = out.chars().take(HEAD_CHARS).collect();
-    (!cut.is_empty()).then_some(cut)
 }
 
 /// A name's distinct words without a script's extension (`lint-fix.sh` is named `lint-fix`).
@@ -395,16 +355,9 @@ pub struct Index {
     name_postings: HashMap<String, Vec<(u32, u16)>>,
     /// Each document's names' word counts.
     name_lengths: Vec<Vec<u16>>,
-    /// Each document's [`head`].
-    heads: Vec<Option<Arc<str>>>,
 }
 
 impl Index {
-    /// The first lines of document `i`'s own text, when its file could be read.
-    pub fn head(&self, i: usize) -> Option<&str> {
-        self.heads.get(i)?.as_deref()
-    }
-
     /// Indexes `docs` in order: document `i` is the `i`th.
     pub fn build<I, F>(docs: I) -> Index
     where
@@ -440,7 +393,6 @@ impl Index {
             index
                 .name_lengths
                 .push(d.names.iter().map(|n| n.len() as u16).collect());
-            index.heads.push(d.head.clone());
         }
         let n = index.lengths.len().max(1) as f32;
         index.average = (index.lengths.iter().sum::<f32>() / n).max(1.0);
@@ -618,9 +570,11 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
                 .map(|x| x.of(&commands[i]))
                 .filter(|t| own_text_is_the_commands(&commands[i], t))
                 .map(|t| t.text);
-            let mut doc = Doc::of(fields(&commands[i], root, own.as_deref()));
-            doc.head = own.as_deref().and_then(head).map(Arc::from);
-            docs[i] = Some(Arc::new(doc));
+            docs[i] = Some(Arc::new(Doc::of(fields(
+                &commands[i],
+                root,
+                own.as_deref(),
+            ))));
         }
     }
     let docs: Vec<Arc<Doc>> = docs.into_iter().map(|d| d.unwrap_or_default()).collect();
@@ -692,17 +646,6 @@ fn fingerprint(c: &CommandItem, stamp: Option<(u128, u64)>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_head_is_what_the_script_does_without_its_boilerplate() {
-        let script = "#!/usr/bin/env bash\n# Run the suite\nset -euo pipefail\nimport os\n\n{\ncoverage run -m pytest\ncoverage report\ncoverage html\necho five\n";
-        assert_eq!(
-            head(script).as_deref(),
-            Some("Run the suite\ncoverage run -m pytest\ncoverage report\ncoverage html")
-        );
-        assert_eq!(head("#!/bin/sh\nset -e\n\n"), None);
-        assert_eq!(head(&"x".repeat(1000)).map(|h| h.len()), Some(HEAD_CHARS));
-    }
 
     #[test]
     fn code_words_split_stem_and_share_a_meaning() {

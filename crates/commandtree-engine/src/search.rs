@@ -16,8 +16,7 @@ pub fn plan(loaded: &Loaded, force: bool) -> Result<Plan> {
         .store
         .as_ref()
         .ok_or_else(|| Error::NoDatabase(commandtree_store::db_path(&loaded.root)))?;
-    let commands = loaded.workflow_commands();
-    Ok(plan_of(store, &loaded.root, &commands, force)?)
+    Ok(pipeline::plan(store, &loaded.workflow_commands(), force)?)
 }
 
 /// Finds the model (or downloads it, reporting each file's progress) and loads it.
@@ -74,21 +73,6 @@ pub fn ready(loaded: &mut Loaded, may_write: bool) -> Result<Embedder> {
     Ok(embedder)
 }
 
-/// What to embed of `commands`: each with the first lines of its own text when it has no
-/// summary, taken from the lexical index (which read them, and reads only changed files again),
-/// so every plan of a workspace embeds the same texts.
-fn plan_of(
-    store: &Store,
-    root: &Path,
-    commands: &[CommandItem],
-    force: bool,
-) -> commandtree_store::Result<Plan> {
-    let index = crate::lexical::index_for(root, commands);
-    pipeline::plan_with(store, commands, force, &|i| {
-        index.head(i).map(str::to_string)
-    })
-}
-
 /// Embeds what `plan` lists, storing each group as it is done.
 pub fn embed(
     store: &mut Store,
@@ -130,7 +114,7 @@ pub fn embed_after_summaries(
     let Some(dir) = model::find(&ws.root) else {
         return Ok(0);
     };
-    let plan = plan_of(store, &ws.root, commands, false)?;
+    let plan = pipeline::plan(store, commands, false)?;
     if plan.items.is_empty() {
         return Ok(0);
     }
@@ -416,7 +400,7 @@ pub fn search_with(
             let Some(store) = loaded.store.as_mut() else {
                 return Err(Error::failed(no_embeddings_message(n)));
             };
-            let plan = plan_of(store, &loaded.root, &commands, false)?;
+            let plan = pipeline::plan(store, &commands, false)?;
             if !plan.items.is_empty()
                 && let Err(e) = embed(store, embedder, plan, cancel, progress)
             {

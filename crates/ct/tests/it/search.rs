@@ -371,34 +371,6 @@ man:
 const TASKFILE: &str = "version: '3'\ntasks:\n  test:\n    desc: Runs the test suite\n    cmds: [go test ./...]\n  lint:\n    cmds: [golangci-lint run]\n";
 
 #[test]
-fn a_script_nothing_describes_is_found_by_meaning_from_what_it_runs() {
-    let Some(model) = model_dir() else {
-        return;
-    };
-    // Names that say nothing, no comment, no summary: only the scripts' own lines do.
-    let w = bare(&model)
-        .file(
-            "scripts/one.sh",
-            "#!/bin/sh\nset -e\ncoverage run -m pytest\ncoverage html\n",
-        )
-        .file(
-            "scripts/two.sh",
-            "#!/bin/sh\nrsync -a build/ www:/srv/site\n",
-        )
-        .file("scripts/three.sh", "#!/bin/sh\ndocker compose logs -f\n");
-    let first_by_meaning = |q: &str| {
-        let v = w.json(["search", "--json", "--mode", "semantic", q]);
-        v[0]["label"].as_str().unwrap_or_default().to_string()
-    };
-    assert_eq!(first_by_meaning("measure test coverage"), "one.sh");
-    assert_eq!(
-        first_by_meaning("publish the website to the server"),
-        "two.sh"
-    );
-    assert_eq!(first_by_meaning("follow the container output"), "three.sh");
-}
-
-#[test]
 fn words_and_meaning_together_the_name_first_own_before_test_data() {
     let Some(model) = model_dir() else {
         return;
