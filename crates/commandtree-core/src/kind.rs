@@ -32,6 +32,8 @@ pub enum CommandType {
     Procfile,
     /// tox environments (`tox.ini`, `tox.toml`).
     Tox,
+    /// nox sessions (`noxfile.py`).
+    Nox,
     Workflow,
     Turbo,
     Nx,
@@ -73,6 +75,7 @@ impl CommandType {
         CommandType::Pyproject,
         CommandType::Procfile,
         CommandType::Tox,
+        CommandType::Nox,
         CommandType::Workflow,
         CommandType::Turbo,
         CommandType::Nx,
@@ -112,6 +115,7 @@ impl CommandType {
             CommandType::Pyproject => "pyproject",
             CommandType::Procfile => "procfile",
             CommandType::Tox => "tox",
+            CommandType::Nox => "nox",
             CommandType::Workflow => "workflow",
             CommandType::Turbo => "turbo",
             CommandType::Nx => "nx",

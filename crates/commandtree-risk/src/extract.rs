@@ -64,6 +64,16 @@ pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
         "cargo" => cargo_aliases(text).into_iter().map(shell).collect(),
         "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
         "procfile" => vec![shell(procfile(text))],
+        // nox runs what a session hands `session.run`, not the rest of its Python.
+        "nox" => commandtree_core::sources::nox::run_lines(text)
+            .into_iter()
+            .map(|(line, code)| {
+                shell(Fragment {
+                    code,
+                    line: line as u32,
+                })
+            })
+            .collect(),
         // tox runs each command line of an environment, not the rest of its section.
         "tox" => commandtree_core::sources::tox::run_lines(text)
             .into_iter()

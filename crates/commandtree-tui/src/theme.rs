@@ -56,7 +56,7 @@ impl Theme {
         let (g, c) = match kind {
             "shell" | "powershell" => ("$", Color::Green),
             "npm" | "deno" | "turbo" | "nx" => ("⬢", Color::Red),
-            "make" | "just" | "taskfile" | "mise" | "rake" | "procfile" | "tox" => {
+            "make" | "just" | "taskfile" | "mise" | "rake" | "procfile" | "tox" | "nox" => {
                 ("⚒", Color::Yellow)
             }
             "launch" => ("▶", Color::Magenta),

@@ -74,6 +74,7 @@ const ICONS: Record<string, [string, string]> = {
   pyproject: ['symbol-misc', 'terminal.ansiYellow'],
   procfile: ['server-process', 'terminal.ansiGreen'],
   tox: ['beaker', 'terminal.ansiYellow'],
+  nox: ['beaker', 'terminal.ansiGreen'],
   workflow: ['github-action', 'terminal.ansiBlue'],
   turbo: ['zap', 'terminal.ansiRed'],
   nx: ['type-hierarchy', 'terminal.ansiCyan'],

@@ -27,6 +27,7 @@ pub mod make;
 pub mod markdown;
 pub mod maven;
 pub mod mise;
+pub mod nox;
 pub mod npm;
 pub mod nx;
 pub mod playbook;
@@ -227,6 +228,11 @@ pub const TYPES: &[TypeDef] = &[
     TypeDef {
         kind: "tox",
         label: "Tox Environments",
+        flat: false,
+    },
+    TypeDef {
+        kind: "nox",
+        label: "Nox Sessions",
         flat: false,
     },
     TypeDef {
@@ -454,6 +460,7 @@ pub const SOURCES: &[Source] = &[
         procfile::parse,
     ),
     src("tox", &["**/tox.ini", "**/tox.toml"], tox::parse),
+    src("nox", &["**/noxfile.py"], nox::parse),
     src(
         "workflow",
         &[".github/workflows/*.yml", ".github/workflows/*.yaml"],

@@ -178,7 +178,7 @@ fn argparse_params(content: &str) -> (Vec<(usize, ParamDef)>, Option<usize>) {
 
 /// The top-level arguments of a call whose `(` was just read, as token lists; `None` when the
 /// file ends first.
-fn call_args<'a>(lx: &mut Lexer<'a>) -> Option<Vec<Vec<Tok<'a>>>> {
+pub(crate) fn call_args<'a>(lx: &mut Lexer<'a>) -> Option<Vec<Vec<Tok<'a>>>> {
     let mut args: Vec<Vec<Tok<'a>>> = vec![Vec::new()];
     let mut depth = 1usize;
     loop {
@@ -266,7 +266,7 @@ fn argparse_param(args: &[Vec<Tok<'_>>]) -> Option<ParamDef> {
 }
 
 /// One string literal, or adjacent ones (`"a" "b"`), concatenated.
-fn string_literal(toks: &[Tok<'_>]) -> Option<String> {
+pub(crate) fn string_literal(toks: &[Tok<'_>]) -> Option<String> {
     if toks.is_empty() {
         return None;
     }
@@ -289,7 +289,7 @@ fn scalar_literal(toks: &[Tok<'_>]) -> Option<String> {
 }
 
 /// `["a", "b"]` / `("a", "b")` / `{"a", "b"}` of string or number literals.
-fn list_literal(toks: &[Tok<'_>]) -> Vec<String> {
+pub(crate) fn list_literal(toks: &[Tok<'_>]) -> Vec<String> {
     let inner = match toks {
         [
             Tok::Punct('[' | '(' | '{'),
@@ -356,7 +356,10 @@ fn is_prose_comment(c: &str) -> bool {
 }
 
 /// When `first` opens a string literal statement, the first non-empty line of it.
-fn docstring<'a>(first: &'a str, rest: &mut dyn Iterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn docstring<'a>(
+    first: &'a str,
+    rest: &mut dyn Iterator<Item = &'a str>,
+) -> Option<String> {
     let body = first.trim_start_matches(['r', 'R', 'u', 'U']);
     let quote = ["\"\"\"", "'''", "\"", "'"]
         .into_iter()
@@ -390,19 +393,33 @@ fn nonblank(s: &str) -> Option<String> {
 /// The few token kinds argparse calls need. Comments and whitespace are skipped; strings are
 /// decoded (escapes, prefixes, triple quotes).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Tok<'a> {
+pub(crate) enum Tok<'a> {
     Str(String),
     Ident(&'a str),
     Num(&'a str),
     Punct(char),
 }
 
-struct Lexer<'a> {
+pub(crate) struct Lexer<'a> {
     s: &'a str,
     pos: usize,
 }
 
 impl<'a> Lexer<'a> {
+    /// A lexer at the start of `s`.
+    pub(crate) fn new(s: &'a str) -> Self {
+        Lexer { s, pos: 0 }
+    }
+
+    /// Where the next token is read from.
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn seek(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
     fn peek(&self) -> Option<char> {
         self.s.get(self.pos..)?.chars().next()
     }
@@ -416,7 +433,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token and its byte offset.
-    fn next(&mut self) -> Option<(usize, Tok<'a>)> {
+    pub(crate) fn next(&mut self) -> Option<(usize, Tok<'a>)> {
         loop {
             let c = self.peek()?;
             if c == '#' {

@@ -169,6 +169,23 @@ fn a_tox_environment_is_judged_by_its_own_command_lines() {
 }
 
 #[test]
+fn a_nox_session_is_judged_by_what_it_hands_session_run() {
+    let w = Workspace::new();
+    w.write(
+        "noxfile.py",
+        "import nox\n\nnox.options.sessions = [\"lint\"]\n\n@nox.session\ndef lint(session):\n    \"\"\"rm -rf / is only words here\"\"\"\n    session.run(\"ruff\", \"check\", \".\")\n\n@nox.session(python=[\"3.12\", \"3.13\"])\ndef wipe(session):\n    session.run(\"rm\", \"-rf\", \"~/.config/app\", external=True)\n",
+    );
+    let wipe = warning(&w, "nox", "wipe").expect("wipe warned");
+    assert!(wipe.contains("~/.config/app"), "{wipe}");
+    assert_eq!(warning(&w, "nox", "lint"), None);
+    // `nox` runs the default sessions only: `lint`.
+    assert_eq!(warning(&w, "nox", "nox"), None);
+    w.run(["run", "--dry-run", "--yes", "wipe"])
+        .success()
+        .stdout_has("nox -s wipe");
+}
+
+#[test]
 fn a_rakefile_that_drops_a_database_with_sh_is_warned() {
     let w = Workspace::new();
     w.write(
