@@ -64,32 +64,32 @@ pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
         "cargo" => cargo_aliases(text).into_iter().map(shell).collect(),
         "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
         "procfile" => vec![shell(procfile(text))],
-        // nox runs what a session hands `session.run`, not the rest of its Python.
-        "nox" => commandtree_core::sources::nox::run_lines(text)
-            .into_iter()
-            .map(|(line, code)| {
-                shell(Fragment {
-                    code,
-                    line: line as u32,
-                })
-            })
-            .collect(),
-        // tox runs each command line of an environment, not the rest of its section.
-        "tox" => commandtree_core::sources::tox::run_lines(text)
-            .into_iter()
-            .map(|(line, code)| {
-                shell(Fragment {
-                    code,
-                    line: line as u32,
-                })
-            })
-            .collect(),
+        // nox runs what a session hands `session.run`, not the rest of its Python; tox each
+        // command line of an environment, not the rest of its section.
+        "nox" => shell_lines(commandtree_core::sources::nox::run_lines(text)),
+        "tox" => shell_lines(commandtree_core::sources::tox::run_lines(text)),
         // C# and F# scripts are not shell.
         "csharp-script" | "fsharp-script" => Vec::new(),
         // Unknown or other tools' files: the text as shell. Only command positions count, so
         // prose and other languages rarely match.
         _ => vec![shell(whole(text))],
     }
+}
+
+/// Command lines a tool runs one by one (with their lines), each as shell.
+fn shell_lines(lines: Vec<(usize, String)>) -> Vec<(Language, Fragment)> {
+    lines
+        .into_iter()
+        .map(|(line, code)| {
+            (
+                Language::Shell,
+                Fragment {
+                    code,
+                    line: line as u32,
+                },
+            )
+        })
+        .collect()
 }
 
 /// A Compose file (or one service cut out of it) rather than a Dockerfile.

@@ -343,6 +343,18 @@ pub(crate) fn closing_bracket(chars: &[char], at: usize) -> usize {
     j
 }
 
+/// What a tool's bare run (`tox`, `nox`) does: its default list, or `otherwise` without one.
+pub(crate) fn runs_defaults(noun: &str, defaults: &[String], otherwise: &str) -> String {
+    if defaults.is_empty() {
+        otherwise.to_string()
+    } else {
+        format!(
+            "Run the default {noun}: {}",
+            crate::text::truncate(&defaults.join(", "), 80)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! the sessions `nox.options.sessions` names (every session when it names none). Read with the
 //! Python tokenizer of [`super::python`], never run.
 
+use super::common::runs_defaults;
 use super::python::{Lexer, Tok, call_args, docstring, list_literal, string_literal};
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, StepHow, StepRef};
@@ -31,14 +32,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     } else {
         defaults.iter().map(String::as_str).collect()
     };
-    let description = if defaults.is_empty() {
-        "Run every session".to_string()
-    } else {
-        format!(
-            "Run the default sessions: {}",
-            truncate(&defaults.join(", "), 80)
-        )
-    };
+    let description = runs_defaults("sessions", &defaults, "Run every session");
     let mut all = CommandItem::new(KIND, file.path, "nox", "nox").description(description);
     // What `nox` runs is its steps; its own text is the list (without one it runs every
     // session, and the whole file is what it runs).

@@ -6,10 +6,11 @@
 //! and its line, where its commands are. Environments whose name starts with a dot
 //! (`.pkg`) are tox's own.
 
+use super::common::runs_defaults;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, StepHow, StepRef};
 use crate::syntax::{ini, toml as toml_syntax};
-use crate::text::{sh_word, truncate};
+use crate::text::sh_word;
 
 const KIND: &str = "tox";
 
@@ -41,14 +42,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             return out;
         }
     };
-    let all = if default_list.is_empty() {
-        "Run the default environment".to_string()
-    } else {
-        format!(
-            "Run the default environments: {}",
-            truncate(&default_list.join(", "), 80)
-        )
-    };
+    let all = runs_defaults("environments", &default_list, "Run the default environment");
     // `tox` runs the default environments: they are its steps (one per definition, since
     // environments made from one section run the same commands), and its own text is the
     // list, not the whole file.
