@@ -146,37 +146,13 @@ fn pick<'a>(at: At<'_>, found: Vec<&'a CommandItem>) -> Matched<'a> {
         if there.len() == 1 {
             return Matched::One(there[0]);
         }
-        // A task the project wrote under that name (a justfile recipe, a mise task) before
-        // what a build tool offers every project (`cargo build`, `dotnet test`).
-        let written: Vec<&CommandItem> = there
-            .iter()
-            .copied()
-            .filter(|c| !TOOL_BUILTINS.contains(&c.kind.as_str()))
-            .collect();
-        if written.len() == 1 {
-            return Matched::One(written[0]);
-        }
-        // Then the project's own build tool before the container one: in a Gradle project
-        // with a Compose file, `build` means the Gradle build (`docker:build` names the
-        // images').
-        if written.is_empty() {
-            let project: Vec<&CommandItem> = there
-                .iter()
-                .copied()
-                .filter(|c| c.kind != CONTAINER_TOOL)
-                .collect();
-            if project.len() == 1 {
-                return Matched::One(project[0]);
-            }
-            // Of several Compose files in one folder, the project `docker compose` reads by
-            // itself there (`compose.yml` and its override, not `compose.prod.yml`).
-            let default: Vec<&CommandItem> = there
-                .iter()
-                .copied()
-                .filter(|c| c.kind == CONTAINER_TOOL && is_default_compose(Path::new(&c.file_path)))
-                .collect();
-            if project.is_empty() && default.len() == 1 {
-                return Matched::One(default[0]);
+        // Then by tier (see [`tier`]): a task the project wrote, its build tool's verb,
+        // Compose's default project, another Compose file; the best tier when it holds one.
+        if let Some(best) = there.iter().map(|c| tier(c)).min() {
+            let top: Vec<&CommandItem> =
+                there.iter().copied().filter(|c| tier(c) == best).collect();
+            if top.len() == 1 {
+                return Matched::One(top[0]);
             }
         }
         return Matched::Some(there);
@@ -288,15 +264,32 @@ fn words(name: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Own before auxiliary, nearer the current directory first, then by path.
-pub(crate) fn rank(at: At<'_>, c: &CommandItem) -> (bool, usize, PathBuf) {
+/// Which of one folder's commands of a name a user means, best first: 0 a task the project
+/// wrote under that name (a justfile recipe, a mise task), 1 what a build tool offers every
+/// project (`cargo build`, `dotnet test`), 2 Compose's verb on the project `docker compose`
+/// reads by itself there (`compose.yml` and its override), 3 on another Compose file
+/// (`compose.prod.yml`).
+pub(crate) fn tier(c: &CommandItem) -> u8 {
+    if !TOOL_BUILTINS.contains(&c.kind.as_str()) {
+        0
+    } else if c.kind != CONTAINER_TOOL {
+        1
+    } else if is_default_compose(Path::new(&c.file_path)) {
+        2
+    } else {
+        3
+    }
+}
+
+/// Own before auxiliary, nearer the current directory first, then by [`tier`], then by path.
+pub(crate) fn rank(at: At<'_>, c: &CommandItem) -> (bool, usize, u8, PathBuf) {
     let f = folder(c);
     let distance = if at.cwd.starts_with(f) {
         at.cwd.components().count() - f.components().count()
     } else {
         usize::MAX / 2 + f.components().count()
     };
-    (c.auxiliary, distance, c.path().to_path_buf())
+    (c.auxiliary, distance, tier(c), c.path().to_path_buf())
 }
 
 /// The shortest name that resolves to `c` for a user at `at`: its label, `type:label`, its

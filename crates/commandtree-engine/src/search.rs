@@ -231,12 +231,13 @@ fn nearest_of_a_name_first(
             // tests" is `okhttp/`, not `okhttp-brotli/`, nor `module-tests/`.
             let named =
                 !folder.is_empty() && folder.iter().all(|w| asked.contains(w) && !own.contains(w));
-            let (auxiliary, distance, _) = crate::names::rank(at, c);
+            let (auxiliary, distance, tier, _) = crate::names::rank(at, c);
             (
                 std::cmp::Reverse(held[e.0]),
                 std::cmp::Reverse(named),
                 auxiliary,
                 distance,
+                tier,
             )
         };
         // Of equals (scripts of one name in one folder: `lint-fix.sh`, `lint-fix.ps1`) the
@@ -726,6 +727,28 @@ mod tests {
                 name: 0.2,
             })
             .collect()
+    }
+
+    #[test]
+    fn of_one_folders_commands_of_a_name_the_one_a_name_resolves_to_comes_first() {
+        let up = |file: &str| {
+            CommandItem::new("docker", Path::new(file), "up", "docker compose up")
+                .description("Start all services")
+        };
+        let commands = vec![up("/w/compose.deploy.yml"), up("/w/compose.yml")];
+        let at = crate::names::At::root(Path::new("/w"));
+        // The deploy file's comes first in both lists, as a path sorts.
+        let lexical = ranked(&[(0, 2.0, 1), (1, 2.0, 1)]);
+        let sims = vec![Some(0.55), Some(0.55)];
+        let hits = fuse(
+            at,
+            &commands,
+            "start the whole stack",
+            &lexical,
+            Some(&sims),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].command.file_path, "/w/compose.yml");
     }
 
     #[test]
