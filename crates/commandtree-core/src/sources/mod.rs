@@ -460,6 +460,7 @@ pub const SOURCES: &[Source] = &[
         procfile::parse,
     ),
     src("tox", &["**/tox.ini", "**/tox.toml"], tox::parse),
+    src("tox", &["**/pyproject.toml"], tox::parse_pyproject),
     src("nox", &["**/noxfile.py"], nox::parse),
     src(
         "workflow",

@@ -1,5 +1,6 @@
-//! tox environments, from `tox.ini` (`[tox] envlist` / `env_list`, `[testenv:NAME]`) and
-//! `tox.toml` (`env_list`, `[env.NAME]`): `tox` (the default environments) and one `tox -e
+//! tox environments, from `tox.ini` (`[tox] envlist` / `env_list`, `[testenv:NAME]`),
+//! `tox.toml` (`env_list`, `[env.NAME]`) and a `pyproject.toml`'s `[tool.tox]` (the same tables
+//! under it, or a `legacy_tox_ini` string, as tox reads them when no other file is there): `tox` (the default environments) and one `tox -e
 //! NAME` per environment, as `tox list` shows them. Factor groups expand as tox expands them
 //! (`py3{12,13}-django{50,51}` is four environments, `py3{10-13}` four); an environment
 //! without a section of its own gets the base section's description (`{envname}` filled in)
@@ -25,16 +26,64 @@ struct Env {
 }
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let mut out = Parsed::default();
     let is_toml = file
         .path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     let read = if is_toml {
-        from_toml(file.content)
+        from_toml(file.content, &[])
     } else {
         from_ini(file.content)
     };
+    commands(file, read)
+}
+
+/// `[tool.tox]` of a `pyproject.toml`, which tox reads only when the folder has no `tox.ini`
+/// or `tox.toml` (those are listed instead).
+pub fn parse_pyproject(file: &SourceFile<'_>) -> Parsed {
+    let dir = file.dir();
+    if file.fs.is_file(&dir.join("tox.ini")) || file.fs.is_file(&dir.join("tox.toml")) {
+        return Parsed::default();
+    }
+    let Ok((doc, table)) = toml_syntax::parse_table(file.content) else {
+        // The pyproject source warns about a broken file.
+        return Parsed::default();
+    };
+    let Some(tox) = table
+        .get("tool")
+        .and_then(|t| t.get("tox"))
+        .and_then(toml::Value::as_table)
+    else {
+        return Parsed::default();
+    };
+    let read = match tox.get("legacy_tox_ini").and_then(toml::Value::as_str) {
+        // The INI's lines count from the string's; its first line is the key's, or the next
+        // one for a string that starts with a line break, as `"""` strings do.
+        Some(ini) => {
+            let at = doc
+                .key_line(&["tool", "tox"], "legacy_tox_ini")
+                .unwrap_or(1);
+            from_ini(ini).map(|(list, line, envs)| {
+                let shift = |l: usize| l + at;
+                (
+                    list,
+                    line.map(shift),
+                    envs.into_iter()
+                        .map(|e| Env {
+                            line: shift(e.line),
+                            ..e
+                        })
+                        .collect(),
+                )
+            })
+        }
+        None => from_toml(file.content, &["tool", "tox"]),
+    };
+    commands(file, read)
+}
+
+fn commands(file: &SourceFile<'_>, read: Result<Read, crate::syntax::Error>) -> Parsed {
+    let mut out = Parsed::default();
     let (default_list, list_line, envs) = match read {
         Ok(r) => r,
         Err((line, msg)) => {
@@ -132,9 +181,29 @@ fn from_ini(content: &str) -> Result<Read, crate::syntax::Error> {
     Ok((default_list, tox.map(|t| t.line), finish(envs)))
 }
 
-/// The default list and every environment of a `tox.toml`.
-fn from_toml(content: &str) -> Result<Read, crate::syntax::Error> {
-    let (doc, table) = toml_syntax::parse_table(content)?;
+/// The default list and every environment of a `tox.toml`, or of the tables under `prefix`
+/// (`tool.tox` in a `pyproject.toml`).
+fn from_toml(content: &str, prefix: &[&str]) -> Result<Read, crate::syntax::Error> {
+    let (doc, root) = toml_syntax::parse_table(content)?;
+    let mut table = &root;
+    for key in prefix {
+        match table.get(*key).and_then(toml::Value::as_table) {
+            Some(t) => table = t,
+            None => return Ok((Vec::new(), None, Vec::new())),
+        }
+    }
+    let path = |more: &[&str]| -> Vec<String> {
+        prefix
+            .iter()
+            .chain(more)
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    };
+    let line = |table_path: &[&str], key: &str| {
+        let p = path(table_path);
+        let p: Vec<&str> = p.iter().map(String::as_str).collect();
+        doc.key_line(&p, key)
+    };
     let strings = |v: Option<&toml::Value>| -> Vec<String> {
         v.and_then(toml::Value::as_array)
             .map(|a| {
@@ -152,17 +221,18 @@ fn from_toml(content: &str) -> Result<Read, crate::syntax::Error> {
             .map(str::to_string)
     };
     let base = table.get("env_run_base");
-    let base_line = doc.key_line(&[], "env_run_base");
+    let base_line = line(&[], "env_run_base");
     let env_table = table.get("env").and_then(toml::Value::as_table);
     let mut envs: Vec<Env> = Vec::new();
-    let top_line = doc.key_line(&[], "env_list").unwrap_or(1);
+    let list_line = line(&[], "env_list");
+    let top_line = list_line.unwrap_or(1);
     for name in &default_list {
         let own = env_table.and_then(|t| t.get(name.as_str()));
         envs.push(Env {
             name: name.clone(),
             description: describe(own).or_else(|| describe(base)),
             line: own
-                .and_then(|_| doc.key_line(&["env"], name))
+                .and_then(|_| line(&["env"], name))
                 .or(base_line)
                 .unwrap_or(top_line),
         });
@@ -172,11 +242,11 @@ fn from_toml(content: &str) -> Result<Read, crate::syntax::Error> {
             envs.push(Env {
                 name: name.clone(),
                 description: describe(Some(t)).or_else(|| describe(base)),
-                line: doc.key_line(&["env"], name).unwrap_or(top_line),
+                line: line(&["env"], name).unwrap_or(top_line),
             });
         }
     }
-    Ok((default_list, doc.key_line(&[], "env_list"), finish(envs)))
+    Ok((default_list, list_line, finish(envs)))
 }
 
 fn finish(mut envs: Vec<Env>) -> Vec<Env> {
@@ -264,37 +334,17 @@ pub fn run_lines(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     // A `tox.ini` section is never TOML (`[testenv:x]`, bare words), so TOML is tried first.
     if let Ok((doc, table)) = toml_syntax::parse_table(text) {
-        for (key, v) in &table {
-            let Some(t) = v.as_table() else { continue };
-            let tables: Vec<(Vec<&str>, &toml::Table)> = if key == "env" {
-                t.iter()
-                    .filter_map(|(n, v)| Some((vec!["env", n.as_str()], v.as_table()?)))
-                    .collect()
-            } else {
-                vec![(vec![key.as_str()], t)]
-            };
-            for (path, t) in tables {
-                for field in ["commands_pre", "commands", "commands_post"] {
-                    let Some(lists) = t.get(field).and_then(toml::Value::as_array) else {
-                        continue;
-                    };
-                    let line = doc.key_line(&path, field).unwrap_or(1);
-                    for argv in lists.iter().filter_map(toml::Value::as_array) {
-                        let words: Vec<String> = argv
-                            .iter()
-                            .filter_map(toml::Value::as_str)
-                            .map(sh_word)
-                            .collect();
-                        if !words.is_empty() {
-                            out.push((line, words.join(" ")));
-                        }
-                    }
-                }
-            }
-        }
+        toml_commands(&doc, &table, &mut Vec::new(), &mut out);
         return out;
     }
-    let Ok(sections) = ini::parse(text) else {
+    // A `legacy_tox_ini` section cut out of a `pyproject.toml` may end with the string's
+    // closing quotes.
+    let ini_text: String = text
+        .lines()
+        .filter(|l| !matches!(l.trim(), "\"\"\"" | "'''"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let Ok(sections) = ini::parse(&ini_text) else {
         return out;
     };
     for e in sections.iter().flat_map(|s| &s.entries) {
@@ -312,6 +362,40 @@ pub fn run_lines(text: &str) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// The `commands_pre`, `commands` and `commands_post` argument lists of every table in
+/// `table` (an `[env.x]` table cut out of a `tox.toml`, or `[tool.tox.env.x]`), each joined
+/// into one shell line; an argument that is not a string (`{replace = "posargs"}`) is left out.
+fn toml_commands<'t>(
+    doc: &toml_syntax::Doc<'_>,
+    table: &'t toml::Table,
+    path: &mut Vec<&'t str>,
+    out: &mut Vec<(usize, String)>,
+) {
+    for field in ["commands_pre", "commands", "commands_post"] {
+        let Some(lists) = table.get(field).and_then(toml::Value::as_array) else {
+            continue;
+        };
+        let line = doc.key_line(path, field).unwrap_or(1);
+        for argv in lists.iter().filter_map(toml::Value::as_array) {
+            let words: Vec<String> = argv
+                .iter()
+                .filter_map(toml::Value::as_str)
+                .map(sh_word)
+                .collect();
+            if !words.is_empty() {
+                out.push((line, words.join(" ")));
+            }
+        }
+    }
+    for (key, v) in table {
+        if let Some(t) = v.as_table() {
+            path.push(key);
+            toml_commands(doc, t, path, out);
+            path.pop();
+        }
+    }
 }
 
 /// `unit,lint: pytest` → `pytest`: a line that runs only for environments with those factors.
@@ -411,6 +495,40 @@ commands = sphinx-build docs out
         assert_eq!(p.commands[2].description.as_deref(), Some("type check"));
         assert_eq!(p.commands[2].line, Some(7));
         assert_eq!(p.commands[3].command, "tox -e fix");
+    }
+
+    #[test]
+    fn pyproject_tool_tox_tables_and_legacy_ini() {
+        let native = "[project]\nname = \"x\"\n\n[tool.tox]\nenv_list = [\"py3.13\", \"style\"]\n\n[tool.tox.env_run_base]\ndescription = \"pytest\"\ncommands = [[\"pytest\", {replace = \"posargs\"}]]\n\n[tool.tox.env.style]\ndescription = \"pre-commit\"\ncommands = [[\"pre-commit\", \"run\"]]\n";
+        let p = parse_with(parse_pyproject, "/w/pyproject.toml", native);
+        assert_eq!(labels(&p), ["tox", "py3.13", "style"]);
+        assert_eq!(p.commands[0].line, Some(5));
+        assert_eq!(p.commands[1].line, Some(7));
+        assert_eq!(p.commands[2].line, Some(11));
+        assert_eq!(p.commands[2].description.as_deref(), Some("pre-commit"));
+        assert_eq!(
+            run_lines("[tool.tox.env.style]\ncommands = [[\"rm\", \"-rf\", \"x\"]]\n"),
+            [(2, "rm -rf x".to_string())]
+        );
+        let legacy = "[tool.tox]\nlegacy_tox_ini = \"\"\"\n[tox]\nenvlist = lint\n\n[testenv:lint]\ncommands = ruff check\n\"\"\"\n";
+        let p = parse_with(parse_pyproject, "/w/pyproject.toml", legacy);
+        assert_eq!(labels(&p), ["tox", "lint"]);
+        assert_eq!(
+            p.commands[1].line,
+            Some(6),
+            "the section's line in the pyproject"
+        );
+        // A tox.ini beside it is what tox reads.
+        let fs = crate::fs::MemFs::new()
+            .file("/w/pyproject.toml", native)
+            .file("/w/tox.ini", "[tox]\n");
+        let p = crate::sources::testing::parse_in(parse_pyproject, &fs, "/w/pyproject.toml");
+        assert!(p.commands.is_empty());
+        assert!(
+            parse_with(parse_pyproject, "/w/pyproject.toml", "[project]\n")
+                .commands
+                .is_empty()
+        );
     }
 
     #[test]
