@@ -18,7 +18,7 @@ if ((${#need_apt[@]})); then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
   else
-    echo "note: missing ${need_apt[*]}; the tests that need them will say they were skipped" >&2
+    echo "note: missing ${need_apt[*]}; the tests that need them say they were skipped (and fail under CI)" >&2
   fi
 fi
 

@@ -65,11 +65,7 @@ impl Analyser<'_> {
             return;
         }
         let args = c.arg_texts();
-        let pos: Vec<&str> = args
-            .iter()
-            .filter(|a| !a.starts_with('-'))
-            .map(String::as_str)
-            .collect();
+        let pos = super::not_options(&args);
         match pos.as_slice() {
             ["system", "prune", ..] => self.hit(&SYSTEM_PRUNE, c.line, &c.snippet, &[]),
             ["volume", "prune" | "rm" | "remove", ..] => {

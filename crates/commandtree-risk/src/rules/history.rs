@@ -14,15 +14,16 @@ const fn rule(
     reason: &'static str,
     example: &'static str,
 ) -> Rule {
-    Rule {
-        name,
-        family: Family::History,
-        level,
+    // History's rules reach either the machine or what is shared, row by row.
+    Rule::of(
+        Family::History,
         reach,
+        name,
+        level,
         matches,
         reason,
         example,
-    }
+    )
 }
 
 pub(crate) const PUSH_FORCE: Rule = rule(

@@ -198,11 +198,7 @@ impl Analyser<'_> {
 /// `systemctl restart x`, `service x stop`, `launchctl load`, …: the command and its action,
 /// when it changes a service rather than reading its state.
 fn service_change(name: &str, args: &[String]) -> Option<String> {
-    let pos: Vec<&str> = args
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .map(String::as_str)
-        .collect();
+    let pos = super::not_options(args);
     let action = match name {
         "systemctl" => pos.first().copied().filter(|a| {
             matches!(
@@ -260,11 +256,7 @@ fn service_change(name: &str, args: &[String]) -> Option<String> {
 /// `ip route add`, `ip neigh flush`, `iptables -A`, `nft add`, `ufw allow`, `sysctl -w`: the
 /// command and what it changes.
 fn network_change(name: &str, args: &[String]) -> Option<String> {
-    let pos: Vec<&str> = args
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .map(String::as_str)
-        .collect();
+    let pos = super::not_options(args);
     match name {
         "ip" => {
             let object = *pos.first()?;

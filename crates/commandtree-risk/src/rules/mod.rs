@@ -29,15 +29,7 @@ macro_rules! family_rule {
             reason: &'static str,
             example: &'static str,
         ) -> super::Rule {
-            super::Rule {
-                name,
-                family: $family,
-                level: $level,
-                reach: $reach,
-                matches,
-                reason,
-                example,
-            }
+            super::Rule::of($family, $reach, name, $level, matches, reason, example)
         }
     };
     ($family:expr, $reach:expr) => {
@@ -48,15 +40,7 @@ macro_rules! family_rule {
             reason: &'static str,
             example: &'static str,
         ) -> super::Rule {
-            super::Rule {
-                name,
-                family: $family,
-                level,
-                reach: $reach,
-                matches,
-                reason,
-                example,
-            }
+            super::Rule::of($family, $reach, name, level, matches, reason, example)
         }
     };
 }
@@ -202,6 +186,38 @@ pub struct Rule {
     pub reason: &'static str,
     /// Shell code that sets it off (the table's test runs every one).
     pub example: &'static str,
+}
+
+/// The arguments that do not start with `-` (what a subcommand match looks at: `docker volume
+/// rm`, `systemctl restart`), in order.
+pub(crate) fn not_options(args: &[String]) -> Vec<&str> {
+    args.iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect()
+}
+
+impl Rule {
+    /// A row of `family` reaching `reach` (what [`family_rule!`] builds its `rule` with).
+    const fn of(
+        family: Family,
+        reach: Reach,
+        name: &'static str,
+        level: Level,
+        matches: &'static str,
+        reason: &'static str,
+        example: &'static str,
+    ) -> Rule {
+        Rule {
+            name,
+            family,
+            level,
+            reach,
+            matches,
+            reason,
+            example,
+        }
+    }
 }
 
 /// Every rule, by family. A rule's code uses its row; a row not listed here is a mistake the

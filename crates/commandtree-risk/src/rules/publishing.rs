@@ -313,11 +313,7 @@ impl Analyser<'_> {
             }
             "docker" | "podman" | "nerdctl" => {
                 let args = c.arg_texts();
-                let pos: Vec<&str> = args
-                    .iter()
-                    .filter(|a| !a.starts_with('-'))
-                    .map(String::as_str)
-                    .collect();
+                let pos = super::not_options(&args);
                 match pos.as_slice() {
                     // Docker's own data, judged by `containers`.
                     ["system", "prune", ..] | ["volume", "prune", ..] | ["volume", "rm", ..] => {}

@@ -167,11 +167,7 @@ impl DepsView {
             .saturating_sub(footer.len())
             .max(1);
         self.page = room;
-        if self.sel < self.scroll {
-            self.scroll = self.sel;
-        } else if self.sel >= self.scroll + room {
-            self.scroll = self.sel + 1 - room;
-        }
+        self.scroll = super::in_view(self.sel, self.scroll, room);
         // The heading above the first command stays in view.
         if self.scroll == 1 && self.sel < room {
             self.scroll = 0;

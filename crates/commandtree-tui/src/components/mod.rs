@@ -131,6 +131,18 @@ pub fn scroll(at: &mut usize, a: Action, page: usize, last: usize) -> bool {
     true
 }
 
+/// The first row a list shows so that row `sel` is in view, from `scroll` (the first row shown
+/// until now) and `room` (rows it has).
+pub fn in_view(sel: usize, scroll: usize, room: usize) -> usize {
+    if sel < scroll {
+        sel
+    } else if sel >= scroll + room {
+        sel + 1 - room
+    } else {
+        scroll
+    }
+}
+
 /// A path relative to the workspace root, for display.
 pub fn rel(root: &std::path::Path, p: &str) -> String {
     match std::path::Path::new(p).strip_prefix(root) {

@@ -75,11 +75,7 @@ impl ProblemList {
             .saturating_sub(footer.len())
             .max(1);
         self.page = room;
-        if self.sel < self.scroll {
-            self.scroll = self.sel;
-        } else if self.sel >= self.scroll + room {
-            self.scroll = self.sel + 1 - room;
-        }
+        self.scroll = super::in_view(self.sel, self.scroll, room);
         let mut lines: Vec<Line> = if self.problems.is_empty() {
             vec![Line::styled(
                 "No problems found in its output (errors and warnings of compilers, linters, test runners and tracebacks are read).",
