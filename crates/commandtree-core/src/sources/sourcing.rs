@@ -463,6 +463,25 @@ mod tests {
             vars(&fs, "/w/x.sh", ". lib/outer.sh\necho $TOOL_HOME\n"),
             ["TOOL_HOME"]
         );
+        // The files themselves, with the line that sources each and the file it is sourced
+        // from; a path from the root also serves a script in a subfolder.
+        let file = SourceFile {
+            path: Path::new("/w/scripts/reset.sh"),
+            content: "",
+            executable: true,
+            root: Path::new("/w"),
+            fs: &fs,
+        };
+        let got = sourced(&file, "cmd=reset\nsource lib/outer.sh\n$cmd\n").files;
+        let rels: Vec<(&str, Option<usize>, u32)> = got
+            .iter()
+            .map(|f| (f.rel.as_str(), f.from, f.line))
+            .collect();
+        assert_eq!(
+            rels,
+            [("lib/outer.sh", None, 2), ("lib/env.sh", Some(0), 1)]
+        );
+        assert_eq!(got[1].hash.len(), 64);
         // A file chosen at run time, or outside the project, tells nothing.
         let t = "for s in $hooks; do source \"$s\"; done\nsource ~/.toolrc\necho $TOOL_HOME\n";
         assert!(vars(&fs, "/w/x.sh", t).is_empty());
