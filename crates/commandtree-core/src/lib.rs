@@ -24,7 +24,8 @@ pub use discover::{Cancelled, Discovery, FileHook, Options};
 pub use incremental::{Delta, Index};
 pub use kind::CommandType;
 pub use model::{
-    CommandItem, Definition, ParamDef, ParamFormat, ShellCode, StepHow, StepRef, StepScope, Warning,
+    CommandItem, Definition, ParamDef, ParamFormat, ShellCode, SourcedFile, StepHow, StepRef,
+    StepScope, Warning,
 };
 pub use settings::{Settings, SortOrder};
 pub use workspace::Workspace;

@@ -131,6 +131,12 @@ pub struct CommandItem {
     /// contract.
     #[serde(skip)]
     pub sourced_vars: Vec<String>,
+    /// The project files a shell script sources (`source scripts/_lib.sh`), in the order they
+    /// were found, nested ones included; set by the shell parser. Sourcing runs a file's code
+    /// where the `source` line is, so the analyser reads them as if written there. Not in the
+    /// JSON contract.
+    #[serde(skip)]
+    pub sourced: Vec<SourcedFile>,
     /// Other names the tool runs it by (just `alias b := build`); not in the JSON contract.
     #[serde(skip)]
     pub aliases: Vec<String>,
@@ -182,6 +188,24 @@ pub struct ShellCode {
     pub line: u32,
     /// The prerequisite (a file target) whose recipe this is; `None` for the command's own.
     pub via: Option<String>,
+}
+
+/// A project file a shell script sources, as discovery read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcedFile {
+    pub path: PathBuf,
+    /// `path` from the workspace root, for messages.
+    pub rel: String,
+    /// The workspace root: the file is read again only while its real path is inside.
+    pub root: PathBuf,
+    /// The file whose `source` line reads it: `None` for the script itself, else an index into
+    /// the same list (always an earlier entry).
+    pub from: Option<usize>,
+    /// 1-based line of that `source` command in `from`.
+    pub line: u32,
+    /// SHA-256 (lowercase hex) of the text discovery read: findings are keyed by it, and a
+    /// file that reads otherwise now is not used.
+    pub hash: String,
 }
 
 /// The file and line that hold an included command's text.

@@ -320,9 +320,11 @@ impl FileHook for Prescan {
             let from_file = subject.is_some();
             let subject = subject.unwrap_or(std::borrow::Cow::Borrowed(item.command.as_str()));
             let key = commandtree_risk::analysis_key(item, from_file);
-            let findings = self
-                .memo
-                .get_or(&key, &subject, || analyse_text(item, &subject, from_file));
+            // The files a script sources are read through the walk's `fs` too.
+            let read = |f: &commandtree_core::SourcedFile| fs.read(&f.path);
+            let findings = self.memo.get_or(&key, &subject, || {
+                commandtree_risk::analyse_command_with(item, &subject, from_file, &read)
+            });
             if self.hashing {
                 let hash = commandtree_risk::scan_hash(item, &subject);
                 found.push((item.id.clone(), hash, findings));

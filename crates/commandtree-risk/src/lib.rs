@@ -24,7 +24,8 @@
 //!
 //! - `analyse(kind, text)`: the findings, in line order.
 //! - `analyse_command(item, text, from_file)`: the same for a discovered command, which may
-//!   carry more than its text (a make recipe's variables, a Compose command's services).
+//!   carry more than its text (a make recipe's variables, a Compose command's services, the
+//!   project files a script sources, read where it sources them: `sourced`).
 //! - `warning_text(findings)`: the one line a user sees.
 //! - `normalise_warning(text)`: a model's (or another tool's) warning, or `None` when it is
 //!   a placeholder or a negation ("none", "Not a security warning", "N/A", …).
@@ -41,6 +42,7 @@ mod flow;
 mod other;
 mod rules;
 mod shell;
+mod sourced;
 mod warning;
 mod workflow;
 
@@ -54,7 +56,7 @@ pub use warning::{
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 7;
+pub const ANALYSER_VERSION: u32 = 8;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -175,6 +177,18 @@ pub fn analyse_command(
     text: &str,
     from_file: bool,
 ) -> Vec<Finding> {
+    analyse_command_with(item, text, from_file, &sourced::read_from_disk)
+}
+
+/// [`analyse_command`] reading the project files a script sources (`CommandItem::sourced`)
+/// with `read`: they are read as if written where the script sources them. A file that reads
+/// otherwise than discovery read it (its hash) is left out.
+pub fn analyse_command_with(
+    item: &commandtree_core::CommandItem,
+    text: &str,
+    from_file: bool,
+    read: &dyn Fn(&commandtree_core::SourcedFile) -> Option<String>,
+) -> Vec<Finding> {
     if !from_file {
         if extract::is_document(&item.kind) {
             return Vec::new();
@@ -184,19 +198,38 @@ pub fn analyse_command(
     match item.kind.as_str() {
         "make" if !item.run_code.is_empty() => make_findings(item, text),
         "docker" if !starts_containers(item) => Vec::new(),
-        kind => analyse_with(kind, text, item.below_root, &item.sourced_vars),
+        kind => match sourced::combine(text, &item.sourced, read) {
+            Some(c) if !item.sourced.is_empty() => {
+                let found = analyse_with(kind, &c.text, item.below_root, &item.sourced_vars);
+                let mut out = Vec::new();
+                merge(&mut out, c.map_back(found, &item.sourced));
+                sort(&mut out);
+                out
+            }
+            _ => analyse_with(kind, text, item.below_root, &item.sourced_vars),
+        },
     }
 }
 
 /// What besides its text decides a command's findings: commands whose texts and keys are
 /// equal have equal findings, so a caller may analyse such a text once.
 pub fn analysis_key(item: &commandtree_core::CommandItem, from_file: bool) -> String {
-    format!(
+    let mut key = format!(
         "{}\0{}\0{}",
         item.below_root,
         item.sourced_vars.join(" "),
         analysis_key_of_kind(item, from_file)
-    )
+    );
+    for f in &item.sourced {
+        key.push_str(&format!(
+            "\0{}\0{}\0{}\0{}",
+            f.rel,
+            f.from.map_or(0, |i| i + 1),
+            f.line,
+            f.hash
+        ));
+    }
+    key
 }
 
 fn analysis_key_of_kind(item: &commandtree_core::CommandItem, from_file: bool) -> String {
@@ -304,6 +337,13 @@ pub fn scan_hash(item: &commandtree_core::CommandItem, text: &str) -> String {
     h.update((item.sourced_vars.len() as u64).to_le_bytes());
     for v in &item.sourced_vars {
         part(&mut h, v);
+    }
+    h.update((item.sourced.len() as u64).to_le_bytes());
+    for f in &item.sourced {
+        part(&mut h, &f.rel);
+        h.update((f.from.map_or(0, |i| i + 1) as u64).to_le_bytes());
+        h.update(f.line.to_le_bytes());
+        part(&mut h, &f.hash);
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

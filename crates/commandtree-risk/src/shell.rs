@@ -1047,6 +1047,17 @@ impl Analyser<'_> {
         if append && conditional(n) {
             return;
         }
+        // `x="$(… && echo "$engine compose" || echo '')"`: what it prints; the first text it
+        // may print stands for it, as a literal value does.
+        if !append
+            && let Some(v) = n
+                .child_by_field_name("value")
+                .and_then(|v| self.printed_values(v))
+        {
+            let first = v.into_iter().find(|x| !x.is_empty()).unwrap_or_default();
+            self.vars.insert(name, first);
+            return;
+        }
         let before = if append {
             self.vars.get(&name).cloned()
         } else {
@@ -1093,6 +1104,72 @@ impl Analyser<'_> {
             None => value,
         };
         self.vars.insert(name, value);
+    }
+
+    /// The values a command substitution that is the whole of `value` prints, when all it
+    /// prints is literal text (`echo`, `printf` without a format) and whatever else it runs
+    /// prints nothing (a test, output sent to /dev/null): each `echo` is one value it may have.
+    fn printed_values(&self, value: Node) -> Option<Vec<String>> {
+        let mut v = value;
+        if v.kind() == "string" && v.named_child_count() == 1 {
+            v = v.named_child(0)?;
+        }
+        if v.kind() != "command_substitution" {
+            return None;
+        }
+        let mut out: Vec<String> = Vec::new();
+        let mut stack = vec![(v, 0usize)];
+        while let Some((k, depth)) = stack.pop() {
+            if depth > MAX_TREE_DEPTH {
+                return None;
+            }
+            match k.kind() {
+                "command_substitution" | "process_substitution" | "subshell" if k != v => {
+                    return None;
+                }
+                "command" => {
+                    let name_node = k.child_by_field_name("name")?;
+                    let name = self.word(name_node).literal().unwrap_or_default();
+                    let args = self.arg_words(k, name_node);
+                    let printed = match name.as_str() {
+                        "echo" => {
+                            let words: Vec<&Word> = args
+                                .iter()
+                                .skip_while(|a| matches!(a.text().as_str(), "-n" | "-e" | "-E"))
+                                .collect();
+                            words
+                                .iter()
+                                .map(|w| w.literal())
+                                .collect::<Option<Vec<String>>>()?
+                                .join(" ")
+                        }
+                        "printf" => {
+                            let format = args.first()?.literal()?;
+                            let rest = args[1..]
+                                .iter()
+                                .map(Word::literal)
+                                .collect::<Option<Vec<String>>>()?;
+                            match format.trim_end_matches("\\n") {
+                                "%s" => rest.join(" "),
+                                f if !f.contains('%') && rest.is_empty() => f.to_string(),
+                                _ => return None,
+                            }
+                        }
+                        "[" | "[[" | "test" | "true" | "false" | ":" => continue,
+                        _ if silenced(k, self.src) => continue,
+                        _ => return None,
+                    };
+                    if !out.contains(&printed) {
+                        out.push(printed);
+                    }
+                }
+                _ => {
+                    let mut c = k.walk();
+                    stack.extend(k.named_children(&mut c).map(|x| (x, depth + 1)));
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
     }
 
     /// The literal default of `${name:-default}` (also `-`, `=`, `:=`) when `value` is just
@@ -1197,8 +1274,14 @@ impl Analyser<'_> {
             }
             "string_content" => out.push(Piece::Lit(unescape_dq(&self.text(n)))),
             "simple_expansion" => {
+                // In a string, the grammar starts the node at the blank before it (`"$a $b"`):
+                // that blank is text.
                 let t = self.text(n);
-                out.push(self.var_piece(t.trim_start_matches('$'), false));
+                let name = t.trim_start();
+                if name.len() < t.len() {
+                    out.push(Piece::Lit(t[..t.len() - name.len()].to_string()));
+                }
+                out.push(self.var_piece(name.trim_start_matches('$'), false));
             }
             "expansion" => {
                 let t = self.text(n);
@@ -1706,6 +1789,26 @@ impl Analyser<'_> {
             }
         }
     }
+}
+
+/// Whether command `n` prints nothing: its output goes to /dev/null (`&>/dev/null`,
+/// `>/dev/null`).
+fn silenced(n: Node, src: &[u8]) -> bool {
+    let Some(p) = n.parent().filter(|p| p.kind() == "redirected_statement") else {
+        return false;
+    };
+    let mut c = p.walk();
+    p.children_by_field_name("redirect", &mut c).any(|r| {
+        let t: String = r.utf8_text(src).unwrap_or("").split_whitespace().collect();
+        [
+            "&>/dev/null",
+            ">/dev/null",
+            "1>/dev/null",
+            "&>>/dev/null",
+            ">>/dev/null",
+        ]
+        .contains(&t.as_str())
+    })
 }
 
 /// Whether `n` runs only on some paths: under an `if`, a `case`, a loop or a `&&`/`||` list

@@ -3,6 +3,7 @@
 
 use super::*;
 use commandtree_core::{CommandItem, ShellCode};
+use sha2::Digest;
 use std::path::Path;
 
 fn lvl(kind: &str, text: &str) -> Option<Level> {
@@ -1204,5 +1205,135 @@ fn docker_volume_remove_is_docker_volume_rm() {
     quiet(
         "shell",
         "docker volume list\ndocker volume inspect sentry-data\n",
+    );
+}
+
+/// A script whose sourced project files (`path` → text) discovery found, each sourced at the
+/// given line of the script (`from: None`) or of an earlier file.
+fn sourcing(files: &[(&str, Option<usize>, u32, &str)]) -> (CommandItem, Vec<String>) {
+    let mut item = CommandItem::new("shell", Path::new("/w/scripts/run.sh"), "run.sh", "run.sh");
+    let mut texts = Vec::new();
+    for (rel, from, line, text) in files {
+        item.sourced.push(commandtree_core::SourcedFile {
+            path: Path::new("/w").join(rel),
+            rel: rel.to_string(),
+            root: "/w".into(),
+            from: *from,
+            line: *line,
+            hash: sha2::Sha256::digest(text.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        });
+        texts.push(text.to_string());
+    }
+    (item, texts)
+}
+
+fn analyse_sourcing(item: &CommandItem, texts: &[String], script: &str) -> Vec<Finding> {
+    let read = |f: &commandtree_core::SourcedFile| {
+        item.sourced
+            .iter()
+            .position(|g| g.path == f.path)
+            .map(|i| texts[i].clone())
+    };
+    analyse_command_with(item, script, true, &read)
+}
+
+#[test]
+fn a_sourced_files_code_runs_where_it_is_sourced() {
+    // scripts/reset.sh of a Compose stack: the function `$cmd` names is the sourced file's.
+    let lib = "#!/usr/bin/env bash\nset -e\nfunction reset() {\n  docker volume remove \"$1\"\n}\nfunction backup() {\n  echo backup\n}\n";
+    let script = "#!/usr/bin/env bash\ncmd=reset\nsource scripts/_lib.sh\n$cmd sentry-data\n";
+    let (item, texts) = sourcing(&[("scripts/_lib.sh", None, 3, lib)]);
+    let f = analyse_sourcing(&item, &texts, script);
+    assert_eq!(level(&f), Some(Level::Danger), "{f:#?}");
+    assert_eq!(f[0].line, 3, "{f:#?}");
+    assert!(
+        f[0].reason
+            .starts_with("sources `scripts/_lib.sh`, whose line 4 deletes Docker volumes"),
+        "{f:#?}"
+    );
+    // The same library sourced by a script that calls none of its functions: nothing.
+    let quiet_script = "#!/usr/bin/env bash\nsource scripts/_lib.sh\necho done\n";
+    let (item2, texts2) = sourcing(&[("scripts/_lib.sh", None, 2, lib)]);
+    assert_eq!(analyse_sourcing(&item2, &texts2, quiet_script), []);
+    // Top-level code of a sourced step runs, also two files deep; told through the file
+    // between.
+    let step = "echo stopping\ndocker volume rm sentry-postgres\n";
+    let steps = "source install/step.sh\n";
+    let script = "#!/bin/bash\nsource install/steps.sh\necho ok\n";
+    let (item3, texts3) = sourcing(&[
+        ("install/steps.sh", None, 2, steps),
+        ("install/step.sh", Some(0), 1, step),
+    ]);
+    let f = analyse_sourcing(&item3, &texts3, script);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].line, 2);
+    assert!(
+        f[0].reason.starts_with(
+            "sources `install/step.sh` (through `install/steps.sh`), whose line 2 deletes"
+        ),
+        "{f:#?}"
+    );
+    // A script's own findings keep their lines after the lines put in.
+    let script = "#!/bin/bash\nsource install/steps.sh\nsudo true\n";
+    let f = analyse_sourcing(&item3, &texts3, script);
+    assert!(
+        f.iter().any(|x| x.line == 3 && x.reason.contains("root")),
+        "{f:#?}"
+    );
+    // A sourced file's `rm -rf` of a folder inside the project stays quiet, as inline.
+    let clean = "dir=build/out\nrm -rf \"$dir\"\n";
+    let (item4, texts4) = sourcing(&[("scripts/clean.sh", None, 2, clean)]);
+    assert_eq!(
+        analyse_sourcing(&item4, &texts4, "#!/bin/sh\n. scripts/clean.sh\n"),
+        []
+    );
+    // A file that reads otherwise than discovery read it is left out, and what the files are
+    // is part of the key and the hash.
+    let changed = vec!["function reset() { :; }\n".to_string()];
+    let (item5, _) = sourcing(&[("scripts/_lib.sh", None, 3, lib)]);
+    let script = "#!/usr/bin/env bash\ncmd=reset\nsource scripts/_lib.sh\n$cmd sentry-data\n";
+    assert_eq!(analyse_sourcing(&item5, &changed, script), []);
+    let (other, _) = sourcing(&[("scripts/_lib.sh", None, 3, "function reset() { :; }\n")]);
+    assert_ne!(analysis_key(&item5, true), analysis_key(&other, true));
+    assert_ne!(scan_hash(&item5, script), scan_hash(&other, script));
+}
+
+#[test]
+fn a_variable_set_from_what_a_command_prints_holds_that_text() {
+    // install/dc-detect-version.sh of a Compose stack, then a unit test's cleanup.
+    let text = r#"#!/usr/bin/env bash
+export CONTAINER_ENGINE="docker"
+if [[ "${CONTAINER_ENGINE_PODMAN:-0}" -eq 1 ]]; then
+  export CONTAINER_ENGINE="podman"
+fi
+dc_base="$(${CONTAINER_ENGINE} compose version --short &>/dev/null && echo "$CONTAINER_ENGINE compose" || echo '')"
+if [[ "$CONTAINER_ENGINE" == "podman" ]]; then
+  NO_ANSI="--no-ansi"
+else
+  NO_ANSI="--ansi never"
+fi
+dc="$dc_base $NO_ANSI --env-file .env"
+$dc down -v --remove-orphans
+"#;
+    let f = analyse("shell", text);
+    assert_eq!(level(&f), Some(Level::Caution), "{f:#?}");
+    assert!(f[0].reason.contains("compose down -v"), "{f:#?}");
+    // The standalone Compose too.
+    warned(
+        "shell",
+        "dc=\"$(docker-compose version &>/dev/null && echo docker-compose)\"\n$dc down --volumes\n",
+        Level::Caution,
+    );
+    // What else it runs may print: then what it holds is not known.
+    quiet(
+        "shell",
+        "dc=\"$(find_compose || echo 'docker compose')\"\n$dc down -v\n",
+    );
+    quiet(
+        "shell",
+        "dc=\"$(docker compose version &>/dev/null && echo 'docker compose')\"\n$dc up -d\n",
     );
 }

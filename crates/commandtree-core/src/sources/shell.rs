@@ -9,7 +9,7 @@ use super::common::{
     LicenceHeader, one_command, param_comments, script_steps_of, shebang, tag_comment,
 };
 use super::script_runs::sibling_steps;
-use super::sourcing::sourced_vars;
+use super::sourcing::sourced;
 use super::{Parsed, SourceFile};
 use crate::model::{CommandItem, ParamDef};
 use crate::text;
@@ -42,7 +42,9 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             item.steps.push(step);
         }
     }
-    item.sourced_vars = sourced_vars(file, content);
+    let sourced = sourced(file, content);
+    item.sourced_vars = sourced.vars;
+    item.sourced = sourced.files;
     one_command(item)
 }
 

@@ -6,14 +6,22 @@
 //! Only literal paths, the script's own folder (`$(dirname "$0")`, `${BASH_SOURCE%/*}`, a
 //! variable set from one of those) and paths under it are followed, inside the root, two files
 //! deep; every file read is a dependency of the script (through `Fs`).
+//!
+//! The files themselves are kept too (`CommandItem::sourced`: path, where it is sourced, a hash
+//! of its text): sourcing runs a file's code at that line, so the analyser reads it there.
 
 use super::SourceFile;
 use super::common::normalize_path;
+use crate::model::SourcedFile;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Sourced files read for one script, nested ones included.
 const MAX_FILES: usize = 16;
+/// The text of one file whose code the analyser reads with the script, and of all of them: a
+/// bound on the work of analysing every script that sources a file.
+const MAX_CODE: usize = 48 * 1024;
+const MAX_BYTES: usize = 128 * 1024;
 /// `a.sh` sources `b.sh`, which sources `c.sh`.
 const MAX_DEPTH: usize = 2;
 
@@ -28,9 +36,18 @@ pub(crate) fn is_place_name(name: &str) -> bool {
         || matches!(upper.as_str(), "GOPATH" | "GOROOT" | "RVM_PATH")
 }
 
-/// The place variables `content` (the script `file`) reads that the project files it sources
-/// set, sorted.
-pub(crate) fn sourced_vars(file: &SourceFile<'_>, content: &str) -> Vec<String> {
+/// What a script takes from the project files it sources.
+#[derive(Debug, Default)]
+pub(crate) struct Sourced {
+    /// The place variables the script reads that those files set, sorted.
+    pub vars: Vec<String>,
+    /// The files, shallowest first (`CommandItem::sourced`).
+    pub files: Vec<SourcedFile>,
+}
+
+/// What `content` (the script `file`) takes from the project files it sources: every file it
+/// sources (nested ones too, within the limits), and the place variables they set.
+pub(crate) fn sourced(file: &SourceFile<'_>, content: &str) -> Sourced {
     // A name the script sets itself needs no other file, unless it only gives the caller's
     // value a default (`X="${X:-…}"`), which the analyser does not count as setting it.
     let sets_itself = |n: &str| {
@@ -43,21 +60,22 @@ pub(crate) fn sourced_vars(file: &SourceFile<'_>, content: &str) -> Vec<String> 
         .into_iter()
         .filter(|n| is_place_name(n) && !sets_itself(n))
         .collect();
-    if wanted.is_empty() {
-        return Vec::new();
-    }
     let cwd = file.dir();
     let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut files: Vec<SourcedFile> = Vec::new();
     let mut seen: Vec<PathBuf> = vec![file.path.to_path_buf()];
-    let mut queue: Vec<(PathBuf, usize)> = sourced_files(file, content, file.path, cwd)
-        .into_iter()
-        .map(|p| (p, 1))
-        .collect();
-    // Once every name is found, the rest cannot change the answer.
-    while let Some((path, depth)) = queue.pop() {
-        if found.len() == wanted.len() {
-            break;
-        }
+    let mut bytes = 0usize;
+    // Breadth first, so a file sourced both by the script and by a file it sources is read
+    // where the script sources it.
+    // (file, depth, the file sourcing it: `None` for the script, `Some(None)` for one whose
+    // code is not kept, line).
+    type Queued = (PathBuf, usize, Option<Option<usize>>, u32);
+    let mut queue: std::collections::VecDeque<Queued> =
+        sourced_files(file, content, file.path, cwd)
+            .into_iter()
+            .map(|(p, line)| (p, 1, None, line))
+            .collect();
+    while let Some((path, depth, from, line)) = queue.pop_front() {
         if seen.contains(&path) || seen.len() > MAX_FILES {
             continue;
         }
@@ -70,13 +88,50 @@ pub(crate) fn sourced_vars(file: &SourceFile<'_>, content: &str) -> Vec<String> 
                 found.insert(name.clone());
             }
         }
-        if depth < MAX_DEPTH && found.len() < wanted.len() {
-            for p in sourced_files(file, &text, &path, cwd) {
-                queue.push((p, depth + 1));
+        let from = match from {
+            None => Some(None),
+            Some(Some(i)) => Some(Some(i)),
+            Some(None) => None,
+        };
+        // A big library (nvm.sh) is not read into every script that sources it: only the place
+        // variables it sets count, as for the files it sources.
+        let keep = from.is_some() && text.len() <= MAX_CODE && bytes + text.len() <= MAX_BYTES;
+        let index = keep.then_some(files.len());
+        if depth < MAX_DEPTH {
+            for (p, l) in sourced_files(file, &text, &path, cwd) {
+                queue.push_back((p, depth + 1, Some(index), l));
             }
         }
+        let (Some(index), Some(from)) = (index, from) else {
+            continue;
+        };
+        bytes += text.len();
+        debug_assert_eq!(index, files.len());
+        files.push(SourcedFile {
+            rel: path
+                .strip_prefix(file.root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned(),
+            path: path.clone(),
+            root: file.root.to_path_buf(),
+            from,
+            line,
+            hash: sha256_hex(&text),
+        });
     }
-    found.into_iter().collect()
+    Sourced {
+        vars: found.into_iter().collect(),
+        files,
+    }
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The names `$NAME` and `${NAME…}` read in `text`.
@@ -124,9 +179,16 @@ pub(crate) fn assigns(text: &str, name: &str) -> bool {
     text.contains(&format!("${{{name}:=")) || text.contains(&format!("${{{name}="))
 }
 
-/// The project files `text` (the file at `path`) sources, in order. Literal relative paths are
-/// taken from `cwd`, where the script runs; the file's own folder from `path`.
-fn sourced_files(file: &SourceFile<'_>, text: &str, path: &Path, cwd: &Path) -> Vec<PathBuf> {
+/// The project files `text` (the file at `path`) sources, in order, each with the 1-based line
+/// of its `source` command. Literal relative paths are taken from `cwd`, where the script runs,
+/// or else from the root (a script in a subfolder written to be run from the project root,
+/// `source scripts/_lib.sh`); the file's own folder from `path`.
+fn sourced_files(
+    file: &SourceFile<'_>,
+    text: &str,
+    path: &Path,
+    cwd: &Path,
+) -> Vec<(PathBuf, u32)> {
     let here = path.parent().unwrap_or(file.root);
     // Found with the standard library's searcher: a big sourced library (nvm.sh) is read for
     // every test that sources it.
@@ -136,8 +198,8 @@ fn sourced_files(file: &SourceFile<'_>, text: &str, path: &Path, cwd: &Path) -> 
         .filter(|&(i, _)| command_start(text, i))
         .collect();
     starts.sort_unstable();
-    let mut out = Vec::new();
-    for (_, after) in starts {
+    let mut out: Vec<(PathBuf, u32)> = Vec::new();
+    for (at, after) in starts {
         let line_end = text[after..].find('\n').map_or(text.len(), |n| after + n);
         let Some(word) = first_word(text[after..line_end].trim_start()) else {
             continue;
@@ -145,9 +207,15 @@ fn sourced_files(file: &SourceFile<'_>, text: &str, path: &Path, cwd: &Path) -> 
         let Some(target) = resolve(&word, here, cwd, text) else {
             continue;
         };
-        let target = normalize_path(&target);
-        if target.starts_with(file.root) && file.fs.is_file(&target) && !out.contains(&target) {
-            out.push(target);
+        let usable = |t: &Path| t.starts_with(file.root) && file.fs.is_file(t);
+        let mut target = normalize_path(&target);
+        let literal = word.replace(['"', '\''], "");
+        if !usable(&target) && !literal.contains(['$', '`']) {
+            target = normalize_path(&file.root.join(literal));
+        }
+        if usable(&target) && !out.iter().any(|(p, _)| *p == target) {
+            let line = text[..at].bytes().filter(|b| *b == b'\n').count() as u32 + 1;
+            out.push((target, line));
         }
     }
     out
@@ -362,7 +430,7 @@ mod tests {
             root: Path::new("/w"),
             fs,
         };
-        sourced_vars(&file, content)
+        sourced(&file, content).vars
     }
 
     #[test]
@@ -395,6 +463,25 @@ mod tests {
             vars(&fs, "/w/x.sh", ". lib/outer.sh\necho $TOOL_HOME\n"),
             ["TOOL_HOME"]
         );
+        // The files themselves, with the line that sources each and the file it is sourced
+        // from; a path from the root also serves a script in a subfolder.
+        let file = SourceFile {
+            path: Path::new("/w/scripts/reset.sh"),
+            content: "",
+            executable: true,
+            root: Path::new("/w"),
+            fs: &fs,
+        };
+        let got = sourced(&file, "cmd=reset\nsource lib/outer.sh\n$cmd\n").files;
+        let rels: Vec<(&str, Option<usize>, u32)> = got
+            .iter()
+            .map(|f| (f.rel.as_str(), f.from, f.line))
+            .collect();
+        assert_eq!(
+            rels,
+            [("lib/outer.sh", None, 2), ("lib/env.sh", Some(0), 1)]
+        );
+        assert_eq!(got[1].hash.len(), 64);
         // A file chosen at run time, or outside the project, tells nothing.
         let t = "for s in $hooks; do source \"$s\"; done\nsource ~/.toolrc\necho $TOOL_HOME\n";
         assert!(vars(&fs, "/w/x.sh", t).is_empty());

@@ -59,12 +59,57 @@ pub(crate) const HOST_NAMESPACES: Rule = rule(
     "docker run --rm --network host nginx",
 );
 
+/// Options of `docker compose` itself that take a value.
+const COMPOSE_OPTIONS_WITH_VALUE: &[&str] = &[
+    "--ansi",
+    "--env-file",
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--profile",
+    "--project-directory",
+    "--progress",
+    "--parallel",
+];
+
 impl Analyser<'_> {
     pub(crate) fn containers(&mut self, c: &Cmd) {
+        // The standalone Compose (`docker-compose down -v`) is `docker compose`.
+        if matches!(c.name.as_str(), "docker-compose" | "podman-compose") {
+            let mut args = vec![Word::lit("compose")];
+            args.extend(c.args.iter().cloned());
+            let c = Cmd {
+                name: "docker".into(),
+                args,
+                line: c.line,
+                snippet: c.snippet.clone(),
+            };
+            return self.containers(&c);
+        }
         if !matches!(c.name.as_str(), "docker" | "podman" | "nerdctl") {
             return;
         }
         let args = c.arg_texts();
+        // `compose --ansi never --env-file .env down -v`: Compose's own options and their values
+        // come before its command.
+        if args.first().is_some_and(|a| a == "compose") {
+            let mut rest = args[1..].iter();
+            while let Some(a) = rest.next() {
+                if COMPOSE_OPTIONS_WITH_VALUE.contains(&a.as_str()) {
+                    rest.next();
+                    continue;
+                }
+                if a.starts_with('-') {
+                    continue;
+                }
+                if a == "down" && args.iter().any(|a| a == "-v" || a == "--volumes") {
+                    self.hit(&COMPOSE_VOLUMES, c.line, &c.snippet, &[]);
+                }
+                break;
+            }
+            return;
+        }
         let pos = super::not_options(&args);
         match pos.as_slice() {
             ["system", "prune", ..] => self.hit(&SYSTEM_PRUNE, c.line, &c.snippet, &[]),
@@ -72,12 +117,6 @@ impl Analyser<'_> {
                 self.hit(&VOLUMES, c.line, &c.snippet, &[])
             }
             [_, "prune", ..] => self.hit(&PRUNE, c.line, &c.snippet, &[]),
-            ["compose", "down", ..] | ["compose", ..]
-                if args.iter().any(|a| a == "-v" || a == "--volumes")
-                    && pos.get(1) == Some(&"down") =>
-            {
-                self.hit(&COMPOSE_VOLUMES, c.line, &c.snippet, &[])
-            }
             // Pushing an image is publishing's.
             _ => {}
         }
