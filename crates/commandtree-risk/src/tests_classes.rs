@@ -1337,3 +1337,60 @@ $dc down -v --remove-orphans
         "dc=\"$(docker compose version &>/dev/null && echo 'docker compose')\"\n$dc up -d\n",
     );
 }
+
+#[test]
+fn copying_a_folder_into_the_home_folder_replaces_the_users_dot_files() {
+    // A dotfiles installer: the repository's contents over the user's own files.
+    let bootstrap = "cd \"$(dirname \"${BASH_SOURCE}\")\";\n\
+                     rsync --exclude \".git/\" --exclude \"README.md\" -avh --no-perms . ~;\n";
+    warned("shell", bootstrap, Level::Danger);
+    let f = analyse("shell", bootstrap);
+    assert!(
+        f.iter()
+            .any(|x| x.reason.contains("the project folder into the home folder")),
+        "{f:#?}"
+    );
+    for code in [
+        "cp -r dotfiles/. \"$HOME\"",
+        "cp -a home/. ~/",
+        "rsync -a \"$DOTFILES/\" \"$HOME/\"",
+        "cp .??* ~",
+        "ln -sf \"$PWD\"/.[!.]* ~",
+        "mv -f dotfiles/.* $HOME",
+    ] {
+        warned("shell", code, Level::Danger);
+    }
+    // A named file lands under its own name and is judged there.
+    for (code, want) in [
+        ("cp .bashrc ~", "a shell startup file"),
+        ("ln -sf \"$PWD/.gitconfig\" ~", "a shell startup file"),
+        ("cp -t ~ .netrc", "a credentials file"),
+        ("install -m 600 netrc ~/.netrc", "a credentials file"),
+        ("cp tool.conf ~", "~/tool.conf, outside the project"),
+        ("rsync -a dotfiles ~", "~/dotfiles, outside the project"),
+        ("tar -xzf tool.tgz -C ~", "writes to ~, outside the project"),
+    ] {
+        let f = analyse("shell", code);
+        assert!(
+            level(&f) == Some(Level::Caution) || want.contains("credentials"),
+            "{code}\n{f:#?}"
+        );
+        assert!(f.iter().any(|x| x.reason.contains(want)), "{code}\n{f:#?}");
+    }
+    // Inside the project, a temporary folder, another machine, or reading from home.
+    for code in [
+        "rsync -a src/ build/",
+        "tmp=\"$(mktemp -d)\"\ncp -r . \"$tmp\"/",
+        "cp ~/.bashrc backup/",
+        "rsync -avz --exclude .git ./ deploy@example.com:~/",
+        "rsync . ~",
+    ] {
+        let f = analyse("shell", code);
+        assert!(
+            !f.iter().any(|x| x.reason.contains("home folder")
+                || x.reason.contains("writes to ~")),
+            "{code}\n{f:#?}"
+        );
+    }
+    quiet("shell", "rsync -a src/ build/\ncp ~/.bashrc backup/\n");
+}

@@ -345,6 +345,7 @@ pub const RULES: &[&Rule] = &[
     &writes::SYSTEM_CONFIG,
     &writes::SYSTEM_PREFIX,
     &writes::HOME_BIN,
+    &writes::OVER_HOME,
     &writes::HOME,
     &writes::WINDOWS,
     // Containers

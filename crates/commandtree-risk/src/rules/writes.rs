@@ -73,6 +73,14 @@ pub(crate) const HOME_BIN: Rule = rule(
     "installs a program into {}, outside the project",
     "cp tool ~/.local/bin/tool",
 );
+pub(crate) const OVER_HOME: Rule = rule(
+    "writes-over-home",
+    Level::Danger,
+    "a copy, sync or move of a folder's contents (`.`, `dir/.`, rsync's `dir/`) or of dot files \
+     (`.??*`, `.[!.]*`) into the home folder itself",
+    "copies {} into the home folder, over the user's own dot files (~/.bashrc, ~/.gitconfig, …)",
+    "rsync -avh --no-perms . ~",
+);
 pub(crate) const HOME: Rule = rule(
     "writes-home",
     Level::Caution,
@@ -148,8 +156,7 @@ impl Analyser<'_> {
         } else if dir_only {
         } else if let Some(rel) = home_rel(&t) {
             let rel = rel.trim_start_matches("./");
-            if rel.is_empty() || rel == ".cache" || rel.starts_with(".cache/") || tool_history(rel)
-            {
+            if rel == ".cache" || rel.starts_with(".cache/") || tool_history(rel) {
                 return;
             }
             if user_bin(rel) {
@@ -163,6 +170,44 @@ impl Analyser<'_> {
             }
         } else if windows_path(&t).is_some() {
             self.hit(&WINDOWS, line, snippet, &[&t]);
+        }
+    }
+
+    /// `cp`, `rsync`, `mv`, `ln`, `install` into the home folder itself: what lands there is
+    /// named by each source. A folder's contents or dot files replace the user's own dot
+    /// files; a named file is judged where it lands (`cp .bashrc ~` writes `~/.bashrc`).
+    fn into_home_root(&mut self, c: &Cmd, sources: &[&Word]) {
+        let recursive = match c.name.as_str() {
+            "rsync" => c.has_flag('a', "archive") || c.has_flag('r', "recursive"),
+            "cp" => {
+                c.has_flag('r', "recursive") || c.has_flag('R', "") || c.has_flag('a', "archive")
+            }
+            "mv" => true,
+            _ => false,
+        };
+        let mut named = Vec::new();
+        for s in sources {
+            let text = s.text();
+            if let Some(what) = contents_of(&c.name, &text, recursive) {
+                self.hit(&OVER_HOME, c.line, &c.snippet, &[&what]);
+                return;
+            }
+            let base = text.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            // A folder copied without recursion: skipped, nothing lands.
+            if matches!(base, "." | "") {
+                continue;
+            }
+            let known = !base.is_empty()
+                && !base.contains(['$', '*', '?', '['])
+                && base != "..";
+            named.push(if known {
+                Word::lit(&format!("~/{base}"))
+            } else {
+                Word::lit("~")
+            });
+        }
+        for w in named {
+            self.write_to(&w, c.line, &c.snippet, false);
         }
     }
 
@@ -182,18 +227,20 @@ impl Analyser<'_> {
                 }
             }
             "cp" | "mv" | "install" | "ln" | "rsync" => {
-                let ops = c.operands();
-                // `install -d DIR…` makes folders; otherwise the last operand is the target.
+                // `install -d DIR…` makes folders.
                 if name == "install" && c.has_flag('d', "directory") {
-                    for t in ops {
+                    for t in c.operands() {
                         self.write_to(t, c.line, &c.snippet, true);
                     }
-                } else if ops.len() >= 2
-                    && let Some(t) = ops.last()
+                } else if let Some((sources, t)) = copy_operands(c)
                     // Another machine's (`host:path`): publishing's.
                     && !(matches!(name, "rsync" | "cp") && remote_spec(&t.text()))
                 {
-                    self.write_to(t, c.line, &c.snippet, false);
+                    if landing(t).0.trim_end_matches('/') == "~" {
+                        self.into_home_root(c, &sources);
+                    } else {
+                        self.write_to(t, c.line, &c.snippet, false);
+                    }
                 }
             }
             "mkdir" => {
@@ -261,5 +308,105 @@ impl Analyser<'_> {
             }
             _ => {}
         }
+    }
+}
+
+/// The sources and the target of `cp`, `mv`, `install`, `ln`, `rsync` (`-t DIR` or the last
+/// operand), the values of their options skipped; `None` when no source is given.
+fn copy_operands(c: &Cmd) -> Option<(Vec<&Word>, &Word)> {
+    let with_value: &[&str] = match c.name.as_str() {
+        "rsync" => &[
+            "--exclude",
+            "--include",
+            "--exclude-from",
+            "--include-from",
+            "--filter",
+            "-f",
+            "-e",
+            "--rsh",
+            "--rsync-path",
+            "--files-from",
+            "--chmod",
+            "--chown",
+            "--usermap",
+            "--groupmap",
+            "--backup-dir",
+            "--suffix",
+            "--log-file",
+            "--log-file-format",
+            "--out-format",
+            "--password-file",
+            "--port",
+            "--partial-dir",
+            "--temp-dir",
+            "-T",
+            "--compare-dest",
+            "--copy-dest",
+            "--link-dest",
+            "-M",
+            "--remote-option",
+            "--max-size",
+            "--min-size",
+            "--max-delete",
+            "--timeout",
+            "--contimeout",
+            "--bwlimit",
+            "--iconv",
+            "--info",
+            "--debug",
+            "--skip-compress",
+            "--compress-level",
+            "--block-size",
+            "-B",
+        ],
+        "install" => &[
+            "-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t",
+        ],
+        _ => &["-S", "--suffix", "-t"],
+    };
+    let mut ops = Vec::new();
+    let mut target = None;
+    let mut args = c.args.iter();
+    let mut options = true;
+    while let Some(a) = args.next() {
+        let t = a.text();
+        if options && t == "--" {
+            options = false;
+        } else if options && t == "-t" {
+            target = args.next();
+        } else if options && with_value.contains(&t.as_str()) {
+            args.next();
+        } else if options && t.starts_with('-') && t.len() > 1 {
+        } else {
+            ops.push(a);
+        }
+    }
+    let target = match target {
+        Some(t) => t,
+        None if ops.len() >= 2 => ops.pop()?,
+        None => return None,
+    };
+    (!ops.is_empty()).then_some((ops, target))
+}
+
+/// What of the user's home a source copied into the home folder itself replaces, when it is
+/// more than one named file: a folder's contents (`.`, `dir/.`, rsync's `dir/`, copied
+/// recursively) or dot files picked by a pattern (`.??*`, `.[!.]*`).
+fn contents_of(tool: &str, source: &str, recursive: bool) -> Option<String> {
+    let last = source.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let folder = recursive
+        && (matches!(last, "." | "")
+            || (tool == "rsync" && source.ends_with('/')));
+    let dot_files = last.starts_with('.') && last.contains(['*', '?', '[']);
+    if folder {
+        Some(if matches!(source, "." | "./") {
+            "the project folder".to_string()
+        } else {
+            format!("the contents of {source}")
+        })
+    } else if dot_files {
+        Some(format!("the dot files {source}"))
+    } else {
+        None
     }
 }
