@@ -15,6 +15,9 @@ pub(crate) struct Word {
     pub text: String,
     /// No expansion, substitution or glob in it: its text is what the program receives.
     pub literal: bool,
+    /// The word as written, quotes and expansions kept (what a caller that follows a
+    /// variable or a substitution reads).
+    pub raw: String,
 }
 
 impl Word {
@@ -30,6 +33,11 @@ pub(crate) struct Simple {
     pub words: Vec<Word>,
     /// A `cd`/`pushd` ran earlier in the same text: the command may run in another folder.
     pub after_cd: bool,
+    /// How many `for`/`while`/`until` loops are open around it; a loop's own `for` line is
+    /// counted outside its loop, so its body is the commands after it with a higher count.
+    pub loops: u32,
+    /// Read from a `$(...)`, a backtick or `sh -c` code inside another command.
+    pub nested: bool,
 }
 
 impl Simple {
@@ -80,11 +88,13 @@ const PREFIXES: &[&str] = &[
 ];
 
 /// Where the commands read so far left the shell: a `cd` moves it for good; a `pushd` until
-/// its `popd`.
-#[derive(Default)]
+/// its `popd`. Also the loops open at this point. Code in `$(...)` or `sh -c` runs in another
+/// shell: it starts where the outer one is and moves only itself.
+#[derive(Default, Clone, Copy)]
 struct Cd {
     moved: bool,
     pushed: usize,
+    loops: u32,
 }
 
 fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd) {
@@ -102,7 +112,7 @@ fn split(text: &str, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd) {
         let tok = lx.next_token();
         let nested = std::mem::take(&mut lx.nested);
         for n in nested {
-            split(&n, depth + 1, out, cd);
+            split(&n, depth + 1, out, &mut cd.clone());
         }
         match tok {
             Token::Word(w) => {
@@ -134,7 +144,14 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd
     loop {
         let Some(first) = words.first() else { return };
         let drop_first = match first.lit() {
-            Some(w) if KEYWORDS.contains(&w) => true,
+            Some(w) if KEYWORDS.contains(&w) => {
+                match w {
+                    "while" | "until" => cd.loops += 1,
+                    "done" => cd.loops = cd.loops.saturating_sub(1),
+                    _ => {}
+                }
+                true
+            }
             // `VAR=x cmd`, `VAR="$y" cmd`: an assignment, whatever its value.
             _ if is_assignment(&first.text) => true,
             Some(w) if PREFIXES.contains(&w) => {
@@ -160,8 +177,11 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd
     let simple = Simple {
         words,
         after_cd: cd.moved || cd.pushed > 0,
+        loops: cd.loops,
+        nested: depth > 0,
     };
     match simple.program() {
+        Some("for" | "select") => cd.loops += 1,
         Some("cd") => cd.moved = true,
         Some("pushd") => cd.pushed += 1,
         Some("popd") if cd.pushed > 0 => cd.pushed -= 1,
@@ -185,7 +205,7 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd
         // The outer shell fills in its expansions first (`bash -lc "make test-$shell"`); they
         // are read again as expansions, so they still never make a name.
         let code = code.text.clone();
-        split(&code, depth + 1, out, cd);
+        split(&code, depth + 1, out, &mut cd.clone());
         return;
     }
     out.push(simple);
@@ -271,9 +291,11 @@ impl Lexer {
             '<' | '>' => return self.redirect(),
             _ => {}
         }
+        let start = self.i;
         let mut w = Word {
             text: String::new(),
             literal: true,
+            raw: String::new(),
         };
         while let Some(c) = self.peek(0) {
             match c {
@@ -343,6 +365,9 @@ impl Lexer {
                 }
             }
         }
+        w.raw = self.chars[start..self.i.min(self.chars.len())]
+            .iter()
+            .collect();
         Token::Word(w)
     }
 

@@ -127,7 +127,9 @@ pub(crate) fn normalize_path(path: &Path) -> PathBuf {
 /// Steps for the workspace's own scripts that `text` (shell code run in `cwd`) runs: each
 /// script is looked up from `cwd`, and with `from_root` then from the workspace root (release
 /// scripts are often written to run from there). A script is a step only when it is a file
-/// inside the root. A test runner handed a folder (`urchin test/fast`) runs every script there.
+/// inside the root. A test runner handed a folder (`urchin test/fast`) runs every script there,
+/// and so does a loop over a folder's scripts that runs each (`for t in tests/test_*.sh; do
+/// bash "$t"; done`).
 pub(crate) fn script_steps(
     file: &super::SourceFile<'_>,
     text: &str,
@@ -170,6 +172,11 @@ pub(crate) fn script_steps_of(
             kind: "shell".into(),
             file: path,
         });
+        if !out.contains(&step) {
+            out.push(step);
+        }
+    }
+    for step in super::script_loops::loop_steps(file, commands, cwd, from_root) {
         if !out.contains(&step) {
             out.push(step);
         }

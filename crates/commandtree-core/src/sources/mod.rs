@@ -36,6 +36,7 @@ pub mod procfile;
 pub mod pyproject;
 pub mod python;
 pub mod rake;
+pub(crate) mod script_loops;
 pub(crate) mod script_runs;
 pub mod sequence;
 pub mod shell;
