@@ -1387,8 +1387,8 @@ fn copying_a_folder_into_the_home_folder_replaces_the_users_dot_files() {
     ] {
         let f = analyse("shell", code);
         assert!(
-            !f.iter().any(|x| x.reason.contains("home folder")
-                || x.reason.contains("writes to ~")),
+            !f.iter()
+                .any(|x| x.reason.contains("home folder") || x.reason.contains("writes to ~")),
             "{code}\n{f:#?}"
         );
     }

@@ -1171,6 +1171,31 @@ mod tests {
         assert!(!s[0].after_cd);
         assert_eq!(s[1].program(), Some("make"));
         assert!(s[1].after_cd);
+        // A `cd` in a substitution or `sh -c` moves only that shell.
+        let s = simple_commands("ROOT=\"$(cd .. && pwd)\"\nsh -c 'cd x && make'\n./run.sh");
+        let run = s.iter().find(|c| c.program() == Some("run.sh")).unwrap();
+        assert!(!run.after_cd, "{s:?}");
+        let make = s.iter().find(|c| c.program() == Some("make")).unwrap();
+        assert!(make.after_cd && make.nested, "{s:?}");
+    }
+
+    #[test]
+    fn a_loops_body_is_counted_inside_it() {
+        let s = simple_commands(
+            "for f in a b; do\n  while read -r l; do echo \"$l\"; done < \"$f\"\n  bash \"$f\"\ndone\necho end",
+        );
+        let loops: Vec<(Option<&str>, u32)> = s.iter().map(|c| (c.program(), c.loops)).collect();
+        assert_eq!(
+            loops,
+            [
+                (Some("for"), 0),
+                (Some("read"), 2),
+                (Some("echo"), 2),
+                (Some("bash"), 1),
+                (Some("echo"), 0)
+            ]
+        );
+        assert_eq!(s[3].words[1].raw, "\"$f\"");
     }
 
     #[test]

@@ -125,7 +125,9 @@ pub(crate) fn loop_steps(
 /// shell only checking syntax (`-n`) or given code (`-c`) runs no file.
 fn run_word<'a>(cmd: &'a Simple, var: &str) -> Option<(&'a Word, bool)> {
     let first = cmd.words.first()?;
-    let uses = |w: &Word| parts(&w.raw).is_some_and(|ps| ps.iter().any(|p| matches!(p, Part::Var(n, _) if n == var)));
+    let uses = |w: &Word| {
+        parts(&w.raw).is_some_and(|ps| ps.iter().any(|p| matches!(p, Part::Var(n, _) if n == var)))
+    };
     if uses(first) {
         return Some((first, true));
     }
@@ -527,7 +529,10 @@ impl Ctx<'_, '_> {
             // A bare name as the program is looked up on PATH, not here.
             return None;
         } else {
-            self.bases.iter().map(|b| normalize_path(&b.join(v))).collect()
+            self.bases
+                .iter()
+                .map(|b| normalize_path(&b.join(v)))
+                .collect()
         };
         candidates.into_iter().find(|p| {
             p.starts_with(self.file.root)
@@ -838,7 +843,10 @@ fn parts(raw: &str) -> Option<Vec<Part>> {
                 Some(&n) if n.is_ascii_alphabetic() || n == b'_' => {
                     let start = i + 1;
                     let mut j = start;
-                    while b.get(j).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                    while b
+                        .get(j)
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                    {
                         j += 1;
                     }
                     flush(&mut lit, &mut out);
@@ -985,7 +993,11 @@ mod tests {
         for i in 0..200 {
             fs = fs.file(&format!("/w/t/test_{i:03}.sh"), "");
         }
-        let got = steps_of(&fs, "/w/run", "for f in t/test_*.sh; do bash \"$f\"; done\n");
+        let got = steps_of(
+            &fs,
+            "/w/run",
+            "for f in t/test_*.sh; do bash \"$f\"; done\n",
+        );
         assert_eq!(got.len(), MAX_LOOP_FILES);
     }
 }

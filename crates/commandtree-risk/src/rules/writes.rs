@@ -197,9 +197,7 @@ impl Analyser<'_> {
             if matches!(base, "." | "") {
                 continue;
             }
-            let known = !base.is_empty()
-                && !base.contains(['$', '*', '?', '['])
-                && base != "..";
+            let known = !base.is_empty() && !base.contains(['$', '*', '?', '[']) && base != "..";
             named.push(if known {
                 Word::lit(&format!("~/{base}"))
             } else {
@@ -393,10 +391,13 @@ fn copy_operands(c: &Cmd) -> Option<(Vec<&Word>, &Word)> {
 /// more than one named file: a folder's contents (`.`, `dir/.`, rsync's `dir/`, copied
 /// recursively) or dot files picked by a pattern (`.??*`, `.[!.]*`).
 fn contents_of(tool: &str, source: &str, recursive: bool) -> Option<String> {
-    let last = source.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-    let folder = recursive
-        && (matches!(last, "." | "")
-            || (tool == "rsync" && source.ends_with('/')));
+    let last = source
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
+    let folder =
+        recursive && (matches!(last, "." | "") || (tool == "rsync" && source.ends_with('/')));
     let dot_files = last.starts_with('.') && last.contains(['*', '?', '[']);
     if folder {
         Some(if matches!(source, "." | "./") {

@@ -407,3 +407,66 @@ fn a_tool_home_is_outside_the_project_unless_a_sourced_project_file_sets_it() {
         "{uninstall}"
     );
 }
+
+#[test]
+fn a_runner_looping_over_the_scripts_of_its_folder_brings_their_warnings() {
+    let w = Workspace::new();
+    w.write_executable(
+        "test/run.sh",
+        "#!/usr/bin/env bash\nsource \"$(dirname \"${0}\")/common.sh\"\n\
+         targets=\"$(\\ls \"$(dirname \"${0}\")\" | grep 'test_')\"\n\
+         for t in ${targets}; do\n  bash \"$(dirname \"${0}\")/${t}\" || errors+=( \"${t}\" )\ndone\n",
+    );
+    w.write(
+        "test/common.sh",
+        "#!/usr/bin/env bash\nlog() { echo \"$@\"; }\n",
+    );
+    w.write_executable(
+        "test/test_version_file.sh",
+        "#!/usr/bin/env bash\necho '0.15.0' > \"${HOME}/.terraform-version\"\n",
+    );
+    w.write_executable("test/test_list.sh", "#!/usr/bin/env bash\necho list\n");
+    // A loop that only reads the same scripts runs none of them.
+    w.write_executable(
+        "lint.sh",
+        "#!/bin/sh\nfor f in test/test_*.sh; do shellcheck \"$f\"; cat \"$f\"; done\n",
+    );
+    let run = warning(&w, "shell", "run.sh").expect("run.sh warned");
+    assert!(
+        run.contains(
+            "runs `test_version_file.sh`, which writes to ~/.terraform-version, outside the project"
+        ),
+        "{run}"
+    );
+    assert_eq!(warning(&w, "shell", "lint.sh"), None);
+    let deps = w.run(["deps", "shell:run.sh"]).success().stdout();
+    assert!(
+        deps.contains("test_version_file.sh (shell, call)"),
+        "{deps}"
+    );
+    assert!(deps.contains("test_list.sh (shell, call)"), "{deps}");
+    assert!(!deps.contains("common.sh (shell, call)"), "{deps}");
+}
+
+#[test]
+fn syncing_the_project_into_the_home_folder_is_a_danger() {
+    let w = Workspace::new();
+    w.write_executable(
+        "bootstrap.sh",
+        "#!/usr/bin/env bash\ncd \"$(dirname \"${BASH_SOURCE}\")\";\n\
+         rsync --exclude \".git/\" --exclude \"README.md\" -avh --no-perms . ~;\n",
+    );
+    w.write_executable(
+        "build.sh",
+        "#!/bin/sh\nrsync -a src/ build/\ncp ~/.bashrc backup/\nrsync -a ./ deploy@example.com:~/\n",
+    );
+    let boot = warning(&w, "shell", "bootstrap.sh").expect("bootstrap.sh warned");
+    assert!(
+        boot.starts_with(
+            "Danger: copies the project folder into the home folder, over the user's own dot files"
+        ),
+        "{boot}"
+    );
+    let build = warning(&w, "shell", "build.sh").unwrap_or_default();
+    assert!(!build.contains("home folder"), "{build}");
+}
