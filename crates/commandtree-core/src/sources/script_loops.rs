@@ -379,7 +379,6 @@ impl Ctx<'_, '_> {
         let mut names: Vec<(String, bool)> = Vec::new();
         let mut paths: Vec<String> = Vec::new();
         let (mut min, mut max) = (0usize, MAX_FIND_DEPTH);
-        let mut files_only = false;
         let mut executable = false;
         while let Some(w) = args.get(i) {
             let value = || args.get(i + 1).and_then(Word::lit);
@@ -392,11 +391,11 @@ impl Ctx<'_, '_> {
                     paths.push(value()?.to_string());
                     i += 1;
                 }
+                // Only files are collected: `-type f` says what the walk does anyway.
                 "-type" => {
                     if value()? != "f" {
                         return None;
                     }
-                    files_only = true;
                     i += 1;
                 }
                 "-maxdepth" | "-mindepth" => {
@@ -414,7 +413,6 @@ impl Ctx<'_, '_> {
             }
             i += 1;
         }
-        let _ = files_only;
         let fs = self.file.fs;
         let mut out = Vec::new();
         let mut seen = 0usize;
@@ -801,7 +799,7 @@ fn parts(raw: &str) -> Option<Vec<Part>> {
             }
             '\\' => {
                 let n = raw[i + 1..].chars().next()?;
-                if !(quoted && !matches!(n, '$' | '`' | '"' | '\\')) {
+                if !quoted || matches!(n, '$' | '`' | '"' | '\\') {
                     i += 1;
                 }
                 lit.push(raw[i..].chars().next()?);
@@ -991,7 +989,7 @@ mod tests {
     fn a_loop_runs_at_most_a_bounded_number_of_files() {
         let mut fs = MemFs::new();
         for i in 0..200 {
-            fs = fs.file(&format!("/w/t/test_{i:03}.sh"), "");
+            fs = fs.file(format!("/w/t/test_{i:03}.sh"), "");
         }
         let got = steps_of(
             &fs,

@@ -176,7 +176,7 @@ impl Analyser<'_> {
     /// `cp`, `rsync`, `mv`, `ln`, `install` into the home folder itself: what lands there is
     /// named by each source. A folder's contents or dot files replace the user's own dot
     /// files; a named file is judged where it lands (`cp .bashrc ~` writes `~/.bashrc`).
-    fn into_home_root(&mut self, c: &Cmd, sources: &[&Word]) {
+    fn copy_into_home(&mut self, c: &Cmd, sources: &[&Word]) {
         let recursive = match c.name.as_str() {
             "rsync" => c.has_flag('a', "archive") || c.has_flag('r', "recursive"),
             "cp" => {
@@ -235,7 +235,7 @@ impl Analyser<'_> {
                     && !(matches!(name, "rsync" | "cp") && remote_spec(&t.text()))
                 {
                     if landing(t).0.trim_end_matches('/') == "~" {
-                        self.into_home_root(c, &sources);
+                        self.copy_into_home(c, &sources);
                     } else {
                         self.write_to(t, c.line, &c.snippet, false);
                     }
