@@ -13,7 +13,8 @@
 # into the workspace's .commandtree/). CT=path/to/ct picks the binary; without it
 # target/release/ct is built. The model comes from scripts/fetch-test-model.sh (offline after).
 # SHOW_MISSES=1 lists every query whose first hybrid result is not acceptable (never a held-out
-# repository's). ROLES=tune,seen measures only the repositories of those roles.
+# repository's). ROLES=tune,seen measures only the repositories of those roles; MODES=hybrid only
+# that mode (default: lexical, semantic and hybrid).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-MODES = ["lexical", "semantic", "hybrid"]
+MODES = [m for m in os.environ.get("MODES", "lexical,semantic,hybrid").split(",") if m]
 
 
 def read_tsv(path):

@@ -20,6 +20,10 @@ use std::sync::{Arc, Mutex};
 const VENDOR_DIRS: &[&str] = &[
     "vendor",
     "vendors",
+    // Python packages carry their vendored dependencies as a private subpackage (pip,
+    // setuptools, pkg_resources).
+    "_vendor",
+    "vendored",
     "node_modules",
     "bower_components",
     "cache",
@@ -148,6 +152,14 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
             return (Some(Reason::Vendored), false);
         }
         if lower_eq_any(d, TEST_DATA_DIRS) {
+            return (Some(Reason::TestData), false);
+        }
+        // A test suite's inputs kept beside its tests (`tests/data/src/pkg/setup.py`,
+        // `test/resources/`): the same as a `testdata/` folder.
+        if i > 0
+            && lower_eq_any(dirs[i - 1], &["test", "tests"])
+            && lower_eq_any(d, &["data", "resources", "files", "assets"])
+        {
             return (Some(Reason::TestData), false);
         }
         // A website's served files (`website/src/public/Taskfile.yml`, `docs/static/install.sh`):
@@ -562,6 +574,7 @@ mod tests {
         assert!(aux(&fs, "shell", "/w/lib/Third-Party/x/build.sh"));
         assert!(aux(&fs, "npm", "/w/a/vendor/p/package.json"));
         assert!(aux(&fs, "shell", "/w/external/x.sh"));
+        assert!(aux(&fs, "python", "/w/src/pip/_vendor/rich/console.py"));
         assert!(!aux(&fs, "make", "/w/Makefile"));
         assert!(!aux(&fs, "shell", "/w/scripts/release.sh"));
         assert!(!aux(&fs, "shell", "/w/bin/setup"));
@@ -577,6 +590,12 @@ mod tests {
             .file("/w/gen/templates/plain/package.json", "{\"name\": \"x\"}")
             .file("/w/gen/templates/render.sh", "#!/bin/sh\necho render\n");
         assert!(aux(&fs, "make", "/w/pkg/testdata/Makefile"));
+        assert!(aux(&fs, "python", "/w/tests/data/src/simple/setup.py"));
+        assert!(aux(&fs, "shell", "/w/test/resources/fake-tool.sh"));
+        assert!(
+            !aux(&fs, "shell", "/w/data/import.sh"),
+            "a data folder is test data only in a test folder"
+        );
         assert!(aux(&fs, "npm", "/w/src/__fixtures__/a/package.json"));
         assert!(aux(&fs, "npm", "/w/x/__snapshots__/package.json"));
         assert!(aux(&fs, "npm", "/w/gen/templates/app/package.json"));

@@ -78,14 +78,31 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &["config", "configuration", "conf", "cfg", "setting"],
     &["env", "environment"],
-    &["clean", "clear", "cleanup", "purge", "remove", "delete"],
+    &[
+        "clean", "clear", "cleanup", "purge", "remove", "delete", "rm",
+    ],
     &["build", "compile"],
     &["update", "upgrade", "bump"],
     &["init", "initialize", "initialise", "bootstrap"],
     &["serve", "server", "preview", "start", "launch"],
-    &["release", "publish"],
+    // Publishing an image or a package is "pushing" it to its registry.
+    &["release", "publish", "push"],
     &["deploy", "ship"],
-    &["type", "tsc"],
+    // TypeScript's declaration files are its types (`gen:types`, `build:types`, `dts`).
+    &["type", "tsc", "typing", "declaration", "dts"],
+    &[
+        "i18n",
+        "l10n",
+        // Not "locale": its stem is "local"'s.
+        "translation",
+        "translate",
+        "localization",
+        "localisation",
+        "internationalization",
+        "internationalisation",
+    ],
+    // A web project's user interface, whatever its folder is called.
+    &["frontend", "ui", "web", "webapp"],
     &["js", "javascript"],
     &["ts", "typescript"],
     &["py", "python"],
@@ -501,7 +518,12 @@ struct Cache {
     docs: HashMap<String, (u64, Arc<Doc>)>,
 }
 
-static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+/// One entry per workspace root, the most recently used first: a process serving several
+/// workspaces (the editor server with several folders) keeps each one's index.
+static CACHE: Mutex<Vec<Cache>> = Mutex::new(Vec::new());
+
+/// Workspaces whose indexes are kept.
+const CACHED_ROOTS: usize = 4;
 
 /// The lexical index of `commands` (document `i` is `commands[i]`), from the cache when
 /// nothing it was made from changed.
@@ -529,17 +551,16 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
         h.finish()
     };
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(c) = cache.as_ref()
-        && c.key == key
-        && c.root == root
-    {
-        return c.index.clone();
-    }
-    let old = cache
-        .take()
-        .filter(|c| c.root == root)
-        .map(|c| c.docs)
-        .unwrap_or_default();
+    let old = match cache.iter().position(|c| c.root == root) {
+        Some(at) if cache[at].key == key => {
+            let hit = cache.remove(at);
+            let index = hit.index.clone();
+            cache.insert(0, hit);
+            return index;
+        }
+        Some(at) => cache.remove(at).docs,
+        None => HashMap::new(),
+    };
     let mut docs: Vec<Option<Arc<Doc>>> = commands
         .iter()
         .zip(&fps)
@@ -579,17 +600,21 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
     }
     let docs: Vec<Arc<Doc>> = docs.into_iter().map(|d| d.unwrap_or_default()).collect();
     let index = Arc::new(Index::of_docs(&docs));
-    *cache = Some(Cache {
-        root: root.to_path_buf(),
-        key,
-        index: index.clone(),
-        docs: commands
-            .iter()
-            .zip(fps)
-            .zip(docs)
-            .map(|((c, fp), d)| (c.id.clone(), (fp, d)))
-            .collect(),
-    });
+    cache.truncate(CACHED_ROOTS - 1);
+    cache.insert(
+        0,
+        Cache {
+            root: root.to_path_buf(),
+            key,
+            index: index.clone(),
+            docs: commands
+                .iter()
+                .zip(fps)
+                .zip(docs)
+                .map(|((c, fp), d)| (c.id.clone(), (fp, d)))
+                .collect(),
+        },
+    );
     index
 }
 

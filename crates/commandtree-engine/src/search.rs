@@ -305,6 +305,29 @@ fn decisive_meaning(sims: &[Option<f32>]) -> Option<usize> {
     (first.1 >= CONFIDENT && first.1 - second >= DECISIVE_MARGIN).then_some(first.0)
 }
 
+/// How far ahead of the next command's the best BM25 score must be for its words to say which
+/// command is meant: the next scores at most this share of it. Over the benchmark's tuning and
+/// seen queries, a first lexical result this far ahead was right where the fused rank let a
+/// command both lists put a little lower pass it ("run the database migrations": the script
+/// whose comment says so, ahead of a Compose `up db` semantically near).
+const DECISIVE_WORDS: f32 = 0.7;
+
+/// The command whose words match the query far better than any other's (see
+/// [`DECISIVE_WORDS`]), or the only one holding any of them. Not one of several of its name
+/// that hold the query's words: which of those is meant is `nearest_of_a_name_first`'s to say.
+fn decisive_words(commands: &[CommandItem], lexical: &[crate::lexical::Ranked]) -> Option<usize> {
+    let first = match lexical {
+        [only] => only.doc,
+        [first, second, ..] if second.score <= first.score * DECISIVE_WORDS => first.doc,
+        _ => return None,
+    };
+    let name = &commands[first].label;
+    (!lexical[1..]
+        .iter()
+        .any(|l| commands[l.doc].label.eq_ignore_ascii_case(name)))
+    .then_some(first)
+}
+
 /// How deep the semantic list is ranked (see `fuse`).
 const SEMANTIC_DEPTH: usize = 1000;
 
@@ -529,7 +552,10 @@ pub fn fuse(
             rest = scored.split_off(shortlist);
         }
         nearest_of_a_name_first(at, commands, query, &held, &mut scored, &rest);
-        let decisive = similarity.and_then(decisive_meaning);
+        // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
+        // alone does not see.
+        let decisive = similarity
+            .and_then(|s| decisive_meaning(s).or_else(|| decisive_words(commands, lexical)));
         if let Some(d) = decisive
             && !scored.iter().any(|e| e.0 == d)
             && let Some(e) = rest.iter().find(|e| e.0 == d)
@@ -557,8 +583,10 @@ pub fn fuse(
         }
         // A command whose meaning is far closer to the query than any other's is what was
         // asked for, though the query's words are common in the workspace ("build the
-        // documentation": `Documentation`, where every docs target says "build"); rank fusion
-        // alone keeps only its place, not how far ahead it is. An exact name still comes first.
+        // documentation": `Documentation`, where every docs target says "build"); so is one
+        // whose words match far better than any other's, though its meaning is a little
+        // further. Rank fusion alone keeps only its place, not how far ahead it is. An exact
+        // name still comes first.
         if let Some(d) = decisive {
             let top = scored
                 .iter()
@@ -718,6 +746,33 @@ mod tests {
     use crate::lexical::Ranked;
 
     /// A lexical list: (document, BM25, distinct words of the query held).
+    #[test]
+    fn words_far_better_than_any_others_come_first_though_another_is_nearer_in_meaning() {
+        let script = |name: &str| {
+            CommandItem::new(
+                "shell",
+                &Path::new("/w/scripts").join(name),
+                name,
+                format!("bash scripts/{name}"),
+            )
+        };
+        let commands = vec![script("up-db.sh"), script("prestart.sh"), script("lint.sh")];
+        let at = crate::names::At::root(Path::new("/w"));
+        let query = "run the database migrations";
+        // The semantic list puts `up-db.sh` first, not decisively; `prestart.sh` is third.
+        let sims = [Some(0.38), Some(0.30), Some(0.33)];
+        let first = |lexical: &[Ranked]| {
+            fuse(at, &commands, query, lexical, Some(&sims), &Ask::default())[0]
+                .command
+                .label
+                .clone()
+        };
+        // Its comment says "run migrations": BM25 far ahead of the next.
+        assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 1.9, 1)])), "prestart.sh");
+        // Only a little ahead: the fused ranks decide.
+        assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 2.8, 1)])), "up-db.sh");
+    }
+
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {
         l.iter()
             .map(|&(doc, score, held)| Ranked {
