@@ -312,6 +312,11 @@ fn decisive_meaning(sims: &[Option<f32>]) -> Option<usize> {
 /// whose comment says so, ahead of a Compose `up db` semantically near).
 const DECISIVE_WORDS: f32 = 0.7;
 
+/// Decisive words count only for a command this high in the semantic list: words far ahead
+/// in a command far from the query in meaning are a coincidence of vocabulary (vite's
+/// `test-serve-bundled`, 26th by meaning, for "start the dev server").
+const DECISIVE_WORDS_MEANING: usize = 10;
+
 /// The command whose words match the query far better than any other's (see
 /// [`DECISIVE_WORDS`]), or the only one holding any of them. Not one of several of its name
 /// that hold the query's words: which of those is meant is `nearest_of_a_name_first`'s to say.
@@ -554,8 +559,12 @@ pub fn fuse(
         nearest_of_a_name_first(at, commands, query, &held, &mut scored, &rest);
         // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
         // alone does not see.
-        let decisive = similarity
-            .and_then(|s| decisive_meaning(s).or_else(|| decisive_words(commands, lexical)));
+        let decisive = similarity.and_then(|s| {
+            decisive_meaning(s).or_else(|| {
+                decisive_words(commands, lexical)
+                    .filter(|&d| semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING))
+            })
+        });
         if let Some(d) = decisive
             && !scored.iter().any(|e| e.0 == d)
             && let Some(e) = rest.iter().find(|e| e.0 == d)
@@ -771,6 +780,23 @@ mod tests {
         assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 1.9, 1)])), "prestart.sh");
         // Only a little ahead: the fused ranks decide.
         assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 2.8, 1)])), "up-db.sh");
+        // Far ahead in words but far from the query in meaning (12th): the fused ranks decide.
+        let mut many = commands.clone();
+        let mut far = sims.to_vec();
+        for i in 0..10 {
+            many.push(script(&format!("other-{i}.sh")));
+            far.push(Some(0.31 + i as f32 / 1000.0));
+        }
+        let hits = fuse(
+            at,
+            &many,
+            query,
+            &ranked(&[(1, 3.0, 2), (0, 1.9, 1)]),
+            Some(&far),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].semantic_rank, Some(1));
+        assert_ne!(hits[0].command.label, "prestart.sh");
     }
 
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {

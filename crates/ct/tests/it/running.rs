@@ -71,9 +71,12 @@ fn two_long_runs_listed_from_another_process_one_stopped_the_other_restarted() {
     );
     let shown = w.ok(["show", "quick"]);
     assert!(shown.contains(": ok, exit 0, took"), "{shown}");
+    // The exit code is make's: 143 when the signal reaches make first, 2 when its recipe's
+    // shell dies of it first and make reports that; either way the run was stopped.
     let shown = w.ok(["show", "server"]);
     assert!(
-        shown.contains(&format!("run {server}: stopped, exit 143")),
+        shown.contains(&format!("run {server}: stopped, exit 143"))
+            || shown.contains(&format!("run {server}: stopped, exit 2,")),
         "{shown}"
     );
 
