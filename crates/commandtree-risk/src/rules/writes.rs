@@ -145,7 +145,12 @@ impl Analyser<'_> {
         } else if is_block_device(&t) {
             self.hit(&OVERWRITES_DISK, line, snippet, &[&t]);
         } else if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
-            self.hit(&DEV_TCP, line, snippet, &[]);
+            // `echo >/dev/tcp/127.0.0.1/22` waits for a local port to open: this machine's own
+            // service, not a shell handed to someone elsewhere.
+            let host = t[9..].split('/').next().unwrap_or("");
+            if !(host == "localhost" || host == "::1" || host.starts_with("127.")) {
+                self.hit(&DEV_TCP, line, snippet, &[]);
+            }
         } else if t.starts_with("/etc/") || t == "/etc" {
             self.hit(&SYSTEM_CONFIG, line, snippet, &[&t]);
         } else if let Some(abs) = t.strip_prefix('/')
