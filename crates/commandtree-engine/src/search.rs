@@ -173,6 +173,27 @@ pub enum Mode {
 /// choose between them: every copy of a task says much the same. The chosen one may come from
 /// below the shortlist (`rest`): forty modules with the same `test` tie, and the root's may be
 /// the forty-first. A script's extension does not make another name (`lint-fix.sh`, `lint-fix`).
+/// A command's name as one key without allocating (this runs over every command that entered):
+/// FNV-1a over its label's lowercase bytes, a script extension left out, so `lint-fix.sh` and
+/// `lint-fix.ps1` are one name.
+fn name_key(c: &CommandItem) -> u64 {
+    let l = c.label.as_bytes();
+    let end = match l.iter().rposition(|&b| b == b'.') {
+        Some(p)
+            if p > 0
+                && crate::lexical::SCRIPT_EXTENSIONS
+                    .iter()
+                    .any(|e| l[p + 1..].eq_ignore_ascii_case(e.as_bytes())) =>
+        {
+            p
+        }
+        _ => l.len(),
+    };
+    l[..end].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 fn nearest_of_a_name_first(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
@@ -181,25 +202,7 @@ fn nearest_of_a_name_first(
     scored: &mut Vec<(usize, f32, bool)>,
     rest: &[(usize, f32, bool)],
 ) {
-    // A name's key without allocating (this runs over every command that entered): FNV-1a
-    // over its lowercase bytes, a script extension left out.
-    let name = |i: usize| -> u64 {
-        let l = commands[i].label.as_bytes();
-        let end = match l.iter().rposition(|&b| b == b'.') {
-            Some(p)
-                if p > 0
-                    && crate::lexical::SCRIPT_EXTENSIONS
-                        .iter()
-                        .any(|e| l[p + 1..].eq_ignore_ascii_case(e.as_bytes())) =>
-            {
-                p
-            }
-            _ => l.len(),
-        };
-        l[..end].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3)
-        })
-    };
+    let name = |i: usize| name_key(&commands[i]);
     let mut groups: std::collections::HashMap<u64, Vec<(usize, f32, bool)>> = Default::default();
     for e in scored.iter() {
         groups.entry(name(e.0)).or_default().push(*e);
@@ -326,10 +329,10 @@ fn decisive_words(commands: &[CommandItem], lexical: &[crate::lexical::Ranked]) 
         [first, second, ..] if second.score <= first.score * DECISIVE_WORDS => first.doc,
         _ => return None,
     };
-    let name = &commands[first].label;
+    let name = name_key(&commands[first]);
     (!lexical[1..]
         .iter()
-        .any(|l| commands[l.doc].label.eq_ignore_ascii_case(name)))
+        .any(|l| name_key(&commands[l.doc]) == name))
     .then_some(first)
 }
 

@@ -13,7 +13,7 @@
 use super::SourceFile;
 use super::calls::{Simple, Word, simple_commands};
 use super::common::normalize_path;
-use crate::model::{StepHow, StepRef, StepScope};
+use crate::model::StepRef;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -108,15 +108,7 @@ pub(crate) fn loop_steps(
     }
     found
         .into_iter()
-        .filter_map(|p| {
-            let name = p.file_name()?.to_string_lossy().into_owned();
-            Some(
-                StepRef::new(name, StepHow::Call, false).scope(StepScope::File {
-                    kind: "shell".into(),
-                    file: p,
-                }),
-            )
-        })
+        .filter_map(super::script_runs::script_step)
         .collect()
 }
 
@@ -875,6 +867,7 @@ fn parts(raw: &str) -> Option<Vec<Part>> {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
+    use crate::model::StepScope;
 
     fn steps_of(fs: &MemFs, path: &str, code: &str) -> Vec<String> {
         let file = SourceFile {

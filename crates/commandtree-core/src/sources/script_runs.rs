@@ -81,16 +81,19 @@ pub(crate) fn runner_steps(file: &SourceFile<'_>, cmd: &Simple, cwd: &Path) -> V
     files
         .into_iter()
         .filter(|p| p != file.path)
-        .filter_map(|p| {
-            let name = p.file_name()?.to_string_lossy().into_owned();
-            Some(
-                StepRef::new(name, StepHow::Call, false).scope(StepScope::File {
-                    kind: "shell".into(),
-                    file: p,
-                }),
-            )
-        })
+        .filter_map(script_step)
         .collect()
+}
+
+/// A step calling the project's script `path`, named by its file name.
+pub(super) fn script_step(path: PathBuf) -> Option<StepRef> {
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(
+        StepRef::new(name, StepHow::Call, false).scope(StepScope::File {
+            kind: "shell".into(),
+            file: path,
+        }),
+    )
 }
 
 /// The folders inside the root that `pattern` (a word as the splitter gives it: run-time parts
@@ -233,12 +236,7 @@ pub(crate) fn sibling_steps(file: &SourceFile<'_>, commands: &[Simple]) -> Vec<S
             {
                 continue;
             }
-            out.push(
-                StepRef::new(name, StepHow::Call, false).scope(StepScope::File {
-                    kind: "shell".into(),
-                    file: entry.clone(),
-                }),
-            );
+            out.extend(script_step(entry.clone()));
         }
     }
     out
