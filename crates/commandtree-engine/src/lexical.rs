@@ -187,6 +187,107 @@ fn synonyms() -> &'static HashMap<String, String> {
     })
 }
 
+/// What a task does, as groups of task words (compared as [`tokens`] gives them): a command
+/// named for one thing (`ui-install`, `build:app:docker`, `start:production`) is not what a
+/// query asking for another wants, though the rest of its name matches ("start the UI dev
+/// server", "run the app in docker", "build the web app for production").
+const ACTIONS: &[&[&str]] = &[
+    // Trying a process without its effect is testing it ("try the release", a dry run).
+    &[
+        "test", "check", "e2e", "coverage", "verify", "validate", "try", "dry",
+    ],
+    &["build", "bundle", "package", "dist"],
+    &["clean"],
+    &["install", "setup", "init", "provision"],
+    &["uninstall"],
+    &["release", "deploy", "upload"],
+    &["generate"],
+    &["serve", "dev", "run", "up", "watch", "open"],
+    &["stop"],
+    &["update"],
+    &["format"],
+    &["bench"],
+    &["print", "show", "list", "display"],
+    &["export"],
+    &["migrate"],
+    &["fix"],
+    &["download", "fetch", "pull"],
+    &["reset"],
+];
+
+/// The word a query says only to ask for a command to be run ("run the tests"): an action only
+/// when it is the query's one action ("run the example app").
+const RUN: &str = "run";
+
+/// Each task word of [`ACTIONS`] (as [`tokens`] gives it) → the bit of its group.
+fn action_bits() -> &'static HashMap<String, u32> {
+    static MAP: OnceLock<HashMap<String, u32>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut m = HashMap::new();
+        for (g, group) in ACTIONS.iter().enumerate() {
+            for w in *group {
+                let word = if *w == RUN {
+                    RUN.to_string()
+                } else {
+                    let t = tokens(w);
+                    debug_assert_eq!(t.len(), 1, "an action is one word: {w}");
+                    t.into_iter().next().unwrap_or_default()
+                };
+                m.insert(word, 1 << g);
+            }
+        }
+        m
+    })
+}
+
+/// The groups of [`ACTIONS`] a command's name says it does, one bit each; 0 when it says none.
+pub fn actions(name: &str) -> u32 {
+    let bits = action_bits();
+    tokens(name)
+        .iter()
+        .filter_map(|t| bits.get(t))
+        .fold(0, |a, b| a | b)
+}
+
+/// How many of a query's first words may say what it asks for: a request starts with its verb
+/// ("build the docs", "type check the project"); a task word further on is most often its object
+/// ("clone cpython for the benchmarks", "start the mail catcher").
+const ASKING_WORDS: usize = 2;
+
+/// The groups of [`ACTIONS`] a query asks for, one bit each: every task word it holds when one
+/// of its first [`ASKING_WORDS`] words is one ("build the docs and serve them": both), else
+/// running something when it says "run" ("run the example app"); 0 when it asks for no task.
+pub fn asked_actions(query: &str) -> u32 {
+    let bits = action_bits();
+    let words = tokens(query);
+    if words
+        .iter()
+        .take(ASKING_WORDS)
+        .any(|t| bits.contains_key(t))
+    {
+        return words
+            .iter()
+            .filter_map(|t| bits.get(t))
+            .fold(0, |a, b| a | b);
+    }
+    let says_run = query
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case(RUN) || w.eq_ignore_ascii_case("running"));
+    if says_run { bits[RUN] } else { 0 }
+}
+
+/// Folder words of a documentation site or its build (`docs/`, `dev-docs/`, `website/`,
+/// `documentation/prometheus-mixin/`): its `start`, `build` and `typecheck` are the site's, not
+/// the project's, unless the query speaks of documentation.
+const DOC_FOLDER_WORDS: &[&str] = &["doc", "website", "site"];
+
+/// Whether `words` (from [`tokens`]) speak of documentation or its site.
+pub fn speaks_of_docs(words: &[String]) -> bool {
+    static DOC: OnceLock<Vec<String>> = OnceLock::new();
+    let doc = DOC.get_or_init(|| DOC_FOLDER_WORDS.iter().flat_map(|w| tokens(w)).collect());
+    words.iter().any(|w| doc.contains(w))
+}
+
 /// `copyKotlinTemplates` → copy, Kotlin, Templates; `HTTPServer` → HTTP, Server; `vc2017` stays.
 fn camel_words(part: &str) -> Vec<&str> {
     let b: Vec<(usize, char)> = part.char_indices().collect();
@@ -544,6 +645,24 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             fingerprint(c, stamp)
         })
         .collect();
+    let handed = handed_to(commands);
+    // A command's words include those of the commands it hands its work to, so it is read
+    // again when one of them changes.
+    let fps: Vec<u64> = fps
+        .iter()
+        .zip(&handed)
+        .map(|(fp, to)| {
+            if to.is_empty() {
+                return *fp;
+            }
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            fp.hash(&mut h);
+            for &t in to {
+                fps[t].hash(&mut h);
+            }
+            h.finish()
+        })
+        .collect();
     let key = {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         fps.hash(&mut h);
@@ -570,33 +689,58 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
                 .map(|(_, d)| d.clone())
         })
         .collect();
-    // What changed, read once per file and cut per command.
-    let mut by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
+    // What changed, and what those hand their work to, read once per file and cut per command.
+    let mut wanted: Vec<usize> = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         if d.is_none() {
-            by_file
-                .entry(commands[i].definition_path())
-                .or_default()
-                .push(i);
+            wanted.push(i);
+            wanted.extend(&handed[i]);
         }
     }
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
+    for &i in &wanted {
+        by_file
+            .entry(commands[i].definition_path())
+            .or_default()
+            .push(i);
+    }
+    let mut own: HashMap<usize, String> = HashMap::new();
     for idx in by_file.values() {
-        let content = commandtree_core::excerpt::read_definition(&commands[idx[0]]).ok();
-        let cut = content
-            .as_deref()
-            .map(commandtree_core::excerpt::Excerpts::new);
+        let Ok(content) = commandtree_core::excerpt::read_definition(&commands[idx[0]]) else {
+            continue;
+        };
+        let cut = commandtree_core::excerpt::Excerpts::new(&content);
         for &i in idx {
-            let own = cut
-                .as_ref()
-                .map(|x| x.of(&commands[i]))
-                .filter(|t| own_text_is_the_commands(&commands[i], t))
-                .map(|t| t.text);
-            docs[i] = Some(Arc::new(Doc::of(fields(
-                &commands[i],
-                root,
-                own.as_deref(),
-            ))));
+            let t = cut.of(&commands[i]);
+            if own_text_is_the_commands(&commands[i], &t) {
+                own.insert(i, t.text.to_string());
+            }
         }
+    }
+    for i in 0..commands.len() {
+        if docs[i].is_some() {
+            continue;
+        }
+        let mut f = fields(&commands[i], root, own.get(&i).map(String::as_str));
+        for t in &handed[i] {
+            if let Some(text) = own.get(t) {
+                f.push((OWN_TEXT, text.clone()));
+            }
+        }
+        let runs = std::iter::once(commands[i].command.as_str())
+            .chain(own.get(&i).map(String::as_str))
+            .chain(
+                handed[i]
+                    .iter()
+                    .filter_map(|t| own.get(t).map(String::as_str)),
+            );
+        let says = tool_words(runs);
+        if !says.is_empty() {
+            f.push((COMMAND, says.join(" ")));
+        }
+        docs[i] = Some(Arc::new(Doc::of(f)));
     }
     let docs: Vec<Arc<Doc>> = docs.into_iter().map(|d| d.unwrap_or_default()).collect();
     let index = Arc::new(Index::of_docs(&docs));
@@ -645,6 +789,104 @@ fn own_text_is_the_commands(
         && tokens(first)
             .windows(name.len())
             .any(|w| w == name.as_slice())
+}
+
+/// What well-known tools do when a command runs them, in the words a person asks with: `vite`
+/// alone starts a development server, and nothing in its name says so.
+const TOOLS: &[(&str, &[&str], &str)] = &[
+    ("vite", &["", "dev", "serve"], "dev server"),
+    ("vite", &["preview"], "preview server"),
+    ("next", &["dev"], "dev server"),
+    ("nuxt", &["dev"], "dev server"),
+    ("nuxi", &["dev"], "dev server"),
+    ("astro", &["dev"], "dev server"),
+    ("remix", &["dev"], "dev server"),
+    ("svelte-kit", &["dev"], "dev server"),
+    ("webpack", &["serve"], "dev server"),
+    ("webpack-dev-server", &[""], "dev server"),
+    ("react-scripts", &["start"], "dev server"),
+    ("ng", &["serve"], "dev server"),
+    ("gatsby", &["develop"], "dev server"),
+    ("nodemon", &[""], "dev server"),
+    ("parcel", &["", "serve"], "dev server"),
+    ("flask", &["run"], "dev server"),
+    ("uvicorn", &[""], "server"),
+    ("manage.py", &["runserver"], "dev server"),
+];
+
+/// Words that only start a tool (`npx vite`, `cross-env A=1 vite`, `yarn vite`).
+const TOOL_WRAPPERS: &[&str] = &[
+    "npx",
+    "bunx",
+    "yarn",
+    "pnpm",
+    "bun",
+    "exec",
+    "cross-env",
+    "env",
+    "dotenv",
+    "python",
+    "python3",
+    "uv",
+    "run",
+    "poetry",
+];
+
+/// The words [`TOOLS`] gives for the tools `texts` (command lines, a script's text) run.
+fn tool_words<'t>(texts: impl Iterator<Item = &'t str>) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for text in texts {
+        for segment in text.split(['&', ';', '|', '\n', '"', '\'', '`', '(', ')']) {
+            let mut words = segment
+                .split_whitespace()
+                .skip_while(|w| w.contains('=') || w.starts_with('-') || TOOL_WRAPPERS.contains(w));
+            let Some(program) = words.next() else {
+                continue;
+            };
+            let program = program.rsplit('/').next().unwrap_or(program);
+            // A subcommand is a plain word; `vite --port 3000` runs vite itself.
+            let sub = words
+                .find(|w| !w.starts_with('-'))
+                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                .unwrap_or("");
+            for (tool, subs, says) in TOOLS {
+                if *tool == program && subs.contains(&sub) && !out.contains(says) {
+                    out.push(says);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// How many commands of another file one command's words may take in.
+const HANDED_TO: usize = 4;
+
+/// For each command, the commands of its own type in another file it calls (a root script's
+/// `yarn --cwd ./app start` runs the app's `start`, whose `vite` says what it does).
+fn handed_to(commands: &[CommandItem]) -> Vec<Vec<usize>> {
+    use commandtree_core::{StepHow, StepScope};
+    let mut at: HashMap<(&str, &Path, &str), usize> = HashMap::new();
+    for (i, c) in commands.iter().enumerate() {
+        at.entry((c.kind.as_str(), c.path(), c.label.as_str()))
+            .or_insert(i);
+    }
+    commands
+        .iter()
+        .map(|c| {
+            c.steps
+                .iter()
+                .filter(|s| s.how == StepHow::Call)
+                .filter_map(|s| match &s.scope {
+                    StepScope::File { kind, file } if *kind == c.kind && file != c.path() => at
+                        .get(&(kind.as_str(), file.as_path(), s.name.as_str()))
+                        .copied(),
+                    _ => None,
+                })
+                .take(HANDED_TO)
+                .collect()
+        })
+        .collect()
 }
 
 /// What a command's words are made from: its fields and its file's (time, size).
@@ -820,6 +1062,64 @@ mod tests {
         // A task the build file defines is searched by its own text.
         assert_eq!(index.rank("zip")[0].doc, 2);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_script_handing_its_work_to_another_packages_is_found_by_what_that_one_runs() {
+        let dir = std::env::temp_dir().join(format!("ct-lexical-hand-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("app")).unwrap();
+        let root_pkg = dir.join("package.json");
+        let app_pkg = dir.join("app/package.json");
+        std::fs::write(
+            &root_pkg,
+            r#"{"scripts": {"start": "yarn --cwd ./app start", "lint": "eslint ."}}"#,
+        )
+        .unwrap();
+        std::fs::write(&app_pkg, r#"{"scripts": {"start": "yarn && vite"}}"#).unwrap();
+        let ws = commandtree_core::Workspace::open(Some(&dir), &dir);
+        let commands: Vec<CommandItem> = ws
+            .discover(&commandtree_core::Options::default())
+            .commands
+            .into_iter()
+            .filter(|c| c.kind == "npm")
+            .collect();
+        let index = index_for(&dir, &commands);
+        let found: Vec<&str> = index
+            .rank("dev server")
+            .iter()
+            .map(|r| commands[r.doc].file_path.as_str())
+            .collect();
+        // The app's `vite` is a dev server; the root's `start` runs it.
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.contains(&root_pkg.to_str().unwrap()));
+        assert!(found.contains(&app_pkg.to_str().unwrap()));
+        // A change in the app's script is a change in what the root's does.
+        std::fs::write(
+            &app_pkg,
+            r#"{"scripts": {"start": "node server.js --watch"}}"#,
+        )
+        .unwrap();
+        let commands: Vec<CommandItem> = ws
+            .discover(&commandtree_core::Options::default())
+            .commands
+            .into_iter()
+            .filter(|c| c.kind == "npm")
+            .collect();
+        let index = index_for(&dir, &commands);
+        assert!(index.rank("vite").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn tools_say_what_they_do_in_a_persons_words() {
+        let says = |t: &str| tool_words(std::iter::once(t));
+        assert_eq!(says("yarn && vite"), ["dev server"]);
+        assert_eq!(says("cross-env A=1 vite --port 3000"), ["dev server"]);
+        assert_eq!(says("npx next dev -p 4000"), ["dev server"]);
+        assert_eq!(says("vite preview --port 5000"), ["preview server"]);
+        assert!(says("vite build").is_empty());
+        assert!(says("node scripts/vite.js").is_empty());
     }
 
     #[test]

@@ -347,6 +347,25 @@ const NAME_SAYS_ENOUGH: f32 = 0.5;
 /// both lists put a little higher, not one far above.
 const NAME_WEIGHT: f32 = 0.5;
 
+/// How much a command named for another task than the query asks keeps of its score: it
+/// passes a neighbour named for the asked task only from well above.
+const OTHER_ACTION: f32 = 0.85;
+
+/// How much a documentation site's command keeps of its score for a query not about docs.
+const DOCS_SITE: f32 = 0.7;
+
+/// Whether `c` is a documentation site's or build's (a folder between the root and it is
+/// named for docs: `docs/`, `dev-docs/`, `website/`, `documentation/mixin/`).
+fn in_docs_folder(root: &Path, c: &CommandItem) -> bool {
+    let Some(dir) = c.path().parent() else {
+        return false;
+    };
+    let rel = dir.strip_prefix(root).unwrap_or(dir);
+    rel.components().any(|part| {
+        crate::lexical::speaks_of_docs(&crate::lexical::tokens(&part.as_os_str().to_string_lossy()))
+    })
+}
+
 /// Reciprocal rank fusion's constant (Cormack et al.): a rank r counts 1 / (K + r).
 const RRF_K: f32 = 60.0;
 
@@ -562,24 +581,37 @@ pub fn fuse(
         nearest_of_a_name_first(at, commands, query, &held, &mut scored, &rest);
         // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
         // alone does not see.
-        let decisive = similarity.and_then(|s| {
-            decisive_meaning(s).or_else(|| {
-                decisive_words(commands, lexical)
-                    .filter(|&d| semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING))
+        let asked_actions = crate::lexical::asked_actions(query);
+        let other_action = |c: &CommandItem| {
+            let does = crate::lexical::actions(&c.label);
+            asked_actions != 0 && does != 0 && does & asked_actions == 0
+        };
+        // Neither is decisive for a command named for another task than the one asked for
+        // (`uninstall` for "remove build output").
+        let decisive = similarity
+            .and_then(|s| {
+                decisive_meaning(s).or_else(|| {
+                    decisive_words(commands, lexical)
+                        .filter(|&d| semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING))
+                })
             })
-        });
+            .filter(|&d| !other_action(&commands[d]));
         if let Some(d) = decisive
             && !scored.iter().any(|e| e.0 == d)
             && let Some(e) = rest.iter().find(|e| e.0 == d)
         {
             scored.push(*e);
         }
+        let asks_docs = crate::lexical::speaks_of_docs(&crate::lexical::tokens(query));
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
             // A name that says what the query asks (`test-unit` for "run the unit tests",
             // `gcov` for "measure test coverage") before commands that only mention it or
             // mean something near it.
-            if named[*i] >= NAME_SAYS_ENOUGH {
+            // Not when it says another task besides (`build:app:docker` for "run the app in
+            // docker").
+            let other = other_action(c);
+            if named[*i] >= NAME_SAYS_ENOUGH && !other {
                 *score *= 1.0 + NAME_WEIGHT * named[*i];
             }
             // Read, not run: a document answers after the commands that do the thing.
@@ -588,6 +620,15 @@ pub fn fuse(
             }
             if c.auxiliary || c.hidden {
                 *score *= 0.5;
+            }
+            // Named for another task than the one asked for (`ui-install` for "start the UI
+            // dev server").
+            if other {
+                *score *= OTHER_ACTION;
+            }
+            // A documentation site's own tasks, for a query that does not ask about docs.
+            if !asks_docs && in_docs_folder(at.root, c) {
+                *score *= DOCS_SITE;
             }
             if *exact {
                 *score = 1.0;
@@ -1005,6 +1046,93 @@ mod tests {
         let hits = fuse(at, &commands, query, &lexical, Some(&sims), &Ask::default());
         assert_eq!(hits[0].command.label, "test-unit", "{lexical_first}");
         assert!(!hits[0].exact);
+    }
+
+    /// Hybrid hits of `query` over `commands` with these similarities, lexical ranks from the
+    /// real index; the labels with their folders, best first.
+    fn ranked_by(commands: &[CommandItem], query: &str, sims: &[Option<f32>]) -> Vec<String> {
+        let at = crate::names::At::root(Path::new("/w"));
+        let lexical = crate::lexical::Index::build(
+            commands
+                .iter()
+                .map(|c| crate::lexical::fields(c, Path::new("/w"), None)),
+        )
+        .rank(query);
+        fuse(at, commands, query, &lexical, Some(sims), &Ask::default())
+            .into_iter()
+            .map(|h| format!("{}:{}", h.command.file_path, h.command.label))
+            .collect()
+    }
+
+    #[test]
+    fn a_command_named_for_another_task_makes_way_for_one_named_for_the_asked() {
+        let make = |label: &str| CommandItem::new("make", Path::new("/w/Makefile"), label, "make");
+        let npm = |label: &str| {
+            CommandItem::new(
+                "npm",
+                Path::new("/w/web/ui/package.json"),
+                label,
+                "npm start",
+            )
+        };
+        let commands = vec![make("ui-install"), make("ui-build"), npm("start")];
+        // By meaning the Makefile's targets come first; the words are level.
+        let sims = [Some(0.62), Some(0.6), Some(0.5)];
+        let first = |q: &str| ranked_by(&commands, q, &sims)[0].clone();
+        assert_eq!(
+            first("start the ui dev server"),
+            "/w/web/ui/package.json:start"
+        );
+        // Asked to install, the install target stays first.
+        assert_eq!(first("install the ui"), "/w/Makefile:ui-install");
+        // A query that asks for no task changes nothing.
+        assert_eq!(first("the ui"), "/w/Makefile:ui-install");
+        // "run" alone asks to run something: a build is not that, though its name says all
+        // the rest ("run the app in docker": `build:app:docker`).
+        let docker = vec![
+            CommandItem::new("npm", Path::new("/w/package.json"), "build:app:docker", "x"),
+            CommandItem::new(
+                "docker",
+                Path::new("/w/compose.yml"),
+                "up",
+                "docker compose up",
+            ),
+        ];
+        assert_eq!(
+            ranked_by(&docker, "run the app in docker", &[Some(0.6), Some(0.55)])[0],
+            "/w/compose.yml:up"
+        );
+        // A task word past the query's first words is its object: no task asked.
+        let bench = vec![
+            CommandItem::new("cargo", Path::new("/w/Cargo.toml"), "alias-benchmark", "x"),
+            CommandItem::new("shell", Path::new("/w/scripts/setup.sh"), "setup.sh", "x"),
+        ];
+        assert_eq!(
+            ranked_by(
+                &bench,
+                "clone cpython for the benchmarks",
+                &[Some(0.4), Some(0.6)]
+            )[0],
+            "/w/scripts/setup.sh:setup.sh"
+        );
+    }
+
+    #[test]
+    fn a_documentation_sites_task_makes_way_for_the_projects_unless_docs_are_asked_for() {
+        let npm = |file: &str, label: &str| CommandItem::new("npm", Path::new(file), label, "tsc");
+        let commands = vec![
+            npm("/w/dev-docs/package.json", "typecheck"),
+            npm("/w/package.json", "test:typecheck"),
+        ];
+        let sims = [Some(0.62), Some(0.6)];
+        assert_eq!(
+            ranked_by(&commands, "type check the project", &sims)[0],
+            "/w/package.json:test:typecheck"
+        );
+        assert_eq!(
+            ranked_by(&commands, "type check the docs", &sims)[0],
+            "/w/dev-docs/package.json:typecheck"
+        );
     }
 
     #[test]

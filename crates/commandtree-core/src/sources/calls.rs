@@ -1081,6 +1081,49 @@ pub(crate) fn npm_call(cmd: &Simple, scripts: &[&str]) -> Option<Call> {
     })
 }
 
+/// `yarn --cwd ./app start`, `npm --prefix web run build`, `pnpm -C docs dev`: a script of the
+/// package in that folder (as written, relative to the calling package's), and the call. A
+/// script name is taken as written: the other package's scripts are not known here, so only a
+/// runner's own commands (`yarn --cwd app install`) are told apart.
+pub(crate) fn npm_call_in(cmd: &Simple) -> Option<(String, Call)> {
+    if cmd.after_cd || !matches!(cmd.program()?, "npm" | "yarn" | "pnpm" | "bun") {
+        return None;
+    }
+    let args = cmd.args();
+    let mut dir = None;
+    let mut words = vec![cmd.words[0].clone()];
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        i += 1;
+        if let Some(t) = w.lit() {
+            let (name, value) = t.split_once('=').map_or((t, None), |(n, v)| (n, Some(v)));
+            if matches!(name, "--prefix" | "-C" | "--dir" | "--cwd") {
+                let value = match value {
+                    Some(v) => v.to_string(),
+                    None => {
+                        i += 1;
+                        args.get(i - 1)?.lit()?.to_string()
+                    }
+                };
+                if dir.replace(value).is_some() {
+                    return None;
+                }
+                continue;
+            }
+        }
+        words.push(w.clone());
+    }
+    let dir = dir.filter(|d| !d.is_empty())?;
+    let inner = Simple {
+        words,
+        ..cmd.clone()
+    };
+    let names: Vec<&str> = inner.args().iter().filter_map(Word::lit).collect();
+    let call = npm_call(&inner, &names)?;
+    Some((dir, call))
+}
+
 /// `concurrently "npm run a" "npm run b"`: the commands it starts, each a shell line.
 pub(crate) fn concurrently_lines(cmd: &Simple) -> Vec<String> {
     if !matches!(cmd.program(), Some("concurrently" | "conc")) {
@@ -1226,6 +1269,31 @@ mod tests {
         assert!(mise_call(&one("mise exec -- node x")).is_none());
         let scripts = ["clean", "build:a", "build:b", "lint"];
         let npm = |t: &str| names(npm_call(&one(t), &scripts));
+        let elsewhere =
+            |t: &str| npm_call_in(&one(t)).map(|(dir, call)| (dir, call.names, call.optional));
+        let named = |dir: &str, name: &str| Some((dir.to_string(), vec![name.to_string()], false));
+        assert_eq!(elsewhere("yarn --cwd ./app start"), named("./app", "start"));
+        assert_eq!(
+            elsewhere("yarn --cwd=app build:app"),
+            named("app", "build:app")
+        );
+        assert_eq!(
+            elsewhere("npm --prefix web run build"),
+            named("web", "build")
+        );
+        assert_eq!(
+            elsewhere("npm run build --prefix web"),
+            named("web", "build")
+        );
+        assert_eq!(elsewhere("pnpm -C docs dev"), named("docs", "dev"));
+        assert_eq!(elsewhere("npm test --prefix=web"), named("web", "test"));
+        // A runner's own command, another package's workspace or a folder known at run time
+        // only: no script.
+        assert_eq!(elsewhere("yarn --cwd app install"), None);
+        assert_eq!(elsewhere("npm --prefix web install"), None);
+        assert_eq!(elsewhere("npm --prefix web run build --workspace x"), None);
+        assert_eq!(elsewhere("yarn --cwd \"$DIR\" start"), None);
+        assert_eq!(elsewhere("yarn start"), None);
         assert_eq!(npm("npm run clean"), ["clean"]);
         assert_eq!(npm("npm run-script -s clean -- --x"), ["clean"]);
         assert_eq!(npm("npm test"), ["test"]);

@@ -6,10 +6,10 @@
 //! and the commands `concurrently` starts), and what its `make` calls run in the Makefile beside
 //! it.
 
-use super::calls::{concurrently_lines, make_call_with, npm_call, simple_commands};
+use super::calls::{concurrently_lines, make_call_with, npm_call, npm_call_in, simple_commands};
 use super::common::{folders_up, nearest_marker, with_line};
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, StepHow, StepRef};
+use crate::model::{CommandItem, StepHow, StepRef, StepScope};
 use crate::syntax::json::{self, Dialect};
 use crate::text;
 use jsonc_parser::ast;
@@ -136,7 +136,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         }
         let mut item = CommandItem::new("npm", file.path, name, run_command(runner, name))
             .description(text::truncate(body, 60));
-        item.steps = script_steps(name, body, &names);
+        item.steps = script_steps(file, name, body, &names);
         for step in make_steps(file, body) {
             if !item.steps.contains(&step) {
                 item.steps.push(step);
@@ -155,9 +155,10 @@ fn is_init_placeholder(body: &str) -> bool {
     body.contains("Error: no test specified") && body.trim_end().ends_with("exit 1")
 }
 
-/// The scripts running `name` (whose text is `body`) runs too: its `pre`/`post` scripts and the
-/// scripts of this package.json it calls.
-fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
+/// The scripts running `name` (whose text is `body`) runs too: its `pre`/`post` scripts, the
+/// scripts of this package.json it calls, and those of another package.json of the workspace it
+/// calls by folder (`yarn --cwd ./app start`).
+fn script_steps(file: &SourceFile<'_>, name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
     let mut out: Vec<StepRef> = Vec::new();
     let mut push = |step: StepRef| {
         if !out.iter().any(|s| s.name == step.name && s.how == step.how) {
@@ -178,6 +179,17 @@ fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
                     for n in call.names {
                         push(StepRef::new(n, StepHow::Call, !call.optional));
                     }
+                } else if let Some((dir, call)) = npm_call_in(&cmd)
+                    && let Some(manifest) = package_in(file, &dir)
+                {
+                    for n in call.names {
+                        push(StepRef::new(n, StepHow::Call, !call.optional).scope(
+                            StepScope::File {
+                                kind: "npm".into(),
+                                file: manifest.clone(),
+                            },
+                        ));
+                    }
                 }
                 next.extend(concurrently_lines(&cmd));
             }
@@ -189,6 +201,14 @@ fn script_steps(name: &str, body: &str, scripts: &[&str]) -> Vec<StepRef> {
         push(StepRef::new(post, StepHow::Hook, true));
     }
     out
+}
+
+/// The package.json of folder `dir` (as a script names it, from its own package's folder) when
+/// it is another one inside the workspace.
+fn package_in(file: &SourceFile<'_>, dir: &str) -> Option<std::path::PathBuf> {
+    let manifest = super::common::normalize_path(&file.dir().join(dir).join("package.json"));
+    (manifest != file.path && manifest.starts_with(file.root) && file.fs.is_file(&manifest))
+        .then_some(manifest)
 }
 
 /// What the `make` calls of a script run, in the Makefile beside the package.json:
@@ -303,6 +323,45 @@ mod tests {
             .map(|c| (c.label.as_str(), c.hidden))
             .collect();
         assert_eq!(hidden, [("test", true), ("build", false)]);
+    }
+
+    #[test]
+    fn a_script_calling_another_packages_script_by_folder_runs_it() {
+        let fs = MemFs::new()
+            .file(
+                "/w/package.json",
+                r#"{"scripts": {
+  "start": "yarn --cwd ./app start",
+  "build": "npm --prefix web run build && yarn --cwd app install",
+  "docs": "pnpm -C ../outside dev",
+  "gone": "yarn --cwd missing start"
+}}"#,
+            )
+            .file("/w/app/package.json", r#"{"scripts": {"start": "vite"}}"#)
+            .file(
+                "/w/web/package.json",
+                r#"{"scripts": {"build": "vite build"}}"#,
+            )
+            .file("/outside/package.json", r#"{"scripts": {"dev": "vite"}}"#);
+        let p = parse_in(parse, &fs, "/w/package.json");
+        let steps = |name: &str| -> Vec<(String, String)> {
+            crate::sources::testing::step_refs(&p, name)
+                .iter()
+                .map(|s| match &s.scope {
+                    StepScope::File { kind, file } => {
+                        (s.name.clone(), format!("{kind} {}", file.display()))
+                    }
+                    other => (s.name.clone(), format!("{other:?}")),
+                })
+                .collect()
+        };
+        let at = |name: &str, file: &str| vec![(name.to_string(), format!("npm {file}"))];
+        assert_eq!(steps("start"), at("start", "/w/app/package.json"));
+        // `yarn --cwd app install` is yarn's own command, not a script.
+        assert_eq!(steps("build"), at("build", "/w/web/package.json"));
+        // Outside the workspace, or no package there: nothing to look up.
+        assert!(steps("docs").is_empty());
+        assert!(steps("gone").is_empty());
     }
 
     #[test]
