@@ -56,7 +56,7 @@ pub use warning::{
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 10;
+pub const ANALYSER_VERSION: u32 = 11;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -278,18 +278,30 @@ fn make_findings(item: &commandtree_core::CommandItem, text: &str) -> Vec<Findin
         .unwrap_or(0) as u32;
     let def = item.definition_line().unwrap_or(1);
     let mut out = Vec::new();
+    // A file prerequisite's recipe is read as one text: its lines run in shells of their own,
+    // but what one leaves on disk the next finds (`curl -o bin/tool …`, then `chmod +x
+    // bin/tool`).
+    let mut pieces: Vec<commandtree_core::ShellCode> = Vec::new();
     for piece in &item.run_code {
+        let code = extract::make_code(&piece.code);
+        match pieces.last_mut() {
+            Some(last) if piece.via.is_some() && last.via == piece.via => {
+                last.code.push('\n');
+                last.code.push_str(&code);
+            }
+            _ => pieces.push(commandtree_core::ShellCode {
+                code,
+                ..piece.clone()
+            }),
+        }
+    }
+    for piece in &pieces {
         let first = match &piece.via {
             None => (piece.line.saturating_sub(def)) + header + 1,
             Some(_) => header + 1,
         };
         let mut found = Vec::new();
-        shell::analyse_below(
-            &extract::make_code(&piece.code),
-            first,
-            item.below_root,
-            &mut found,
-        );
+        shell::analyse_below(&piece.code, first, item.below_root, &mut found);
         if let Some(via) = &piece.via {
             for f in &mut found {
                 f.line = first;

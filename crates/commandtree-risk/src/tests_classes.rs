@@ -1394,3 +1394,107 @@ fn copying_a_folder_into_the_home_folder_replaces_the_users_dot_files() {
     }
     quiet("shell", "rsync -a src/ build/\ncp ~/.bashrc backup/\n");
 }
+
+#[test]
+fn a_single_startup_or_credentials_file_of_the_home_folder_deleted() {
+    warned(
+        "make",
+        "ci-report:\n\tgo version\n\trm -f ~/.gitconfig\n",
+        Level::Danger,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\nrm -f \"$HOME/.npmrc\"\n",
+        Level::Danger,
+    );
+    // The project's own copy is the project's.
+    quiet("shell", "#!/bin/sh\nrm -f ./.gitconfig build/.npmrc\n");
+}
+
+#[test]
+fn removing_every_container_of_the_machine() {
+    warned(
+        "make",
+        "clean:\n\trm -rf build/*\n\tdocker rm $(shell docker ps -aq) || true\n",
+        Level::Danger,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ndocker rm -f $(docker ps -a -q)\n",
+        Level::Danger,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ndocker rmi $(docker images -q)\n",
+        Level::Danger,
+    );
+    // The project's own containers, by name or label.
+    quiet(
+        "shell",
+        "#!/bin/sh\ndocker rm -f $(docker ps -aq --filter label=app=x)\n",
+    );
+    quiet("shell", "#!/bin/sh\ndocker rm -f myapp-dev\n");
+}
+
+#[test]
+fn a_program_downloaded_from_a_moving_branch_and_made_runnable() {
+    warned(
+        "make",
+        "bin/gh-release-body:\n\tmkdir -p bin\n\tcurl -o bin/gh-release-body \"https://raw.githubusercontent.com/dokku/gh-release-body/master/gh-release-body\"\n\tchmod +x bin/gh-release-body\n",
+        Level::Danger,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\nwget -O tool https://example.com/tool/latest/tool-linux\nchmod 755 tool\n./tool\n",
+        Level::Danger,
+    );
+    // A pinned release, or a download never made runnable: a build input.
+    quiet(
+        "shell",
+        "#!/bin/sh\ncurl -sLo bin/x.tgz https://github.com/o/x/releases/download/v2.3.3/x.tgz\ntar xf bin/x.tgz -C bin\nchmod +x bin/x\n",
+    );
+    quiet(
+        "shell",
+        "#!/bin/sh\ncurl -o data.json https://example.com/master/data.json\n",
+    );
+}
+
+#[test]
+fn copying_an_image_to_a_registry_publishes_it() {
+    warned(
+        "shell",
+        "#!/bin/sh\nregctl image copy \"ocidir://out:1.0\" \"gliderlabs/herokuish:1.0\"\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ncrane push image.tar ghcr.io/o/x:1\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\nskopeo copy oci-archive:x.tar docker://docker.io/o/x:1\n",
+        Level::Caution,
+    );
+    // Into a local layout or daemon: nothing leaves the machine.
+    quiet(
+        "shell",
+        "#!/bin/sh\nregctl image mod \"ocidir://out:1.0\" --replace\n",
+    );
+    quiet(
+        "shell",
+        "#!/bin/sh\nskopeo copy docker://alpine:3 oci:local-dir:3\n",
+    );
+}
+
+#[test]
+fn the_machines_scheduler_or_service_supervisor_started() {
+    warned("shell", "#!/bin/sh\ncd /\nexec cron -f\n", Level::Caution);
+    warned(
+        "shell",
+        "#!/bin/sh\nexec /usr/bin/runsvdir -P /etc/service\n",
+        Level::Caution,
+    );
+    warned("shell", "#!/bin/sh\n/usr/sbin/anacron -s\n", Level::Caution);
+    quiet("shell", "#!/bin/sh\necho cron -f\n");
+}

@@ -5,7 +5,7 @@
 
 use super::{Family, Reach, Rule};
 use crate::Level;
-use crate::shell::{Analyser, Cmd, Word};
+use crate::shell::{Analyser, Cmd, Piece, Word};
 
 family_rule!(Family::Containers, Reach::Machine);
 
@@ -59,6 +59,55 @@ pub(crate) const HOST_NAMESPACES: Rule = rule(
     "docker run --rm --network host nginx",
 );
 
+pub(crate) const EVERY_CONTAINER: Rule = rule(
+    "docker-rm-every",
+    Level::Danger,
+    "`docker rm $(docker ps -aq)`, `docker rmi $(docker images -q)`: not filtered",
+    "removes every {} on the machine, other projects' too",
+    "docker rm -f $(docker ps -aq)",
+);
+
+/// What `docker ps -aq` (every container) or `docker images -q` (every image) lists, when a
+/// command substitution's text is that with no filter.
+fn lists_every(subst: &str) -> Option<&'static str> {
+    let inner = subst
+        .trim()
+        .strip_prefix("$(")
+        .and_then(|t| t.strip_suffix(')'))
+        .or_else(|| subst.trim().strip_prefix('`')?.strip_suffix('`'))
+        .unwrap_or(subst)
+        .trim();
+    // Make's `$(shell docker ps -aq)` is the shell's `$(docker ps -aq)`.
+    let text = inner.strip_prefix("shell ").unwrap_or(inner);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if !matches!(words.first(), Some(&("docker" | "podman" | "nerdctl")))
+        || text.contains('|')
+        || words.iter().any(|w| {
+            w.starts_with("--filter")
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains('f'))
+        })
+    {
+        return None;
+    }
+    let quiet = words.iter().any(|w| {
+        *w == "--quiet" || (w.starts_with('-') && !w.starts_with("--") && w.contains('q'))
+    });
+    let all = words
+        .iter()
+        .any(|w| *w == "--all" || (w.starts_with('-') && !w.starts_with("--") && w.contains('a')));
+    match &words[1..] {
+        [sub, ..]
+            if quiet && all && (*sub == "ps" || words.get(1..3) == Some(&["container", "ls"])) =>
+        {
+            Some("container")
+        }
+        [sub, ..] if quiet && (*sub == "images" || words.get(1..3) == Some(&["image", "ls"])) => {
+            Some("image")
+        }
+        _ => None,
+    }
+}
+
 /// Options of `docker compose` itself that take a value.
 const COMPOSE_OPTIONS_WITH_VALUE: &[&str] = &[
     "--ansi",
@@ -111,6 +160,17 @@ impl Analyser<'_> {
             return;
         }
         let pos = super::not_options(&args);
+        if matches!(
+            pos.as_slice(),
+            ["rm" | "rmi", ..] | ["container" | "image", "rm" | "remove", ..]
+        ) && let Some(what) = c.args.iter().find_map(|w| {
+            w.pieces.iter().find_map(|p| match p {
+                Piece::Subst(t) => lists_every(t),
+                _ => None,
+            })
+        }) {
+            self.hit(&EVERY_CONTAINER, c.line, &c.snippet, &[what]);
+        }
         match pos.as_slice() {
             ["system", "prune", ..] => self.hit(&SYSTEM_PRUNE, c.line, &c.snippet, &[]),
             ["volume", "prune" | "rm" | "remove", ..] => {

@@ -78,6 +78,13 @@ pub(crate) const SENSITIVE: Rule = rule(
     "deletes {}",
     "rm -rf ./x/.ssh/id_rsa",
 );
+pub(crate) const USER_FILE: Rule = rule(
+    "rm-user-file",
+    Level::Danger,
+    "`rm` (not recursive) of a credentials or startup file in the home folder",
+    "deletes {} of the home folder ({})",
+    "rm -f ~/.gitconfig",
+);
 pub(crate) const FIND_SYSTEM: Rule = rule(
     "find-delete-system",
     Level::Danger,
@@ -134,6 +141,12 @@ impl Analyser<'_> {
                     && !is_temp(&t)
                 {
                     self.hit(&SYSTEM_FILE, c.line, &c.snippet, &[&t]);
+                } else if let Some((_, what)) = sensitive_path(&t)
+                    && super::paths::home_rel(&t).is_some()
+                {
+                    // The user's git identity, a shell's startup file, a registry token: gone
+                    // for every project, not only this one.
+                    self.hit(&USER_FILE, c.line, &c.snippet, &[what, &t]);
                 }
             }
             return;

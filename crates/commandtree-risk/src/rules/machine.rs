@@ -95,11 +95,24 @@ pub(crate) const FORK_BOMB: Rule = rule(
     ":(){ :|:& };:",
 );
 
+pub(crate) const STARTS_SCHEDULER: Rule = rule(
+    "starts-system-scheduler",
+    Level::Caution,
+    "`cron -f`, `anacron -s`, `runsvdir /etc/service`: the machine's scheduler or supervisor",
+    "starts the machine's {} (its system-wide jobs or services; needs root)",
+    "exec cron -f",
+);
+
 impl Analyser<'_> {
     pub(crate) fn machine(&mut self, c: &Cmd) {
         let args = c.arg_texts();
         let name = c.name.as_str();
         match name {
+            // A container's service scripts run on the host: its scheduler then runs the
+            // machine's own jobs, its supervisor the machine's services.
+            "cron" | "crond" | "anacron" | "atd" | "runsvdir" => {
+                self.hit(&STARTS_SCHEDULER, c.line, &c.snippet, &[name]);
+            }
             "dd" => {
                 if let Some(dev) = args
                     .iter()

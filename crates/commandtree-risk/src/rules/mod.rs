@@ -234,9 +234,11 @@ pub const RULES: &[&Rule] = &[
     &deletion::SYSTEM_FOLDER,
     &deletion::OUTSIDE,
     &deletion::SENSITIVE,
+    &deletion::USER_FILE,
     &deletion::FIND_SYSTEM,
     &deletion::FIND_OUTSIDE,
     // Machine
+    &machine::STARTS_SCHEDULER,
     &machine::OVERWRITES_DISK,
     &machine::FORMATS_DISK,
     &machine::FORMATS_DRIVE,
@@ -356,6 +358,7 @@ pub const RULES: &[&Rule] = &[
     &containers::PRIVILEGED,
     &containers::HOST_MOUNT,
     &containers::HOST_NAMESPACES,
+    &containers::EVERY_CONTAINER,
     // Infrastructure
     &infrastructure::KUBECTL_DELETE,
     &infrastructure::HELM_UNINSTALL,

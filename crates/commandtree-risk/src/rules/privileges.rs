@@ -90,6 +90,23 @@ impl Analyser<'_> {
         let Some(mode) = ops.first().map(|w| w.text()) else {
             return;
         };
+        // `curl -o bin/tool URL` then `chmod +x bin/tool`: a program fetched to be run (by
+        // this command or another that needs it, as a make prerequisite is).
+        let runnable = if mode.chars().all(|ch| ch.is_ascii_digit()) {
+            mode.chars()
+                .any(|d| d.to_digit(10).is_some_and(|d| d % 2 == 1))
+        } else {
+            mode.contains('x')
+        };
+        if runnable
+            && let Some(tool) = ops
+                .iter()
+                .skip(1)
+                .find_map(|w| self.facts.downloaded_by(&w.raw))
+                .map(str::to_string)
+        {
+            self.hit(&crate::rules::RUNS_DOWNLOADED, c.line, &c.snippet, &[&tool]);
+        }
         let targets: Vec<String> = ops.iter().skip(1).map(|w| w.text()).collect();
         if !targets.is_empty() && targets.iter().all(|t| is_temp(t)) {
             // A folder the script made for itself.

@@ -66,10 +66,21 @@ pub(crate) const IMAGE_BUILD_PUSH: Rule = rule(
 );
 pub(crate) const IMAGE_COPY: Rule = rule(
     "image-copy",
-    "`skopeo copy`, `crane push`, `crane copy`",
+    "`skopeo copy`, `crane push`, `crane copy`, `regctl image copy`, `oras push` (not into a local layout)",
     "pushes an image to a registry ({} {})",
     "skopeo copy docker-archive:app.tar docker://example/app",
 );
+/// Where an image copy lands on this machine (skopeo's and regctl's transports).
+const LOCAL_IMAGE_PLACES: &[&str] = &[
+    "oci:",
+    "ocidir:",
+    "oci-archive:",
+    "dir:",
+    "docker-archive:",
+    "docker-daemon:",
+    "containers-storage:",
+];
+
 pub(crate) const CRATES: Rule = rule(
     "cargo-publish",
     "`cargo publish`, `yank`, `owner` (not `--dry-run`)",
@@ -420,8 +431,21 @@ impl Analyser<'_> {
             }
             "mkdocs" if sub == "gh-deploy" => self.hit(&MKDOCS, line, &snip, &[]),
             "gh-pages" => self.hit(&GH_PAGES, line, &snip, &[]),
-            "skopeo" | "crane" if matches!(sub.as_str(), "copy" | "push" | "cp") => {
-                self.hit(&IMAGE_COPY, line, &snip, &[name, &sub])
+            "skopeo" | "crane" | "regctl" | "oras" => {
+                // `regctl image copy SRC DST`: the verb after the object.
+                let pos = super::not_options(&args);
+                let verb = match pos.as_slice() {
+                    ["image", verb, ..] if name == "regctl" => *verb,
+                    [verb, ..] => *verb,
+                    [] => "",
+                };
+                // Into a local layout, archive or daemon, nothing leaves the machine.
+                let local = pos
+                    .last()
+                    .is_some_and(|dest| LOCAL_IMAGE_PLACES.iter().any(|p| dest.starts_with(p)));
+                if matches!(verb, "copy" | "push" | "cp") && !local {
+                    self.hit(&IMAGE_COPY, line, &snip, &[name, verb])
+                }
             }
             _ => {}
         }

@@ -470,3 +470,19 @@ fn syncing_the_project_into_the_home_folder_is_a_danger() {
     let build = warning(&w, "shell", "build.sh").unwrap_or_default();
     assert!(!build.contains("home folder"), "{build}");
 }
+
+#[test]
+fn a_release_whose_prerequisite_downloads_a_program_and_makes_it_runnable_is_a_danger() {
+    let w = Workspace::new();
+    w.write(
+        "Makefile",
+        "release: bin/gh-release-body\n\tbin/gh-release-body owner/repo v1\n\nbin/gh-release-body:\n\tmkdir -p bin\n\tcurl -o bin/gh-release-body \"https://raw.githubusercontent.com/o/gh-release-body/master/gh-release-body\"\n\tchmod +x bin/gh-release-body\n\nbuild:\n\tmkdir -p bin\n\tcurl -o bin/data.json https://example.com/data.json\n",
+    );
+    let release = warning(&w, "make", "release").expect("release is warned");
+    assert!(
+        release.starts_with("Danger:") && release.contains("makes `bin/gh-release-body`"),
+        "{release}"
+    );
+    // Data fetched into the project is no program.
+    assert_eq!(warning(&w, "make", "build"), None);
+}
