@@ -117,9 +117,11 @@ const SYNONYMS: &[&[&str]] = &[
     &["valgrind", "memcheck"],
 ];
 
-/// Phrases of task vocabulary and the one word task names use for them: an end-to-end test,
+/// Phrases of task vocabulary and the one word task names use for them: setting up, an end-to-end test,
 /// and a task that reruns when files change (`watch`).
 const PHRASES: &[(&str, &str)] = &[
+    // "set up the environment" is a setup, not something brought up.
+    ("set up", " setup "),
     ("end-to-end", " e2e "),
     ("end to end", " e2e "),
     ("whenever a file changes", " watch "),
@@ -163,6 +165,9 @@ pub fn tokens(text: &str) -> Vec<String> {
 const COMPOUNDS: &[(&str, &[&str])] = &[
     ("typecheck", &["type", "check"]),
     ("fmtcheck", &["fmt", "check"]),
+    ("spellcheck", &["spell", "check"]),
+    ("spellchecking", &["spell", "check"]),
+    ("codespell", &["code", "spell"]),
 ];
 
 fn compound(word: &str) -> Vec<&str> {
@@ -367,6 +372,9 @@ pub fn fields<'a>(
     if let Some(g) = &c.group {
         f.push((PATH, g.clone()));
     }
+    if let Some((_, language)) = LANGUAGES.iter().find(|(k, _)| *k == c.kind) {
+        f.push((PATH, language.to_string()));
+    }
     let rel = c.path().strip_prefix(root).unwrap_or(c.path());
     f.push((PATH, rel.to_string_lossy().into_owned()));
     // The folder the command line names is already in the path; the rest says what it runs.
@@ -390,6 +398,27 @@ pub fn fields<'a>(
     }
     f
 }
+
+/// The language a command's type works in, as a person names it ("run the rust tests" is
+/// Cargo's `test`, "lint the python code" a Python tool's).
+const LANGUAGES: &[(&str, &str)] = &[
+    ("cargo", "rust"),
+    ("npm", "javascript node"),
+    ("deno", "typescript javascript"),
+    ("python", "python"),
+    ("pyproject", "python"),
+    ("tox", "python"),
+    ("nox", "python"),
+    ("gradle", "java kotlin"),
+    ("maven", "java"),
+    ("ant", "java"),
+    ("dotnet", "dotnet csharp"),
+    ("csharp-script", "csharp"),
+    ("fsharp-script", "fsharp"),
+    ("composer", "php"),
+    ("rake", "ruby"),
+    ("powershell", "powershell"),
+];
 
 /// One document's words with how much each counts, its weighted length, and the words of each
 /// of its names.
@@ -934,6 +963,15 @@ mod tests {
         assert_eq!(tokens("check the types"), ["lint", "typ"]);
         assert!(tokens("rebuild whenever a file changes").contains(&"watch".to_string()));
         assert_eq!(tokens("reload on save"), ["reload", "watch"]);
+        assert_eq!(tokens("set up the environment"), ["setup", "env"]);
+        // "check the spelling" is what `codespell` and "spellchecking" say.
+        assert_eq!(tokens("codespell"), ["spell"]);
+        let sorted = |t: &str| {
+            let mut w = tokens(t);
+            w.sort();
+            w
+        };
+        assert_eq!(sorted("do spellchecking"), sorted("check the spelling"));
     }
 
     #[test]
@@ -1054,8 +1092,12 @@ mod tests {
         ];
         let index = index_for(&dir, &commands);
         // The member's `[package]` says `rust-version`: not a word of its `fmt`, else it holds
-        // more of "format the rust code" than the workspace's own.
-        assert!(index.rank("rust").is_empty());
+        // more of "format the rust code" than the workspace's own. Both say "rust" only as
+        // Cargo's commands.
+        let rust = index.rank("rust");
+        assert_eq!(rust.len(), 2);
+        assert!(rust.iter().all(|r| commands[r.doc].kind == "cargo"));
+        assert_eq!(rust[0].held, rust[1].held);
         let ranked = index.rank("format the rust code");
         assert_eq!(ranked.len(), 2);
         assert_eq!(ranked[0].held, ranked[1].held);
@@ -1109,6 +1151,19 @@ mod tests {
         let index = index_for(&dir, &commands);
         assert!(index.rank("vite").is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_commands_type_says_its_language() {
+        let commands = [
+            CommandItem::new("npm", Path::new("/w/package.json"), "test", "npm test"),
+            CommandItem::new("cargo", Path::new("/w/Cargo.toml"), "test", "cargo test"),
+            CommandItem::new("tox", Path::new("/w/tox.ini"), "py312", "tox -e py312"),
+        ];
+        let index = Index::build(commands.iter().map(|c| fields(c, Path::new("/w"), None)));
+        assert_eq!(index.rank("run the rust tests")[0].doc, 1);
+        assert_eq!(index.rank("test the javascript")[0].doc, 0);
+        assert_eq!(index.rank("python tests")[0].doc, 2);
     }
 
     #[test]

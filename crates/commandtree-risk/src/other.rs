@@ -326,8 +326,37 @@ fn python_runners(toks: &[(Tok, u32)]) -> std::collections::HashSet<String> {
     out
 }
 
+/// A script that writes a GitHub release through the REST API (`requests.post` or a helper
+/// handed `"post"`/`"patch"`, to `api.github.com` and `…/releases`): it publishes, as `gh
+/// release create` does.
+fn github_release_api(toks: &[(Tok, u32)], text: &str, out: &mut Vec<Finding>) {
+    let strs = || {
+        toks.iter().filter_map(|(t, l)| match t {
+            Tok::Str(s) => Some((s.as_str(), *l)),
+            _ => None,
+        })
+    };
+    let api = strs().any(|(s, _)| s.contains("api.github.com") || s.contains("uploads.github.com"));
+    let releases = strs().find(|(s, _)| s.contains("/releases"));
+    let writes = strs().any(|(s, _)| {
+        matches!(s.to_ascii_lowercase().as_str(), "post" | "patch" | "put")
+    }) || toks.iter().any(|(t, _)| {
+        matches!(t, Tok::Word(w) if [".post", ".patch", ".put"].iter().any(|m| w.ends_with(m)))
+    });
+    if let (true, Some((_, line)), true) = (api, releases, writes) {
+        add(
+            out,
+            Level::Caution,
+            line,
+            "creates or changes a GitHub release through its API: publishes",
+            text,
+        );
+    }
+}
+
 pub fn python(text: &str, out: &mut Vec<Finding>) {
     let toks = tokens(text, true);
+    github_release_api(&toks, text, out);
     let runners = python_runners(&toks);
     for (i, (t, line)) in toks.iter().enumerate() {
         let Tok::Word(w) = t else { continue };

@@ -202,6 +202,10 @@ fn a_dispatched_workflow_is_judged_by_what_it_does_to_shared_things() {
             "push",
             "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: docker/build-push-action@v6\n        with:\n          push: true\n",
         ),
+        (
+            "push by a buildx output",
+            "on: workflow_dispatch\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: docker/build-push-action@v4\n        with:\n          outputs: type=image,push-by-digest=true,push=true\n",
+        ),
     ] {
         let f = analyse("workflow", wf);
         assert_eq!(level(&f), Some(Level::Caution), "{what}: {f:#?}");
@@ -1497,4 +1501,38 @@ fn the_machines_scheduler_or_service_supervisor_started() {
     );
     warned("shell", "#!/bin/sh\n/usr/sbin/anacron -s\n", Level::Caution);
     quiet("shell", "#!/bin/sh\necho cron -f\n");
+}
+
+#[test]
+fn a_database_dropped_in_the_projects_container_is_a_caution() {
+    warned(
+        "make",
+        "test_db:\n\t@for i in `seq 1 5`; do docker compose exec postgres sh -c 'nc -z localhost 5432' && break || sleep 1; done\n\tdocker compose exec postgres sh -c 'psql -U postgres -c \"drop database if exists tests;\" && psql -U postgres -c \"create database tests;\"'\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ndocker compose exec -T db psql -U app -c 'DROP DATABASE app_test'\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ndocker exec -i pg dropdb app\n",
+        Level::Caution,
+    );
+    quiet(
+        "shell",
+        "#!/bin/sh\ndocker compose exec db psql -U app -c 'select 1'\n",
+    );
+}
+
+#[test]
+fn a_python_script_writing_a_github_release_through_the_api_publishes() {
+    let script = "import requests\n\ndef _github_request(method, path, params=None):\n    url = \"https://api.github.com/{}\".format(path)\n    return requests.request(method, url, data=params)\n\ndef create_release(repo, params):\n    return _github_request(\"post\", \"repos/{}/releases\".format(repo), params)\n";
+    warned("python", script, Level::Caution);
+    // Reading releases publishes nothing.
+    quiet(
+        "python",
+        "import requests\nr = requests.get(\"https://api.github.com/repos/o/x/releases/latest\")\nprint(r.json()[\"tag_name\"])\n",
+    );
 }

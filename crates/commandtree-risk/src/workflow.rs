@@ -452,9 +452,14 @@ fn action(
         }
         // Actions that publish only when told to.
         let off = match *action {
-            "docker/build-push-action" => !param("push").is_some_and(|v| {
-                v.as_bool() == Some(true) || v.as_str().is_some_and(|s| s != "false")
-            }),
+            // `push: true`, or a buildx output that pushes (`outputs: type=image,push=true`).
+            "docker/build-push-action" => {
+                !param("push").is_some_and(|v| {
+                    v.as_bool() == Some(true) || v.as_str().is_some_and(|s| s != "false")
+                }) && !param("outputs")
+                    .and_then(Value::as_str)
+                    .is_some_and(|o| o.split([',', '\n']).any(|kv| kv.trim() == "push=true"))
+            }
             "goreleaser/goreleaser-action" => param("args")
                 .and_then(Value::as_str)
                 .map(dispatched_value)

@@ -17,8 +17,9 @@
 //! plain file, so one that names no listed target is not an error) and the targets its recipe
 //! asks this same Makefile for (`$(MAKE) x`, `make x`; not `-C dir` or `-f other`).
 //!
-//! Descriptions follow the self-documenting help convention: `target: deps ## text`, or a
-//! `## text` line directly above the rule (`.PHONY` lines in between are fine).
+//! Descriptions follow the self-documenting help convention: `target: deps ## text`, a
+//! `## text` line directly above the rule (`.PHONY` lines in between are fine), or
+//! `.PHONY: target ## text` declaring that one target.
 
 use super::calls::{make_call, simple_commands};
 use super::common::{self, IncludeGuard, Refusal, normalize_path, script_steps};
@@ -526,6 +527,7 @@ fn scan(content: &str) -> Scan {
     let mut raw_vars: HashMap<String, String> = HashMap::new();
     let mut file_rules: HashMap<String, Target> = HashMap::new();
     let mut pending: Option<String> = None;
+    let mut phony_help: HashMap<String, String> = HashMap::new();
     // The targets the current rule names (their indices): its recipe lines are theirs.
     let mut current: Vec<usize> = Vec::new();
     // The file rules the current rule names.
@@ -695,7 +697,15 @@ fn scan(content: &str) -> Scan {
                 let words = split_words(names);
                 if words.iter().all(|w| w.starts_with('.')) {
                     if words.contains(&".PHONY") {
-                        phony.extend(split_words(prereqs).into_iter().map(str::to_string));
+                        let declared = split_words(prereqs);
+                        // `.PHONY: install  ## Install the package`: the help convention that
+                        // lists `^.PHONY: .*?## ` lines describes the one target it declares.
+                        if let [one] = declared.as_slice()
+                            && let Some(help) = comment.and_then(help_text)
+                        {
+                            phony_help.entry(one.to_string()).or_insert(help);
+                        }
+                        phony.extend(declared.into_iter().map(str::to_string));
                     }
                     // Special targets sit between a `## text` line and its rule.
                     continue;
@@ -775,6 +785,11 @@ fn scan(content: &str) -> Scan {
                 in_rule = false;
                 pending = None;
             }
+        }
+    }
+    for t in &mut targets {
+        if t.description.is_none() {
+            t.description = phony_help.remove(&t.name);
         }
     }
     // A dotted name is usually a file (`main.o`, `index.html`); it is a command only when the
@@ -1939,6 +1954,49 @@ mod tests {
     #[test]
     fn even_backslashes_do_not_continue() {
         assert_eq!(names("a: b\\\\\nc:\n"), ["a", "c"]);
+    }
+
+    #[test]
+    fn a_phony_line_with_a_help_comment_describes_the_target_it_declares() {
+        let p = make(
+            ".PHONY: install  ## Install the package for local development
+             install: .uv
+             	uv sync
+             
+             .PHONY: .rust  # Check that Rust is installed
+             .rust:
+             	cargo --version
+             
+             .PHONY: lint typecheck  ## Two targets: no one's description
+             lint:
+             	ruff check
+             typecheck:
+             	pyright
+             
+             .PHONY: docs-serve  ## Not this one
+             docs-serve: ## Build and serve the documentation
+             	mkdocs serve
+",
+        );
+        let desc = |name: &str| {
+            p.commands
+                .iter()
+                .find(|c| c.label == name)
+                .unwrap_or_else(|| panic!("no {name}"))
+                .description
+                .clone()
+        };
+        assert_eq!(
+            desc("install").as_deref(),
+            Some("Install the package for local development")
+        );
+        assert_eq!(desc("lint"), None);
+        assert_eq!(desc("typecheck"), None);
+        // The rule's own comment comes first.
+        assert_eq!(
+            desc("docs-serve").as_deref(),
+            Some("Build and serve the documentation")
+        );
     }
 
     #[test]

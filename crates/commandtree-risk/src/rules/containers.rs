@@ -59,6 +59,13 @@ pub(crate) const HOST_NAMESPACES: Rule = rule(
     "docker run --rm --network host nginx",
 );
 
+pub(crate) const CONTAINER_DATABASE: Rule = rule(
+    "container-database",
+    Level::Caution,
+    "`docker compose exec db psql -c 'DROP DATABASE …'`, `docker exec` of the same: a database in a container",
+    "{} in a container ({})",
+    "docker compose exec postgres psql -U postgres -c 'drop database if exists tests'",
+);
 pub(crate) const EVERY_CONTAINER: Rule = rule(
     "docker-rm-every",
     Level::Danger,
@@ -66,6 +73,77 @@ pub(crate) const EVERY_CONTAINER: Rule = rule(
     "removes every {} on the machine, other projects' too",
     "docker rm -f $(docker ps -aq)",
 );
+
+impl Analyser<'_> {
+    /// `docker exec [options] NAME CMD…` from argument `from` on (the options, the container or
+    /// service, its command): a command there that drops or empties a database loses the data
+    /// of the project's container, not the machine's: a caution.
+    fn database_in_container(&mut self, c: &Cmd, from: usize, how: &str) {
+        let mut i = from;
+        while let Some(t) = c.args.get(i).map(Word::text) {
+            if !t.starts_with('-') {
+                break;
+            }
+            i += if EXEC_VALUE_OPTIONS.contains(&t.as_str()) {
+                2
+            } else {
+                1
+            };
+        }
+        // The container or service, then its command.
+        let words: Vec<Word> = c.args.iter().skip(i + 1).cloned().collect();
+        if words.is_empty() {
+            return;
+        }
+        let Some(inner) = self.unwrap(words, c.line, &c.snippet, 1) else {
+            return;
+        };
+        let mut found = Vec::new();
+        let code = crate::shell::is_shell(&inner.name)
+            .then(|| inner.args.iter().position(|w| w.text() == "-c"))
+            .flatten()
+            .and_then(|at| inner.args.get(at + 1))
+            .and_then(Word::literal);
+        if let Some(code) = code {
+            // `sh -c 'psql … && psql …'`: the code the container's shell runs.
+            crate::shell::analyse(&code, c.line, &mut found);
+        } else {
+            let before = self.out.len();
+            self.databases(&inner);
+            found = self.out.drain(before..).collect();
+        }
+        let of_a_database = |reason: &str| {
+            super::RULES.iter().any(|r| {
+                r.family == super::Family::Databases
+                    && reason.starts_with(r.reason.split("{}").next().unwrap_or(r.reason))
+            })
+        };
+        if let Some(f) = found.iter().find(|f| of_a_database(&f.reason)) {
+            let what = f.reason.clone();
+            self.hit(&CONTAINER_DATABASE, c.line, &c.snippet, &[&what, how]);
+        }
+    }
+}
+
+/// Options of `docker exec` and `docker compose exec`/`run` that take a value.
+const EXEC_VALUE_OPTIONS: &[&str] = &[
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "-e",
+    "--env",
+    "--env-file",
+    "--index",
+    "--name",
+    "-p",
+    "--publish",
+    "-v",
+    "--volume",
+    "--entrypoint",
+    "-l",
+    "--label",
+];
 
 /// What `docker ps -aq` (every container) or `docker images -q` (every image) lists, when a
 /// command substitution's text is that with no filter.
@@ -143,8 +221,8 @@ impl Analyser<'_> {
         // `compose --ansi never --env-file .env down -v`: Compose's own options and their values
         // come before its command.
         if args.first().is_some_and(|a| a == "compose") {
-            let mut rest = args[1..].iter();
-            while let Some(a) = rest.next() {
+            let mut rest = args[1..].iter().enumerate();
+            while let Some((i, a)) = rest.next() {
                 if COMPOSE_OPTIONS_WITH_VALUE.contains(&a.as_str()) {
                     rest.next();
                     continue;
@@ -155,9 +233,21 @@ impl Analyser<'_> {
                 if a == "down" && args.iter().any(|a| a == "-v" || a == "--volumes") {
                     self.hit(&COMPOSE_VOLUMES, c.line, &c.snippet, &[]);
                 }
+                if matches!(a.as_str(), "exec" | "run") {
+                    // `args[i + 1]` is the subcommand; what follows its options is the
+                    // service and its command.
+                    self.database_in_container(c, i + 2, "docker compose exec");
+                }
                 break;
             }
             return;
+        }
+        if let Some(i) = args.iter().position(|a| !a.starts_with('-'))
+            && (args[i] == "exec"
+                || (args[i] == "container" && args.get(i + 1).is_some_and(|a| a == "exec")))
+        {
+            let from = if args[i] == "exec" { i + 1 } else { i + 2 };
+            self.database_in_container(c, from, "docker exec");
         }
         let pos = super::not_options(&args);
         if matches!(

@@ -359,6 +359,7 @@ pub const RULES: &[&Rule] = &[
     &containers::HOST_MOUNT,
     &containers::HOST_NAMESPACES,
     &containers::EVERY_CONTAINER,
+    &containers::CONTAINER_DATABASE,
     // Infrastructure
     &infrastructure::KUBECTL_DELETE,
     &infrastructure::HELM_UNINSTALL,
