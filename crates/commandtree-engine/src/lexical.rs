@@ -44,14 +44,9 @@ const SYNONYMS: &[&[&str]] = &[
     &["format", "fmt", "prettier", "reformat"],
     &["lint", "linter", "check", "clippy", "eslint"],
     &["e2e", "endtoend", "integration"],
-    &[
-        "doc",
-        "document",
-        "documentation",
-        "manual",
-        "man",
-        "manpage",
-    ],
+    &["doc", "document", "documentation", "manual"],
+    // A manual page is not the documentation site ("generate the manual pages": `build_man`).
+    &["manpage", "man"],
     &["dep", "dependency", "requirement"],
     &["test", "spec", "unittest"],
     &["dev", "develop", "development"],
@@ -68,6 +63,8 @@ const SYNONYMS: &[&[&str]] = &[
     &[
         "cov",
         "coverage",
+        // Erlang's and Elixir's coverage tool (`mix test --cover`, `make cover`).
+        "cover",
         "gcov",
         "lcov",
         "kcov",
@@ -122,6 +119,8 @@ const SYNONYMS: &[&[&str]] = &[
 const PHRASES: &[(&str, &str)] = &[
     // "set up the environment" is a setup, not something brought up.
     ("set up", " setup "),
+    ("manual page", " manpage "),
+    ("man page", " manpage "),
     ("end-to-end", " e2e "),
     ("end to end", " e2e "),
     ("whenever a file changes", " watch "),
@@ -260,25 +259,32 @@ pub fn actions(name: &str) -> u32 {
 const ASKING_WORDS: usize = 2;
 
 /// The groups of [`ACTIONS`] a query asks for, one bit each: every task word it holds when one
-/// of its first [`ASKING_WORDS`] words is one ("build the docs and serve them": both), else
-/// running something when it says "run" ("run the example app"); 0 when it asks for no task.
+/// of its first [`ASKING_WORDS`] words is one ("build the docs and serve them": both) or when
+/// it says "run" ("run the erlang unit tests": testing), else running something when it says
+/// "run" ("run the example app"); 0 when it asks for no task.
 pub fn asked_actions(query: &str) -> u32 {
     let bits = action_bits();
     let words = tokens(query);
+    let named = words
+        .iter()
+        .filter_map(|t| bits.get(t))
+        .fold(0, |a, b| a | b);
     if words
         .iter()
         .take(ASKING_WORDS)
         .any(|t| bits.contains_key(t))
     {
-        return words
-            .iter()
-            .filter_map(|t| bits.get(t))
-            .fold(0, |a, b| a | b);
+        return named;
     }
     let says_run = query
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| w.eq_ignore_ascii_case(RUN) || w.eq_ignore_ascii_case("running"));
-    if says_run { bits[RUN] } else { 0 }
+    // "run the erlang unit tests": what is run names the task.
+    match (says_run, named) {
+        (false, _) => 0,
+        (true, 0) => bits[RUN],
+        (true, named) => named,
+    }
 }
 
 /// Folder words of a documentation site or its build (`docs/`, `dev-docs/`, `website/`,
@@ -964,6 +970,12 @@ mod tests {
         assert!(tokens("rebuild whenever a file changes").contains(&"watch".to_string()));
         assert_eq!(tokens("reload on save"), ["reload", "watch"]);
         assert_eq!(tokens("set up the environment"), ["setup", "env"]);
+        assert_eq!(
+            tokens("generate the man pages"),
+            tokens("generate the manual page")
+        );
+        assert_ne!(tokens("manual page"), tokens("documentation"));
+        assert_eq!(tokens("cover"), tokens("coverage"));
         // "check the spelling" is what `codespell` and "spellchecking" say.
         assert_eq!(tokens("codespell"), ["spell"]);
         let sorted = |t: &str| {

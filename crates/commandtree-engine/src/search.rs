@@ -1087,6 +1087,24 @@ mod tests {
         assert_eq!(first("install the ui"), "/w/Makefile:ui-install");
         // A query that asks for no task changes nothing.
         assert_eq!(first("the ui"), "/w/Makefile:ui-install");
+        // "run" and a task further on asks for that task.
+        let erlang = vec![
+            CommandItem::new("make", Path::new("/w/Makefile"), "erlang", "make erlang"),
+            CommandItem::new(
+                "make",
+                Path::new("/w/Makefile"),
+                "test_erlang",
+                "make test_erlang",
+            ),
+        ];
+        assert_eq!(
+            ranked_by(
+                &erlang,
+                "run the erlang unit tests with eunit",
+                &[Some(0.62), Some(0.6)]
+            )[0],
+            "/w/Makefile:test_erlang"
+        );
         // "run" alone asks to run something: a build is not that, though its name says all
         // the rest ("run the app in docker": `build:app:docker`).
         let docker = vec![
