@@ -13,6 +13,7 @@
 use super::SourceFile;
 use super::calls::{Simple, Word, simple_commands};
 use super::common::normalize_path;
+use super::script_runs::wildcard_of;
 use crate::model::StepRef;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -616,22 +617,6 @@ fn regex_wildcard(pat: &str, fixed: bool, whole: bool) -> Option<String> {
 
 fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
-}
-
-/// A glob component as a `*` pattern: `?` and `[...]` stand for any text.
-fn wildcard_of(part: &str) -> String {
-    let mut out = String::new();
-    let mut rest = part;
-    while let Some(c) = rest.chars().next() {
-        if c == '[' {
-            rest = rest.find(']').map_or("", |i| &rest[i + 1..]);
-            out.push('*');
-            continue;
-        }
-        out.push(if c == '?' { '*' } else { c });
-        rest = &rest[c.len_utf8()..];
-    }
-    out
 }
 
 /// `dirname`: the folder part of a path (`.` when there is none).

@@ -139,7 +139,7 @@ fn matching_folders(
 
 /// A splitter word's component as a `*` pattern: each run-time part and glob character
 /// (`$VAR`, `$SUB`, `$ARITH`, `?`, `[...]`) stands for any text.
-fn wildcard_of(part: &str) -> String {
+pub(super) fn wildcard_of(part: &str) -> String {
     let mut out = String::new();
     let mut rest = part;
     while let Some(c) = rest.chars().next() {
