@@ -208,9 +208,25 @@ fn nearest_of_a_name_first(
         groups.entry(name(e.0)).or_default().push(*e);
     }
     // Only names already on the shortlist matter; their other members may be further down.
-    for e in rest {
-        if let Some(g) = groups.get_mut(&name(e.0)) {
-            g.push(*e);
+    // Read in the listing's order: in `rest`'s, each command is a cache miss, 20 ms on
+    // 100,000.
+    if !rest.is_empty() {
+        let mut wanted: Vec<u64> = groups.keys().copied().collect();
+        wanted.sort_unstable();
+        let mut in_rest = vec![u32::MAX; commands.len()];
+        for (k, e) in rest.iter().enumerate() {
+            in_rest[e.0] = k as u32;
+        }
+        for (i, c) in commands.iter().enumerate() {
+            if in_rest[i] == u32::MAX {
+                continue;
+            }
+            let key = name_key(c);
+            if wanted.binary_search(&key).is_ok()
+                && let Some(g) = groups.get_mut(&key)
+            {
+                g.push(rest[in_rest[i] as usize]);
+            }
         }
     }
     let asked: std::collections::HashSet<String> =
