@@ -482,31 +482,71 @@ impl Facts {
     }
 }
 
-/// The file a `curl`/`wget` command writes its download to, as written, and the tool.
+/// The file a `curl`/`wget` command writes its download to, as written, and the tool: the
+/// output option's operand (`-o file`, `-Lo file`, `--output=file`), else the URL's last path
+/// segment when the tool names the file after it (`curl -LO URL`, a bare `wget URL`).
 fn download_target(name: &str, words: &[String]) -> Option<(String, String)> {
     let tool = name.rsplit('/').next().unwrap_or(name);
-    let (short, long) = match tool {
-        "curl" => ("-o", "--output"),
-        "wget" => ("-O", "--output-document"),
+    let (short, long, remote) = match tool {
+        "curl" => ('o', "--output", Some('O')),
+        // wget names the file after the URL unless told otherwise; a recursive or
+        // folder-prefixed one writes a tree, not one file to run.
+        "wget" => ('O', "--output-document", None),
         _ => return None,
     };
+    let named = |t: &str| (t != "-" && !t.is_empty()).then(|| (t.to_string(), tool.to_string()));
+    let mut remote_name = tool == "wget";
     let mut it = words.iter();
     while let Some(w) = it.next() {
-        if w == short || w == long {
-            let t = it.next()?;
-            return (t != "-" && !t.is_empty()).then(|| (t.clone(), tool.to_string()));
+        if w == long {
+            return named(it.next()?);
         }
         if let Some(t) = w.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-            return (t != "-" && !t.is_empty()).then(|| (t.to_string(), tool.to_string()));
+            return named(t);
+        }
+        if w == "--remote-name" && tool == "curl" {
+            remote_name = true;
+        }
+        if tool == "wget"
+            && (matches!(w.as_str(), "-r" | "-P" | "--mirror" | "--recursive" | "-m")
+                || w.starts_with("--directory-prefix"))
+        {
+            remote_name = false;
+        }
+        // A cluster of short options: `-o` takes the rest of the word or the next one.
+        if let Some(flags) = w.strip_prefix('-')
+            && !flags.starts_with('-')
+            && flags.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            if let Some(at) = flags.find(short) {
+                let rest = &flags[at + 1..];
+                return if rest.is_empty() {
+                    named(it.next()?)
+                } else {
+                    named(rest)
+                };
+            }
+            if remote.is_some_and(|r| flags.contains(r)) {
+                remote_name = true;
+            }
         }
     }
-    None
+    if !remote_name {
+        return None;
+    }
+    let url = words.iter().find(|w| w.contains("://"))?;
+    let path = url.trim_matches(['"', '\'']);
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let last = path.rsplit('/').next().unwrap_or("");
+    (!last.is_empty() && !path.ends_with("://")).then(|| named(last))?
 }
 
 /// A file as written, for matching a download with what runs it: `$name` for a variable
 /// alone (`"$file"`, `${file}`), the text without quotes otherwise.
 fn download_key(raw: &str) -> String {
     let t = raw.trim().trim_matches('"');
+    // `./file` runs what `curl -O` wrote as `file`.
+    let t = t.strip_prefix("./").unwrap_or(t);
     let inner = t
         .strip_prefix("${")
         .and_then(|r| r.strip_suffix('}'))

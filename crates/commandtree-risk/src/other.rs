@@ -128,7 +128,7 @@ pub fn powershell(text: &str, out: &mut Vec<Finding>) {
     for (t, line) in toks {
         match t {
             Tok::Newline | Tok::Punct(';') => flush(&mut stmt, out),
-            Tok::Word(w) => stmt.push((w.to_ascii_lowercase(), false, line)),
+            Tok::Word(w) => stmt.push((w, false, line)),
             Tok::Str(s) => stmt.push((s, true, line)),
             Tok::Punct(c) => stmt.push((c.to_string(), false, line)),
         }
@@ -138,11 +138,13 @@ pub fn powershell(text: &str, out: &mut Vec<Finding>) {
 
 fn ps_statement(stmt: &[(String, bool, u32)], text: &str, out: &mut Vec<Finding>) {
     let line = stmt[0].2;
-    let code: Vec<&str> = stmt
+    ps_native_commands(stmt, out);
+    let code: Vec<String> = stmt
         .iter()
         .filter(|(_, is_str, _)| !is_str)
-        .map(|(w, _, _)| w.as_str())
+        .map(|(w, _, _)| w.to_ascii_lowercase())
         .collect();
+    let code: Vec<&str> = code.iter().map(String::as_str).collect();
     let has = |names: &[&str]| code.iter().any(|w| names.contains(w));
     let strings = || {
         stmt.iter()
@@ -261,6 +263,22 @@ fn ps_statement(stmt: &[(String, bool, u32)], text: &str, out: &mut Vec<Finding>
     if has(&["stop-computer", "restart-computer"]) {
         add(out, Level::Danger, line, "shuts the machine down", text);
     }
+    // A Chocolatey package's install script: the installer it downloads runs for the whole
+    // machine (an MSI or EXE, silently).
+    if has(&[
+        "install-chocolateypackage",
+        "install-chocolateyinstallpackage",
+        "install-windowsfeature",
+        "enable-windowsoptionalfeature",
+    ]) {
+        add(
+            out,
+            Level::Caution,
+            line,
+            "installs a program or feature on the machine",
+            text,
+        );
+    }
     let writes = has(&[
         "set-content",
         "add-content",
@@ -282,6 +300,172 @@ fn ps_statement(stmt: &[(String, bool, u32)], text: &str, out: &mut Vec<Finding>
             "writes to credentials or the PowerShell profile",
             text,
         );
+    }
+}
+
+/// Words that start a PowerShell statement without running a program: keywords, and the
+/// built-in aliases whose names are also Unix programs (`rm`, `curl`: cmdlets here, judged
+/// above by what the cmdlet does).
+const PS_NOT_PROGRAMS: &[&str] = &[
+    "if",
+    "elseif",
+    "else",
+    "foreach",
+    "for",
+    "while",
+    "do",
+    "until",
+    "switch",
+    "function",
+    "filter",
+    "param",
+    "return",
+    "throw",
+    "try",
+    "catch",
+    "finally",
+    "begin",
+    "process",
+    "end",
+    "trap",
+    "exit",
+    "break",
+    "continue",
+    "class",
+    "enum",
+    "using",
+    "data",
+    "default",
+    "in",
+    "rm",
+    "del",
+    "erase",
+    "rd",
+    "ri",
+    "rmdir",
+    "cp",
+    "copy",
+    "cpi",
+    "mv",
+    "move",
+    "mi",
+    "ls",
+    "dir",
+    "gci",
+    "cat",
+    "gc",
+    "type",
+    "echo",
+    "write",
+    "curl",
+    "wget",
+    "iwr",
+    "irm",
+    "iex",
+    "mkdir",
+    "md",
+    "cd",
+    "chdir",
+    "sl",
+    "pwd",
+    "gl",
+    "sleep",
+    "sort",
+    "kill",
+    "spps",
+    "ps",
+    "gps",
+    "sc",
+    "ac",
+    "select",
+    "where",
+    "foreach-object",
+    "%",
+    "?",
+    "man",
+    "help",
+    "clear",
+    "cls",
+    "start",
+    "saps",
+    "tee",
+    "diff",
+    "compare",
+    "set",
+    "sv",
+    "gv",
+    "ni",
+    "ii",
+    "h",
+    "history",
+    "r",
+    "measure",
+    "fl",
+    "ft",
+    "fw",
+    "gm",
+    "group",
+    "icm",
+    "ipmo",
+    "mount",
+    "popd",
+    "pushd",
+    "ren",
+    "rni",
+    "rv",
+    "sal",
+    "sp",
+    "gp",
+    "gsv",
+    "gu",
+    "oh",
+];
+
+/// The programs a PowerShell statement runs by name (`choco push …`, `& git push --force`,
+/// `if ($k) { npm publish }`): each handed to the shell rules as the command line it is.
+/// Cmdlets (`Verb-Noun`), variables and the aliases above are PowerShell's own, judged by
+/// [`ps_statement`].
+fn ps_native_commands(stmt: &[(String, bool, u32)], out: &mut Vec<Finding>) {
+    for segment in stmt.split(|(w, is_str, _)| !is_str && matches!(w.as_str(), "{" | "}" | "|")) {
+        let mut words = segment
+            .iter()
+            .skip_while(|(w, is_str, _)| !is_str && matches!(w.as_str(), "&" | "."))
+            .peekable();
+        let Some((first, false, line)) = words.peek().map(|(w, s, l)| (w.as_str(), *s, *l)) else {
+            continue;
+        };
+        let lower = first.to_ascii_lowercase();
+        let cmdlet = lower.split_once('-').is_some_and(|(verb, noun)| {
+            !verb.is_empty() && !noun.is_empty() && !lower.contains('.')
+        }) && lower.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if cmdlet
+            || PS_NOT_PROGRAMS.contains(&lower.as_str())
+            || !first.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '/')
+        {
+            continue;
+        }
+        let mut code = String::new();
+        for (w, is_str, _) in words {
+            if *is_str {
+                if !code.ends_with('=') {
+                    code.push(' ');
+                }
+                code.push('\'');
+                code.push_str(&w.replace('\'', "'\\''"));
+                code.push('\'');
+            } else if w == "=" {
+                code.push('=');
+            } else if w.chars().count() == 1 && !w.starts_with(|c: char| c.is_alphanumeric()) {
+                // Other punctuation (`(`, `,`, `@`) is PowerShell's, not the program's.
+                continue;
+            } else {
+                if !code.ends_with('=') {
+                    code.push(' ');
+                }
+                code.push_str(w);
+            }
+        }
+        crate::shell::analyse(code.trim(), line, out);
     }
 }
 

@@ -1464,6 +1464,35 @@ fn a_program_downloaded_from_a_moving_branch_and_made_runnable() {
 }
 
 #[test]
+fn a_download_named_after_its_url_then_run() {
+    // `curl -O` and a bare `wget` write the file under the URL's last segment.
+    warned(
+        "shell",
+        "#!/bin/sh\nname=\"darwin-simple-http-server\"\nv=\"$(curl -s https://github.com/o/s/releases/latest)\"\ncurl -LOk \"https://github.com/o/s/releases/download/$v/$name\"\nchmod u+x \"$name\"\n\"./$name\" --ip 127.0.0.1 &\n",
+        Level::Danger,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\nwget https://example.com/get/setup.sh?ref=main\nsh setup.sh\n",
+        Level::Danger,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ncurl -sSLo tool https://example.com/tool\n./tool\n",
+        Level::Danger,
+    );
+    // Downloaded and unpacked, or mirrored: nothing downloaded runs as a program.
+    quiet(
+        "shell",
+        "#!/bin/sh\ncurl -LO https://example.com/v1/app.tar.gz\ntar xzf app.tar.gz\n",
+    );
+    quiet(
+        "shell",
+        "#!/bin/sh\nwget --mirror --no-parent 127.0.0.1:8000/index.html\n",
+    );
+}
+
+#[test]
 fn copying_an_image_to_a_registry_publishes_it() {
     warned(
         "shell",
@@ -1534,5 +1563,36 @@ fn a_python_script_writing_a_github_release_through_the_api_publishes() {
     quiet(
         "python",
         "import requests\nr = requests.get(\"https://api.github.com/repos/o/x/releases/latest\")\nprint(r.json()[\"tag_name\"])\n",
+    );
+}
+
+#[test]
+fn powershell_runs_programs_by_name() {
+    // A program named in a PowerShell script is judged by the shell rules, as in a shell.
+    warned(
+        "powershell",
+        "$v = $env:VERSION\nchoco pack ./app.nuspec\nif ($ENV:PUSH_TOKEN -ne $null) {\n    choco push app.$v.nupkg --key $ENV:PUSH_TOKEN --source=\"'https://push.chocolatey.org/'\"\n} else {\n    Write-Host \"No API key provided, skipping push\"\n}\n",
+        Level::Caution,
+    );
+    warned(
+        "powershell",
+        "Set-Location $PSScriptRoot\n& git push --force origin main\n",
+        Level::Danger,
+    );
+    warned(
+        "powershell",
+        "npm install -g yarn; dotnet build\n",
+        Level::Caution,
+    );
+    // A Chocolatey package's install script installs for the whole machine.
+    warned(
+        "powershell",
+        "$packageArgs = @{ packageName = 'app'; fileType = 'msi'; silentArgs = '/qn' }\nInstall-ChocolateyPackage @packageArgs\n",
+        Level::Caution,
+    );
+    // Cmdlets, aliases, strings and a portable package's unzip: PowerShell's own.
+    quiet(
+        "powershell",
+        "Write-Host 'choco push app.nupkg'\ndotnet build -c Release\nrm -r -fo ./build\nGet-ChildItem | ForEach-Object { $_.Name }\nInstall-ChocolateyZipPackage @packageArgs\n",
     );
 }

@@ -176,6 +176,11 @@ pub(crate) fn script_steps_of(
             out.push(step);
         }
     }
+    for step in super::script_loops::made_path_steps(file, commands, cwd, from_root) {
+        if !out.contains(&step) {
+            out.push(step);
+        }
+    }
     for step in super::script_loops::loop_steps(file, commands, cwd, from_root) {
         if !out.contains(&step) {
             out.push(step);

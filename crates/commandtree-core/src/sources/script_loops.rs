@@ -113,6 +113,81 @@ pub(crate) fn loop_steps(
         .collect()
 }
 
+/// Steps for the scripts of the project that `commands` run through a path made at run time
+/// from what the script knows: its own folder (`bash "$(dirname "$0")/build.sh"`, `"$DIR/x.sh"`
+/// after `DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)"`) or a
+/// variable it assigns a literal path. A literal path is [`super::calls::script_call`]'s.
+pub(crate) fn made_path_steps(
+    file: &SourceFile<'_>,
+    commands: &[Simple],
+    cwd: &Path,
+    from_root: bool,
+) -> Vec<StepRef> {
+    let made = |w: &Word| !w.literal && w.raw.contains(['$', '`']);
+    let runs: Vec<(&Word, bool)> = commands
+        .iter()
+        .filter(|c| !c.after_cd)
+        .filter_map(|c| {
+            let first = c.words.first()?;
+            if made(first) {
+                return Some((first, true));
+            }
+            if !matches!(c.program()?, "sh" | "bash" | "zsh" | "dash" | "ksh") {
+                return None;
+            }
+            let operand = shell_operand(c)?;
+            made(operand).then_some((operand, false))
+        })
+        .collect();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let mut bases = vec![cwd.to_path_buf()];
+    if from_root && file.root != cwd {
+        bases.push(file.root.to_path_buf());
+    }
+    let ctx = Ctx {
+        file,
+        bases,
+        assigns: assignments(file.content),
+    };
+    let mut found: BTreeSet<PathBuf> = BTreeSet::new();
+    for (w, program) in runs {
+        let Some(paths) = ctx.word_values(&w.raw, None, 0) else {
+            continue;
+        };
+        // A variable assigned in several places may name several scripts; each may run.
+        for p in paths.iter().take(MAX_LOOP_FILES) {
+            if let Some(path) = ctx.script(p, program) {
+                found.insert(path);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(super::script_runs::script_step)
+        .collect()
+}
+
+/// The script a shell is handed (`bash -e x.sh`), unless it only checks syntax (`-n`) or is
+/// given code (`-c`) or standard input (`-s`).
+fn shell_operand(cmd: &Simple) -> Option<&Word> {
+    let mut args = cmd.args().iter();
+    while let Some(w) = args.next() {
+        let t = w.text.as_str();
+        if matches!(t, "-o" | "+o" | "-O" | "+O") {
+            args.next();
+        } else if t.starts_with('-') && t.len() > 1 && t != "--" {
+            if t.contains(['c', 'n', 's']) && !t.starts_with("--") {
+                return None;
+            }
+        } else if t != "--" {
+            return Some(w);
+        }
+    }
+    None
+}
+
 /// The word of `cmd` naming the file it runs when that word uses `$var`: the program itself
 /// (then the file must be executable: true), or the script given to a shell or to `source`. A
 /// shell only checking syntax (`-n`) or given code (`-c`) runs no file.
@@ -212,7 +287,7 @@ impl Ctx<'_, '_> {
         let script = self.file.path.to_string_lossy().into_owned();
         if matches!(name, "0" | "BASH_SOURCE") {
             return match rest {
-                "" => Some(vec![script]),
+                "" | "[0]" => Some(vec![script]),
                 "%/*" => Some(vec![parent_of(&script)]),
                 _ => None,
             };
@@ -909,6 +984,47 @@ mod tests {
                 "/w/test/test_version.sh"
             ]
         );
+    }
+
+    #[test]
+    fn a_sibling_script_named_through_the_scripts_own_folder_is_a_step() {
+        let fs = tree();
+        let made = |code: &str| -> Vec<String> {
+            let file = SourceFile {
+                path: Path::new("/w/test/run.sh"),
+                content: code,
+                executable: true,
+                root: Path::new("/w"),
+                fs: &fs,
+            };
+            made_path_steps(&file, &simple_commands(code), Path::new("/w/test"), true)
+                .into_iter()
+                .map(|s| match s.scope {
+                    StepScope::File { file, .. } => file.to_string_lossy().into_owned(),
+                    _ => s.name,
+                })
+                .collect()
+        };
+        assert_eq!(
+            made("bash \"$(dirname \"$0\")/test_install.sh\"\n"),
+            ["/w/test/test_install.sh"]
+        );
+        // `--`, a redirect and `${BASH_SOURCE[0]}` in the folder's idiom; the program itself.
+        assert_eq!(
+            made(
+                "d=\"$(cd -- \"$(dirname -- \"${BASH_SOURCE[0]}\")\" &>/dev/null && pwd)\"\n\
+                 \"$d/test_exec\" --quick\nbash -e \"$d/../tests/test_a.sh\"\n"
+            ),
+            ["/w/test/test_exec", "/w/tests/test_a.sh"]
+        );
+        // A file not executable is not run as a program; a folder the script does not know,
+        // a syntax check and a missing file are no step.
+        assert!(made("d=$(dirname \"$0\")\n\"$d/helpers.sh\"\n").is_empty());
+        assert!(
+            made("\"$TOOL_HOME/test_install.sh\"\nbash -n \"$(dirname \"$0\")/test_version.sh\"\n")
+                .is_empty()
+        );
+        assert!(made("bash \"$(dirname \"$0\")/missing.sh\"\n").is_empty());
     }
 
     #[test]

@@ -308,6 +308,7 @@ pub const RULES: &[&Rule] = &[
     &publishing::PACKAGE_INDEX,
     &publishing::SETUP_PY,
     &publishing::NUGET,
+    &publishing::CHOCOLATEY,
     &publishing::MAVEN,
     &publishing::GRADLE,
     &publishing::RELEASE_TOOL,

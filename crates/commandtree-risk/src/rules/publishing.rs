@@ -111,6 +111,12 @@ pub(crate) const NUGET: Rule = rule(
     "publishes a NuGet package (nuget push)",
     "dotnet nuget push bin/app.nupkg --api-key $KEY",
 );
+pub(crate) const CHOCOLATEY: Rule = rule(
+    "choco-push",
+    "`choco push`",
+    "publishes a Chocolatey package (choco push)",
+    "choco push app.1.0.0.nupkg --key $KEY",
+);
 pub(crate) const MAVEN: Rule = rule(
     "mvn-deploy",
     "`mvn deploy`, `mvn …:deploy`",
@@ -379,6 +385,7 @@ impl Analyser<'_> {
             {
                 self.hit(&NUGET, line, &snip, &[])
             }
+            "choco" | "choco.exe" if sub == "push" => self.hit(&CHOCOLATEY, line, &snip, &[]),
             "mvn" | "mvnw" | "./mvnw"
                 if args.iter().any(|a| a == "deploy" || a.ends_with(":deploy")) =>
             {

@@ -486,3 +486,47 @@ fn a_release_whose_prerequisite_downloads_a_program_and_makes_it_runnable_is_a_d
     // Data fetched into the project is no program.
     assert_eq!(warning(&w, "make", "build"), None);
 }
+
+#[test]
+fn a_script_running_a_sibling_through_its_own_folder_carries_the_siblings_warning() {
+    let w = Workspace::new();
+    w.write_executable(
+        "packaging/build_component.sh",
+        "#!/bin/bash\nname=\"simple-http-server\"\nv=\"$(curl -s https://github.com/o/s/releases/latest)\"\ncurl -LOk \"https://github.com/o/s/releases/download/$v/$name\"\nchmod u+x \"$name\"\n\"./$name\" --ip 127.0.0.1 &\n",
+    );
+    w.write_executable(
+        "packaging/build_and_notarize.sh",
+        "#!/bin/bash\nscript_dir=\"$(cd -- \"$(dirname -- \"${BASH_SOURCE[0]}\")\" &>/dev/null && pwd)\"\nbash \"$script_dir/build_component.sh\" app docs\n",
+    );
+    let own = warning(&w, "shell", "build_component.sh").expect("the download is run");
+    assert!(own.starts_with("Danger:"), "{own}");
+    let caller = warning(&w, "shell", "build_and_notarize.sh").expect("warned through its step");
+    assert!(
+        caller.starts_with("Danger:") && caller.contains("build_component.sh"),
+        "{caller}"
+    );
+    w.run(["deps", "build_and_notarize.sh"])
+        .success()
+        .stdout_has("packaging/build_component.sh");
+}
+
+#[test]
+fn a_powershell_release_step_pushing_to_chocolatey_publishes() {
+    let w = Workspace::new();
+    w.write(
+        "install/choco/update.ps1",
+        "choco pack ./app.nuspec\nif ($null -ne $ENV:PUSH_TOKEN) {\n    choco push app.1.0.nupkg --key $ENV:PUSH_TOKEN --source=\"'https://push.chocolatey.org/'\"\n}\n",
+    );
+    w.write(
+        "install/choco/chocolateyInstall.ps1",
+        "$packageArgs = @{ packageName = 'app'; fileType = 'msi'; silentArgs = '/qn /norestart' }\nInstall-ChocolateyPackage @packageArgs\n",
+    );
+    w.write(
+        "build.ps1",
+        "dotnet build -c Release\nWrite-Host 'choco push later'\n",
+    );
+    let push = warning(&w, "powershell", "update.ps1").expect("the push is warned");
+    assert!(push.contains("choco push"), "{push}");
+    assert!(warning(&w, "powershell", "chocolateyInstall.ps1").is_some());
+    assert_eq!(warning(&w, "powershell", "build.ps1"), None);
+}
