@@ -148,6 +148,16 @@ pub(crate) fn analyse_nested(
         cwd: None,
     };
     a.walk(root);
+    // A test harness the script hands itself to (`run_tests` of a helper, shunit2, bashunit)
+    // runs every function named `test…`, though nothing in this text calls one.
+    if a.called.iter().any(|name| {
+        let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+        base != "test"
+            && (base.contains("test") || base.contains("shunit"))
+            && !a.functions.iter().any(|f| &f.name == name)
+    }) {
+        a.called_prefixes.insert("test".to_string());
+    }
     // A function's body runs only when something that runs calls it: a library of functions
     // (a shell plugin, a sourced helper file) does nothing when the file itself is run. A
     // call by name walks the body there and then (`call_function`); the rest are walked here:
@@ -1351,6 +1361,17 @@ impl Analyser<'_> {
         let name_word = self.word(name_node);
         match name_word.literal() {
             Some(name) => {
+                // A file sourced is recorded by its name too (`. "$(dirname "$0")/shunit2"`):
+                // what it is says whether a harness takes over (see `analyse_script`).
+                if matches!(name.as_str(), "." | "source")
+                    && let Some(arg) = n.child_by_field_name("argument")
+                {
+                    let t = self.text(arg);
+                    let base = t.trim_matches(['"', '\'']).rsplit('/').next().unwrap_or("");
+                    if !base.is_empty() {
+                        self.called.insert(format!("source:{base}"));
+                    }
+                }
                 self.called.insert(name);
             }
             // Exactly a positional parameter (`"$@"`, `$1`, `${1}`), not text around one.

@@ -1596,3 +1596,43 @@ fn powershell_runs_programs_by_name() {
         "Write-Host 'choco push app.nupkg'\ndotnet build -c Release\nrm -r -fo ./build\nGet-ChildItem | ForEach-Object { $_.Name }\nInstall-ChocolateyZipPackage @packageArgs\n",
     );
 }
+
+#[test]
+fn a_clone_into_the_home_folder_changes_the_machine() {
+    warned(
+        "shell",
+        "#!/usr/bin/env bash\nPLUGINS_DIR=\"$HOME/.tmux/plugins\"\nmkdir -p \"$PLUGINS_DIR\"\ncd \"$PLUGINS_DIR\"\ngit clone --quiet https://github.com/o/example-plugin\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "#!/bin/sh\ngit clone --depth 1 https://github.com/o/dotfiles ~/.dotfiles\n",
+        Level::Caution,
+    );
+    // Into the project, or into a folder of its own.
+    quiet(
+        "shell",
+        "#!/bin/sh\ngit clone --depth 1 https://github.com/o/fixtures vendor/fixtures\ncd build && git clone https://github.com/o/x\n",
+    );
+}
+
+#[test]
+fn a_test_harness_runs_the_functions_named_test() {
+    // The helper defining `run_tests` is not in the tree (a submodule): it runs `test_*`.
+    warned(
+        "shell",
+        "#!/usr/bin/env bash\nPLUGINS_DIR=\"$HOME/.tmux/plugins\"\nsource \"$(dirname \"$0\")/helpers/helpers.sh\"\nreset_plugins() {\n  rm -rf \"$PLUGINS_DIR\"\n}\ntest_clean() {\n  reset_plugins\n}\nrun_tests\n",
+        Level::Caution,
+    );
+    // shunit2 sourced last runs them too.
+    warned(
+        "shell",
+        "#!/bin/sh\ntestInstall() {\n  sudo make install\n}\n. \"$(dirname \"$0\")/shunit2\"\n",
+        Level::Caution,
+    );
+    // With no harness, a library's functions run only when called; `test -d` is no harness.
+    quiet(
+        "shell",
+        "#!/bin/sh\ntest_clean() {\n  rm -rf \"$HOME/.tmux/plugins\"\n}\ntest -d build || mkdir build\n",
+    );
+}

@@ -258,11 +258,56 @@ impl Analyser<'_> {
                     .first()
                     .filter(|w| {
                         let t = w.text();
-                        !t.starts_with('$') && self.outside(&t).is_some()
+                        (!t.starts_with('$') && self.outside(&t).is_some())
+                            || home_rel(&landing(w).0).is_some_and(|r| !r.is_empty())
                     })
                     .map(|w| (*w).clone());
             }
             "popd" => self.cwd = None,
+            // `git clone URL [DIR]`: the checkout lands in DIR, else in the current folder.
+            "git" if args.first().is_some_and(|a| a == "clone") => {
+                let with_value = [
+                    "-b",
+                    "--branch",
+                    "-o",
+                    "--origin",
+                    "-c",
+                    "--config",
+                    "--depth",
+                    "-j",
+                    "--jobs",
+                    "--reference",
+                    "--separate-git-dir",
+                    "--filter",
+                    "-u",
+                    "--upload-pack",
+                    "--template",
+                ];
+                let mut operands = Vec::new();
+                let mut i = 1;
+                while let Some(a) = args.get(i) {
+                    if with_value.contains(&a.as_str()) {
+                        i += 1;
+                    } else if !a.starts_with('-') {
+                        operands.push(i);
+                    }
+                    i += 1;
+                }
+                // Into the current folder only when it is the running user's home folder's
+                // (`cd ~/.tmux/plugins`): a fixed user's (`cd /home/user/src`) is a
+                // provisioning script's layout.
+                let dir = match operands.as_slice() {
+                    [_, d, ..] => c.args.get(*d).cloned(),
+                    [_] => self
+                        .cwd
+                        .clone()
+                        .filter(|w| home_rel(&landing(w).0).is_some()),
+                    _ => None,
+                };
+                if let Some(d) = dir {
+                    self.write_to(&d, c.line, &c.snippet, false);
+                }
+            }
             "tar" => {
                 let extract = args.iter().any(|a| {
                     a == "--extract"
