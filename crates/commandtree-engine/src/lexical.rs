@@ -43,7 +43,9 @@ const STOP: &[&str] = &[
 const SYNONYMS: &[&[&str]] = &[
     &["format", "fmt", "prettier", "reformat"],
     &["lint", "linter", "check", "clippy", "eslint"],
-    &["e2e", "endtoend", "integration"],
+    // An integration test is not an end-to-end one ("run all the end-to-end tests":
+    // `test:e2e`, not `test:integrations`).
+    &["e2e", "endtoend"],
     &["doc", "document", "documentation", "manual"],
     // A manual page is not the documentation site ("generate the manual pages": `build_man`).
     &["manpage", "man"],
