@@ -155,7 +155,14 @@ pub fn tokens(text: &str) -> Vec<String> {
             if STOP.contains(&stem.as_str()) || STOP.contains(&w.as_str()) {
                 continue;
             }
+            // A name with a one-digit version (`NUnit3`, `python3`, `XUnit3Core`'s `xunit3`)
+            // is also the name without it; `test262` and `sha256` are names of their own.
+            let unversioned = w
+                .strip_suffix(|c: char| c.is_ascii_digit())
+                .filter(|r| r.len() >= 3 && r.chars().all(|c| c.is_alphabetic()))
+                .map(str::to_string);
             out.push(synonyms.get(&stem).cloned().unwrap_or(stem));
+            out.extend(unversioned);
         }
     }
     out
@@ -309,8 +316,10 @@ fn camel_words(part: &str) -> Vec<&str> {
         let (at, c) = b[i];
         let prev = b[i - 1].1;
         let next_lower = b.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
-        if (prev.is_lowercase() && c.is_uppercase())
-            || (prev.is_uppercase() && c.is_uppercase() && next_lower)
+        // Not after a first letter alone: `NUnit`, `xUnit`, `MSpec`, `iOS` are one word.
+        if i > 1
+            && (((prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase())
+                || (prev.is_uppercase() && c.is_uppercase() && next_lower))
         {
             cuts.push(at);
         }
@@ -972,6 +981,11 @@ mod tests {
         assert!(tokens("rebuild whenever a file changes").contains(&"watch".to_string()));
         assert_eq!(tokens("reload on save"), ["reload", "watch"]);
         assert_eq!(tokens("set up the environment"), ["setup", "env"]);
+        // A leading letter alone is not a word; a one-digit version is also the bare name.
+        assert_eq!(tokens("NUnit3.Specs"), ["nunit3", "nunit", "test"]);
+        assert_eq!(tokens("XUnit3Core"), ["xunit3", "xunit", "cor"]);
+        assert_eq!(tokens("MSpec iOS"), ["mspec", "ios"]);
+        assert_eq!(tokens("test262 HTTPServer"), ["test262", "http", "serv"]);
         assert_eq!(
             tokens("generate the man pages"),
             tokens("generate the manual page")
