@@ -377,7 +377,15 @@ pub fn fields<'a>(
     for a in &c.aliases {
         f.push((LABEL, a.clone()));
     }
-    if let Some(d) = &c.description {
+    // A .NET project's test says "Run all tests" (the extension's wording) of its own project
+    // only; a solution's commands are the ones over every project.
+    let solution = c.kind == "dotnet"
+        && c.path()
+            .extension()
+            .is_some_and(|e| e == "sln" || e == "slnx");
+    if c.kind == "dotnet" && !solution && c.description.as_deref() == Some("Run all tests") {
+        f.push((DESCRIPTION, "Run the tests of the project".to_string()));
+    } else if let Some(d) = &c.description {
         f.push((DESCRIPTION, d.clone()));
     } else if c.kind == "make" && MAKE_BUILD_GOALS.contains(&c.label.as_str()) {
         // What `make` with no goal does, by convention: build the project ("build redis").
@@ -388,6 +396,9 @@ pub fn fields<'a>(
     }
     if let Some(g) = &c.group {
         f.push((PATH, g.clone()));
+    }
+    if solution {
+        f.push((PATH, "solution: all projects".to_string()));
     }
     if let Some((_, language)) = LANGUAGES.iter().find(|(k, _)| *k == c.kind) {
         f.push((PATH, language.to_string()));

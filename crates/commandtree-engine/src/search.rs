@@ -370,6 +370,31 @@ const OTHER_ACTION: f32 = 0.85;
 /// How much a documentation site's command keeps of its score for a query not about docs.
 const DOCS_SITE: f32 = 0.7;
 
+/// Whether a query asks for the whole workspace: it names the solution, or all of its tests
+/// or projects ("run all the tests", "every project"); "every supported test framework" or
+/// "the whole CI pipeline" is something else.
+fn asks_whole(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("the"))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words.iter().any(|w| w == "solution")
+        || words.windows(2).any(|p| {
+            ["all", "every", "whole", "entire"].contains(&p[0].as_str())
+                && ["test", "tests", "spec", "specs", "project", "projects"]
+                    .contains(&p[1].as_str())
+        })
+}
+
+/// A .NET solution's command (`dotnet test App.slnx`): over every project of it.
+fn is_solution(c: &CommandItem) -> bool {
+    c.kind == "dotnet"
+        && c.path()
+            .extension()
+            .is_some_and(|e| e == "sln" || e == "slnx")
+}
+
 /// Whether `c` is a documentation site's or build's (a folder between the root and it is
 /// named for docs: `docs/`, `dev-docs/`, `website/`, `documentation/mixin/`).
 fn in_docs_folder(root: &Path, c: &CommandItem) -> bool {
@@ -619,6 +644,7 @@ pub fn fuse(
             scored.push(*e);
         }
         let asks_docs = crate::lexical::speaks_of_docs(&crate::lexical::tokens(query));
+        let asks_whole = asks_whole(query);
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
             // A name that says what the query asks (`test-unit` for "run the unit tests",
@@ -641,6 +667,10 @@ pub fn fuse(
             // dev server").
             if other {
                 *score *= OTHER_ACTION;
+            }
+            // "Run all the tests" of a .NET workspace: the solution's, over every project.
+            if asks_whole && is_solution(c) {
+                *score *= 1.0 + NAME_WEIGHT;
             }
             // A documentation site's own tasks, for a query that does not ask about docs.
             if !asks_docs && in_docs_folder(at.root, c) {
@@ -1078,6 +1108,39 @@ mod tests {
             .into_iter()
             .map(|h| format!("{}:{}", h.command.file_path, h.command.label))
             .collect()
+    }
+
+    #[test]
+    fn all_the_tests_of_a_dotnet_workspace_are_the_solutions() {
+        let dotnet = |path: &str, label: &str, description: &str| {
+            let mut c = CommandItem::new("dotnet", Path::new(path), label, "dotnet test");
+            c.description = Some(description.to_string());
+            c
+        };
+        let commands = vec![
+            dotnet(
+                "/w/Tests/Approval.Tests/Approval.Tests.csproj",
+                "Approval.Tests: test",
+                "Run all tests",
+            ),
+            dotnet(
+                "/w/Tests/VB.Specs/VB.Specs.vbproj",
+                "VB.Specs: test",
+                "Run all tests",
+            ),
+            dotnet("/w/App.slnx", "App: test", "Run the tests of the solution"),
+        ];
+        // Each project says "Run all tests" of itself, and is nearer in meaning.
+        let sims = [Some(0.62), Some(0.58), Some(0.50)];
+        assert_eq!(
+            ranked_by(&commands, "run all the tests", &sims)[0],
+            "/w/App.slnx:App: test"
+        );
+        // Not for a query about something else of every kind.
+        assert_ne!(
+            ranked_by(&commands, "check every supported test framework", &sims)[0],
+            "/w/App.slnx:App: test"
+        );
     }
 
     #[test]
