@@ -367,6 +367,10 @@ const NAME_WEIGHT: f32 = 0.5;
 /// passes a neighbour named for the asked task only from well above.
 const OTHER_ACTION: f32 = 0.85;
 
+/// How much a command named only for the project keeps of its score when the query asks for
+/// more than the name ("start the interactive elixir shell": not the `elixir` target).
+const PROJECT_NAME_ONLY: f32 = 0.85;
+
 /// How much a documentation site's command keeps of its score for a query not about docs.
 const DOCS_SITE: f32 = 0.7;
 
@@ -645,6 +649,15 @@ pub fn fuse(
         }
         let asks_docs = crate::lexical::speaks_of_docs(&crate::lexical::tokens(query));
         let asks_whole = asks_whole(query);
+        // The project's own name (its folder's: `elixir`, `elixir-lang+elixir`) is in half of
+        // the queries about it; a command named only that says nothing of the task asked.
+        let project: Vec<String> = at
+            .root
+            .file_name()
+            .map(|n| crate::lexical::tokens(&n.to_string_lossy()))
+            .unwrap_or_default();
+        let asked = crate::lexical::tokens(query);
+        let asks_more = asked.iter().any(|w| !project.contains(w));
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
             // A name that says what the query asks (`test-unit` for "run the unit tests",
@@ -667,6 +680,12 @@ pub fn fuse(
             // dev server").
             if other {
                 *score *= OTHER_ACTION;
+            }
+            if asks_more && !project.is_empty() {
+                let own = crate::lexical::tokens(&c.label);
+                if !own.is_empty() && own.iter().all(|w| project.contains(w)) {
+                    *score *= PROJECT_NAME_ONLY;
+                }
             }
             // "Run all the tests" of a .NET workspace: the solution's, over every project.
             if asks_whole && is_solution(c) {
@@ -1108,6 +1127,47 @@ mod tests {
             .into_iter()
             .map(|h| format!("{}:{}", h.command.file_path, h.command.label))
             .collect()
+    }
+
+    #[test]
+    fn a_command_named_only_for_the_project_does_not_answer_a_task() {
+        let root = Path::new("/src/elixir");
+        let make = |label: &str| {
+            CommandItem::new(
+                "make",
+                &root.join("Makefile"),
+                label,
+                format!("make {label}"),
+            )
+        };
+        let mut iex = CommandItem::new("shell", &root.join("bin/iex"), "iex", "bin/iex");
+        iex.description = Some("Interactive Elixir shell".to_string());
+        let mut elixir = make("elixir");
+        elixir.description = Some("Starts the Elixir shell".to_string());
+        let commands = vec![elixir, iex, make("clean")];
+        let lexical = crate::lexical::Index::build(
+            commands
+                .iter()
+                .map(|c| crate::lexical::fields(c, root, None)),
+        );
+        let first = |query: &str, sims: &[Option<f32>]| {
+            fuse(
+                crate::names::At::root(root),
+                &commands,
+                query,
+                &lexical.rank(query),
+                Some(sims),
+                &Ask::default(),
+            )[0]
+            .command
+            .label
+            .clone()
+        };
+        // Every query about the project names it; the target named so is nearest in meaning.
+        let sims = [Some(0.45), Some(0.40), Some(0.10)];
+        assert_eq!(first("start the interactive elixir shell", &sims), "iex");
+        // Asked by its name alone, it is the answer.
+        assert_eq!(first("elixir", &sims), "elixir");
     }
 
     #[test]
