@@ -131,6 +131,10 @@ const PHRASES: &[(&str, &str)] = &[
     ("on file change", " watch "),
     ("on change", " watch "),
     ("on save", " watch "),
+    // "rebuild the extension whenever a TypeScript file changes", "… whenever I change a file".
+    ("whenever", " watch "),
+    ("while editing", " watch "),
+    ("as i edit", " watch "),
 ];
 
 /// The words of `text` as search compares them.
