@@ -873,10 +873,23 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("flask", &["run"], "dev server"),
     ("uvicorn", &[""], "server"),
     ("manage.py", &["runserver"], "dev server"),
+    // Linters and formatters by their own names ("lint the ruby code": `bundle exec rubocop`).
+    ("rubocop", &[""], "lint"),
+    ("standardrb", &[""], "lint"),
+    ("shellcheck", &[""], "lint"),
+    ("flake8", &[""], "lint"),
+    ("pylint", &[""], "lint"),
+    ("golangci-lint", &["", "run"], "lint"),
+    ("stylelint", &[""], "lint"),
+    ("black", &[""], "format"),
+    ("gofmt", &[""], "format"),
+    ("rustfmt", &[""], "format"),
+    ("clang-format", &[""], "format"),
 ];
 
 /// Words that only start a tool (`npx vite`, `cross-env A=1 vite`, `yarn vite`).
 const TOOL_WRAPPERS: &[&str] = &[
+    "bundle",
     "npx",
     "bunx",
     "yarn",
@@ -1218,6 +1231,13 @@ mod tests {
         assert_eq!(says("vite preview --port 5000"), ["preview server"]);
         assert!(says("vite build").is_empty());
         assert!(says("node scripts/vite.js").is_empty());
+        // Linters and formatters say what they are, through `bundle exec` too.
+        assert_eq!(says("bundle exec rubocop -D $@"), ["lint"]);
+        assert_eq!(
+            says("golangci-lint run ./... && gofmt -l ."),
+            ["lint", "format"]
+        );
+        assert!(says("bundle install").is_empty());
     }
 
     #[test]
