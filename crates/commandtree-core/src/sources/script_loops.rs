@@ -51,15 +51,7 @@ pub(crate) fn loop_steps(
     if !commands.iter().any(|c| c.program() == Some("for")) {
         return Vec::new();
     }
-    let mut bases = vec![cwd.to_path_buf()];
-    if from_root && file.root != cwd {
-        bases.push(file.root.to_path_buf());
-    }
-    let ctx = Ctx {
-        file,
-        bases,
-        assigns: assignments(file.content),
-    };
+    let ctx = Ctx::new(file, cwd, from_root);
     let mut found: BTreeSet<PathBuf> = BTreeSet::new();
     for (i, head) in commands.iter().enumerate() {
         if head.after_cd || head.program() != Some("for") {
@@ -142,15 +134,7 @@ pub(crate) fn made_path_steps(
     if runs.is_empty() {
         return Vec::new();
     }
-    let mut bases = vec![cwd.to_path_buf()];
-    if from_root && file.root != cwd {
-        bases.push(file.root.to_path_buf());
-    }
-    let ctx = Ctx {
-        file,
-        bases,
-        assigns: assignments(file.content),
-    };
+    let ctx = Ctx::new(file, cwd, from_root);
     let mut found: BTreeSet<PathBuf> = BTreeSet::new();
     for (w, program) in runs {
         let Some(paths) = ctx.word_values(&w.raw, None, 0) else {
@@ -205,22 +189,7 @@ fn run_word<'a>(cmd: &'a Simple, var: &str) -> Option<(&'a Word, bool)> {
     ) {
         return None;
     }
-    let mut args = cmd.args().iter();
-    while let Some(w) = args.next() {
-        let t = w.text.as_str();
-        if matches!(t, "-o" | "+o" | "-O" | "+O") {
-            args.next();
-        } else if t.starts_with('-') && t.len() > 1 && t != "--" {
-            if t.contains(['c', 'n', 's']) && !t.starts_with("--") {
-                return None;
-            }
-        } else if t == "--" {
-            continue;
-        } else {
-            return uses(w).then_some((w, false));
-        }
-    }
-    None
+    shell_operand(cmd).filter(|w| uses(w)).map(|w| (w, false))
 }
 
 fn is_name(s: &str) -> bool {
@@ -237,6 +206,21 @@ struct Ctx<'a, 'f> {
     bases: Vec<PathBuf>,
     /// Each variable's values as the script assigns them (the raw text of each).
     assigns: BTreeMap<String, Vec<String>>,
+}
+
+impl<'a, 'f> Ctx<'a, 'f> {
+    /// Paths looked up from `cwd`, and with `from_root` then from the workspace root.
+    fn new(file: &'a SourceFile<'f>, cwd: &Path, from_root: bool) -> Self {
+        let mut bases = vec![cwd.to_path_buf()];
+        if from_root && file.root != cwd {
+            bases.push(file.root.to_path_buf());
+        }
+        Ctx {
+            file,
+            bases,
+            assigns: assignments(file.content),
+        }
+    }
 }
 
 impl Ctx<'_, '_> {
