@@ -371,6 +371,14 @@ fn stem(w: &str) -> String {
     s
 }
 
+/// A .NET solution's command (`dotnet test App.slnx`): over every project of it.
+pub(crate) fn is_solution(c: &CommandItem) -> bool {
+    c.kind == "dotnet"
+        && c.path()
+            .extension()
+            .is_some_and(|e| e == "sln" || e == "slnx")
+}
+
 /// What one command is searched by, field by field, with how much each counts.
 pub fn fields<'a>(
     c: &'a CommandItem,
@@ -383,10 +391,7 @@ pub fn fields<'a>(
     }
     // A .NET project's test says "Run all tests" (the extension's wording) of its own project
     // only; a solution's commands are the ones over every project.
-    let solution = c.kind == "dotnet"
-        && c.path()
-            .extension()
-            .is_some_and(|e| e == "sln" || e == "slnx");
+    let solution = is_solution(c);
     if c.kind == "dotnet" && !solution && c.description.as_deref() == Some("Run all tests") {
         f.push((DESCRIPTION, "Run the tests of the project".to_string()));
     } else if let Some(d) = &c.description {

@@ -391,14 +391,6 @@ fn asks_whole(query: &str) -> bool {
         })
 }
 
-/// A .NET solution's command (`dotnet test App.slnx`): over every project of it.
-fn is_solution(c: &CommandItem) -> bool {
-    c.kind == "dotnet"
-        && c.path()
-            .extension()
-            .is_some_and(|e| e == "sln" || e == "slnx")
-}
-
 /// Whether `c` is a documentation site's or build's (a folder between the root and it is
 /// named for docs: `docs/`, `dev-docs/`, `website/`, `documentation/mixin/`).
 fn in_docs_folder(root: &Path, c: &CommandItem) -> bool {
@@ -647,7 +639,8 @@ pub fn fuse(
         {
             scored.push(*e);
         }
-        let asks_docs = crate::lexical::speaks_of_docs(&crate::lexical::tokens(query));
+        let asked = crate::lexical::tokens(query);
+        let asks_docs = crate::lexical::speaks_of_docs(&asked);
         let asks_whole = asks_whole(query);
         // The project's own name (its folder's: `elixir`, `elixir-lang+elixir`) is in half of
         // the queries about it; a command named only that says nothing of the task asked.
@@ -656,7 +649,6 @@ pub fn fuse(
             .file_name()
             .map(|n| crate::lexical::tokens(&n.to_string_lossy()))
             .unwrap_or_default();
-        let asked = crate::lexical::tokens(query);
         let asks_more = asked.iter().any(|w| !project.contains(w));
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
@@ -688,7 +680,7 @@ pub fn fuse(
                 }
             }
             // "Run all the tests" of a .NET workspace: the solution's, over every project.
-            if asks_whole && is_solution(c) {
+            if asks_whole && crate::lexical::is_solution(c) {
                 *score *= 1.0 + NAME_WEIGHT;
             }
             // A documentation site's own tasks, for a query that does not ask about docs.
