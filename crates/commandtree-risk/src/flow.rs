@@ -7,6 +7,11 @@
 //! path, arrays of files and a helper taking the file as `$1`. A variable holds a startup file
 //! when any assignment, `for` list or argument it gets from may: that is what "picked at run
 //! time" means.
+//!
+//! The same propagation tells which variables and functions' outputs are a folder under the
+//! user's home picked at run time: a plugin manager's `tpm_path` prints a path read from the
+//! tool's configuration with `~` expanded to `$HOME` (`"${path/#\~/$HOME}"`), and the scripts
+//! delete, clone into and pull in folders under it.
 
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
@@ -50,12 +55,28 @@ pub(crate) struct Facts {
     functions: Vec<Function>,
     /// Variables a function declares `local`.
     locals: HashSet<(String, String)>,
-    /// Variables that may hold a shell startup file.
-    startup: HashSet<Scoped>,
-    /// Positional parameters of functions that may hold one (`append_lines "$rc"`).
+    /// What may hold a shell startup file.
+    startup: Held,
+    /// What may hold a folder under the user's home whose rest is picked at run time.
+    home: Held,
+}
+
+/// Where a kind of value may be held, found by propagation.
+#[derive(Debug, Default)]
+struct Held {
+    /// Variables.
+    vars: HashSet<Scoped>,
+    /// Positional parameters of functions (`append_lines "$rc"`).
     params: HashSet<(String, usize)>,
     /// Functions whose output may be one (`rc_path="$(expand_home_path "$rc")"`).
     yielding: HashSet<String>,
+}
+
+/// The kinds of value propagated.
+#[derive(Clone, Copy)]
+enum Kind {
+    Startup,
+    Home,
 }
 
 /// A place a value comes from, kept to propagate.
@@ -66,10 +87,12 @@ struct Flow<'t> {
     from: Vec<Node<'t>>,
 }
 
-/// What a value is made of, read once: whether it names a startup file itself, the
-/// variables it reads, and its text when it runs commands (a function's output).
+/// What a value is made of, read once: whether it names a startup file itself or a folder
+/// under the home folder with a part made at run time, the variables it reads, and its text
+/// when it runs commands (a function's output).
 struct Source {
     startup: bool,
+    home: bool,
     vars: Vec<String>,
     substituted: Option<String>,
 }
@@ -104,6 +127,7 @@ impl Source {
         }
         Source {
             startup: names_startup_file(&raw),
+            home: names_home_made(&raw),
             vars,
             substituted: (raw.contains("$(") || raw.contains('`')).then_some(raw),
         }
@@ -114,6 +138,9 @@ enum Into {
     Var(String),
     Param(String, usize),
     Output,
+    /// A call of a function whose output is this function's own (`_tpm_path` ending in
+    /// `_manual_expansion "$p"`): held when the callee yields.
+    Passes(String),
 }
 
 impl Facts {
@@ -126,12 +153,14 @@ impl Facts {
         // from the root.
         let mut nodes = Vec::new();
         let mut cursor = root.walk();
-        // For the children of each node on the path: (function, inside `local`).
-        let mut states: Vec<(Option<usize>, bool)> = vec![(None, false)];
+        // For the children of each node on the path: (function, inside `local`, inside a
+        // command substitution or a redirected statement, whose output is not the function's).
+        let mut states: Vec<(Option<usize>, bool, bool)> = vec![(None, false, false)];
         let mut visited = 0;
         loop {
             let n = cursor.node();
-            let (mut within, in_local) = states.last().copied().unwrap_or((None, false));
+            let (mut within, in_local, captured) =
+                states.last().copied().unwrap_or((None, false, false));
             visited += 1;
             if n.is_named() {
                 match n.kind() {
@@ -148,7 +177,7 @@ impl Facts {
                         }
                     }
                     "variable_assignment" | "declaration_command" | "for_statement" | "command" => {
-                        nodes.push((n, within, in_local))
+                        nodes.push((n, within, in_local, captured))
                     }
                     "simple_expansion" | "expansion" => {
                         let mut c = n.walk();
@@ -167,7 +196,17 @@ impl Facts {
                 }
             }
             if states.len() <= MAX_TREE_DEPTH && visited < MAX_NODES && cursor.goto_first_child() {
-                states.push((within, n.is_named() && declares_local(n, src)));
+                states.push((
+                    within,
+                    n.is_named() && declares_local(n, src),
+                    captured
+                        || matches!(
+                            n.kind(),
+                            "command_substitution"
+                                | "process_substitution"
+                                | "redirected_statement"
+                        ),
+                ));
                 continue;
             }
             let mut more = false;
@@ -196,7 +235,7 @@ impl Facts {
         // (function, program, arguments as written).
         let mut downloads: Vec<(Option<String>, String, String)> = Vec::new();
         let mut calls: Vec<(Option<String>, String, Vec<String>)> = Vec::new();
-        for (n, within, in_local) in nodes {
+        for (n, within, in_local, captured) in nodes {
             let scope = within.map(|i| facts.functions[i].name.clone());
             match n.kind() {
                 "variable_assignment" => {
@@ -295,6 +334,13 @@ impl Facts {
                     }
                     calls.push((scope.clone(), name.clone(), words.clone()));
                     if facts.functions.iter().any(|f| f.name == name) {
+                        if !captured && let Some(func) = &scope {
+                            flows.push(Flow {
+                                scope: Some(func.clone()),
+                                into: Into::Passes(name.clone()),
+                                from: Vec::new(),
+                            });
+                        }
                         for (i, a) in args.iter().enumerate() {
                             flows.push(Flow {
                                 scope: scope.clone(),
@@ -309,27 +355,60 @@ impl Facts {
             }
         }
         facts.downloads(downloads, &calls);
-        if !startup_named {
-            flows.clear();
+        // Only a script that names the home folder can make a folder under it.
+        let home_named = {
+            let t = String::from_utf8_lossy(src);
+            t.contains("$HOME") || t.contains("${HOME") || t.contains('~')
+        };
+        if !startup_named && !home_named {
+            return facts;
         }
         let sources: Vec<Vec<Source>> = flows
             .iter()
             .map(|f| f.from.iter().map(|n| Source::of(*n, src)).collect())
             .collect();
+        if startup_named {
+            facts.propagate(Kind::Startup, &flows, &sources);
+        }
+        if home_named {
+            facts.propagate(Kind::Home, &flows, &sources);
+        }
+        facts
+    }
+
+    fn held(&self, kind: Kind) -> &Held {
+        match kind {
+            Kind::Startup => &self.startup,
+            Kind::Home => &self.home,
+        }
+    }
+
+    /// Marks what may hold a value of `kind`, round by round through assignments, calls and
+    /// function outputs, until nothing changes.
+    fn propagate(&mut self, kind: Kind, flows: &[Flow], sources: &[Vec<Source>]) {
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
-            for (f, from) in flows.iter().zip(&sources) {
-                if !from.iter().any(|v| facts.holds_startup(v, &f.scope)) {
+            for (f, from) in flows.iter().zip(sources) {
+                let holds = match &f.into {
+                    Into::Passes(callee) => self.held(kind).yielding.contains(callee),
+                    _ => from.iter().any(|v| self.holds(kind, v, &f.scope)),
+                };
+                if !holds {
                     continue;
                 }
+                let key = match &f.into {
+                    Into::Var(name) => Some(self.key(&f.scope, name)),
+                    _ => None,
+                };
+                let held = match kind {
+                    Kind::Startup => &mut self.startup,
+                    Kind::Home => &mut self.home,
+                };
                 changed |= match &f.into {
-                    Into::Var(name) => {
-                        let key = facts.key(&f.scope, name);
-                        facts.startup.insert(key)
-                    }
-                    Into::Param(func, i) => facts.params.insert((func.clone(), *i)),
-                    Into::Output => match &f.scope {
-                        Some(func) => facts.yielding.insert(func.clone()),
+                    Into::Var(_) => key.is_some_and(|k| held.vars.insert(k)),
+                    Into::Param(func, i) => held.params.insert((func.clone(), *i)),
+                    Into::Output | Into::Passes(_) => match &f.scope {
+                        Some(func) => held.yielding.insert(func.clone()),
                         None => false,
                     },
                 };
@@ -338,7 +417,6 @@ impl Facts {
                 break;
             }
         }
-        facts
     }
 
     /// Follows downloads into a function's positional parameter (`curl --output "$2"` in
@@ -430,15 +508,24 @@ impl Facts {
         }
     }
 
-    /// Whether a value, read in function `scope`, may be a shell startup file.
-    fn holds_startup(&self, v: &Source, scope: &Option<String>) -> bool {
-        if v.startup || v.vars.iter().any(|name| self.var_holds(name, scope)) {
+    /// Whether a value, read in function `scope`, may be one of `kind`.
+    fn holds(&self, kind: Kind, v: &Source, scope: &Option<String>) -> bool {
+        let seeded = match kind {
+            Kind::Startup => v.startup,
+            Kind::Home => v.home,
+        };
+        if seeded || v.vars.iter().any(|name| self.var_holds(kind, name, scope)) {
             return true;
         }
-        let Some(raw) = &v.substituted else {
-            return false;
-        };
-        self.yielding.iter().any(|f| {
+        v.substituted
+            .as_deref()
+            .is_some_and(|raw| self.calls_yielding(kind, raw))
+    }
+
+    /// Whether shell text `raw` substitutes the output of a function yielding `kind`
+    /// (`$(tpm_path)`, `` `rc_file` ``).
+    fn calls_yielding(&self, kind: Kind, raw: &str) -> bool {
+        self.held(kind).yielding.iter().any(|f| {
             raw.match_indices(f.as_str()).any(|(i, _)| {
                 let before = raw[..i].trim_end_matches(' ');
                 let after = raw[i + f.len()..].chars().next();
@@ -448,16 +535,17 @@ impl Facts {
         })
     }
 
-    fn var_holds(&self, name: &str, scope: &Option<String>) -> bool {
+    fn var_holds(&self, kind: Kind, name: &str, scope: &Option<String>) -> bool {
+        let held = self.held(kind);
         if let Some(func) = scope {
             if let Ok(i) = name.parse::<usize>() {
-                return self.params.contains(&(func.clone(), i));
+                return held.params.contains(&(func.clone(), i));
             }
             if name == "@" || name == "*" {
-                return self.params.iter().any(|(f, _)| f == func);
+                return held.params.iter().any(|(f, _)| f == func);
             }
         }
-        self.startup.contains(&self.key(scope, name))
+        held.vars.contains(&self.key(scope, name))
     }
 
     /// Whether a write to `raw` (a redirect target or file operand as written, quotes
@@ -478,7 +566,16 @@ impl Facts {
             return None;
         }
         let scope = self.function_at(at).map(str::to_string);
-        self.var_holds(&name, &scope).then_some(name)
+        self.var_holds(Kind::Startup, &name, &scope).then_some(name)
+    }
+
+    /// Whether a path read at byte `at` that starts with variable `name` (`"$plugin_dir"`,
+    /// `"${path}/x"`) or with the substituted text `subst` (`"$(tpm_path)"/x`) is a folder
+    /// under the user's home picked at run time.
+    pub fn home_made(&self, name: Option<&str>, subst: Option<&str>, at: usize) -> bool {
+        let scope = self.function_at(at).map(str::to_string);
+        name.is_some_and(|n| self.var_holds(Kind::Home, n, &scope))
+            || subst.is_some_and(|r| self.calls_yielding(Kind::Home, r))
     }
 }
 
@@ -631,6 +728,23 @@ fn mentions(n: Node, src: &[u8], name: &str) -> bool {
         stack.extend(k.named_children(&mut c).map(|x| (x, depth + 1)));
     }
     false
+}
+
+/// Whether `raw` (a value as written) is a folder under the home folder with a part made at
+/// run time: `"$HOME/$dir"`, `~/"$name"`, a configured path with `~` expanded
+/// (`"${path/#\~/$HOME}"`). A literal rest is known where it lands, and `~/.cache` is a
+/// tool's own.
+fn names_home_made(raw: &str) -> bool {
+    let t = raw.trim().trim_matches('"');
+    let rest = ["$HOME", "${HOME}", "~"]
+        .iter()
+        .find_map(|h| t.strip_prefix(h));
+    let expanded = t.contains("/$HOME}") || t.contains("/${HOME}}");
+    let made = match rest {
+        Some(r) => r.contains('$') || r.contains('`'),
+        None => expanded,
+    };
+    made && !t.contains(".cache")
 }
 
 /// The shells' startup files in the home folder.

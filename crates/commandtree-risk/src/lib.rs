@@ -56,7 +56,7 @@ pub use warning::{
 };
 
 /// Bump when the rules change, so stored findings are recomputed.
-pub const ANALYSER_VERSION: u32 = 13;
+pub const ANALYSER_VERSION: u32 = 14;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

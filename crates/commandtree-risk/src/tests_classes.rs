@@ -1636,3 +1636,43 @@ fn a_test_harness_runs_the_functions_named_test() {
         "#!/bin/sh\ntest_clean() {\n  rm -rf \"$HOME/.tmux/plugins\"\n}\ntest -d build || mkdir build\n",
     );
 }
+
+#[test]
+fn a_folder_under_the_home_picked_at_run_time_through_functions() {
+    // A plugin manager: the plugin path is read from its configuration with `~` expanded, and
+    // printed by a function the scripts call.
+    let lib = "_expand() {\n\tlocal path=\"$1\"\n\tlocal t=\"${path/#\\~/$HOME}\"\n\
+               \techo \"${t/#\\$HOME/$HOME}\"\n}\n\
+               _path() {\n\tlocal p=\"$(tmux show-environment -g PLUGIN_PATH | cut -f2 -d=)/\"\n\
+               \t_expand \"$p\"\n}\n\
+               _CACHED=\"$(_path)\"\n\
+               plugins_path() {\n\techo >&2 'not configured'\n\techo \"$_CACHED\"\n}\n";
+    let clean = format!(
+        "{lib}clean() {{\n\tlocal d\n\tfor d in \"$(plugins_path)\"/*; do\n\
+         \t\trm -rf \"${{d}}\" >/dev/null 2>&1\n\tdone\n}}\nclean\n"
+    );
+    warned("shell", &clean, Level::Caution);
+    let install = format!(
+        "{lib}clone() {{\n\tcd \"$(plugins_path)\" &&\n\t\tgit clone \"$1\"\n}}\nclone x\n"
+    );
+    warned("shell", &install, Level::Caution);
+    let update = format!(
+        "{lib}pull() {{\n\tlocal p=\"$(plugins_path)$1/\"\n\tcd \"$p\" && git pull && \
+         git submodule update --init\n}}\npull x\n"
+    );
+    warned("shell", &update, Level::Caution);
+    // `$HOME` with a part made at run time, directly.
+    warned(
+        "shell",
+        "d=\"$HOME/$name\"\nrm -rf \"$d\"\n",
+        Level::Caution,
+    );
+    // A function printing a path of the project, or a cache under the home folder, is not
+    // the user's own folder; neither is a pull in the project.
+    quiet(
+        "shell",
+        "out() { echo \"$(pwd)/build\"; }\nrm -rf \"$(out)\"/*\n\
+         cache() { echo \"$HOME/.cache/$tool\"; }\nrm -rf \"$(cache)\"\n\
+         cd \"$(dirname \"$0\")\" && git pull\n",
+    );
+}

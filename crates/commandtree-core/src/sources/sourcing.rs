@@ -265,9 +265,14 @@ fn first_word(s: &str) -> Option<String> {
 }
 
 /// The folder `text` sets the variable `name` to, when that is its own folder or one near it
-/// (`DIR=$(dirname "$0")`, `ROOT="$(cd "$(dirname "$0")/.." && pwd)"`); the first such
-/// assignment counts.
+/// (`DIR=$(dirname "$0")`, `ROOT="$(cd "$(dirname "$0")/.." && pwd)"`), also through another
+/// such variable (`HELPERS_DIR="$CURRENT_DIR/helpers"`); the first such assignment counts.
 fn folder_var(text: &str, name: &str, here: &Path) -> Option<PathBuf> {
+    folder_var_within(text, name, here, 0)
+}
+
+/// [`folder_var`] at `depth` variables deep: a chain longer than four is not followed.
+fn folder_var_within(text: &str, name: &str, here: &Path, depth: usize) -> Option<PathBuf> {
     let eq = format!("{name}=");
     let mut from = 0;
     while let Some(at) = text[from..].find(&eq) {
@@ -279,11 +284,37 @@ fn folder_var(text: &str, name: &str, here: &Path) -> Option<PathBuf> {
             continue;
         }
         let value = &text[from..text[from..].find('\n').map_or(text.len(), |n| from + n)];
-        if let Some(dir) = first_word(value).and_then(|w| folder_of(&unquote(&w), here)) {
+        let Some(word) = first_word(value).map(|w| unquote(&w)) else {
+            continue;
+        };
+        if let Some(dir) = folder_of(&word, here) {
             return Some(dir);
+        }
+        if depth < 4
+            && let Some((var, tail)) = var_head(&word)
+            && var != name
+            && let Some(dir) = folder_var_within(text, var, here, depth + 1)
+        {
+            return Some(join_tail(&dir, tail));
         }
     }
     None
+}
+
+/// A path made of one variable and a literal rest: `$DIR/lib` or `${DIR}/lib` as `DIR` and
+/// `/lib`.
+fn var_head(w: &str) -> Option<(&str, &str)> {
+    let rest = w.strip_prefix('$')?;
+    let (name, tail) = match rest.strip_prefix('{') {
+        Some(r) => r.split_once('}')?,
+        None => {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            rest.split_at(end)
+        }
+    };
+    (!name.is_empty() && !tail.contains(['$', '`'])).then_some((name, tail))
 }
 
 fn unquote(s: &str) -> String {
@@ -401,19 +432,7 @@ fn resolve(word: &str, here: &Path, cwd: &Path, text: &str) -> Option<PathBuf> {
         return Some(dir);
     }
     // `"$DIR/lib.sh"`, `"${ROOT}"/env.sh` with DIR set to the script's folder.
-    let rest = w.strip_prefix('$')?;
-    let (name, tail) = match rest.strip_prefix('{') {
-        Some(r) => r.split_once('}')?,
-        None => {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            rest.split_at(end)
-        }
-    };
-    if tail.contains(['$', '`']) {
-        return None;
-    }
+    let (name, tail) = var_head(w)?;
     Some(join_tail(&folder_var(text, name, here)?, tail))
 }
 
@@ -454,6 +473,13 @@ mod tests {
         let t = "DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")/..\" && pwd)\"\n\
                  . \"$DIR/lib/env.sh\"\necho $TOOL_HOME\n";
         assert_eq!(vars(&fs, "/w/bin/x", t), ["TOOL_HOME"]);
+        // A folder variable set from another (`HELPERS_DIR="$CURRENT_DIR/helpers"`).
+        let t = "CURRENT_DIR=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )\" && pwd )\"\n\
+                 LIB_DIR=\"$CURRENT_DIR/../lib\"\nsource \"$LIB_DIR/env.sh\"\necho $TOOL_HOME\n";
+        assert_eq!(vars(&fs, "/w/bin/x", t), ["TOOL_HOME"]);
+        // A variable set from itself is no folder.
+        let t = "D=\"$D/lib\"\nsource \"$D/env.sh\"\necho $TOOL_HOME\n";
+        assert!(vars(&fs, "/w/x.sh", t).is_empty());
         let t = "source \"${BASH_SOURCE%/*}/../lib/env.sh\"; echo $TOOL_HOME\n";
         assert_eq!(vars(&fs, "/w/bin/x", t), ["TOOL_HOME"]);
         let t = ". \"$(dirname \"$(dirname \"$0\")\")/lib/env.sh\"\necho $TOOL_HOME\n";

@@ -36,6 +36,14 @@ pub(crate) const UNDER_TOOL_HOME: Rule = rule(
     "deletes {} under ${}, outside the project (rm -r)",
     "pyenv install 3\nrm -rf \"$PYENV_ROOT/versions/3\"",
 );
+pub(crate) const UNDER_HOME_MADE: Rule = rule(
+    "rm-under-home-made",
+    Level::Caution,
+    "`rm -r` of a folder under the home folder whose path is made at run time (a configured \
+     path with `~` expanded, `$HOME/$name`), also through functions printing it",
+    "deletes {}, a folder under the home folder (rm -r)",
+    "plugins() { echo \"${TOOL_PATH/#\\~/$HOME}\"; }\nfor d in \"$(plugins)\"/*; do rm -rf \"$d\"; done",
+);
 pub(crate) const ROOT_IF_EMPTY: Rule = rule(
     "rm-root-if-empty",
     Level::Danger,
@@ -160,6 +168,13 @@ impl Analyser<'_> {
                 } else {
                     self.hit(&UNDER_TOOL_HOME, c.line, &c.snippet, &[&t, &home]);
                 }
+                continue;
+            }
+            // `"$plugin_dir"` looping over `"$(tpm_path)"/*`, where `tpm_path` prints a
+            // configured folder with `~` expanded: the user's own folders, not the project's.
+            if self.home_made(w) {
+                let t = w.text();
+                self.hit(&UNDER_HOME_MADE, c.line, &c.snippet, &[&t]);
                 continue;
             }
             // `"$DIR"/…` with DIR empty is `/…`: dangerous when that is the root or a system

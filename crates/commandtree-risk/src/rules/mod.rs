@@ -228,6 +228,7 @@ pub const RULES: &[&Rule] = &[
     &deletion::SYSTEM_FILE,
     &deletion::TOOL_HOME,
     &deletion::UNDER_TOOL_HOME,
+    &deletion::UNDER_HOME_MADE,
     &deletion::ROOT_IF_EMPTY,
     &deletion::EVERYTHING,
     &deletion::HOME_FOLDER,
@@ -350,6 +351,7 @@ pub const RULES: &[&Rule] = &[
     &writes::HOME_BIN,
     &writes::OVER_HOME,
     &writes::HOME,
+    &writes::HOME_MADE,
     &writes::WINDOWS,
     // Containers
     &containers::SYSTEM_PRUNE,

@@ -212,6 +212,20 @@ pub(crate) fn outside_level(p: &str) -> Option<Level> {
 }
 
 impl Analyser<'_> {
+    /// Whether `w` starts with a variable or a function's output that holds a folder under
+    /// the user's home picked at run time (`flow`): `"$plugin_dir"`, `"$(tpm_path)"/x`.
+    pub(crate) fn home_made(&self, w: &Word) -> bool {
+        match w
+            .pieces
+            .iter()
+            .find(|p| !matches!(p, Piece::Lit(t) if t.is_empty()))
+        {
+            Some(Piece::Var { name, .. }) => self.facts.home_made(Some(name), None, self.at),
+            Some(Piece::Subst(r)) => self.facts.home_made(None, Some(r), self.at),
+            _ => false,
+        }
+    }
+
     /// [`outside_level`] of `p` as seen from the code's working folder: leading `../` that
     /// climb no higher than the project root stay inside the project.
     pub(crate) fn outside(&self, p: &str) -> Option<Level> {

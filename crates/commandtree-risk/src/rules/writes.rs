@@ -88,6 +88,14 @@ pub(crate) const HOME: Rule = rule(
     "writes to {}, outside the project",
     "cp settings.json ~/.config/tool/settings.json",
 );
+pub(crate) const HOME_MADE: Rule = rule(
+    "writes-home-made",
+    Level::Caution,
+    "a write, clone or pull into a folder under the home folder whose path is made at run time \
+     (a configured path with `~` expanded, `$HOME/$name`)",
+    "writes to {}, a folder under the home folder",
+    "plugins() { echo \"${TOOL_PATH/#\\~/$HOME}\"; }\ncd \"$(plugins)\" && git clone https://example.com/x.git",
+);
 pub(crate) const WINDOWS: Rule = rule(
     "writes-windows-drive",
     Level::Caution,
@@ -134,6 +142,10 @@ impl Analyser<'_> {
             return;
         }
         if is_temp(&t) {
+            return;
+        }
+        if !dir_only && self.home_made(target) {
+            self.hit(&HOME_MADE, line, snippet, &[&target.text()]);
             return;
         }
         if let Some((level, what)) = sensitive_path(&t) {
@@ -260,6 +272,7 @@ impl Analyser<'_> {
                         let t = w.text();
                         (!t.starts_with('$') && self.outside(&t).is_some())
                             || home_rel(&landing(w).0).is_some_and(|r| !r.is_empty())
+                            || self.home_made(w)
                     })
                     .map(|w| (*w).clone());
             }
@@ -301,10 +314,21 @@ impl Analyser<'_> {
                     [_] => self
                         .cwd
                         .clone()
-                        .filter(|w| home_rel(&landing(w).0).is_some()),
+                        .filter(|w| home_rel(&landing(w).0).is_some() || self.home_made(w)),
                     _ => None,
                 };
                 if let Some(d) = dir {
+                    self.write_to(&d, c.line, &c.snippet, false);
+                }
+            }
+            // `cd "$plugin_path" && git pull`: updates another checkout in the user's home.
+            "git"
+                if args.first().is_some_and(|a| a == "pull")
+                    || args.get(..2).is_some_and(|a| a == ["submodule", "update"]) =>
+            {
+                if let Some(d) = self.cwd.clone().filter(|w| {
+                    self.home_made(w) || home_rel(&landing(w).0).is_some_and(|r| !r.is_empty())
+                }) {
                     self.write_to(&d, c.line, &c.snippet, false);
                 }
             }

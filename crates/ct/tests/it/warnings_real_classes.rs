@@ -530,3 +530,40 @@ fn a_powershell_release_step_pushing_to_chocolatey_publishes() {
     assert!(warning(&w, "powershell", "chocolateyInstall.ps1").is_some());
     assert_eq!(warning(&w, "powershell", "build.ps1"), None);
 }
+
+#[test]
+fn a_plugin_managers_scripts_delete_and_clone_under_a_path_its_helpers_print() {
+    let w = Workspace::new();
+    w.write(
+        "scripts/helpers/plugin_functions.sh",
+        "_expand() {\n\tlocal path=\"$1\"\n\tlocal t=\"${path/#\\~/$HOME}\"\n\techo \"${t/#\\$HOME/$HOME}\"\n}\n\
+         _path() {\n\tlocal p=\"$(tmux show-environment -g PLUGIN_PATH | cut -f2 -d=)/\"\n\t_expand \"$p\"\n}\n\
+         _CACHED=\"$(_path)\"\nplugins_path() {\n\techo \"$_CACHED\"\n}\n",
+    );
+    let head = "#!/usr/bin/env bash\nCURRENT_DIR=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )\" && pwd )\"\n\
+                HELPERS_DIR=\"$CURRENT_DIR/helpers\"\nsource \"$HELPERS_DIR/plugin_functions.sh\"\n";
+    w.write_executable(
+        "scripts/clean_plugins.sh",
+        format!("{head}clean() {{\n\tlocal d\n\tfor d in \"$(plugins_path)\"/*; do\n\t\trm -rf \"${{d}}\"\n\tdone\n}}\nclean\n"),
+    );
+    w.write_executable(
+        "scripts/install_plugins.sh",
+        format!(
+            "{head}clone() {{\n\tcd \"$(plugins_path)\" && git clone \"$1\"\n}}\nclone \"$1\"\n"
+        ),
+    );
+    w.write_executable(
+        "bin/clean_plugins",
+        "#!/usr/bin/env bash\nCURRENT_DIR=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )\" && pwd )\"\n\
+         SCRIPTS_DIR=\"$CURRENT_DIR/../scripts\"\n\"$SCRIPTS_DIR/clean_plugins.sh\"\n",
+    );
+    let clean = warning(&w, "shell", "clean_plugins.sh").expect("deletes under the plugin path");
+    assert!(
+        clean.starts_with("Caution:") && clean.contains("under the home folder"),
+        "{clean}"
+    );
+    let install = warning(&w, "shell", "install_plugins.sh").expect("clones into it");
+    assert!(install.contains("under the home folder"), "{install}");
+    let bin = warning(&w, "shell", "clean_plugins").expect("warned through the script it runs");
+    assert!(bin.contains("clean_plugins.sh"), "{bin}");
+}
