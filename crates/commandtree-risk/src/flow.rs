@@ -52,6 +52,8 @@ pub(crate) struct Facts {
     /// `curl --output "$2"` reached as `downloader "$url" "$file"`): `$name` for a variable,
     /// the path as written otherwise, with the downloader.
     pub downloaded: HashMap<String, String>,
+    /// Paths it sources, as written (`../../nvm.sh`, `"$NVM_DIR/nvm.sh"`).
+    pub sourced: Vec<String>,
     functions: Vec<Function>,
     /// Variables a function declares `local`.
     locals: HashSet<(String, String)>,
@@ -303,6 +305,7 @@ impl Facts {
                                 facts.assigned.insert(w.clone());
                             }
                         }
+                        "." | "source" => facts.sourced.extend(words.first().cloned()),
                         "printf" => {
                             if let Some(i) = words.iter().position(|w| w == "-v")
                                 && let Some(v) = words.get(i + 1)
@@ -483,6 +486,16 @@ impl Facts {
     /// is a file the script downloaded.
     pub fn downloaded_by(&self, raw: &str) -> Option<&str> {
         self.downloaded.get(&download_key(raw)).map(String::as_str)
+    }
+
+    /// Whether the script sources a file of the project named for `tool` (`\. ../../nvm.sh`
+    /// in nvm's own tests): its `tool` is the project's code, working where the project says.
+    pub fn sources_own(&self, tool: &str) -> bool {
+        self.sourced.iter().any(|p| {
+            let p = p.trim_matches(['"', '\'']);
+            let file = p.rsplit('/').next().unwrap_or(p);
+            !p.starts_with(['$', '~', '/']) && (file == tool || file == format!("{tool}.sh"))
+        })
     }
 
     /// Whether function `func` declares `name` local.

@@ -97,13 +97,20 @@ pub(crate) fn analyse_nested(
     {
         return;
     }
+    // `\. ./lib.sh` (the `.` builtin, escaped against an alias) after another line is read by
+    // the grammar as more arguments of the line before: ` .` has the same bytes' places.
+    let unescaped;
+    let mut text = text;
+    if text.starts_with("\\.") || text.contains("\n\\.") {
+        unescaped = unescape_dot(text);
+        text = &unescaped;
+    }
     let Some(mut tree) = parser.parse(text, None) else {
         return;
     };
     // Where the grammar gave up (zsh syntax), a heredoc's text can be read as commands: its
     // body is blanked when no shell reads it, and the script read again.
     let blanked;
-    let mut text = text;
     if tree.root_node().has_error()
         && let Some(b) = blank_text_heredocs(text)
         && let Some(t) = parser.parse(&b, None)
@@ -627,6 +634,27 @@ pub(crate) fn is_env_setup(subst: &str) -> bool {
             | "docker-machine"
             | "minikube"
     )
+}
+
+/// `text` with each `\.` that starts a line (after indentation) and is followed by a blank
+/// written ` .`.
+fn unescape_dot(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+        match line[lead..].strip_prefix("\\.") {
+            Some(rest) if rest.starts_with([' ', '\t']) => {
+                out.push_str(&line[..lead]);
+                out.push_str(" .");
+                out.push_str(rest);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 pub(crate) fn basename(s: &str) -> &str {
@@ -1336,12 +1364,20 @@ impl Analyser<'_> {
                 if n.kind() == "string" && kids.is_empty() {
                     out.push(Piece::Lit(String::new()));
                 }
-                // Text between the named parts of a concatenation (`a"b"c`) is anonymous.
-                let mut end = n.start_byte();
+                // Text between the named parts of a concatenation (`a"b"c`) is anonymous; so
+                // are the line breaks around a string's parts (`"\n. $P\nfnm install\n"`).
+                let string = n.kind() == "string" && self.src.get(n.start_byte()) == Some(&b'"');
+                let mut end = n.start_byte() + usize::from(string);
                 for k in kids {
                     if n.kind() == "concatenation" && k.start_byte() > end {
                         let gap = String::from_utf8_lossy(&self.src[end..k.start_byte()]);
                         out.push(Piece::Lit(unescape(&gap)));
+                    }
+                    if string && k.start_byte() > end {
+                        let gap = String::from_utf8_lossy(&self.src[end..k.start_byte()]);
+                        if gap.trim().is_empty() {
+                            out.push(Piece::Lit(gap.into_owned()));
+                        }
                     }
                     self.pieces(k, out);
                     end = k.end_byte();
@@ -1349,6 +1385,12 @@ impl Analyser<'_> {
                 if n.kind() == "concatenation" && n.end_byte() > end {
                     let gap = String::from_utf8_lossy(&self.src[end..n.end_byte()]);
                     out.push(Piece::Lit(unescape(&gap)));
+                }
+                if string && n.end_byte() > end + 1 {
+                    let gap = String::from_utf8_lossy(&self.src[end..n.end_byte() - 1]);
+                    if gap.trim().is_empty() {
+                        out.push(Piece::Lit(gap.into_owned()));
+                    }
                 }
             }
             _ => out.push(Piece::Lit(self.text(n))),
@@ -1432,8 +1474,12 @@ impl Analyser<'_> {
             }
             let Some(lit) = first.literal() else {
                 if let [Piece::Var { name, .. }] = first.pieces.as_slice() {
-                    // `$SHELL`: the user's shell.
-                    if matches!(name.as_str(), "SHELL" | "BASH") {
+                    // `$SHELL`: the user's shell; `$SHELL_TO_RUN -c "…"`: a shell picked at run
+                    // time, given code.
+                    if matches!(name.as_str(), "SHELL" | "BASH")
+                        || (name.to_ascii_uppercase().contains("SHELL")
+                            && words.get(1).is_some_and(|w| w.text() == "-c"))
+                    {
                         return Some(Cmd {
                             name: "sh".into(),
                             args: words[1..].to_vec(),

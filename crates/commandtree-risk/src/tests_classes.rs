@@ -1676,3 +1676,34 @@ fn a_folder_under_the_home_picked_at_run_time_through_functions() {
          cd \"$(dirname \"$0\")\" && git pull\n",
     );
 }
+
+#[test]
+fn a_runtime_installed_into_the_users_version_manager() {
+    warned(
+        "shell",
+        "#!/bin/bash\neval \"$(fnm env)\"\nfnm install v10.11.0\n",
+        Level::Caution,
+    );
+    warned(
+        "shell",
+        "export NVM_DIR=\"$HOME/.nvm\"\n\\. \"$NVM_DIR/nvm.sh\"\nnvm install v10.11.0\n",
+        Level::Caution,
+    );
+    warned("shell", "pyenv install 3.12.1\n", Level::Caution);
+    // A shell picked at run time given code whose values are put in by the outer shell.
+    warned(
+        "shell",
+        "SHELL_TO_RUN=\"$1\"\n$SHELL_TO_RUN -c \"\n  . $PROFILE_FILE\n  fnm install 12.5.0\n\"\n",
+        Level::Caution,
+    );
+    // The project's own nvm (its tests source it, `\.` after another line too), a temporary
+    // folder, listing or using versions: nothing of the user's changes.
+    quiet(
+        "shell",
+        "#!/bin/sh\nset -ex\n: nvm.sh\n\\. ../../nvm.sh\nnvm install -b v0.10.7\nnvm uninstall v0.0.1\n",
+    );
+    quiet(
+        "shell",
+        "FNM_DIR=\"$(mktemp -d)\"\nexport FNM_DIR\nfnm install 20\nfnm use 20\nnvm ls\npyenv versions\n",
+    );
+}

@@ -208,7 +208,87 @@ fn finish(mut words: Vec<Word>, depth: usize, out: &mut Vec<Simple>, cd: &mut Cd
         split(&code, depth + 1, out, &mut cd.clone());
         return;
     }
+    // `hyperfine --warmup=2 "basic/nvm" "basic/fnm"`: a benchmark runner runs each command it
+    // is given through a shell, and its `--prepare`/`--setup`/`--cleanup` commands too.
+    if depth < MAX_DEPTH && simple.program() == Some("hyperfine") {
+        for code in hyperfine_commands(simple.args()) {
+            split(&code, depth + 1, out, &mut cd.clone());
+        }
+        return;
+    }
     out.push(simple);
+}
+
+/// The command lines `hyperfine` runs: its operands and the values of its command options.
+fn hyperfine_commands(args: &[Word]) -> Vec<String> {
+    const COMMANDS: &[&str] = &[
+        "-p",
+        "--prepare",
+        "-c",
+        "--cleanup",
+        "-s",
+        "--setup",
+        "--conclude",
+    ];
+    const VALUES: &[&str] = &[
+        "-w",
+        "--warmup",
+        "-m",
+        "--min-runs",
+        "-M",
+        "--max-runs",
+        "-r",
+        "--runs",
+        "-S",
+        "--shell",
+        "-u",
+        "--time-unit",
+        "-n",
+        "--command-name",
+        "-P",
+        "--parameter-scan",
+        "-D",
+        "--parameter-step-size",
+        "-L",
+        "--parameter-list",
+        "--style",
+        "--sort",
+        "--output",
+        "--input",
+        "--export-asciidoc",
+        "--export-csv",
+        "--export-json",
+        "--export-markdown",
+        "--export-orgmode",
+        "--min-benchmarking-time",
+    ];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if COMMANDS.contains(&t) {
+            out.extend(args.get(i + 1).map(|v| v.text.clone()));
+            i += 2;
+        } else if let Some((opt, v)) = t.split_once('=')
+            && COMMANDS.contains(&opt)
+        {
+            out.push(v.to_string());
+            i += 1;
+        } else if VALUES.contains(&t) {
+            // `-P x 1 5` takes three values.
+            i += if matches!(t, "-P" | "--parameter-scan") {
+                4
+            } else {
+                2
+            };
+        } else {
+            if !t.starts_with('-') {
+                out.push(w.text.clone());
+            }
+            i += 1;
+        }
+    }
+    out
 }
 
 fn is_assignment(w: &str) -> bool {
@@ -1165,6 +1245,24 @@ mod tests {
             .into_iter()
             .map(|s| s.words.into_iter().map(|w| w.text).collect())
             .collect()
+    }
+
+    #[test]
+    fn a_benchmark_runner_runs_the_commands_it_is_given() {
+        assert_eq!(
+            cmds(
+                "hyperfine --warmup=2 -m 40 --export-json=r.json -p 'make clean' \"basic/nvm\" 'just b x'"
+            ),
+            [
+                vec!["make", "clean"],
+                vec!["basic/nvm"],
+                vec!["just", "b", "x"]
+            ]
+        );
+        assert_eq!(
+            cmds("hyperfine -P n 1 5 --setup=\"npm ci\" 'sleep {n}'"),
+            [vec!["npm", "ci"], vec!["sleep", "{n}"]]
+        );
     }
 
     #[test]

@@ -57,6 +57,14 @@ pub(crate) const RUSTUP: Rule = rule(
     "changes the installed Rust toolchains (rustup {})",
     "rustup default nightly",
 );
+pub(crate) const RUNTIME_VERSIONS: Rule = rule(
+    "runtime-versions",
+    "`nvm install`, `fnm install`, `pyenv install`, `rbenv install`, `nodenv install`, \
+     `sdk install`, `volta install`, `uninstall` too: a runtime put into or taken from the \
+     user's version manager",
+    "changes the user's installed runtimes ({} {})",
+    "nvm install 20",
+);
 pub(crate) const TOOL_VERSIONS: Rule = rule(
     "global-tool-versions",
     "`mise use -g`, `asdf global`",
@@ -234,6 +242,16 @@ impl Analyser<'_> {
             {
                 self.hit(&RUSTUP, line, &snip, &[&sub])
             }
+            // The version managers' own folders (`~/.nvm`, `~/.pyenv`, `~/.sdkman`): what a
+            // runtime is installed into for every project of the user.
+            "nvm" | "fnm" | "pyenv" | "rbenv" | "nodenv" | "goenv" | "jenv" | "plenv" | "sdk"
+            | "volta"
+                if matches!(sub.as_str(), "install" | "uninstall")
+                    && args.iter().skip(1).any(|a| !a.starts_with('-'))
+                    && self.users_version_manager(name) =>
+            {
+                self.hit(&RUNTIME_VERSIONS, line, &snip, &[name, &sub])
+            }
             "mise" | "rtx" | "asdf"
                 if matches!(sub.as_str(), "use" | "global") && (global || sub == "global") =>
             {
@@ -264,6 +282,32 @@ impl Analyser<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Whether version manager `tool` works in the user's own folder: its home variable
+    /// (`NVM_DIR`) is not set by the script or a project file it sources (nvm's tests point it
+    /// at the checkout, a benchmark at a temporary folder), or is set under the home folder;
+    /// and the tool is not the project's own, sourced from it.
+    fn users_version_manager(&self, tool: &str) -> bool {
+        if self.facts.sources_own(tool) {
+            return false;
+        }
+        let var = match tool {
+            "nvm" => "NVM_DIR",
+            "fnm" => "FNM_DIR",
+            "sdk" => "SDKMAN_DIR",
+            "volta" => "VOLTA_HOME",
+            "pyenv" => "PYENV_ROOT",
+            "rbenv" => "RBENV_ROOT",
+            "nodenv" => "NODENV_ROOT",
+            "goenv" => "GOENV_ROOT",
+            "jenv" => "JENV_ROOT",
+            _ => "PLENV_ROOT",
+        };
+        match self.vars.get(var) {
+            Some(v) => super::paths::home_rel(v.trim_start_matches('\u{1}')).is_some(),
+            None => !self.elsewhere.contains(var),
         }
     }
 

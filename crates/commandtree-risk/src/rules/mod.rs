@@ -332,6 +332,7 @@ pub const RULES: &[&Rule] = &[
     &installs::CARGO,
     &installs::GO,
     &installs::RUSTUP,
+    &installs::RUNTIME_VERSIONS,
     &installs::TOOL_VERSIONS,
     &installs::GEMS,
     &installs::PIPX,

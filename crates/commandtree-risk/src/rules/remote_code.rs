@@ -172,6 +172,16 @@ impl Analyser<'_> {
             self.nested(&t, c.line);
             return;
         }
+        // `$SHELL_TO_RUN -c ". $PROFILE; fnm install 12"`: a shell's code written out with
+        // values put in; its commands are known, only the values are not.
+        if is_shell(&c.name)
+            && let [w] = code
+            && w.pieces
+                .iter()
+                .any(|p| matches!(p, Piece::Lit(t) if t.split_whitespace().any(|x| x.len() > 1)))
+        {
+            self.nested(&w.text(), c.line);
+        }
         let env_setup = code.iter().all(|w| w.substs().all(is_env_setup))
             && code.iter().any(|w| w.substs().next().is_some());
         if !env_setup {
