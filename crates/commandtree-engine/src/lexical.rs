@@ -137,6 +137,17 @@ const PHRASES: &[(&str, &str)] = &[
     ("as i edit", " watch "),
 ];
 
+/// The words of `text` as written, lowercase, neither stemmed nor merged with synonyms: a
+/// folder's name spelled out in a query (`specs/` is not named by "tests", though a spec is a
+/// test).
+pub(crate) fn spelled_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .flat_map(camel_words)
+        .map(|w| w.to_lowercase())
+        .filter(|w| !w.is_empty() && !STOP.contains(&w.as_str()))
+        .collect()
+}
+
 /// The words of `text` as search compares them.
 pub fn tokens(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
@@ -258,12 +269,19 @@ fn action_bits() -> &'static HashMap<String, u32> {
 }
 
 /// The groups of [`ACTIONS`] a command's name says it does, one bit each; 0 when it says none.
+/// "run" (no word to [`tokens`]) counts when the name says no other task: `cargo run`,
+/// `run-deno` run a program, `run-tests` tests.
 pub fn actions(name: &str) -> u32 {
     let bits = action_bits();
-    tokens(name)
+    let said = tokens(name)
         .iter()
         .filter_map(|t| bits.get(t))
-        .fold(0, |a, b| a | b)
+        .fold(0, |a, b| a | b);
+    let runs = || {
+        name.split(|c: char| !c.is_alphanumeric())
+            .any(|w| w.eq_ignore_ascii_case(RUN))
+    };
+    if said == 0 && runs() { bits[RUN] } else { said }
 }
 
 /// How many of a query's first words may say what it asks for: a request starts with its verb
@@ -341,7 +359,7 @@ const MAKE_BUILD_GOALS: &[&str] = &["all", "default"];
 /// A light English stemmer: the plural, `-ing`, `-ed`, `-er` and a final `e` go, a doubled last
 /// consonant left by them is halved (`running` → `run`, `formatted` → `format`). Short words
 /// and numbers are kept as they are.
-fn stem(w: &str) -> String {
+pub(crate) fn stem(w: &str) -> String {
     if w.len() <= 3 || w.chars().any(|c| c.is_ascii_digit()) {
         return w.to_string();
     }

@@ -231,21 +231,43 @@ fn nearest_of_a_name_first(
     }
     let asked: std::collections::HashSet<String> =
         crate::lexical::tokens(query).into_iter().collect();
+    // A folder spelled out in the query as it is written: "the spec tests under tests/specs"
+    // names `tests/specs/` though `spec` and `test` are one word to the index (not so
+    // "packages" for `packaging/`, which only shares a stem).
+    let spelled_out: std::collections::HashSet<String> =
+        crate::lexical::spelled_words(query).into_iter().collect();
     // Each folder's own name as words, split once: many members share a folder.
-    let mut folders: std::collections::HashMap<&Path, Vec<String>> = Default::default();
+    let mut folders: std::collections::HashMap<&Path, (Vec<String>, Vec<String>)> =
+        Default::default();
     let mut chosen_of: std::collections::HashMap<u64, usize> = Default::default();
     for members in groups.values().filter(|m| m.len() > 1) {
-        let own = crate::lexical::tokens(&commands[members[0].0].label);
+        let label = &commands[members[0].0].label;
+        let own = crate::lexical::tokens(label);
+        // Stems, not synonyms: `module-tests/` is not named apart from `test` by "tests", but
+        // `specs/` is.
+        let own_stems: Vec<String> = crate::lexical::spelled_words(label)
+            .iter()
+            .map(|w| crate::lexical::stem(w))
+            .collect();
         let mut key = |e: &(usize, f32, bool)| {
             let c = &commands[e.0];
             let dir = c.path().parent().unwrap_or(Path::new(""));
-            let folder = folders.entry(dir).or_insert_with(|| {
-                dir.strip_prefix(at.root)
+            let (folder, folder_spelled) = folders.entry(dir).or_insert_with(|| {
+                let name = dir
+                    .strip_prefix(at.root)
                     .ok()
                     .and_then(|r| r.file_name())
-                    .map(|f| crate::lexical::tokens(&f.to_string_lossy()))
-                    .unwrap_or_default()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (
+                    crate::lexical::tokens(&name),
+                    crate::lexical::spelled_words(&name),
+                )
             });
+            let spelled = !folder_spelled.is_empty()
+                && folder_spelled.iter().all(|w| {
+                    spelled_out.contains(w) && !own_stems.contains(&crate::lexical::stem(w))
+                });
             // The query names the folder as a whole besides the name: "run the okhttp module
             // tests" is `okhttp/`, not `okhttp-brotli/`, nor `module-tests/`.
             let named =
@@ -253,7 +275,7 @@ fn nearest_of_a_name_first(
             let (auxiliary, distance, tier, _) = crate::names::rank(at, c);
             (
                 std::cmp::Reverse(held[e.0]),
-                std::cmp::Reverse(named),
+                std::cmp::Reverse(named || spelled),
                 auxiliary,
                 distance,
                 tier,
@@ -1076,6 +1098,46 @@ mod tests {
             &Ask::default(),
         );
         assert_eq!(hits[0].command.file_path, "/w/build.gradle.kts");
+    }
+
+    #[test]
+    fn a_folder_named_as_written_picks_its_command_though_another_holds_more_words() {
+        let cargo =
+            |path: &str, script: &str| CommandItem::new("cargo", Path::new(path), "test", script);
+        // The root's text names every member (`tests/specs` too); `spec` and `test` are one
+        // word to the index, not to a folder's name.
+        let commands = vec![
+            cargo(
+                "/w/Cargo.toml",
+                "cargo test members tests/specs tests/unit cli",
+            ),
+            cargo("/w/tests/specs/Cargo.toml", "cargo test"),
+            cargo("/w/tests/unit/Cargo.toml", "cargo test"),
+        ];
+        let got = ranked_by(
+            &commands,
+            "run the spec tests under tests/specs",
+            &[Some(0.3), Some(0.52), Some(0.5)],
+        );
+        assert_eq!(got[0], "/w/tests/specs/Cargo.toml:test", "{got:#?}");
+    }
+
+    #[test]
+    fn a_command_that_runs_a_program_is_another_task_than_building_it() {
+        let cargo = |label: &str, script: &str| {
+            CommandItem::new("cargo", Path::new("/w/cli/Cargo.toml"), label, script)
+        };
+        let commands = vec![
+            cargo("run-deno", "cargo run --bin deno"),
+            cargo("build", "cargo build"),
+        ];
+        let got = ranked_by(&commands, "build the deno binary", &[Some(0.6), Some(0.55)]);
+        assert_eq!(got[0], "/w/cli/Cargo.toml:build", "{got:#?}");
+        assert_eq!(
+            crate::lexical::actions("run-tests"),
+            crate::lexical::actions("test")
+        );
+        assert_ne!(crate::lexical::actions("run"), 0);
     }
 
     #[test]
