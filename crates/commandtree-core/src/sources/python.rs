@@ -61,7 +61,8 @@ fn runnable_shebang(content: &str) -> bool {
 }
 
 /// `if __name__ == "__main__":` in any quote style and spacing, either operand order, with or
-/// without parentheses.
+/// without parentheses; not inside a triple-quoted string (a template of the scripts a tool
+/// writes, as pip's wheel installer holds).
 fn has_main_guard(content: &str) -> bool {
     const FORMS: &[&str] = &[
         "__name__==\"__main__\":",
@@ -69,7 +70,26 @@ fn has_main_guard(content: &str) -> bool {
         "\"__main__\"==__name__:",
         "'__main__'==__name__:",
     ];
+    let mut open: Option<&str> = None;
     content.lines().any(|line| {
+        let in_string = open.is_some();
+        // Where each triple quote opens or closes a string, in order.
+        let mut rest = line;
+        loop {
+            let next = match open {
+                Some(q) => rest.find(q).map(|i| (i, q)),
+                None => ["\"\"\"", "\'\'\'"]
+                    .iter()
+                    .filter_map(|q| rest.find(q).map(|i| (i, *q)))
+                    .min_by_key(|(i, _)| *i),
+            };
+            let Some((i, q)) = next else { break };
+            open = if open.is_some() { None } else { Some(q) };
+            rest = &rest[i + 3..];
+        }
+        if in_string {
+            return false;
+        }
         let Some(rest) = line.trim_start().strip_prefix("if") else {
             return false;
         };
@@ -611,6 +631,17 @@ if __name__ == "__main__":
             .commands
             .remove(0);
         assert_eq!(c.command, format!("{PY3} \"/w/my scripts/a.py\""));
+    }
+
+    #[test]
+    fn a_main_guard_inside_a_string_is_a_template_not_a_script() {
+        let template = "class Maker:\n    script_template = textwrap.dedent(\"\"\"\\\n        \
+                        import sys\n        if __name__ == '__main__':\n            sys.exit(1)\n\"\"\")\n";
+        assert!(!has_main_guard(template));
+        let one_line = "DOC = '''a''' \nX = '''\nif __name__ == '__main__':\n'''\n";
+        assert!(!has_main_guard(one_line));
+        let after = format!("{template}\nif __name__ == \"__main__\":\n    main()\n");
+        assert!(has_main_guard(&after));
     }
 
     #[test]
