@@ -582,13 +582,16 @@ impl Facts {
         self.var_holds(Kind::Startup, &name, &scope).then_some(name)
     }
 
-    /// Whether a path read at byte `at` that starts with variable `name` (`"$plugin_dir"`,
-    /// `"${path}/x"`) or with the substituted text `subst` (`"$(tpm_path)"/x`) is a folder
-    /// under the user's home picked at run time.
-    pub fn home_made(&self, name: Option<&str>, subst: Option<&str>, at: usize) -> bool {
+    /// Whether variable `name`, read at byte `at` (`"$plugin_dir"`, `"${path}/x"`), may hold
+    /// a folder under the user's home picked at run time.
+    pub fn home_var(&self, name: &str, at: usize) -> bool {
         let scope = self.function_at(at).map(str::to_string);
-        name.is_some_and(|n| self.var_holds(Kind::Home, n, &scope))
-            || subst.is_some_and(|r| self.calls_yielding(Kind::Home, r))
+        self.var_holds(Kind::Home, name, &scope)
+    }
+
+    /// Whether substituted text `raw` (`$(tpm_path)`) prints such a folder.
+    pub fn home_output(&self, raw: &str) -> bool {
+        self.calls_yielding(Kind::Home, raw)
     }
 }
 

@@ -1254,6 +1254,13 @@ impl Analyser<'_> {
         self.vars.get(name).and_then(|v| v.strip_prefix(TEMPLATE))
     }
 
+    /// What the script set `name` to, literal or with its run-time parts written as `$x`.
+    pub fn assigned(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(|v| v.strip_prefix(TEMPLATE).unwrap_or(v))
+    }
+
     pub fn word(&self, n: Node) -> Word {
         let mut pieces = Vec::new();
         self.pieces(n, &mut pieces);

@@ -305,8 +305,8 @@ impl Analyser<'_> {
             "jenv" => "JENV_ROOT",
             _ => "PLENV_ROOT",
         };
-        match self.vars.get(var) {
-            Some(v) => super::paths::home_rel(v.trim_start_matches('\u{1}')).is_some(),
+        match self.assigned(var) {
+            Some(v) => super::paths::home_rel(v).is_some(),
             None => !self.elsewhere.contains(var),
         }
     }

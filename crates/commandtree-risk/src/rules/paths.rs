@@ -220,10 +220,16 @@ impl Analyser<'_> {
             .iter()
             .find(|p| !matches!(p, Piece::Lit(t) if t.is_empty()))
         {
-            Some(Piece::Var { name, .. }) => self.facts.home_made(Some(name), None, self.at),
-            Some(Piece::Subst(r)) => self.facts.home_made(None, Some(r), self.at),
+            Some(Piece::Var { name, .. }) => self.facts.home_var(name, self.at),
+            Some(Piece::Subst(r)) => self.facts.home_output(r),
             _ => false,
         }
+    }
+
+    /// Whether `w` is a folder under the running user's home (or, with `itself`, that folder
+    /// itself), as written (`~/.tmux/plugins`) or picked at run time ([`Self::home_made`]).
+    pub(crate) fn in_users_home(&self, w: &Word, itself: bool) -> bool {
+        home_rel(&landing(w).0).is_some_and(|r| itself || !r.is_empty()) || self.home_made(w)
     }
 
     /// [`outside_level`] of `p` as seen from the code's working folder: leading `../` that

@@ -271,8 +271,7 @@ impl Analyser<'_> {
                     .filter(|w| {
                         let t = w.text();
                         (!t.starts_with('$') && self.outside(&t).is_some())
-                            || home_rel(&landing(w).0).is_some_and(|r| !r.is_empty())
-                            || self.home_made(w)
+                            || self.in_users_home(w, false)
                     })
                     .map(|w| (*w).clone());
             }
@@ -311,10 +310,7 @@ impl Analyser<'_> {
                 // provisioning script's layout.
                 let dir = match operands.as_slice() {
                     [_, d, ..] => c.args.get(*d).cloned(),
-                    [_] => self
-                        .cwd
-                        .clone()
-                        .filter(|w| home_rel(&landing(w).0).is_some() || self.home_made(w)),
+                    [_] => self.cwd.clone().filter(|w| self.in_users_home(w, true)),
                     _ => None,
                 };
                 if let Some(d) = dir {
@@ -326,9 +322,7 @@ impl Analyser<'_> {
                 if args.first().is_some_and(|a| a == "pull")
                     || args.get(..2).is_some_and(|a| a == ["submodule", "update"]) =>
             {
-                if let Some(d) = self.cwd.clone().filter(|w| {
-                    self.home_made(w) || home_rel(&landing(w).0).is_some_and(|r| !r.is_empty())
-                }) {
+                if let Some(d) = self.cwd.clone().filter(|w| self.in_users_home(w, false)) {
                     self.write_to(&d, c.line, &c.snippet, false);
                 }
             }
