@@ -55,6 +55,13 @@ const TEST_DATA_DIRS: &[&str] = &[
     "__mocks__",
 ];
 
+/// Folders of a test suite (see `path_reason`: the apps it builds, deeper in).
+const TEST_DIRS: &[&str] = &["test", "tests", "__tests__", "spec", "specs"];
+
+/// Manifests a workspace's own build takes in wherever they are (a Cargo workspace's members,
+/// a solution's projects, a multi-project Gradle or Maven build's modules).
+const WORKSPACE_MEMBER_KINDS: &[&str] = &["cargo", "dotnet", "gradle", "maven", "ant"];
+
 /// Examples and playgrounds: auxiliary when nested below the root (a workspace opened on the
 /// example itself lists it as its own).
 const EXAMPLE_DIRS: &[&str] = &[
@@ -159,6 +166,18 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         if i > 0
             && lower_eq_any(dirs[i - 1], &["test", "tests"])
             && lower_eq_any(d, &["data", "resources", "files", "assets"])
+        {
+            return (Some(Reason::TestData), false);
+        }
+        // The apps a test suite builds and runs, each in a folder of its own two or more levels
+        // into a test folder (`packages/kit/test/apps/basics/package.json`,
+        // `tests/apps/go/check_deploy`, `tests/specs/install/bin/package.json`): fixtures, by the
+        // hundred in a monorepo. A test folder's own runner one level in (`tests/e2e/`,
+        // `tests/ci/run.sh`) is the project's, and so is a crate or project the workspace's own
+        // build takes in (`tests/util/server/Cargo.toml`, `Tests/Frameworks/X.Specs.csproj`).
+        if lower_eq_any(d, TEST_DIRS)
+            && dirs.len() - i > 2
+            && !WORKSPACE_MEMBER_KINDS.contains(&kind)
         {
             return (Some(Reason::TestData), false);
         }
@@ -610,6 +629,23 @@ mod tests {
             "/w/packages/create-vite/template-react/package.json"
         ));
         assert!(!aux(&fs, "npm", "/w/packages/templater/package.json"));
+        // The apps a test suite builds, two levels or more into a test folder; not its runner
+        // one level in, nor a crate or project the workspace builds.
+        assert!(aux(
+            &fs,
+            "npm",
+            "/w/packages/kit/test/apps/basics/package.json"
+        ));
+        assert!(aux(&fs, "shell", "/w/tests/apps/go/check_deploy"));
+        assert!(aux(&fs, "deno", "/w/tests/specs/run/env/deno.json"));
+        assert!(!aux(&fs, "npm", "/w/tests/e2e/package.json"));
+        assert!(!aux(&fs, "shell", "/w/tests/ci/setup.sh"));
+        assert!(!aux(&fs, "cargo", "/w/tests/util/server/Cargo.toml"));
+        assert!(!aux(
+            &fs,
+            "dotnet",
+            "/w/Tests/Frameworks/NUnit.Specs/NUnit.Specs.csproj"
+        ));
         assert!(aux(&fs, "npm", "/w/{{cookiecutter.slug}}/package.json"));
         assert!(aux(&fs, "npm", "/w/examples/basic/package.json"));
         assert!(aux(&fs, "npm", "/w/packages/x/playground/package.json"));

@@ -102,6 +102,9 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     // A web project's user interface, whatever its folder is called.
     &["frontend", "ui", "web", "webapp"],
+    // "Start the web app": `bootRun` "Runs the Spring Boot application".
+    &["app", "application"],
+    &["java", "jdk", "jvm", "jre"],
     &["js", "javascript"],
     &["ts", "typescript"],
     &["py", "python"],
@@ -191,6 +194,8 @@ const COMPOUNDS: &[(&str, &[&str])] = &[
     ("spellcheck", &["spell", "check"]),
     ("spellchecking", &["spell", "check"]),
     ("codespell", &["code", "spell"]),
+    // Tests with coverage (`make testcov`).
+    ("testcov", &["test", "cov"]),
 ];
 
 fn compound(word: &str) -> Vec<&str> {
@@ -482,6 +487,9 @@ pub struct Doc {
     terms: Vec<(String, f32)>,
     len: f32,
     names: Vec<Vec<String>>,
+    /// The [`actions`] of the well-known tools it runs ([`TOOLS`]: `bundle exec rubocop`
+    /// lints, whatever the command is named).
+    runs: u32,
 }
 
 impl Doc {
@@ -505,6 +513,7 @@ impl Doc {
             terms: tf.into_iter().collect(),
             len,
             names,
+            runs: 0,
         }
     }
 }
@@ -536,6 +545,8 @@ pub struct Ranked {
     pub score: f32,
     /// How many of the query's distinct words it holds.
     pub held: u16,
+    /// What the well-known tools it runs do, as [`actions`] bits.
+    pub runs: u32,
     /// How much of the query its name says, 0–1 (the best of its label and aliases): the
     /// query's words in the name, weighed by rarity, over all the query's words the index
     /// knows, times the share of the name's words the query holds. 1 when the name is the
@@ -552,6 +563,8 @@ pub struct Index {
     /// Each document's weighted length.
     lengths: Vec<f32>,
     average: f32,
+    /// Each document's [`Doc::runs`].
+    runs: Vec<u32>,
     /// Name word → (document, which of its names), so that only documents a query word names
     /// are looked at for [`Ranked::name`].
     name_postings: HashMap<String, Vec<(u32, u16)>>,
@@ -583,6 +596,7 @@ impl Index {
                 }
             }
             index.lengths.push(d.len);
+            index.runs.push(d.runs);
             for (k, name) in d.names.iter().enumerate() {
                 for w in name {
                     index
@@ -684,6 +698,7 @@ impl Index {
                 score: s,
                 held: w,
                 name: name(d as u32),
+                runs: self.runs[d],
             })
             .collect();
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
@@ -820,11 +835,13 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
                     .iter()
                     .filter_map(|t| own.get(t).map(String::as_str)),
             );
-        let says = tool_words(runs);
+        let says = tool_words(runs).join(" ");
         if !says.is_empty() {
-            f.push((COMMAND, says.join(" ")));
+            f.push((COMMAND, says.clone()));
         }
-        docs[i] = Some(Arc::new(Doc::of(f)));
+        let mut doc = Doc::of(f);
+        doc.runs = actions(&says);
+        docs[i] = Some(Arc::new(doc));
     }
     let docs: Vec<Arc<Doc>> = docs.into_iter().map(|d| d.unwrap_or_default()).collect();
     let index = Arc::new(Index::of_docs(&docs));

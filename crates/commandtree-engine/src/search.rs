@@ -229,13 +229,24 @@ fn nearest_of_a_name_first(
             }
         }
     }
-    let asked: std::collections::HashSet<String> =
-        crate::lexical::tokens(query).into_iter().collect();
+    // "Every package" names no package's folder (`packages/package/`): it asks for all of them.
+    let units = all_units(query);
+    let all_of = |w: &String| {
+        units
+            .iter()
+            .any(|u| crate::lexical::stem(u) == crate::lexical::stem(w))
+    };
+    let asked: std::collections::HashSet<String> = crate::lexical::tokens(query)
+        .into_iter()
+        .filter(|w| !all_of(w))
+        .collect();
     // A folder spelled out in the query as it is written: "the spec tests under tests/specs"
     // names `tests/specs/` though `spec` and `test` are one word to the index (not so
     // "packages" for `packaging/`, which only shares a stem).
-    let spelled_out: std::collections::HashSet<String> =
-        crate::lexical::spelled_words(query).into_iter().collect();
+    let spelled_out: std::collections::HashSet<String> = crate::lexical::spelled_words(query)
+        .into_iter()
+        .filter(|w| !all_of(w))
+        .collect();
     // Each folder's own name as words, split once: many members share a folder.
     let mut folders: std::collections::HashMap<&Path, (Vec<String>, Vec<String>)> =
         Default::default();
@@ -274,6 +285,9 @@ fn nearest_of_a_name_first(
                 !folder.is_empty() && folder.iter().all(|w| asked.contains(w) && !own.contains(w));
             let (auxiliary, distance, tier, _) = crate::names::rank(at, c);
             (
+                // "Type check all the packages": the one over every package, not the package
+                // whose own text holds more of the words.
+                of_one_unit(at.root, c, &units),
                 std::cmp::Reverse(held[e.0]),
                 std::cmp::Reverse(named || spelled),
                 auxiliary,
@@ -389,12 +403,32 @@ const NAME_WEIGHT: f32 = 0.5;
 /// passes a neighbour named for the asked task only from well above.
 const OTHER_ACTION: f32 = 0.85;
 
+/// How much a command named for the task the query asks for gains over one whose name says no
+/// task: enough to pass a neighbour the lists put level, not one clearly ahead.
+const SAME_ACTION: f32 = 1.05;
+
 /// How much a command named only for the project keeps of its score when the query asks for
 /// more than the name ("start the interactive elixir shell": not the `elixir` target).
 const PROJECT_NAME_ONLY: f32 = 0.85;
 
 /// How much a documentation site's command keeps of its score for a query not about docs.
 const DOCS_SITE: f32 = 0.7;
+
+/// Words of a query about an agent's instructions.
+const AGENT_WORDS: &[&str] = &[
+    "agent",
+    "instruction",
+    "claude",
+    "copilot",
+    "cursor",
+    "gemini",
+    "codex",
+    "ai",
+    "llm",
+    "prompt",
+    "rule",
+    "guideline",
+];
 
 /// Whether a query asks for the whole workspace: it names the solution, or all of its tests
 /// or projects ("run all the tests", "every project"); "every supported test framework" or
@@ -412,6 +446,72 @@ fn asks_whole(query: &str) -> bool {
                     .contains(&p[1].as_str())
         })
 }
+
+/// Nouns of a workspace's units: "every package", "all the plugins" ask for each of them, which a
+/// command of one unit (in `packages/kit/`, `go-build-plugin` taking a plugin's name) does not
+/// do, and a command at the root or named for all of them does.
+const UNITS: &[&str] = &[
+    "package",
+    "project",
+    "crate",
+    "module",
+    "plugin",
+    "app",
+    "library",
+    "service",
+    "component",
+    "extension",
+    "adapter",
+    "integration",
+];
+
+/// The units a query asks for all of (see [`UNITS`]), as their one-unit spelling (`plugin`
+/// for "all the plugins", `package` for "every package's code").
+fn all_units(query: &str) -> Vec<String> {
+    let words = crate::lexical::spelled_words(query);
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        if !["all", "every", "each"].contains(&w.as_str()) {
+            continue;
+        }
+        // "all the plugins", "every single package": the noun within two words.
+        for next in words.iter().skip(k + 1).take(2) {
+            let one = crate::lexical::stem(next);
+            if let Some(u) = UNITS.iter().find(|u| crate::lexical::stem(u) == one) {
+                out.push((*u).to_string());
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `c` does one of the units the query asks all of: its name holds the unit as one
+/// (`go-test-plugin`, not `test-plugins`) or it lies in a unit's folder (`packages/kit/`,
+/// `plugins/certs/`).
+fn of_one_unit(root: &Path, c: &CommandItem, units: &[String]) -> bool {
+    if units.is_empty() {
+        return false;
+    }
+    let names_one = crate::lexical::spelled_words(&c.label)
+        .iter()
+        .any(|w| units.contains(w));
+    let rel = c
+        .path()
+        .parent()
+        .and_then(|d| d.strip_prefix(root).ok())
+        .unwrap_or(Path::new(""));
+    let in_one = rel.components().any(|part| {
+        let part = part.as_os_str().to_string_lossy().to_ascii_lowercase();
+        units
+            .iter()
+            .any(|u| part == *u || crate::lexical::stem(&part) == crate::lexical::stem(u))
+    });
+    names_one || in_one
+}
+
+/// How much a command of one unit keeps of its score when the query asks for all of them.
+const ONE_UNIT: f32 = 0.7;
 
 /// Whether `c` is a documentation site's or build's (a folder between the root and it is
 /// named for docs: `docs/`, `dev-docs/`, `website/`, `documentation/mixin/`).
@@ -587,10 +687,12 @@ pub fn fuse(
     let mut bm25 = vec![0.0; n];
     let mut named = vec![0f32; n];
     let mut held = vec![0u16; n];
+    let mut runs = vec![0u32; n];
     for l in lexical {
         bm25[l.doc] = l.score;
         named[l.doc] = l.name;
         held[l.doc] = l.held;
+        runs[l.doc] = l.runs;
     }
     let q = query.trim();
     let best = 2.0 / (RRF_K + 1.0);
@@ -640,10 +742,30 @@ pub fn fuse(
         nearest_of_a_name_first(at, commands, query, &held, &mut scored, &rest);
         // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
         // alone does not see.
+        let units = all_units(query);
+        let asked = crate::lexical::tokens(query);
+        // Read, not run: a document answers after the commands that do the thing, and so
+        // does an agent's instructions file (`CLAUDE.md` tells an agent how to run the
+        // tests; it does not run them) unless the query asks about agents.
+        let asks_agents = AGENT_WORDS
+            .iter()
+            .any(|w| crate::lexical::tokens(w).iter().any(|t| asked.contains(t)));
+        let read_only = |c: &CommandItem| {
+            crate::listing::is_document(c) || (c.kind == "instructions" && !asks_agents)
+        };
         let asked_actions = crate::lexical::asked_actions(query);
-        let other_action = |c: &CommandItem| {
-            let does = crate::lexical::actions(&c.label);
-            asked_actions != 0 && does != 0 && does & asked_actions == 0
+        // Named for another task, and not running a tool known for the asked one (`fmt` that
+        // runs `rubocop` lints).
+        let other_action = |i: usize| {
+            let does = crate::lexical::actions(&commands[i].label);
+            asked_actions != 0
+                && does != 0
+                && does & asked_actions == 0
+                && runs[i] & asked_actions == 0
+        };
+        let same_action = |i: usize| {
+            asked_actions != 0
+                && (crate::lexical::actions(&commands[i].label) | runs[i]) & asked_actions != 0
         };
         // Neither is decisive for a command named for another task than the one asked for
         // (`uninstall` for "remove build output").
@@ -654,14 +776,15 @@ pub fn fuse(
                         .filter(|&d| semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING))
                 })
             })
-            .filter(|&d| !other_action(&commands[d]));
+            .filter(|&d| !other_action(d))
+            .filter(|&d| !of_one_unit(at.root, &commands[d], &units))
+            .filter(|&d| !read_only(&commands[d]));
         if let Some(d) = decisive
             && !scored.iter().any(|e| e.0 == d)
             && let Some(e) = rest.iter().find(|e| e.0 == d)
         {
             scored.push(*e);
         }
-        let asked = crate::lexical::tokens(query);
         let asks_docs = crate::lexical::speaks_of_docs(&asked);
         let asks_whole = asks_whole(query);
         // The project's own name (its folder's: `elixir`, `elixir-lang+elixir`) is in half of
@@ -679,27 +802,35 @@ pub fn fuse(
             // mean something near it.
             // Not when it says another task besides (`build:app:docker` for "run the app in
             // docker").
-            let other = other_action(c);
-            if named[*i] >= NAME_SAYS_ENOUGH && !other {
+            let other = other_action(*i);
+            // "Compile the code of all the plugins": not one plugin's build, though its name
+            // says "plugin" too.
+            let one_unit = of_one_unit(at.root, c, &units);
+            if named[*i] >= NAME_SAYS_ENOUGH && !other && !one_unit {
                 *score *= 1.0 + NAME_WEIGHT * named[*i];
             }
-            // Read, not run: a document answers after the commands that do the thing.
-            if crate::listing::is_document(c) {
+            if read_only(c) {
                 *score *= 0.5;
             }
             if c.auxiliary || c.hidden {
                 *score *= 0.5;
             }
-            // Named for another task than the one asked for (`ui-install` for "start the UI
-            // dev server").
+            // Named for another task than the one asked for (`ui-install` for "start the UI dev
+            // server"), or for the one asked for (`install` for "install elixir on my system",
+            // before `docs_elixir`, which holds as many of the words).
             if other {
                 *score *= OTHER_ACTION;
+            } else if same_action(*i) {
+                *score *= SAME_ACTION;
             }
             if asks_more && !project.is_empty() {
                 let own = crate::lexical::tokens(&c.label);
                 if !own.is_empty() && own.iter().all(|w| project.contains(w)) {
                     *score *= PROJECT_NAME_ONLY;
                 }
+            }
+            if one_unit {
+                *score *= ONE_UNIT;
             }
             // "Run all the tests" of a .NET workspace: the solution's, over every project.
             if asks_whole && crate::lexical::is_solution(c) {
@@ -925,6 +1056,7 @@ mod tests {
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {
         l.iter()
             .map(|&(doc, score, held)| Ranked {
+                runs: 0,
                 doc,
                 score,
                 held,
@@ -1120,6 +1252,120 @@ mod tests {
             &[Some(0.3), Some(0.52), Some(0.5)],
         );
         assert_eq!(got[0], "/w/tests/specs/Cargo.toml:test", "{got:#?}");
+    }
+
+    #[test]
+    fn a_query_for_every_unit_means_the_command_over_all_of_them_not_one_units() {
+        let npm = |file: &str, label: &str, script: &str| {
+            CommandItem::new("npm", Path::new(file), label, script)
+        };
+        // The package named `package` is not named by "every package", and the one whose own
+        // text holds more of the words is still one package's.
+        let commands = vec![
+            npm(
+                "/w/packages/package/package.json",
+                "format",
+                "prettier --write . src",
+            ),
+            npm(
+                "/w/packages/kit/package.json",
+                "format",
+                "prettier --write .",
+            ),
+            npm("/w/package.json", "format", "pnpm -r format"),
+        ];
+        let got = ranked_by(
+            &commands,
+            "format every package's code",
+            &[Some(0.7), Some(0.65), Some(0.6)],
+        );
+        assert_eq!(got[0], "/w/package.json:format", "{got:#?}");
+        // Named for one of them (taking its name) against named for all of them.
+        let make = |label: &str| CommandItem::new("make", Path::new("/w/Makefile"), label, "make");
+        let commands = vec![make("go-build-plugin"), make("go-build")];
+        let got = ranked_by(
+            &commands,
+            "compile the go code of all the plugins",
+            &[Some(0.75), Some(0.6)],
+        );
+        assert_eq!(got[0], "/w/Makefile:go-build", "{got:#?}");
+        // One plugin asked for: its own.
+        let got = ranked_by(
+            &commands,
+            "compile the go code of the certs plugin",
+            &[Some(0.75), Some(0.6)],
+        );
+        assert_eq!(got[0], "/w/Makefile:go-build-plugin", "{got:#?}");
+        assert_eq!(
+            all_units("run the go unit tests of every plugin"),
+            ["plugin"]
+        );
+        assert_eq!(all_units("type check all the packages"), ["package"]);
+        assert!(all_units("run all the tests").is_empty());
+    }
+
+    #[test]
+    fn an_agents_instructions_answer_after_the_commands_unless_agents_are_asked_about() {
+        let commands = vec![
+            CommandItem::new(
+                "instructions",
+                Path::new("/w/CLAUDE.md"),
+                "CLAUDE.md",
+                "CLAUDE.md",
+            )
+            .description("Run all the unit tests with pnpm test before a commit"),
+            CommandItem::new("npm", Path::new("/w/package.json"), "test", "vitest run"),
+        ];
+        let sims = [Some(0.6), Some(0.55)];
+        let got = ranked_by(&commands, "run all the unit tests", &sims);
+        assert_eq!(got[0], "/w/package.json:test", "{got:#?}");
+        let got = ranked_by(&commands, "the agent instructions about unit tests", &sims);
+        assert_eq!(got[0], "/w/CLAUDE.md:CLAUDE.md", "{got:#?}");
+    }
+
+    #[test]
+    fn a_name_for_the_asked_task_or_a_tool_for_it_goes_before_a_name_for_none() {
+        let make = |label: &str, recipe: &str| {
+            CommandItem::new("make", Path::new("/w/Makefile"), label, recipe)
+        };
+        // Both hold the project's name; one is named for installing.
+        let commands = vec![
+            make("docs_elixir", "make docs_elixir"),
+            make("install", "make install"),
+        ];
+        let got = ranked_by(
+            &commands,
+            "install elixir on my system",
+            &[Some(0.55), Some(0.54)],
+        );
+        assert_eq!(got[0], "/w/Makefile:install", "{got:#?}");
+        // `fmt` runs a linter: not another task than linting.
+        let commands = vec![
+            CommandItem::new(
+                "shell",
+                Path::new("/w/script/matrix"),
+                "matrix",
+                "script/matrix",
+            )
+            .description("Run the lint on every ruby version"),
+            CommandItem::new(
+                "shell",
+                Path::new("/w/script/fmt"),
+                "fmt",
+                "bundle exec rubocop -D",
+            ),
+        ];
+        let query = "lint the ruby code with rubocop";
+        let lexical = crate::lexical::index_for(Path::new("/w"), &commands).rank(query);
+        let hits = fuse(
+            crate::names::At::root(Path::new("/w")),
+            &commands,
+            query,
+            &lexical,
+            Some(&[Some(0.6), Some(0.55)]),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].command.label, "fmt", "{hits:#?}");
     }
 
     #[test]

@@ -88,10 +88,13 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             }
             for e in execs {
                 let label = format!("{}:{}@{}", e.plugin, e.goal, e.id);
-                let mut description = format!("Run execution `{}` of {}", e.id, e.artifact);
-                if let Some(phase) = &e.phase {
-                    description.push_str(&format!(" (bound to {phase})"));
-                }
+                let exec = format!("execution `{}` of {}", e.id, e.artifact);
+                let description = match (&e.purpose, &e.phase) {
+                    (Some(p), Some(phase)) => format!("{p} ({exec}, bound to {phase})"),
+                    (Some(p), None) => format!("{p} ({exec})"),
+                    (None, Some(phase)) => format!("Run {exec} (bound to {phase})"),
+                    (None, None) => format!("Run {exec}"),
+                };
                 out.commands.push(
                     CommandItem::new(
                         KIND,
@@ -116,6 +119,264 @@ struct Execution {
     id: String,
     phase: Option<String>,
     line: usize,
+    /// What the goal does in plain words, for a well-known plugin (see [`PURPOSES`]).
+    purpose: Option<String>,
+}
+
+/// What well-known plugins' goals do, by artifact and goal: an execution's id and the plugin's
+/// name seldom say it ("enforce-java" of maven-enforcer-plugin checks the JDK's version).
+const PURPOSES: &[(&str, &str, &str)] = &[
+    (
+        "maven-enforcer-plugin",
+        "enforce",
+        "Check the build's rules",
+    ),
+    (
+        "jacoco-maven-plugin",
+        "prepare-agent",
+        "Set up the JaCoCo coverage agent for the tests",
+    ),
+    (
+        "jacoco-maven-plugin",
+        "prepare-agent-integration",
+        "Set up the JaCoCo coverage agent for the integration tests",
+    ),
+    (
+        "jacoco-maven-plugin",
+        "report",
+        "Write the test coverage report with JaCoCo",
+    ),
+    (
+        "jacoco-maven-plugin",
+        "report-aggregate",
+        "Write the test coverage report of all modules with JaCoCo",
+    ),
+    (
+        "jacoco-maven-plugin",
+        "check",
+        "Check the test coverage against its limits with JaCoCo",
+    ),
+    (
+        "maven-checkstyle-plugin",
+        "check",
+        "Check the code style with Checkstyle",
+    ),
+    (
+        "spotless-maven-plugin",
+        "apply",
+        "Format the code with Spotless",
+    ),
+    (
+        "spotless-maven-plugin",
+        "check",
+        "Check the code's formatting with Spotless",
+    ),
+    (
+        "maven-surefire-plugin",
+        "test",
+        "Run the unit tests with Surefire",
+    ),
+    (
+        "maven-failsafe-plugin",
+        "integration-test",
+        "Run the integration tests with Failsafe",
+    ),
+    (
+        "maven-failsafe-plugin",
+        "verify",
+        "Check the integration tests' results with Failsafe",
+    ),
+    ("exec-maven-plugin", "java", "Run a Java program"),
+    ("exec-maven-plugin", "exec", "Run a program"),
+    ("maven-antrun-plugin", "run", "Run Ant tasks"),
+    (
+        "spring-boot-maven-plugin",
+        "repackage",
+        "Repackage the jar as an executable Spring Boot jar",
+    ),
+    (
+        "spring-boot-maven-plugin",
+        "build-info",
+        "Write the build's information for Spring Boot",
+    ),
+    (
+        "spring-boot-maven-plugin",
+        "build-image",
+        "Build a container image of the application",
+    ),
+    (
+        "spring-boot-maven-plugin",
+        "process-aot",
+        "Prepare the application ahead of time with Spring AOT",
+    ),
+    (
+        "native-maven-plugin",
+        "compile",
+        "Compile a native executable with GraalVM",
+    ),
+    (
+        "native-maven-plugin",
+        "compile-no-fork",
+        "Compile a native executable with GraalVM",
+    ),
+    (
+        "jib-maven-plugin",
+        "build",
+        "Build a container image and push it with Jib",
+    ),
+    (
+        "jib-maven-plugin",
+        "dockerBuild",
+        "Build a container image into Docker with Jib",
+    ),
+    (
+        "maven-javadoc-plugin",
+        "jar",
+        "Package the API documentation with Javadoc",
+    ),
+    (
+        "maven-javadoc-plugin",
+        "javadoc",
+        "Generate the API documentation with Javadoc",
+    ),
+    ("maven-source-plugin", "jar", "Package the sources"),
+    ("maven-source-plugin", "jar-no-fork", "Package the sources"),
+    ("maven-gpg-plugin", "sign", "Sign the artifacts with GPG"),
+    (
+        "cyclonedx-maven-plugin",
+        "makeAggregateBom",
+        "Write the software bill of materials with CycloneDX",
+    ),
+    (
+        "cyclonedx-maven-plugin",
+        "makeBom",
+        "Write the software bill of materials with CycloneDX",
+    ),
+    (
+        "git-commit-id-maven-plugin",
+        "revision",
+        "Record the Git commit in the build",
+    ),
+    (
+        "git-commit-id-plugin",
+        "revision",
+        "Record the Git commit in the build",
+    ),
+    (
+        "frontend-maven-plugin",
+        "install-node-and-npm",
+        "Install Node and npm for the frontend build",
+    ),
+    (
+        "frontend-maven-plugin",
+        "install-node-and-yarn",
+        "Install Node and Yarn for the frontend build",
+    ),
+    ("frontend-maven-plugin", "npm", "Run npm for the frontend"),
+    ("frontend-maven-plugin", "yarn", "Run Yarn for the frontend"),
+    (
+        "protobuf-maven-plugin",
+        "compile",
+        "Generate code from the protobuf definitions",
+    ),
+    (
+        "openapi-generator-maven-plugin",
+        "generate",
+        "Generate code from the OpenAPI specification",
+    ),
+    (
+        "flyway-maven-plugin",
+        "migrate",
+        "Migrate the database with Flyway",
+    ),
+    (
+        "liquibase-maven-plugin",
+        "update",
+        "Migrate the database with Liquibase",
+    ),
+    (
+        "maven-pmd-plugin",
+        "check",
+        "Check the code for problems with PMD",
+    ),
+    (
+        "spotbugs-maven-plugin",
+        "check",
+        "Check the code for bugs with SpotBugs",
+    ),
+    (
+        "apache-rat-plugin",
+        "check",
+        "Check the license headers with Apache RAT",
+    ),
+    ("license-maven-plugin", "check", "Check the license headers"),
+    ("license-maven-plugin", "format", "Add the license headers"),
+    (
+        "build-helper-maven-plugin",
+        "add-source",
+        "Add a source folder to the build",
+    ),
+    (
+        "maven-dependency-plugin",
+        "copy-dependencies",
+        "Copy the dependencies into a folder",
+    ),
+    (
+        "maven-dependency-plugin",
+        "unpack",
+        "Unpack artifacts into a folder",
+    ),
+    (
+        "maven-assembly-plugin",
+        "single",
+        "Package a distribution archive",
+    ),
+    (
+        "maven-shade-plugin",
+        "shade",
+        "Package an uber jar with the dependencies",
+    ),
+];
+
+/// What an execution's goal does (see [`PURPOSES`]); the enforcer's rules named from its
+/// configuration (`requireJavaVersion` → "require Java version").
+fn purpose(artifact: &str, goal: &str, exec: roxmltree::Node<'_, '_>) -> Option<String> {
+    let (_, _, what) = PURPOSES
+        .iter()
+        .find(|(a, g, _)| *a == artifact && *g == goal)?;
+    let mut what = (*what).to_string();
+    if artifact == "maven-enforcer-plugin" {
+        let rules: Vec<String> = child(exec, "configuration")
+            .and_then(|c| child(c, "rules"))
+            .into_iter()
+            .flat_map(|r| r.children().filter(|n| n.is_element()))
+            .map(|n| camel_words(n.tag_name().name()))
+            .collect();
+        if !rules.is_empty() {
+            what.push_str(": ");
+            what.push_str(&rules.join(", "));
+        }
+    }
+    Some(what)
+}
+
+/// `requireJavaVersion` → "require Java version": a rule's name as words, a proper name kept.
+fn camel_words(name: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for c in name.chars() {
+        if c.is_uppercase() || words.is_empty() {
+            words.push(String::new());
+        }
+        words.last_mut().expect("pushed").push(c);
+    }
+    words
+        .into_iter()
+        .map(|w| match w.as_str() {
+            "Java" | "Maven" | "OS" => w,
+            _ => w.to_lowercase(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A known plugin's goal that starts the application: the goal, its description, its line.
@@ -177,6 +438,7 @@ fn executions(content: &str) -> Result<(Vec<Execution>, Vec<RunGoal>), XmlError>
                 out.push(Execution {
                     plugin: prefix.clone(),
                     artifact: artifact.clone(),
+                    purpose: purpose(&artifact, &goal, exec),
                     goal,
                     id: id.clone(),
                     phase: phase.clone(),
@@ -368,12 +630,50 @@ mod tests {
         assert_eq!(seed.id, "maven:/w/pom.xml:exec:java@seed-db");
         assert_eq!(
             seed.description.as_deref(),
-            Some("Run execution `seed-db` of exec-maven-plugin (bound to pre-integration-test)")
+            Some(
+                "Run a Java program (execution `seed-db` of exec-maven-plugin, bound to pre-integration-test)"
+            )
         );
         assert_eq!(seed.line, Some(21));
         assert_eq!(
             p.commands[10].description.as_deref(),
-            Some("Run execution `gen` of maven-antrun-plugin")
+            Some("Run Ant tasks (execution `gen` of maven-antrun-plugin)")
+        );
+    }
+
+    #[test]
+    fn a_well_known_goal_says_what_it_does_and_the_enforcers_rules_are_named() {
+        let pom = r#"<project><build><plugins>
+          <plugin><artifactId>maven-enforcer-plugin</artifactId><executions><execution>
+            <id>enforce-java</id><goals><goal>enforce</goal></goals>
+            <configuration><rules><requireJavaVersion><version>17</version></requireJavaVersion>
+              <dependencyConvergence/></rules></configuration>
+          </execution></executions></plugin>
+          <plugin><groupId>org.jacoco</groupId><artifactId>jacoco-maven-plugin</artifactId>
+            <executions><execution><id>report</id><phase>prepare-package</phase>
+              <goals><goal>report</goal></goals></execution></executions></plugin>
+          <plugin><groupId>x</groupId><artifactId>unknown-maven-plugin</artifactId>
+            <executions><execution><id>go</id><goals><goal>go</goal></goals></execution></executions></plugin>
+        </plugins></build></project>"#;
+        let p = parse_with(parse, "/w/pom.xml", pom);
+        let desc = |label: &str| {
+            p.commands
+                .iter()
+                .find(|c| c.label == label)
+                .and_then(|c| c.description.clone())
+                .unwrap()
+        };
+        assert_eq!(
+            desc("enforcer:enforce@enforce-java"),
+            "Check the build's rules: require Java version, dependency convergence (execution `enforce-java` of maven-enforcer-plugin)"
+        );
+        assert_eq!(
+            desc("jacoco:report@report"),
+            "Write the test coverage report with JaCoCo (execution `report` of jacoco-maven-plugin, bound to prepare-package)"
+        );
+        assert_eq!(
+            desc("unknown:go@go"),
+            "Run execution `go` of unknown-maven-plugin"
         );
     }
 
