@@ -286,6 +286,12 @@ pub fn actions(name: &str) -> u32 {
         name.split(|c: char| !c.is_alphanumeric())
             .any(|w| w.eq_ignore_ascii_case(RUN))
     };
+    // A name that prints something only shows what the rest of it names:
+    // `print-golangci-lint-version` lints nothing.
+    let print = bits["print"];
+    if said & print != 0 {
+        return print;
+    }
     if said == 0 && runs() { bits[RUN] } else { said }
 }
 

@@ -851,9 +851,20 @@ pub fn fuse(
         // further. Rank fusion alone keeps only its place, not how far ahead it is. An exact
         // name still comes first.
         if let Some(d) = decisive {
+            // Not past a command whose name holds more of the query's words and says enough of
+            // it ("build the dialyzer PLT": `build_plt`, though `dialyze`'s recipe holds the
+            // rare word far more).
+            let name_holds = |i: usize| {
+                let mut own = crate::lexical::tokens(&commands[i].label);
+                own.sort();
+                own.dedup();
+                own.iter().filter(|w| asked.contains(w)).count()
+            };
+            let holds = name_holds(d);
+            let says_more = |i: usize| named[i] >= NAME_SAYS_ENOUGH && name_holds(i) > holds;
             let top = scored
                 .iter()
-                .filter(|e| e.0 != d)
+                .filter(|e| e.0 != d && !says_more(e.0))
                 .map(|e| e.1)
                 .fold(f32::MIN, f32::max);
             if let Some(e) = scored.iter_mut().find(|e| e.0 == d)
@@ -1369,6 +1380,28 @@ mod tests {
     }
 
     #[test]
+    fn a_decisive_match_does_not_pass_a_name_that_says_more_of_the_query() {
+        let make = |label: &str, d: &str| {
+            CommandItem::new("make", Path::new("/w/Makefile"), label, "make").description(d)
+        };
+        let commands = vec![
+            make(
+                "dialyze",
+                "Run dialyzer over the dialyzer plt with dialyzer warnings as dialyzer errors",
+            ),
+            make("build_plt", "Make the plt"),
+            make("docs", "Make the docs"),
+            make("test", "Make the tests"),
+        ];
+        let got = ranked_by(
+            &commands,
+            "build the dialyzer PLT",
+            &[Some(0.7), Some(0.55), Some(0.3), Some(0.3)],
+        );
+        assert_eq!(got[0], "/w/Makefile:build_plt", "{got:#?}");
+    }
+
+    #[test]
     fn a_command_that_runs_a_program_is_another_task_than_building_it() {
         let cargo = |label: &str, script: &str| {
             CommandItem::new("cargo", Path::new("/w/cli/Cargo.toml"), label, script)
@@ -1384,6 +1417,10 @@ mod tests {
             crate::lexical::actions("test")
         );
         assert_ne!(crate::lexical::actions("run"), 0);
+        assert_eq!(
+            crate::lexical::actions("common-print-golangci-lint-version"),
+            crate::lexical::actions("print")
+        );
     }
 
     #[test]
