@@ -851,9 +851,10 @@ pub fn fuse(
         // further. Rank fusion alone keeps only its place, not how far ahead it is. An exact
         // name still comes first.
         if let Some(d) = decisive {
-            // Not past a command whose name holds more of the query's words and says enough of
-            // it ("build the dialyzer PLT": `build_plt`, though `dialyze`'s recipe holds the
-            // rare word far more).
+            // Not past a command named for the asked task whose name holds more of the query's
+            // words and says enough of it ("build the dialyzer PLT": `build_plt`, though
+            // `dialyze`'s recipe holds the rare word far more; not `alias-benchmark` for "clone
+            // cpython for the benchmarks", which asks for no task).
             let name_holds = |i: usize| {
                 let mut own = crate::lexical::tokens(&commands[i].label);
                 own.sort();
@@ -861,7 +862,8 @@ pub fn fuse(
                 own.iter().filter(|w| asked.contains(w)).count()
             };
             let holds = name_holds(d);
-            let says_more = |i: usize| named[i] >= NAME_SAYS_ENOUGH && name_holds(i) > holds;
+            let says_more =
+                |i: usize| named[i] >= NAME_SAYS_ENOUGH && same_action(i) && name_holds(i) > holds;
             let top = scored
                 .iter()
                 .filter(|e| e.0 != d && !says_more(e.0))
