@@ -199,6 +199,7 @@ fn nearest_of_a_name_first(
     commands: &[CommandItem],
     query: &str,
     held: &[u16],
+    units: &[String],
     scored: &mut Vec<(usize, f32, bool)>,
     rest: &[(usize, f32, bool)],
 ) {
@@ -230,7 +231,6 @@ fn nearest_of_a_name_first(
         }
     }
     // "Every package" names no package's folder (`packages/package/`): it asks for all of them.
-    let units = all_units(query);
     let all_of = |w: &String| {
         units
             .iter()
@@ -287,7 +287,7 @@ fn nearest_of_a_name_first(
             (
                 // "Type check all the packages": the one over every package, not the package
                 // whose own text holds more of the words.
-                of_one_unit(at.root, c, &units),
+                of_one_unit(at.root, c, units),
                 std::cmp::Reverse(held[e.0]),
                 std::cmp::Reverse(named || spelled),
                 auxiliary,
@@ -502,10 +502,8 @@ fn of_one_unit(root: &Path, c: &CommandItem, units: &[String]) -> bool {
         .and_then(|d| d.strip_prefix(root).ok())
         .unwrap_or(Path::new(""));
     let in_one = rel.components().any(|part| {
-        let part = part.as_os_str().to_string_lossy().to_ascii_lowercase();
-        units
-            .iter()
-            .any(|u| part == *u || crate::lexical::stem(&part) == crate::lexical::stem(u))
+        let part = crate::lexical::stem(&part.as_os_str().to_string_lossy().to_ascii_lowercase());
+        units.iter().any(|u| crate::lexical::stem(u) == part)
     });
     names_one || in_one
 }
@@ -739,10 +737,10 @@ pub fn fuse(
             scored.select_nth_unstable_by(shortlist - 1, by_score);
             rest = scored.split_off(shortlist);
         }
-        nearest_of_a_name_first(at, commands, query, &held, &mut scored, &rest);
+        let units = all_units(query);
+        nearest_of_a_name_first(at, commands, query, &held, &units, &mut scored, &rest);
         // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
         // alone does not see.
-        let units = all_units(query);
         let asked = crate::lexical::tokens(query);
         // Read, not run: a document answers after the commands that do the thing, and so
         // does an agent's instructions file (`CLAUDE.md` tells an agent how to run the
