@@ -468,6 +468,25 @@ pub(crate) fn drop_scripts_listed_as_tasks(commands: &mut Vec<CommandItem>) {
     });
 }
 
+/// Whether `name` is a folder name of a kind, not of one thing: a test, vendor, fixture,
+/// example, template or site folder (`tests`, `examples`), which a query naming it does not
+/// mean one command by.
+pub fn names_a_kind_of_folder(name: &str) -> bool {
+    [
+        VENDOR_DIRS,
+        ROOT_VENDOR_DIRS,
+        TEST_DATA_DIRS,
+        TEST_DIRS,
+        EXAMPLE_DIRS,
+        TEMPLATE_DIRS,
+        SERVED_DIRS,
+        SITE_DIRS,
+    ]
+    .iter()
+    .any(|set| lower_eq_any(name, set))
+        || is_third_party(name)
+}
+
 /// Whether a front end lists the command without `--all`: the project's own commands that the
 /// tool's own listing shows (`just --list` hides `[private]` recipes, `mise tasks` hidden tasks).
 pub fn listed_by_default(c: &CommandItem) -> bool {

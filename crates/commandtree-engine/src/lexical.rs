@@ -78,7 +78,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["config", "configuration", "conf", "cfg", "setting"],
     &["env", "environment"],
     &[
-        "clean", "clear", "cleanup", "purge", "remove", "delete", "rm",
+        "clean", "clear", "cleanup", "purge", "remove", "delete", "rm", "wipe",
     ],
     &["build", "compile"],
     &["update", "upgrade", "bump"],
@@ -117,6 +117,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["container", "docker"],
     &["k8s", "kubernetes", "kube", "kubectl"],
     &["valgrind", "memcheck"],
+    &["viz", "visualization", "visualisation"],
 ];
 
 /// Phrases of task vocabulary and the one word task names use for them: setting up, an end-to-end test,
@@ -138,6 +139,14 @@ const PHRASES: &[(&str, &str)] = &[
     ("whenever", " watch "),
     ("while editing", " watch "),
     ("as i edit", " watch "),
+    // The languages as their projects spell them (`FSharp.Specs`, `CSharpGuide`), not a lone
+    // letter that a flag (`find -type f`) holds as well.
+    ("f#", " fsharp "),
+    ("c#", " csharp "),
+    ("visual basic", " vb "),
+    // `redis-cli`, `test:cli`: a command-line interface is a CLI.
+    ("command-line", " cli "),
+    ("command line", " cli "),
 ];
 
 /// The words of `text` as written, lowercase, neither stemmed nor merged with synonyms: a
@@ -327,6 +336,12 @@ pub fn asked_actions(query: &str) -> u32 {
         (true, 0) => bits[RUN],
         (true, named) => named,
     }
+}
+
+/// Whether `query` asks to run something and names no other task ("run pre-commit hooks on all
+/// files"): what is to be run is in its other words.
+pub fn asks_only_to_run(query: &str) -> bool {
+    asked_actions(query) == action_bits()[RUN]
 }
 
 /// Folder words of a documentation site or its build (`docs/`, `dev-docs/`, `website/`,
@@ -1059,6 +1074,17 @@ mod tests {
         assert_eq!(tokens("NUnit3.Specs"), ["nunit3", "nunit", "test"]);
         assert_eq!(tokens("XUnit3Core"), ["xunit3", "xunit", "cor"]);
         assert_eq!(tokens("MSpec iOS"), ["mspec", "ios"]);
+        // F# and C# as their projects spell them; not the lone letter of `find -type f`.
+        assert_eq!(tokens("FSharp.Specs"), tokens("F# specs"));
+        assert_eq!(tokens("CSharpGuide"), tokens("the c# guide"));
+        assert_eq!(tokens("VB.Specs"), tokens("Visual Basic specs"));
+        assert_eq!(tokens("redis-cli"), tokens("redis command line"));
+        assert_eq!(tokens("build:viz"), tokens("build the visualization"));
+        assert!(
+            !tokens("find -type f")
+                .iter()
+                .any(|t| tokens("F#").contains(t))
+        );
         assert_eq!(tokens("test262 HTTPServer"), ["test262", "http", "serv"]);
         assert_eq!(
             tokens("generate the man pages"),

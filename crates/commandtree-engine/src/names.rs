@@ -65,7 +65,10 @@ fn path_like(text: &str) -> bool {
 }
 
 fn named(c: &CommandItem, label: &str) -> bool {
-    c.label == label || c.aliases.iter().any(|a| a == label) || project_verb(c) == Some(label)
+    c.label == label
+        || c.aliases.iter().any(|a| a == label)
+        || project_verb(c) == Some(label)
+        || c.id_name() == label
 }
 
 /// The verb of a .NET project's or solution's command (`eShop: test` → `test`): in a folder
@@ -416,6 +419,24 @@ mod tests {
             resolve(&cmds, at, "test"),
             Err(Error::Ambiguous { .. })
         ));
+    }
+
+    #[test]
+    fn the_name_in_a_commands_id_names_it() {
+        // `ct list --json` shows `cargo:/w/Cargo.toml:run-app` for `run --bin app`.
+        let run = CommandItem::new("cargo", Path::new("/w/Cargo.toml"), "run-app", "x")
+            .label("run --bin app");
+        let cmds = vec![run, item("cargo", "/w/Cargo.toml", "run")];
+        let at = At::root(Path::new("/w"));
+        assert_eq!(
+            resolve(&cmds, at, "run-app").unwrap().label,
+            "run --bin app"
+        );
+        assert_eq!(
+            resolve(&cmds, at, "run --bin app").unwrap().label,
+            "run --bin app"
+        );
+        assert_eq!(resolve(&cmds, at, "run").unwrap().label, "run");
     }
 
     #[test]

@@ -372,20 +372,38 @@ const DECISIVE_WORDS: f32 = 0.7;
 /// `test-serve-bundled`, 26th by meaning, for "start the dev server").
 const DECISIVE_WORDS_MEANING: usize = 10;
 
+/// Words this far ahead (the next command's BM25 score at most this share of the first's), and
+/// more of the query's words than any other command holds, are no coincidence, however far the
+/// command is in meaning: a recipe of `pre-commit run --all-files` for "run pre-commit hooks on
+/// all files", one of `ruff check` and `black --check` for "check python code style with ruff
+/// and black", where the small model puts every Python script nearer for the word "python".
+/// A script that says "run" and "specs" over and over is not "run the F# specs" though: the F#
+/// project's `test` holds as many of the words.
+const DECISIVE_WORDS_FAR: f32 = 0.45;
+
 /// The command whose words match the query far better than any other's (see
-/// [`DECISIVE_WORDS`]), or the only one holding any of them. Not one of several of its name
-/// that hold the query's words: which of those is meant is `nearest_of_a_name_first`'s to say.
-fn decisive_words(commands: &[CommandItem], lexical: &[crate::lexical::Ranked]) -> Option<usize> {
-    let first = match lexical {
-        [only] => only.doc,
-        [first, second, ..] if second.score <= first.score * DECISIVE_WORDS => first.doc,
+/// [`DECISIVE_WORDS`]), or the only one holding any of them, and whether they are so far ahead
+/// that its meaning need not be near ([`DECISIVE_WORDS_FAR`]). Not one of several of its name
+/// that hold the query's words, unless that far ahead of them: which of those is meant is
+/// `nearest_of_a_name_first`'s to say.
+fn decisive_words(
+    commands: &[CommandItem],
+    lexical: &[crate::lexical::Ranked],
+) -> Option<(usize, bool)> {
+    let (first, far) = match lexical {
+        [only] => (only.doc, false),
+        [first, second, ..] if second.score <= first.score * DECISIVE_WORDS => (
+            first.doc,
+            second.score <= first.score * DECISIVE_WORDS_FAR
+                && lexical[1..].iter().all(|l| l.held < first.held),
+        ),
         _ => return None,
     };
     let name = name_key(&commands[first]);
-    (!lexical[1..]
+    (far || !lexical[1..]
         .iter()
         .any(|l| name_key(&commands[l.doc]) == name))
-    .then_some(first)
+    .then_some((first, far))
 }
 
 /// How deep the semantic list is ranked (see `fuse`).
@@ -508,6 +526,63 @@ fn of_one_unit(root: &Path, c: &CommandItem, units: &[String]) -> bool {
     names_one || in_one
 }
 
+/// Which of the auxiliary commands `rest` (left out of a listing) the query asks for by their
+/// own folder's name: "start the basics test app's dev server" means
+/// `packages/kit/test/apps/basics/`'s `dev`, "preview the Cloudflare Pages test app" the
+/// `pages` app's `preview`. They are searched with the listed commands and still answer after
+/// them (as auxiliary). Not for a folder name a listed command's folder has too, nor for one
+/// of a kind (`tests`, `examples`): those name no one thing.
+fn named_auxiliary(
+    root: &Path,
+    query: &str,
+    shown: &[CommandItem],
+    rest: &[CommandItem],
+) -> Vec<bool> {
+    let asked = crate::lexical::spelled_words(query);
+    let mut listed: Option<std::collections::HashSet<String>> = None;
+    // Commands share folders: each folder is judged once.
+    let mut judged: std::collections::HashMap<&Path, bool> = Default::default();
+    rest.iter()
+        .map(|c| {
+            if !c.auxiliary || c.hidden || crate::listing::is_document(c) {
+                return false;
+            }
+            let Some(dir) = c.path().parent() else {
+                return false;
+            };
+            *judged.entry(dir).or_insert_with(|| {
+                let Some(name) = dir
+                    .strip_prefix(root)
+                    .ok()
+                    .and_then(Path::file_name)
+                    .map(|n| n.to_string_lossy().to_lowercase())
+                else {
+                    return false;
+                };
+                let words = crate::lexical::spelled_words(&name);
+                if words.is_empty()
+                    || !words.iter().any(|w| w.len() >= 3)
+                    || !words.iter().all(|w| asked.contains(w))
+                    || commandtree_core::classify::names_a_kind_of_folder(&name)
+                {
+                    return false;
+                }
+                let listed = listed.get_or_insert_with(|| {
+                    shown
+                        .iter()
+                        .filter_map(|c| c.path().parent()?.strip_prefix(root).ok())
+                        .flat_map(|rel| {
+                            rel.components()
+                                .map(|p| p.as_os_str().to_string_lossy().to_lowercase())
+                        })
+                        .collect()
+                });
+                !listed.contains(&name)
+            })
+        })
+        .collect()
+}
+
 /// How much a command of one unit keeps of its score when the query asks for all of them.
 const ONE_UNIT: f32 = 0.7;
 
@@ -596,11 +671,17 @@ pub fn search_with(
         all: ask.all || loaded.show_all,
         docs: true,
     };
-    let commands: Vec<CommandItem> = loaded
+    let (mut commands, rest): (Vec<CommandItem>, Vec<CommandItem>) = loaded
         .workflow_commands()
         .into_iter()
-        .filter(|c| crate::listing::shown(c, show))
-        .collect();
+        .partition(|c| crate::listing::shown(c, show));
+    let named = named_auxiliary(&loaded.root, query, &commands, &rest);
+    commands.extend(
+        rest.into_iter()
+            .zip(named)
+            .filter(|(_, n)| *n)
+            .map(|(c, _)| c),
+    );
     let mut refresh_warning = None;
     let semantic = match (ask.mode, embedder) {
         (Mode::Lexical, _) | (_, None) => None,
@@ -637,7 +718,10 @@ pub fn search_with(
         query,
         &lexical,
         semantic.as_deref(),
-        ask,
+        &Ask {
+            all: show.all,
+            ..*ask
+        },
     );
     Ok(Found {
         hits,
@@ -647,7 +731,8 @@ pub fn search_with(
 
 /// Ranks `commands` from the lexical list (`crate::lexical::Index::rank`) and their
 /// similarities (the same order as `commands`), as [`search_with`] describes: the ranking step
-/// alone, for a benchmark.
+/// alone, for a benchmark. Without `ask.all`, `commands` are the listed ones and the auxiliary
+/// ones the query names by their folder.
 pub fn fuse(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
@@ -709,7 +794,8 @@ pub fn fuse(
         let exact = hybrid
             && (c.label.eq_ignore_ascii_case(q)
                 || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(q))
-                || crate::names::project_verb(c).is_some_and(|v| v.eq_ignore_ascii_case(q)));
+                || crate::names::project_verb(c).is_some_and(|v| v.eq_ignore_ascii_case(q))
+                || c.id_name().eq_ignore_ascii_case(q));
         let score = match ask.mode {
             Mode::Semantic => sim(i).unwrap_or(0.0),
             Mode::Lexical => bm25[i] / top_lexical,
@@ -766,15 +852,27 @@ pub fn fuse(
                 && (crate::lexical::actions(&commands[i].label) | runs[i]) & asked_actions != 0
         };
         // Neither is decisive for a command named for another task than the one asked for
-        // (`uninstall` for "remove build output").
+        // (`uninstall` for "remove build output"), unless the query only asks to run what its
+        // other words name and the command's words for it, far ahead, are in what it runs, not
+        // its name (`format`, whose recipe is `pre-commit run --all-files`, for "run pre-commit
+        // hooks on all files"; not `build:app:docker` for "run the app in docker").
+        let only_run = crate::lexical::asks_only_to_run(query);
+        let runs_what_is_asked = |d: usize| {
+            only_run
+                && !crate::lexical::tokens(&commands[d].label)
+                    .iter()
+                    .any(|w| asked.contains(w))
+        };
         let decisive = similarity
             .and_then(|s| {
-                decisive_meaning(s).or_else(|| {
-                    decisive_words(commands, lexical)
-                        .filter(|&d| semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING))
+                decisive_meaning(s).map(|d| (d, false)).or_else(|| {
+                    decisive_words(commands, lexical).filter(|&(d, far)| {
+                        far || semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING)
+                    })
                 })
             })
-            .filter(|&d| !other_action(d))
+            .filter(|&(d, far)| !other_action(d) || (far && runs_what_is_asked(d)))
+            .map(|(d, _)| d)
             .filter(|&d| !of_one_unit(at.root, &commands[d], &units))
             .filter(|&d| !read_only(&commands[d]));
         if let Some(d) = decisive
@@ -810,7 +908,9 @@ pub fn fuse(
             if read_only(c) {
                 *score *= 0.5;
             }
-            if c.auxiliary || c.hidden {
+            // Without `all`, an auxiliary command searched is one the query asked for by its
+            // folder's name (`named_auxiliary`): as much the answer as the project's own.
+            if (c.auxiliary && ask.all) || c.hidden {
                 *score *= 0.5;
             }
             // Named for another task than the one asked for (`ui-install` for "start the UI dev
@@ -1464,6 +1564,67 @@ mod tests {
             .into_iter()
             .map(|h| format!("{}:{}", h.command.file_path, h.command.label))
             .collect()
+    }
+
+    #[test]
+    fn the_name_in_a_commands_id_is_an_exact_name() {
+        let commands = vec![
+            CommandItem::new("shell", Path::new("/w/app.bash"), "app.bash", "x"),
+            CommandItem::new("cargo", Path::new("/w/Cargo.toml"), "run-app", "cargo run")
+                .label("run --bin app"),
+        ];
+        assert_eq!(
+            ranked_by(&commands, "run-app", &[Some(0.6), Some(0.5)])[0],
+            "/w/Cargo.toml:run --bin app"
+        );
+    }
+
+    #[test]
+    fn words_far_ahead_decide_though_the_meaning_is_far() {
+        let c = |kind: &str, file: &str, label: &str, command: &str| {
+            CommandItem::new(kind, Path::new(file), label, command)
+        };
+        let mut commands = vec![
+            c(
+                "make",
+                "/w/Makefile",
+                "format",
+                "pre-commit run --all-files",
+            ),
+            c(
+                "make",
+                "/w/Makefile",
+                "lint",
+                "ruff check . && black --check .",
+            ),
+            c("npm", "/w/package.json", "start", "webpack serve"),
+        ];
+        let mut sims = vec![Some(0.05), Some(0.1), Some(0.3)];
+        // A dozen Python scripts the small model puts nearer for the word "python".
+        for i in 0..12 {
+            let name = format!("t{i}.py");
+            commands.push(c(
+                "python",
+                &format!("/w/tools/{name}"),
+                &name,
+                &format!("python tools/{name}"),
+            ));
+            sims.push(Some(0.5 - i as f32 * 0.01));
+        }
+        assert_eq!(
+            ranked_by(
+                &commands,
+                "check python code style with ruff and black",
+                &sims
+            )[0],
+            "/w/Makefile:lint"
+        );
+        // Asked only to run what the other words name: the recipe that runs it, though its
+        // name says another task.
+        assert_eq!(
+            ranked_by(&commands, "run pre-commit hooks on all files", &sims)[0],
+            "/w/Makefile:format"
+        );
     }
 
     #[test]

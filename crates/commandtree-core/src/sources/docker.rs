@@ -221,7 +221,16 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
             &label,
             format!("{compose} up {}", text::sh_word(&name)),
         )
-        .description(format!("Start {name} service{}", which(file)));
+        .description(format!(
+            "Start {name} service{}{}",
+            services
+                .get(key)
+                .and_then(image_of)
+                .and_then(image_purpose)
+                .map(|p| format!(": {p}"))
+                .unwrap_or_default(),
+            which(file)
+        ));
         // What the override changes of a service the base defines: the base's `up` of it
         // steps through this (listed there, not here).
         item.hidden = in_base.contains(&name);
@@ -229,6 +238,116 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
         out.commands.push(through_override(with_line(item, line)));
     }
     out
+}
+
+/// What well-known images run, by their name without registry, tag or digest (the last one or
+/// two segments): a service's own name seldom says it (`db`, `mail`, `proxy`), and a user asks
+/// for the thing ("start the mail catcher", "open the database admin UI").
+const IMAGES: &[(&str, &str)] = &[
+    ("postgres", "PostgreSQL database"),
+    ("postgis", "PostgreSQL database with PostGIS"),
+    ("mysql", "MySQL database"),
+    ("mariadb", "MariaDB (MySQL) database"),
+    ("percona", "Percona (MySQL) database"),
+    ("mongo", "MongoDB database"),
+    ("mssql/server", "SQL Server database"),
+    ("cassandra", "Cassandra database"),
+    ("clickhouse-server", "ClickHouse database"),
+    ("cockroach", "CockroachDB database"),
+    ("couchdb", "CouchDB database"),
+    ("neo4j", "Neo4j graph database"),
+    ("influxdb", "InfluxDB time-series database"),
+    ("dynamodb-local", "local DynamoDB database"),
+    ("redis", "Redis in-memory store (cache, queues)"),
+    ("valkey", "Valkey (Redis) in-memory store (cache, queues)"),
+    ("memcached", "Memcached cache"),
+    ("rabbitmq", "RabbitMQ message broker"),
+    ("kafka", "Kafka message broker"),
+    ("cp-kafka", "Kafka message broker"),
+    ("zookeeper", "ZooKeeper coordination service"),
+    ("cp-zookeeper", "ZooKeeper coordination service"),
+    ("nats", "NATS message broker"),
+    ("elasticsearch", "Elasticsearch search engine"),
+    ("opensearch", "OpenSearch search engine"),
+    ("meilisearch", "Meilisearch search engine"),
+    ("kibana", "Kibana dashboards for Elasticsearch"),
+    ("adminer", "database admin web UI"),
+    ("pgadmin4", "PostgreSQL admin web UI"),
+    ("phpmyadmin", "MySQL admin web UI"),
+    ("mongo-express", "MongoDB admin web UI"),
+    ("redisinsight", "Redis admin web UI"),
+    ("redis-commander", "Redis admin web UI"),
+    (
+        "mailpit",
+        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
+    ),
+    (
+        "mailhog",
+        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
+    ),
+    (
+        "maildev",
+        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
+    ),
+    (
+        "mailcatcher",
+        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
+    ),
+    (
+        "smtp4dev",
+        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
+    ),
+    ("traefik", "Traefik reverse proxy"),
+    ("nginx", "nginx web server (reverse proxy)"),
+    ("caddy", "Caddy web server (reverse proxy)"),
+    ("haproxy", "HAProxy load balancer"),
+    ("envoy", "Envoy proxy"),
+    ("minio", "MinIO S3-compatible object storage"),
+    ("localstack", "LocalStack: local AWS cloud emulator"),
+    ("azurite", "Azurite: local Azure Storage emulator"),
+    ("prometheus", "Prometheus metrics server"),
+    ("grafana", "Grafana dashboards"),
+    ("loki", "Loki log store"),
+    ("jaegertracing/all-in-one", "Jaeger tracing UI"),
+    ("zipkin", "Zipkin tracing UI"),
+    ("opentelemetry-collector", "OpenTelemetry collector"),
+    ("opentelemetry-collector-contrib", "OpenTelemetry collector"),
+    ("keycloak", "Keycloak identity server (login, OAuth)"),
+    ("vault", "Vault secrets server"),
+    ("consul", "Consul service registry"),
+    ("etcd", "etcd key-value store"),
+    (
+        "standalone-chrome",
+        "Selenium Chrome browser for end-to-end tests",
+    ),
+    (
+        "standalone-firefox",
+        "Selenium Firefox browser for end-to-end tests",
+    ),
+    ("wiremock", "WireMock HTTP mock server"),
+    ("ngrok", "ngrok tunnel to the internet"),
+];
+
+/// A service's image as written, the default of `${VAR:-image}` when it is one.
+fn image_of(service: &Yaml) -> Option<&str> {
+    let image = service.get("image")?.as_str()?.trim();
+    match image.strip_prefix("${") {
+        Some(var) => var.split_once(":-").map(|(_, d)| d.trim_end_matches('}')),
+        None => Some(image),
+    }
+}
+
+/// What a well-known image runs (see [`IMAGES`]).
+fn image_purpose(image: &str) -> Option<&'static str> {
+    let name = image.split('@').next()?;
+    let segments: Vec<&str> = name.split('/').collect();
+    let last = segments.last()?.split(':').next()?;
+    // `registry:5000/ns/name:tag`: the tag is on the last segment only.
+    let two = (segments.len() >= 2).then(|| format!("{}/{last}", segments[segments.len() - 2]));
+    IMAGES
+        .iter()
+        .find(|(n, _)| *n == last || two.as_deref() == Some(*n))
+        .map(|(_, p)| *p)
 }
 
 /// Whether `path` has a name `docker compose` reads by itself (a base or an override file).
@@ -326,6 +445,39 @@ volumes:
 "#;
 
     #[test]
+    fn a_well_known_image_says_what_its_service_runs() {
+        let p = parse_with(
+            parse_compose,
+            "/w/compose.yml",
+            "services:\n  mail:\n    image: axllent/mailpit:v1.20\n  admin:\n    image: adminer\n  \
+             sql:\n    image: mcr.microsoft.com/mssql/server:2022-latest\n  db:\n    \
+             image: ${POSTGRES_IMAGE:-postgres:17}\n  app:\n    image: node:22\n  \
+             proxy:\n    image: registry.local:5000/library/traefik@sha256:abc\n",
+        );
+        let descs: Vec<(&str, &str)> = p
+            .commands
+            .iter()
+            .filter(|c| c.label.starts_with("up ") && c.label != "up -d")
+            .map(|c| (c.label.as_str(), c.description.as_deref().unwrap()))
+            .collect();
+        assert_eq!(
+            descs,
+            [
+                (
+                    "up mail",
+                    "Start mail service: mail catcher: a fake SMTP server that keeps the mail sent, \
+                     with a web UI"
+                ),
+                ("up admin", "Start admin service: database admin web UI"),
+                ("up sql", "Start sql service: SQL Server database"),
+                ("up db", "Start db service: PostgreSQL database"),
+                ("up app", "Start app service"),
+                ("up proxy", "Start proxy service: Traefik reverse proxy"),
+            ]
+        );
+    }
+
+    #[test]
     fn compose_general_commands_then_services_in_file_order() {
         let p = parse_with(parse_compose, "/w/docker-compose.yml", COMPOSE);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
@@ -374,8 +526,8 @@ volumes:
                 "View logs",
                 "List containers",
                 "Start web service",
-                "Start db service",
-                "Start cache-1 service",
+                "Start db service: PostgreSQL database",
+                "Start cache-1 service: Redis in-memory store (cache, queues)",
             ]
         );
         let web = &p.commands[6];
@@ -430,7 +582,7 @@ volumes:
         let prod = parse_in(parse_compose, &fs, "/w/compose.prod.yml");
         assert_eq!(
             prod.commands[6].description.as_deref(),
-            Some("Start db service (compose.prod.yml)")
+            Some("Start db service: PostgreSQL database (compose.prod.yml)")
         );
         assert_eq!(
             prod.commands[0].command,

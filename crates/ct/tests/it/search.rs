@@ -426,3 +426,57 @@ fn words_and_meaning_together_the_name_first_own_before_test_data() {
         .json();
     assert_eq!(v[0]["label"], "fmt", "{v}");
 }
+
+#[test]
+fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
+    // Words alone: no model needed.
+    let w = Workspace::new()
+        .dir(".git")
+        .env("COMMANDTREE_OFFLINE", "1")
+        .file(
+            "package.json",
+            r#"{"scripts":{"build":"vite build","test":"vitest run"}}"#,
+        )
+        .file(
+            "test/apps/basics/package.json",
+            r#"{"scripts":{"dev":"vite dev","build":"vite build"}}"#,
+        )
+        .file(
+            "test/apps/options/package.json",
+            r#"{"scripts":{"dev":"vite dev"}}"#,
+        )
+        .file("third_party/zlib/tests/Makefile", "check:\n\ttrue\n");
+    let paths = |args: &[&str]| -> Vec<String> {
+        let mut a = vec!["search", "--json", "--mode", "lexical"];
+        a.extend(args);
+        w.json(a)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| format!("{} {}", c["filePath"].as_str().unwrap(), c["label"]))
+            .collect()
+    };
+    let listed = w.json(["list", "--json"]);
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    let found = paths(&["start the basics test app's dev server"]);
+    assert!(
+        found[0].contains("test/apps/basics/package.json") && found[0].ends_with("\"dev\""),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|p| p.contains("apps/options")),
+        "{found:?}"
+    );
+    // A query that names no test app's folder searches the listed commands alone...
+    let found = paths(&["start the dev server"]);
+    assert!(!found.iter().any(|p| p.contains("test/apps")), "{found:?}");
+    // ...and one naming a kind of folder names no one thing: not the vendored library's
+    // `tests/` folder.
+    let found = paths(&["check the tests"]);
+    assert!(
+        !found.iter().any(|p| p.contains("third_party")),
+        "{found:?}"
+    );
+    let all = paths(&["--all", "check the tests"]);
+    assert!(all.iter().any(|p| p.contains("third_party")), "{all:?}");
+}
