@@ -526,12 +526,35 @@ fn of_one_unit(root: &Path, c: &CommandItem, units: &[String]) -> bool {
     names_one || in_one
 }
 
+/// Folder names that say what a folder holds, not which one thing it is: "start the api example
+/// app" names no template's `app/`, "every test in the workspace" no fixture's `workspace/`.
+const GENERIC_FOLDERS: &[&str] = &[
+    "app",
+    "apps",
+    "application",
+    "workspace",
+    "project",
+    "package",
+    "packages",
+    "member",
+    "members",
+    "module",
+    "modules",
+    "src",
+    "lib",
+    "main",
+    "core",
+    "common",
+    "shared",
+];
+
 /// Which of the auxiliary commands `rest` (left out of a listing) the query asks for by their
 /// own folder's name: "start the basics test app's dev server" means
-/// `packages/kit/test/apps/basics/`'s `dev`, "preview the Cloudflare Pages test app" the
-/// `pages` app's `preview`. They are searched with the listed commands and still answer after
-/// them (as auxiliary). Not for a folder name a listed command's folder has too, nor for one
-/// of a kind (`tests`, `examples`): those name no one thing.
+/// `packages/kit/test/apps/basics/`'s `dev`. They are searched with the listed commands,
+/// ranked as the project's own: they were asked for. The folder's name must hold a word that
+/// no listed command's name or folder holds, nor the project's name ("run the deno CLI" names
+/// no fixture's `members/deno/`), and be neither a kind of folder (`tests`, `examples`) nor a
+/// generic one ([`GENERIC_FOLDERS`]): those name no one thing.
 fn named_auxiliary(
     root: &Path,
     query: &str,
@@ -564,20 +587,28 @@ fn named_auxiliary(
                     || !words.iter().any(|w| w.len() >= 3)
                     || !words.iter().all(|w| asked.contains(w))
                     || commandtree_core::classify::names_a_kind_of_folder(&name)
+                    || GENERIC_FOLDERS.contains(&name.as_str())
                 {
                     return false;
                 }
                 let listed = listed.get_or_insert_with(|| {
                     shown
                         .iter()
-                        .filter_map(|c| c.path().parent()?.strip_prefix(root).ok())
-                        .flat_map(|rel| {
-                            rel.components()
-                                .map(|p| p.as_os_str().to_string_lossy().to_lowercase())
+                        .flat_map(|c| {
+                            let dir = c.path().parent().unwrap_or(c.path());
+                            let rel = dir.strip_prefix(root).unwrap_or(dir);
+                            let mut w = crate::lexical::spelled_words(&rel.to_string_lossy());
+                            w.extend(crate::lexical::spelled_words(&c.label));
+                            w
                         })
+                        .chain(
+                            root.file_name()
+                                .map(|n| crate::lexical::spelled_words(&n.to_string_lossy()))
+                                .unwrap_or_default(),
+                        )
                         .collect()
                 });
-                !listed.contains(&name)
+                words.iter().any(|w| w.len() >= 3 && !listed.contains(w))
             })
         })
         .collect()

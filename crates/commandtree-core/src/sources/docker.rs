@@ -240,6 +240,8 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
     out
 }
 
+const MAIL_CATCHER: &str = "mail catcher: a fake SMTP server with a web UI";
+
 /// What well-known images run, by their name without registry, tag or digest (the last one or
 /// two segments): a service's own name seldom says it (`db`, `mail`, `proxy`), and a user asks
 /// for the thing ("start the mail catcher", "open the database admin UI").
@@ -277,26 +279,11 @@ const IMAGES: &[(&str, &str)] = &[
     ("mongo-express", "MongoDB admin web UI"),
     ("redisinsight", "Redis admin web UI"),
     ("redis-commander", "Redis admin web UI"),
-    (
-        "mailpit",
-        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
-    ),
-    (
-        "mailhog",
-        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
-    ),
-    (
-        "maildev",
-        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
-    ),
-    (
-        "mailcatcher",
-        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
-    ),
-    (
-        "smtp4dev",
-        "mail catcher: a fake SMTP server that keeps the mail sent, with a web UI",
-    ),
+    ("mailpit", MAIL_CATCHER),
+    ("mailhog", MAIL_CATCHER),
+    ("maildev", MAIL_CATCHER),
+    ("mailcatcher", MAIL_CATCHER),
+    ("smtp4dev", MAIL_CATCHER),
     ("traefik", "Traefik reverse proxy"),
     ("nginx", "nginx web server (reverse proxy)"),
     ("caddy", "Caddy web server (reverse proxy)"),
@@ -465,8 +452,7 @@ volumes:
             [
                 (
                     "up mail",
-                    "Start mail service: mail catcher: a fake SMTP server that keeps the mail sent, \
-                     with a web UI"
+                    "Start mail service: mail catcher: a fake SMTP server with a web UI"
                 ),
                 ("up admin", "Start admin service: database admin web UI"),
                 ("up sql", "Start sql service: SQL Server database"),

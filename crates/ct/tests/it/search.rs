@@ -445,6 +445,10 @@ fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
             "test/apps/options/package.json",
             r#"{"scripts":{"dev":"vite dev"}}"#,
         )
+        .file(
+            "test/apps/build/package.json",
+            r#"{"scripts":{"dev":"vite dev"}}"#,
+        )
         .file("third_party/zlib/tests/Makefile", "check:\n\ttrue\n");
     let paths = |args: &[&str]| -> Vec<String> {
         let mut a = vec!["search", "--json", "--mode", "lexical"];
@@ -469,6 +473,9 @@ fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
     );
     // A query that names no test app's folder searches the listed commands alone...
     let found = paths(&["start the dev server"]);
+    assert!(!found.iter().any(|p| p.contains("test/apps")), "{found:?}");
+    // ...nor does a word a listed command's name holds ("build")...
+    let found = paths(&["start the build test app's dev server"]);
     assert!(!found.iter().any(|p| p.contains("test/apps")), "{found:?}");
     // ...and one naming a kind of folder names no one thing: not the vendored library's
     // `tests/` folder.
