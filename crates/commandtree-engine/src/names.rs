@@ -65,16 +65,23 @@ fn path_like(text: &str) -> bool {
 }
 
 fn named(c: &CommandItem, label: &str) -> bool {
-    c.label == label
-        || c.aliases.iter().any(|a| a == label)
-        || project_verb(c) == Some(label)
-        || c.id_name() == label
+    names_of(c).any(|n| n == label)
+}
+
+/// Every name a command answers to besides its id and path forms: its label, its runner's
+/// aliases, a .NET project's verb ([`project_verb`]) and the name in its id (`run-app` for
+/// `run --bin app`). Search's exact name is one of these too.
+pub(crate) fn names_of(c: &CommandItem) -> impl Iterator<Item = &str> {
+    std::iter::once(c.label.as_str())
+        .chain(c.aliases.iter().map(String::as_str))
+        .chain(project_verb(c))
+        .chain(std::iter::once(c.id_name()))
 }
 
 /// The verb of a .NET project's or solution's command (`eShop: test` → `test`): in a folder
 /// holding a project, `dotnet test` means that project, so `ct run test` does too (the
 /// nearest-first rule picks the folder's own).
-pub(crate) fn project_verb(c: &CommandItem) -> Option<&str> {
+fn project_verb(c: &CommandItem) -> Option<&str> {
     if c.kind != "dotnet" {
         return None;
     }

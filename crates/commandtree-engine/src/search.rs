@@ -822,11 +822,7 @@ pub fn fuse(
         if !enters {
             continue;
         }
-        let exact = hybrid
-            && (c.label.eq_ignore_ascii_case(q)
-                || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(q))
-                || crate::names::project_verb(c).is_some_and(|v| v.eq_ignore_ascii_case(q))
-                || c.id_name().eq_ignore_ascii_case(q));
+        let exact = hybrid && crate::names::names_of(c).any(|n| n.eq_ignore_ascii_case(q));
         let score = match ask.mode {
             Mode::Semantic => sim(i).unwrap_or(0.0),
             Mode::Lexical => bm25[i] / top_lexical,
@@ -887,13 +883,15 @@ pub fn fuse(
         // other words name and the command's words for it, far ahead, are in what it runs, not
         // its name (`format`, whose recipe is `pre-commit run --all-files`, for "run pre-commit
         // hooks on all files"; not `build:app:docker` for "run the app in docker").
-        let only_run = crate::lexical::asks_only_to_run(query);
-        let runs_what_is_asked = |d: usize| {
-            only_run
-                && !crate::lexical::tokens(&commands[d].label)
-                    .iter()
-                    .any(|w| asked.contains(w))
+        // How many of the query's words a command's name holds.
+        let name_holds = |i: usize| {
+            let mut own = crate::lexical::tokens(&commands[i].label);
+            own.sort();
+            own.dedup();
+            own.iter().filter(|w| asked.contains(w)).count()
         };
+        let only_run = crate::lexical::asks_only_to_run(query);
+        let runs_what_is_asked = |d: usize| only_run && name_holds(d) == 0;
         let decisive = similarity
             .and_then(|s| {
                 decisive_meaning(s).map(|d| (d, false)).or_else(|| {
@@ -984,12 +982,6 @@ pub fn fuse(
             // words and says enough of it ("build the dialyzer PLT": `build_plt`, though
             // `dialyze`'s recipe holds the rare word far more; not `alias-benchmark` for "clone
             // cpython for the benchmarks", which asks for no task).
-            let name_holds = |i: usize| {
-                let mut own = crate::lexical::tokens(&commands[i].label);
-                own.sort();
-                own.dedup();
-                own.iter().filter(|w| asked.contains(w)).count()
-            };
             let holds = name_holds(d);
             let says_more =
                 |i: usize| named[i] >= NAME_SAYS_ENOUGH && same_action(i) && name_holds(i) > holds;
