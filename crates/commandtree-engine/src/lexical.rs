@@ -8,7 +8,7 @@
 
 use commandtree_core::CommandItem;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -205,6 +205,17 @@ const COMPOUNDS: &[(&str, &[&str])] = &[
     ("codespell", &["code", "spell"]),
     // Tests with coverage (`make testcov`).
     ("testcov", &["test", "cov"]),
+    // Doing a task again is the task (`clean-install` for "delete node_modules and reinstall").
+    ("recompile", &["compile"]),
+    ("reinstall", &["install"]),
+    ("redeploy", &["deploy"]),
+    ("republish", &["publish"]),
+    ("repackage", &["package"]),
+    ("rerun", &["run"]),
+    ("retest", &["test"]),
+    ("restart", &["start"]),
+    ("relaunch", &["launch"]),
+    ("reinit", &["init"]),
 ];
 
 fn compound(word: &str) -> Vec<&str> {
@@ -287,9 +298,14 @@ fn action_bits() -> &'static HashMap<String, u32> {
 /// `run-deno` run a program, `run-tests` tests.
 pub fn actions(name: &str) -> u32 {
     let bits = action_bits();
-    let said = tokens(name)
+    // A hook named for what it comes before or after (`pre-push`, `post-install`) does not do
+    // that.
+    let words = tokens(name);
+    let said = words
         .iter()
-        .filter_map(|t| bits.get(t))
+        .enumerate()
+        .filter(|(k, _)| *k == 0 || !["pre", "post"].contains(&words[k - 1].as_str()))
+        .filter_map(|(_, t)| bits.get(t))
         .fold(0, |a, b| a | b);
     let runs = || {
         name.split(|c: char| !c.is_alphanumeric())
@@ -320,12 +336,21 @@ pub fn asked_actions(query: &str) -> u32 {
         .iter()
         .filter_map(|t| bits.get(t))
         .fold(0, |a, b| a | b);
-    if words
-        .iter()
-        .take(ASKING_WORDS)
-        .any(|t| bits.contains_key(t))
-    {
-        return named;
+    // Each request of a list ("lint, test and build", "build the docs and serve them") starts
+    // with its verb; a task word further into one names what it acts on ("start the test app's
+    // dev server": not testing).
+    let verbs = clauses(query)
+        .flat_map(|c| tokens(c).into_iter().take(ASKING_WORDS))
+        .filter_map(|t| bits.get(&t))
+        .fold(0, |a, b| a | b);
+    if verbs != 0 {
+        // "… whenever a file changes" asks for a watch wherever it is said.
+        let watch = if words.iter().any(|w| w == "watch") {
+            bits["watch"]
+        } else {
+            0
+        };
+        return verbs | watch;
     }
     let says_run = query
         .split(|c: char| !c.is_alphanumeric())
@@ -336,6 +361,39 @@ pub fn asked_actions(query: &str) -> u32 {
         (true, 0) => bits[RUN],
         (true, named) => named,
     }
+}
+
+/// The requests of a query that lists several: cut at commas, colons and semicolons and
+/// before "and", "then" and "or".
+fn clauses(query: &str) -> impl Iterator<Item = &str> {
+    query.split([',', ';', ':']).flat_map(|part| {
+        let mut cuts = vec![0];
+        let mut at = 0;
+        for w in part.split_inclusive(char::is_whitespace) {
+            let word = w.trim();
+            if ["and", "then", "or"]
+                .iter()
+                .any(|c| word.eq_ignore_ascii_case(c))
+            {
+                cuts.push(at);
+            }
+            at += w.len();
+        }
+        cuts.push(part.len());
+        cuts.windows(2)
+            .map(|c| &part[c[0]..c[1]])
+            .collect::<Vec<_>>()
+    })
+}
+
+/// The groups of [`ACTIONS`] any word of a query names, asked for or not ("open the playwright
+/// test UI" asks to open and speaks of testing).
+pub fn mentioned_actions(query: &str) -> u32 {
+    let bits = action_bits();
+    tokens(query)
+        .iter()
+        .filter_map(|t| bits.get(t))
+        .fold(0, |a, b| a | b)
 }
 
 /// Whether `query` asks to run something and names no other task ("run pre-commit hooks on all
@@ -511,6 +569,9 @@ pub struct Doc {
     /// The [`actions`] of the well-known tools it runs ([`TOOLS`]: `bundle exec rubocop`
     /// lints, whatever the command is named).
     runs: u32,
+    /// The words of each program its command line and its own text call (`rubocop`,
+    /// `pre-commit`), for [`Ranked::invokes`].
+    programs: Vec<Vec<String>>,
 }
 
 impl Doc {
@@ -535,6 +596,7 @@ impl Doc {
             len,
             names,
             runs: 0,
+            programs: Vec::new(),
         }
     }
 }
@@ -568,6 +630,10 @@ pub struct Ranked {
     pub held: u16,
     /// What the well-known tools it runs do, as [`actions`] bits.
     pub runs: u32,
+    /// Whether the query names a program it calls, one few commands call and not named for a
+    /// task ("lint the ruby code with rubocop": `script/fmt`, whose text is `bundle exec
+    /// rubocop`): a person names a command by the tool it runs as well as by its own name.
+    pub invokes: bool,
     /// How much of the query its name says, 0–1 (the best of its label and aliases): the
     /// query's words in the name, weighed by rarity, over all the query's words the index
     /// knows, times the share of the name's words the query holds. 1 when the name is the
@@ -591,6 +657,10 @@ pub struct Index {
     name_postings: HashMap<String, Vec<(u32, u16)>>,
     /// Each document's names' word counts.
     name_lengths: Vec<Vec<u16>>,
+    /// Each program's words (see [`Doc::programs`]) and the documents calling it.
+    programs: Vec<(Vec<String>, Vec<u32>)>,
+    /// Word → the programs (in `programs`) whose words hold it.
+    program_words: HashMap<String, Vec<u32>>,
 }
 
 impl Index {
@@ -607,6 +677,7 @@ impl Index {
     /// Indexes documents already tokenised.
     pub fn of_docs(docs: &[Arc<Doc>]) -> Index {
         let mut index = Index::default();
+        let mut seen_programs: HashMap<Vec<String>, usize> = HashMap::new();
         for (i, d) in docs.iter().enumerate() {
             for (t, n) in &d.terms {
                 match index.postings.get_mut(t) {
@@ -630,6 +701,24 @@ impl Index {
             index
                 .name_lengths
                 .push(d.names.iter().map(|n| n.len() as u16).collect());
+            for p in &d.programs {
+                match seen_programs.get(p) {
+                    Some(&k) => index.programs[k].1.push(i as u32),
+                    None => {
+                        let k = index.programs.len();
+                        seen_programs.insert(p.clone(), k);
+                        index.programs.push((p.clone(), vec![i as u32]));
+                    }
+                }
+            }
+        }
+        for (k, (words, _)) in index.programs.iter().enumerate() {
+            let mut distinct = words.clone();
+            distinct.sort();
+            distinct.dedup();
+            for w in distinct {
+                index.program_words.entry(w).or_default().push(k as u32);
+            }
         }
         let n = index.lengths.len().max(1) as f32;
         index.average = (index.lengths.iter().sum::<f32>() / n).max(1.0);
@@ -710,6 +799,7 @@ impl Index {
             *slot = slot.max(v);
         }
         let name = |doc: u32| names.get(doc as usize).copied().unwrap_or(0.0);
+        let invoked = self.invoked(&words);
         let mut ranked: Vec<Ranked> = scores
             .into_iter()
             .enumerate()
@@ -720,12 +810,53 @@ impl Index {
                 held: w,
                 name: name(d as u32),
                 runs: self.runs[d],
+                invokes: invoked.contains(&(d as u32)),
             })
             .collect();
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
         ranked
     }
 }
+
+impl Index {
+    /// The documents calling a program all of whose words `words` (the query's, distinct) hold,
+    /// where the program is one few documents call (a tool named for the task, not the
+    /// workspace's every `cargo` or `docker`). Programs named for a task (`./build.sh`, `test`:
+    /// the query's task words already count) or common to every kind of script are not kept.
+    fn invoked(&self, words: &[String]) -> HashSet<u32> {
+        let few = (self.lengths.len() / FEW_CALL).max(FEW_CALL_LEAST);
+        let mut out = HashSet::new();
+        let mut looked = HashSet::new();
+        for w in words {
+            for &k in self.program_words.get(w).into_iter().flatten() {
+                if !looked.insert(k) {
+                    continue;
+                }
+                let (program, docs) = &self.programs[k as usize];
+                if docs.len() <= few && program.iter().all(|p| words.contains(p)) {
+                    out.extend(docs);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A program one in this many documents calls, or at most [`FEW_CALL_LEAST`], is one few call.
+const FEW_CALL: usize = 50;
+const FEW_CALL_LEAST: usize = 3;
+
+/// Programs every kind of script calls, whose name in a query is another word ("find the
+/// slow tests", "sort the imports").
+const COMMON_PROGRAMS: &[&str] = &[
+    "echo", "cd", "set", "export", "exit", "if", "then", "else", "fi", "for", "while", "done",
+    "true", "false", "printf", "read", "local", "return", "source", "eval", "shift", "trap",
+    "wait", "sleep", "cat", "mkdir", "cp", "mv", "ln", "ls", "chmod", "grep", "sed", "awk", "find",
+    "xargs", "sort", "head", "tail", "tee", "touch", "sh", "bash", "time", "date", "which",
+    "command", "open", "kill", "curl", "wget", "tar", "unzip", "zip", "make", "sudo",
+    // Languages and their runtimes: "the go binaries" names a language, not a tool.
+    "go", "node", "ruby", "java", "php", "perl", "dotnet", "deno", "rustc", "cargo", "npm",
+];
 
 /// The lexical index of the last workspace searched in this process, kept between searches
 /// (the servers and the terminal UI search many times): each command's words are kept with a
@@ -826,6 +957,10 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             .or_default()
             .push(i);
     }
+    let project: Vec<String> = root
+        .file_name()
+        .map(|n| tokens(&n.to_string_lossy()))
+        .unwrap_or_default();
     let mut own: HashMap<usize, String> = HashMap::new();
     for idx in by_file.values() {
         let Ok(content) = commandtree_core::excerpt::read_definition(&commands[idx[0]]) else {
@@ -849,19 +984,44 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
                 f.push((OWN_TEXT, text.clone()));
             }
         }
-        let runs = std::iter::once(commands[i].command.as_str())
-            .chain(own.get(&i).map(String::as_str))
-            .chain(
+        let c = &commands[i];
+        let mut says = tool_words(std::iter::once(c.command.as_str()));
+        let mut programs = programs_of(&c.command);
+        if let Some(text) = own.get(&i) {
+            merge(&mut says, tool_words(std::iter::once(text.as_str())));
+            // A workflow's YAML, an agent's markdown or a program's source starts its lines
+            // with words that call nothing.
+            if CALLING_TEXT.contains(&c.kind.as_str()) {
+                merge(&mut programs, programs_of(text));
+            }
+        }
+        // What the commands it hands its work to run, it runs; their programs are theirs.
+        merge(
+            &mut says,
+            tool_words(
                 handed[i]
                     .iter()
                     .filter_map(|t| own.get(t).map(String::as_str)),
-            );
-        let says = tool_words(runs).join(" ");
+            ),
+        );
+        let says = says.join(" ");
         if !says.is_empty() {
             f.push((COMMAND, says.clone()));
         }
         let mut doc = Doc::of(f);
         doc.runs = actions(&says);
+        // Its own name (`pnpm run ci`, `python3 fuzz.py`) counts as a name already, and the
+        // project's own program (`elixir` in elixir's scripts, `dokku` in dokku's) is named in
+        // half the queries about it.
+        let own_name = name_words(tokens(&c.label));
+        doc.programs = programs
+            .iter()
+            .filter(|p| !COMMON_PROGRAMS.contains(&p.as_str()))
+            .map(|p| tokens(p))
+            .filter(|t| !t.is_empty() && t.iter().all(|w| !action_bits().contains_key(w)))
+            .filter(|t| name_words(t.clone()) != own_name)
+            .filter(|t| !t.iter().all(|w| project.contains(w)))
+            .collect();
         docs[i] = Some(Arc::new(doc));
     }
     let docs: Vec<Arc<Doc>> = docs.into_iter().map(|d| d.unwrap_or_default()).collect();
@@ -914,7 +1074,9 @@ fn own_text_is_the_commands(
 }
 
 /// What well-known tools do when a command runs them, in the words a person asks with: `vite`
-/// alone starts a development server, and nothing in its name says so.
+/// alone starts a development server, and nothing in its name says so. A subcommand of `*` is
+/// any (a test runner's first argument is a path or a file's name); a tool whose own name or
+/// subcommand already holds the words (`cargo test`, `eslint`, `prettier`) needs no entry.
 const TOOLS: &[(&str, &[&str], &str)] = &[
     ("vite", &["", "dev", "serve"], "dev server"),
     ("vite", &["preview"], "preview server"),
@@ -934,18 +1096,84 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("flask", &["run"], "dev server"),
     ("uvicorn", &[""], "server"),
     ("manage.py", &["runserver"], "dev server"),
+    ("storybook", &["dev"], "dev server"),
+    ("start-storybook", &["*"], "dev server"),
+    // Bundlers build by default.
+    ("webpack", &["", "build"], "build"),
+    ("rollup", &["*"], "build"),
+    ("esbuild", &["*"], "build"),
+    ("tsup", &["*"], "build"),
+    ("build-storybook", &["*"], "build"),
+    ("maturin", &["develop"], "build dev"),
+    // Test runners by their own names ("run the tests with coverage": `cov`, whose recipe is
+    // `$(PYTEST) --cov`).
+    ("pytest", &["*"], "test"),
+    ("py.test", &["*"], "test"),
+    ("jest", &["*"], "test"),
+    ("vitest", &["*"], "test"),
+    ("mocha", &["*"], "test"),
+    ("ava", &["*"], "test"),
+    ("jasmine", &["*"], "test"),
+    ("karma", &["start", "run"], "test"),
+    ("rspec", &["*"], "test"),
+    ("phpunit", &["*"], "test"),
+    ("pest", &["*"], "test"),
+    ("ctest", &["*"], "test"),
+    ("bats", &["*"], "test"),
+    ("cargo", &["nextest"], "test"),
+    ("playwright", &["test"], "e2e"),
+    ("cypress", &["run", "open"], "e2e test"),
+    ("nyc", &["*"], "coverage"),
+    ("c8", &["*"], "coverage"),
     // Linters and formatters by their own names ("lint the ruby code": `bundle exec rubocop`).
     ("rubocop", &[""], "lint"),
     ("standardrb", &[""], "lint"),
     ("shellcheck", &[""], "lint"),
     ("flake8", &[""], "lint"),
     ("pylint", &[""], "lint"),
+    ("ruff", &["", "check"], "lint"),
     ("golangci-lint", &["", "run"], "lint"),
+    ("go", &["vet"], "lint"),
     ("stylelint", &[""], "lint"),
+    ("hadolint", &["*"], "lint"),
+    ("markdownlint", &["*"], "lint"),
+    ("markdownlint-cli2", &["*"], "lint"),
+    ("yamllint", &["*"], "lint"),
+    ("actionlint", &["*"], "lint"),
+    ("oxlint", &["*"], "lint"),
+    ("ktlint", &["*"], "lint"),
+    ("swiftlint", &["*"], "lint"),
+    ("biome", &["lint", "check", "ci"], "lint"),
+    ("mypy", &["*"], "type check"),
+    ("pyright", &["*"], "type check"),
     ("black", &[""], "format"),
     ("gofmt", &[""], "format"),
     ("rustfmt", &[""], "format"),
     ("clang-format", &[""], "format"),
+    ("shfmt", &["*"], "format"),
+    ("isort", &["*"], "format"),
+    ("autopep8", &["*"], "format"),
+    ("yapf", &["*"], "format"),
+    ("stylua", &["*"], "format"),
+    ("swiftformat", &["*"], "format"),
+    // Documentation generators and their servers.
+    ("mkdocs", &["build", "gh-deploy"], "docs build"),
+    ("mkdocs", &["serve"], "docs server"),
+    ("sphinx-build", &["*"], "docs build"),
+    ("sphinx-autobuild", &["*"], "docs server"),
+    ("mdbook", &["build"], "docs build"),
+    ("mdbook", &["serve"], "docs server"),
+    ("typedoc", &["*"], "docs"),
+    ("jsdoc", &["*"], "docs"),
+    ("doxygen", &["*"], "docs"),
+    ("pdoc", &["*"], "docs"),
+    ("javadoc", &["*"], "docs"),
+    ("rustdoc", &["*"], "docs"),
+    // Database migrations.
+    ("alembic", &["upgrade", "downgrade"], "db migrate"),
+    ("prisma", &["migrate"], "db"),
+    ("manage.py", &["migrate"], "db"),
+    ("flyway", &["migrate"], "db"),
 ];
 
 /// Words that only start a tool (`npx vite`, `cross-env A=1 vite`, `yarn vite`).
@@ -971,27 +1199,133 @@ const TOOL_WRAPPERS: &[&str] = &[
 fn tool_words<'t>(texts: impl Iterator<Item = &'t str>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for text in texts {
-        for segment in text.split(['&', ';', '|', '\n', '"', '\'', '`', '(', ')']) {
+        for segment in text.split(['&', ';', '|', '\n', '"', '\'', '`', '(', ')', '{', '}']) {
             let mut words = segment
                 .split_whitespace()
                 .skip_while(|w| w.contains('=') || w.starts_with('-') || TOOL_WRAPPERS.contains(w));
             let Some(program) = words.next() else {
                 continue;
             };
-            let program = program.rsplit('/').next().unwrap_or(program);
+            // `$(PYTEST)` is make's name for `pytest`.
+            let program = program.rsplit('/').next().unwrap_or(program).to_lowercase();
             // A subcommand is a plain word; `vite --port 3000` runs vite itself.
             let sub = words
                 .find(|w| !w.starts_with('-'))
-                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '-'))
                 .unwrap_or("");
             for (tool, subs, says) in TOOLS {
-                if *tool == program && subs.contains(&sub) && !out.contains(says) {
+                if *tool == program
+                    && (subs.contains(&sub) || subs.contains(&"*"))
+                    && !out.contains(says)
+                {
                     out.push(says);
                 }
             }
         }
     }
     out
+}
+
+/// The programs the lines of `text` call, each as it is called: lowercase, without its folder
+/// or a script's extension (`./script/fmt.sh` → `fmt`, make's `$(PYTEST)` → `pytest`). A
+/// program starts a line or follows `&&`, `||`, `;`, `|` or `$(`; a package script's line
+/// (`"lint": "eslint ."`) is its value.
+fn programs_of(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // A script's own functions (`server() {`, `function deploy`) are not programs it calls.
+    let mut functions: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        let defined = l
+            .strip_prefix("function ")
+            .map(|r| {
+                r.split(|c: char| c.is_whitespace() || c == '(')
+                    .next()
+                    .unwrap_or("")
+            })
+            .or_else(|| l.split_once("()").map(|(n, _)| n.trim()))
+            .filter(|n| !n.is_empty() && !n.contains(char::is_whitespace));
+        if let Some(f) = defined {
+            functions.push(f.to_lowercase());
+        }
+        let line = match line.split_once("\": \"") {
+            Some((_, value)) => value,
+            None => line,
+        };
+        for (piece, variable) in line.split(['&', ';', '|', '`']).flat_map(substitutions) {
+            let mut words = piece
+                .split_whitespace()
+                .map(|w| w.trim_start_matches(['@', '-', '+', '"', '\'']))
+                .skip_while(|w| w.contains('=') || TOOL_WRAPPERS.contains(w));
+            let Some(word) = words.next() else {
+                continue;
+            };
+            // A `case` branch (`shell)`), not a call.
+            if word.ends_with(')') && !variable && !word.starts_with("${") {
+                continue;
+            }
+            let word = word
+                .strip_prefix("${")
+                .unwrap_or(word)
+                .trim_end_matches(['"', '\'', ')', '}']);
+            let name = word.rsplit('/').next().unwrap_or(word).to_lowercase();
+            let name = match name.rsplit_once('.') {
+                Some((stem, ext)) if SCRIPT_EXTENSIONS.contains(&ext) => stem.to_string(),
+                _ => name,
+            };
+            let looks_called = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && name.chars().any(|c| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'));
+            if looks_called && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out.retain(|p| !functions.contains(p));
+    out
+}
+
+/// A piece of a command line and the commands substituted in it (`$(git describe)`); a
+/// variable (make's `$(PYTEST)`, `$(APP)`) is not one, unless it starts the piece.
+/// Each with whether it starts with a variable (`PYTEST) -x` of `$(PYTEST) -x`).
+fn substitutions(piece: &str) -> Vec<(&str, bool)> {
+    let mut parts = piece.split("$(");
+    let first = parts.next().unwrap_or("");
+    let mut out = Vec::new();
+    if first
+        .trim_matches(|c: char| c.is_whitespace() || matches!(c, '@' | '-' | '+'))
+        .is_empty()
+    {
+        // `$(PYTEST) -x`: the variable is the program.
+        if let Some(p) = parts.next() {
+            out.push((p, !p.starts_with(|c: char| c.is_ascii_lowercase())));
+        }
+    } else {
+        out.push((first, false));
+    }
+    out.extend(
+        parts
+            .filter(|p| p.starts_with(|c: char| c.is_ascii_lowercase()))
+            .map(|p| (p, false)),
+    );
+    out
+}
+
+/// The types whose own text is lines of commands (a script, a recipe, a task's `cmds`, a
+/// package's script), whose programs a command calls.
+const CALLING_TEXT: &[&str] = &[
+    "shell", "make", "just", "npm", "taskfile", "mise", "procfile", "deno", "composer",
+];
+
+/// Adds to `into` what `more` holds that it does not.
+fn merge<T: PartialEq>(into: &mut Vec<T>, more: Vec<T>) {
+    for m in more {
+        if !into.contains(&m) {
+            into.push(m);
+        }
+    }
 }
 
 /// How many commands of another file one command's words may take in.
@@ -1310,6 +1644,108 @@ mod tests {
             ["lint", "format"]
         );
         assert!(says("bundle install").is_empty());
+        // Test runners, through make's variables too; documentation servers.
+        assert_eq!(says("$(PYTEST) -x --cov=$(PROJ)"), ["test"]);
+        assert_eq!(says("vitest --ui"), ["test"]);
+        assert_eq!(says("jest tests/unit"), ["test"]);
+        assert_eq!(says("mkdocs serve -a 0.0.0.0:8000"), ["docs server"]);
+        assert_eq!(says("ruff check ."), ["lint"]);
+        assert!(says("ruff format .").is_empty());
+    }
+
+    #[test]
+    fn the_programs_a_script_calls_start_its_lines() {
+        let script = "#!/bin/sh\n\
+            server() {\n  gunicorn app:main\n}\n\
+            case \"$1\" in\n  shell)\n    exec ./manage.py shell\n    ;;\nesac\n\
+            stdlib: $(KERNEL) $(APP)\n\
+            \t$(PYTEST) -x --cov=$(PROJ)\n\
+            \t@echo \"version $(git describe)\" && FOO=1 bundle exec rubocop -D | tee out.txt\n";
+        let p = programs_of(script);
+        for called in ["gunicorn", "manage", "pytest", "git", "rubocop", "tee"] {
+            assert!(p.contains(&called.to_string()), "{called}: {p:?}");
+        }
+        // Its own function, a `case` branch, make's variables and prerequisites, an argument.
+        for not in [
+            "server", "shell", "kernel", "app", "proj", "stdlib", "describe", "-x",
+        ] {
+            assert!(!p.contains(&not.to_string()), "{not}: {p:?}");
+        }
+        // A package script's line is its value.
+        assert_eq!(
+            programs_of(r#"    "lint": "eslint . && prettier --check .","#),
+            ["eslint", "prettier"]
+        );
+    }
+
+    #[test]
+    fn a_query_naming_a_program_few_commands_call_names_those_commands() {
+        let dir = std::env::temp_dir().join(format!("ct-invokes-myproj-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("script")).unwrap();
+        let script = |name: &str, text: &str| {
+            let path = dir.join("script").join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{text}\n")).unwrap();
+            CommandItem::new("shell", &path, name, format!("script/{name}"))
+        };
+        let mut commands = vec![
+            script("fmt", "bundle exec rubocop -D"),
+            script("matrix", "for r in 3.2 3.3; do echo ruby $r; done"),
+            script("serve", "myproj serve --port 4000"),
+            CommandItem::new("python", &dir.join("fuzz.py"), "fuzz.py", "python3 fuzz.py"),
+        ];
+        for i in 0..4 {
+            commands.push(script(&format!("report{i}"), "jq . out.json"));
+        }
+        let index = index_for(&dir, &commands);
+        let invoked = |query: &str| -> Vec<&str> {
+            index
+                .rank(query)
+                .iter()
+                .filter(|r| r.invokes)
+                .map(|r| commands[r.doc].label.as_str())
+                .collect()
+        };
+        assert_eq!(invoked("lint the ruby code with rubocop"), ["fmt"]);
+        // The project's own program, the command's own name, a program most commands call.
+        assert!(invoked("serve the myproj site").is_empty());
+        assert!(invoked("fuzz the parser").is_empty());
+        assert!(invoked("query the report with jq").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn each_request_of_a_query_starts_with_its_verb() {
+        let bits = action_bits();
+        let b = |w: &str| bits[&tokens(w)[0]];
+        // "test" names the app, "dev" the server: only starting is asked for.
+        assert_eq!(
+            asked_actions("start the basics test app's dev server to poke at it"),
+            b("serve")
+        );
+        assert_eq!(
+            asked_actions("build the docs and serve them"),
+            b("build") | b("serve")
+        );
+        assert_eq!(
+            asked_actions("clean, format, test and build in one go"),
+            b("clean") | b("format") | b("test") | b("build")
+        );
+        // A watch is asked for wherever it is said.
+        assert_eq!(
+            asked_actions("build the site scripts whenever they change"),
+            b("build") | b("watch")
+        );
+        assert_eq!(
+            mentioned_actions("open the playwright test UI"),
+            b("open") | b("test")
+        );
+        // Doing a task again is the task.
+        assert_eq!(tokens("reinstall"), tokens("install"));
+        assert_eq!(tokens("redeploy"), tokens("deploy"));
+        // A hook does not do what it comes before.
+        assert_eq!(actions("pre-push"), 0);
+        assert_eq!(actions("push"), b("release"));
     }
 
     #[test]

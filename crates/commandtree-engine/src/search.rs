@@ -413,6 +413,10 @@ const SEMANTIC_DEPTH: usize = 1000;
 /// "only run the tests matching a pattern").
 const NAME_SAYS_ENOUGH: f32 = 0.5;
 
+/// How much of the query a program a command runs says when the query names it (see
+/// `crate::lexical::Ranked::invokes`): enough to count as a name.
+const INVOKED_NAME: f32 = NAME_SAYS_ENOUGH;
+
 /// How much a name that says all of the query lifts a command: enough to pass a neighbour
 /// both lists put a little higher, not one far above.
 const NAME_WEIGHT: f32 = 0.5;
@@ -802,9 +806,17 @@ pub fn fuse(
     let mut named = vec![0f32; n];
     let mut held = vec![0u16; n];
     let mut runs = vec![0u32; n];
+    let mut invokes = vec![false; n];
     for l in lexical {
+        invokes[l.doc] = l.invokes;
         bm25[l.doc] = l.score;
-        named[l.doc] = l.name;
+        // The tool a command runs, named in the query, names the command as much as a name
+        // saying half the query.
+        named[l.doc] = if l.invokes {
+            l.name.max(INVOKED_NAME)
+        } else {
+            l.name
+        };
         held[l.doc] = l.held;
         runs[l.doc] = l.runs;
     }
@@ -865,14 +877,17 @@ pub fn fuse(
             crate::listing::is_document(c) || (c.kind == "instructions" && !asks_agents)
         };
         let asked_actions = crate::lexical::asked_actions(query);
+        let mentioned = crate::lexical::mentioned_actions(query);
         // Named for another task, and not running a tool known for the asked one (`fmt` that
-        // runs `rubocop` lints).
+        // runs `rubocop` lints), nor for one the query speaks of besides (`test:ui` for "open
+        // the playwright test UI").
         let other_action = |i: usize| {
             let does = crate::lexical::actions(&commands[i].label);
             asked_actions != 0
                 && does != 0
                 && does & asked_actions == 0
                 && runs[i] & asked_actions == 0
+                && does & mentioned == 0
         };
         let same_action = |i: usize| {
             asked_actions != 0
@@ -890,6 +905,7 @@ pub fn fuse(
             own.dedup();
             own.iter().filter(|w| asked.contains(w)).count()
         };
+        let asks_docs = crate::lexical::speaks_of_docs(&asked);
         let only_run = crate::lexical::asks_only_to_run(query);
         let runs_what_is_asked = |d: usize| only_run && name_holds(d) == 0;
         let decisive = similarity
@@ -903,14 +919,16 @@ pub fn fuse(
             .filter(|&(d, far)| !other_action(d) || (far && runs_what_is_asked(d)))
             .map(|(d, _)| d)
             .filter(|&d| !of_one_unit(at.root, &commands[d], &units))
-            .filter(|&d| !read_only(&commands[d]));
+            .filter(|&d| !read_only(&commands[d]))
+            // A documentation site's `coverage` (of its docs) is not "run the tests with
+            // coverage", however near its name.
+            .filter(|&d| asks_docs || !in_docs_folder(at.root, &commands[d]));
         if let Some(d) = decisive
             && !scored.iter().any(|e| e.0 == d)
             && let Some(e) = rest.iter().find(|e| e.0 == d)
         {
             scored.push(*e);
         }
-        let asks_docs = crate::lexical::speaks_of_docs(&asked);
         let asks_whole = asks_whole(query);
         // The project's own name (its folder's: `elixir`, `elixir-lang+elixir`) is in half of
         // the queries about it; a command named only that says nothing of the task asked.
@@ -983,8 +1001,14 @@ pub fn fuse(
             // `dialyze`'s recipe holds the rare word far more; not `alias-benchmark` for "clone
             // cpython for the benchmarks", which asks for no task).
             let holds = name_holds(d);
-            let says_more =
-                |i: usize| named[i] >= NAME_SAYS_ENOUGH && same_action(i) && name_holds(i) > holds;
+            // Nor past one running the tool the query names when it does not ("lint the ruby
+            // code with rubocop": `fmt`, whose text runs `rubocop`, not `rubies`, nearer in
+            // meaning).
+            let says_more = |i: usize| {
+                same_action(i)
+                    && ((named[i] >= NAME_SAYS_ENOUGH && name_holds(i) > holds)
+                        || (invokes[i] && !invokes[d]))
+            };
             let top = scored
                 .iter()
                 .filter(|e| e.0 != d && !says_more(e.0))
@@ -1191,6 +1215,7 @@ mod tests {
         l.iter()
             .map(|&(doc, score, held)| Ranked {
                 runs: 0,
+                invokes: false,
                 doc,
                 score,
                 held,
@@ -1489,17 +1514,49 @@ mod tests {
                 "bundle exec rubocop -D",
             ),
         ];
-        let query = "lint the ruby code with rubocop";
-        let lexical = crate::lexical::index_for(Path::new("/w"), &commands).rank(query);
-        let hits = fuse(
-            crate::names::At::root(Path::new("/w")),
+        let hits = fused(
             &commands,
-            query,
-            &lexical,
-            Some(&[Some(0.6), Some(0.55)]),
-            &Ask::default(),
+            "lint the ruby code with rubocop",
+            &[Some(0.6), Some(0.55)],
         );
         assert_eq!(hits[0].command.label, "fmt", "{hits:#?}");
+    }
+
+    #[test]
+    fn a_command_running_the_tool_the_query_names_goes_before_one_nearer_in_meaning() {
+        let shell = |label: &str, command: &str| {
+            CommandItem::new("shell", &Path::new("/w/script").join(label), label, command)
+        };
+        let commands = vec![
+            shell("rubies", "script/rubies").description("Test on every ruby we can find"),
+            shell("fmt", "bundle exec rubocop -D"),
+            shell("bootstrap", "bundle install"),
+        ];
+        // `rubies` is far nearer in meaning: decisive, but not past the command running the
+        // named tool.
+        let hits = fused(
+            &commands,
+            "lint the ruby code with rubocop",
+            &[Some(0.75), Some(0.3), Some(0.2)],
+        );
+        assert_eq!(hits[0].command.label, "fmt", "{hits:#?}");
+    }
+
+    #[test]
+    fn a_documentation_sites_task_is_not_decisive_for_a_query_not_about_docs() {
+        let make = |file: &str, label: &str, recipe: &str| {
+            CommandItem::new("make", Path::new(file), label, recipe)
+        };
+        let commands = vec![
+            make("/w/docs/Makefile", "coverage", "make coverage"),
+            make("/w/Makefile", "cov", "$(PYTEST) -x --cov=$(PROJ)"),
+        ];
+        let hits = fused(
+            &commands,
+            "run the tests with coverage",
+            &[Some(0.68), Some(0.1)],
+        );
+        assert_eq!(hits[0].command.label, "cov", "{hits:#?}");
     }
 
     #[test]
@@ -1575,6 +1632,20 @@ mod tests {
 
     /// Hybrid hits of `query` over `commands` with these similarities, lexical ranks from the
     /// real index; the labels with their folders, best first.
+    /// `fuse` over the lexical index a search builds (the commands' own texts and the programs
+    /// they call), at `/w`.
+    fn fused(commands: &[CommandItem], query: &str, sims: &[Option<f32>]) -> Vec<Hit> {
+        let lexical = crate::lexical::index_for(Path::new("/w"), commands).rank(query);
+        fuse(
+            crate::names::At::root(Path::new("/w")),
+            commands,
+            query,
+            &lexical,
+            Some(sims),
+            &Ask::default(),
+        )
+    }
+
     fn ranked_by(commands: &[CommandItem], query: &str, sims: &[Option<f32>]) -> Vec<String> {
         let at = crate::names::At::root(Path::new("/w"));
         let lexical = crate::lexical::Index::build(
