@@ -1132,6 +1132,7 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("flake8", &[""], "lint"),
     ("pylint", &[""], "lint"),
     ("ruff", &["", "check"], "lint"),
+    ("ruff", &["format"], "format"),
     ("golangci-lint", &["", "run"], "lint"),
     ("go", &["vet"], "lint"),
     ("stylelint", &[""], "lint"),
@@ -1264,10 +1265,13 @@ fn programs_of(text: &str) -> Vec<String> {
             if word.ends_with(')') && !variable && !word.starts_with("${") {
                 continue;
             }
-            let word = word
-                .strip_prefix("${")
-                .unwrap_or(word)
-                .trim_end_matches(['"', '\'', ')', '}']);
+            // A variable before the program is its folder (`${PREFIX}ruff`, `$(BIN)/tool`).
+            let word = match word.strip_prefix("${").and_then(|w| w.split_once('}')) {
+                Some((_, after)) if !after.is_empty() => after,
+                Some((variable, _)) => variable,
+                None => word,
+            }
+            .trim_end_matches(['"', '\'', ')', '}']);
             let name = word.rsplit('/').next().unwrap_or(word).to_lowercase();
             let name = match name.rsplit_once('.') {
                 Some((stem, ext)) if SCRIPT_EXTENSIONS.contains(&ext) => stem.to_string(),
@@ -1650,7 +1654,7 @@ mod tests {
         assert_eq!(says("jest tests/unit"), ["test"]);
         assert_eq!(says("mkdocs serve -a 0.0.0.0:8000"), ["docs server"]);
         assert_eq!(says("ruff check ."), ["lint"]);
-        assert!(says("ruff format .").is_empty());
+        assert_eq!(says("${PREFIX}ruff format $SOURCE_FILES"), ["format"]);
     }
 
     #[test]
@@ -1662,6 +1666,10 @@ mod tests {
             \t$(PYTEST) -x --cov=$(PROJ)\n\
             \t@echo \"version $(git describe)\" && FOO=1 bundle exec rubocop -D | tee out.txt\n";
         let p = programs_of(script);
+        assert_eq!(
+            programs_of("${PREFIX}ruff check --fix ${FILES}\n${MYPY} ."),
+            ["ruff", "mypy"]
+        );
         for called in ["gunicorn", "manage", "pytest", "git", "rubocop", "tee"] {
             assert!(p.contains(&called.to_string()), "{called}: {p:?}");
         }

@@ -636,6 +636,12 @@ fn in_docs_folder(root: &Path, c: &CommandItem) -> bool {
 /// Reciprocal rank fusion's constant (Cormack et al.): a rank r counts 1 / (K + r).
 const RRF_K: f32 = 60.0;
 
+/// A best similarity under this says no command is near the query in meaning.
+const FAR_IN_MEANING: f32 = 0.3;
+
+/// How much the rank by meaning counts then, against the words' 1.
+const FAR_MEANING_WEIGHT: f32 = 0.5;
+
 /// Refreshes what changed since the last embedding, then searches (hybrid: see [`search_with`]):
 /// the commands that exist now, at most `limit`.
 pub fn search(
@@ -823,6 +829,14 @@ pub fn fuse(
     let q = query.trim();
     let best = 2.0 / (RRF_K + 1.0);
     let hybrid = ask.mode == Mode::Hybrid;
+    // When no command is near the query in meaning, the order by meaning is noise: it counts
+    // for less than the words ("format the code" where every script's meaning is under 0.2 of
+    // it and `lint` runs `ruff format`).
+    let meaning_weight = match similarity.and_then(|s| s.iter().flatten().copied().reduce(f32::max))
+    {
+        Some(top) if top < FAR_IN_MEANING => FAR_MEANING_WEIGHT,
+        _ => 1.0,
+    };
     let mut scored: Vec<(usize, f32, bool)> = Vec::new();
     for i in 0..n {
         let c = &commands[i];
@@ -844,7 +858,7 @@ pub fn fuse(
             Mode::Hybrid if similarity.is_none() => bm25[i] / top_lexical,
             Mode::Hybrid => {
                 let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (RRF_K + r as f32));
-                (rrf(lexical_rank[i]) + rrf(semantic_rank[i])) / best
+                (rrf(lexical_rank[i]) + meaning_weight * rrf(semantic_rank[i])) / best
             }
         };
         scored.push((i, score, exact));
@@ -1209,6 +1223,39 @@ mod tests {
         );
         assert_eq!(hits[0].semantic_rank, Some(1));
         assert_ne!(hits[0].command.label, "prestart.sh");
+    }
+
+    #[test]
+    fn when_nothing_is_near_in_meaning_the_words_count_for_more() {
+        let script =
+            |name: &str| CommandItem::new("shell", &Path::new("/w/scripts").join(name), name, name);
+        let commands: Vec<CommandItem> = ["alpha", "bravo", "charlie", "delta", "echo"]
+            .into_iter()
+            .map(script)
+            .collect();
+        let at = crate::names::At::root(Path::new("/w"));
+        // `alpha` holds the query's words best, `bravo` is nearest in meaning; neither is
+        // decisive.
+        let lexical = ranked(&[(0, 3.0, 1), (1, 2.9, 1), (2, 2.8, 1), (3, 2.7, 1)]);
+        let first = |top: f32| {
+            let sims = [top - 0.02, top, top - 0.01, top - 0.03, top - 0.04].map(Some);
+            fuse(
+                at,
+                &commands,
+                "zulu",
+                &lexical,
+                Some(&sims),
+                &Ask::default(),
+            )[0]
+            .command
+            .label
+            .clone()
+        };
+        // Near in meaning: the fused ranks, where the first by meaning and second by words
+        // passes the first by words and third by meaning.
+        assert_eq!(first(0.6), "bravo");
+        // Nothing near (every similarity under 0.3): the words decide.
+        assert_eq!(first(0.2), "alpha");
     }
 
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {
