@@ -332,10 +332,7 @@ const ASKING_WORDS: usize = 2;
 pub fn asked_actions(query: &str) -> u32 {
     let bits = action_bits();
     let words = tokens(query);
-    let named = words
-        .iter()
-        .filter_map(|t| bits.get(t))
-        .fold(0, |a, b| a | b);
+    let named = mentioned_actions(query);
     // Each request of a list ("lint, test and build", "build the docs and serve them") starts
     // with its verb; a task word further into one names what it acts on ("start the test app's
     // dev server": not testing).
@@ -384,6 +381,13 @@ fn clauses(query: &str) -> impl Iterator<Item = &str> {
             .map(|c| &part[c[0]..c[1]])
             .collect::<Vec<_>>()
     })
+}
+
+/// The words of the project's own name, its folder's (`elixir`, `elixir-lang+elixir`).
+pub fn project_words(root: &Path) -> Vec<String> {
+    root.file_name()
+        .map(|n| tokens(&n.to_string_lossy()))
+        .unwrap_or_default()
 }
 
 /// The groups of [`ACTIONS`] any word of a query names, asked for or not ("open the playwright
@@ -957,10 +961,7 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             .or_default()
             .push(i);
     }
-    let project: Vec<String> = root
-        .file_name()
-        .map(|n| tokens(&n.to_string_lossy()))
-        .unwrap_or_default();
+    let project = project_words(root);
     let mut own: HashMap<usize, String> = HashMap::new();
     for idx in by_file.values() {
         let Ok(content) = commandtree_core::excerpt::read_definition(&commands[idx[0]]) else {

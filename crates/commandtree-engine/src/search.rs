@@ -946,11 +946,7 @@ pub fn fuse(
         let asks_whole = asks_whole(query);
         // The project's own name (its folder's: `elixir`, `elixir-lang+elixir`) is in half of
         // the queries about it; a command named only that says nothing of the task asked.
-        let project: Vec<String> = at
-            .root
-            .file_name()
-            .map(|n| crate::lexical::tokens(&n.to_string_lossy()))
-            .unwrap_or_default();
+        let project = crate::lexical::project_words(at.root);
         let asks_more = asked.iter().any(|w| !project.contains(w));
         for (i, score, exact) in scored.iter_mut() {
             let c = &commands[*i];
