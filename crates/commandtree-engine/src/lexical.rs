@@ -362,7 +362,7 @@ pub fn asked_actions(query: &str) -> u32 {
 
 /// The requests of a query that lists several: cut at commas, colons and semicolons and
 /// before "and", "then" and "or".
-fn clauses(query: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn clauses(query: &str) -> impl Iterator<Item = &str> {
     query.split([',', ';', ':']).flat_map(|part| {
         let mut cuts = vec![0];
         let mut at = 0;
@@ -741,6 +741,7 @@ impl Index {
     /// position).
     pub fn rank(&self, query: &str) -> Vec<Ranked> {
         let mut words = tokens(query);
+        words.extend(self.joined(query));
         words.sort();
         words.dedup();
         let n = self.lengths.len() as f32;
@@ -823,6 +824,32 @@ impl Index {
 }
 
 impl Index {
+    /// Two neighbouring words of `query` a command writes as one ("active record" for
+    /// `activerecord/`, "code mirror" for `codemirror-promql`, "hello world" for
+    /// `helloworld`): the one word, when some command holds it.
+    fn joined(&self, query: &str) -> Vec<String> {
+        let words: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        words
+            .windows(2)
+            .filter(|p| p[0].len() >= 2 && p[1].len() >= 2)
+            .filter_map(|p| {
+                let one = tokens(&format!("{}{}", p[0], p[1]));
+                // Two words each of meaning ("VS Code" is `vs` and a word searched by none).
+                let new = one.len() == 1
+                    && self.postings.contains_key(&one[0])
+                    && p.iter().all(|w| {
+                        let t = tokens(w);
+                        !t.is_empty() && !t.contains(&one[0])
+                    });
+                new.then(|| one[0].clone())
+            })
+            .collect()
+    }
+
     /// The documents calling a program all of whose words `words` (the query's, distinct) hold,
     /// where the program is one few documents call (a tool named for the task, not the
     /// workspace's every `cargo` or `docker`). Programs named for a task (`./build.sh`, `test`:
@@ -963,6 +990,9 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
     }
     let project = project_words(root);
     let mut own: HashMap<usize, String> = HashMap::new();
+    // Whose own text is its whole file (`nox`, running the default sessions): it calls what
+    // each of them does only through them.
+    let mut whole: HashSet<usize> = HashSet::new();
     for idx in by_file.values() {
         let Ok(content) = commandtree_core::excerpt::read_definition(&commands[idx[0]]) else {
             continue;
@@ -972,6 +1002,9 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             let t = cut.of(&commands[i]);
             if own_text_is_the_commands(&commands[i], &t) {
                 own.insert(i, t.text.to_string());
+                if t.whole_file {
+                    whole.insert(i);
+                }
             }
         }
     }
@@ -994,6 +1027,8 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             // with words that call nothing.
             if CALLING_TEXT.contains(&c.kind.as_str()) {
                 merge(&mut programs, programs_of(text));
+            } else if c.kind == "nox" && !whole.contains(&i) {
+                merge(&mut programs, session_programs(text));
             }
         }
         // What the commands it hands its work to run, it runs; their programs are theirs.
@@ -1292,6 +1327,29 @@ fn programs_of(text: &str) -> Vec<String> {
     out
 }
 
+/// The programs a nox session runs: the first argument of its `session.run("pre-commit", …)`
+/// (and `run_always`, `run_install`), as [`programs_of`] names them; what it installs is not run.
+fn session_programs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("session.run") {
+        let rest = &text[at + "session.run".len()..];
+        let Some(args) = rest
+            .trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            .strip_prefix('(')
+        else {
+            continue;
+        };
+        let args = args.trim_start().trim_start_matches('[').trim_start();
+        let Some(quote) = args.chars().next().filter(|q| *q == '"' || *q == '\'') else {
+            continue;
+        };
+        if let Some((program, _)) = args[1..].split_once(quote) {
+            merge(&mut out, programs_of(program));
+        }
+    }
+    out
+}
+
 /// A piece of a command line and the commands substituted in it (`$(git describe)`); a
 /// variable (make's `$(PYTEST)`, `$(APP)`) is not one, unless it starts the piece.
 /// Each with whether it starts with a variable (`PYTEST) -x` of `$(PYTEST) -x`).
@@ -1506,6 +1564,33 @@ mod tests {
     }
 
     #[test]
+    fn two_words_a_folder_writes_as_one_find_it() {
+        let root = Path::new("/w");
+        let rake = |gem: &str| {
+            CommandItem::new(
+                "rake",
+                &root.join(gem).join("Rakefile"),
+                "test",
+                "rake test",
+            )
+        };
+        let commands = [
+            rake("actionpack"),
+            rake("activerecord"),
+            rake("activejob"),
+            rake("activecode"),
+        ];
+        let index = Index::build(commands.iter().map(|c| fields(c, root, None)));
+        assert_eq!(index.rank("run the active record tests")[0].doc, 1);
+        assert_eq!(index.rank("run the Active Job tests")[0].doc, 2);
+        // Only a new word some command holds ("unittests" is "test" again).
+        assert_eq!(index.joined("the unit tests"), Vec::<String>::new());
+        assert_eq!(index.joined("the action cable tests"), Vec::<String>::new());
+        // Nor a stop word's ("VS Code" is not `.vscode/`).
+        assert_eq!(index.joined("the active code"), Vec::<String>::new());
+    }
+
+    #[test]
     fn a_name_outranks_a_mention_and_rare_words_count_more() {
         let docs = vec![
             vec![
@@ -1684,6 +1769,20 @@ mod tests {
         assert_eq!(
             programs_of(r#"    "lint": "eslint . && prettier --check .","#),
             ["eslint", "prettier"]
+        );
+    }
+
+    #[test]
+    fn a_nox_session_calls_what_it_runs_not_what_it_installs() {
+        let session = "def lint(session: nox.Session) -> None:\n\
+            \x20   session.install(\"pre-commit\")\n\
+            \x20   session.run(\"pre-commit\", \"run\", *args)\n\
+            \x20   session.run_always('sphinx-build', '-b', 'html')\n\
+            \x20   session.run(\n        \"./tools/ci.sh\", \"--all\"\n    )\n\
+            \x20   session.run(*session.posargs)\n";
+        assert_eq!(
+            session_programs(session),
+            ["pre-commit", "sphinx-build", "ci"]
         );
     }
 

@@ -2,7 +2,7 @@
 //! downloading) the model, searching by meaning, and the embedding checks of a database check.
 
 use crate::{Error, Loaded, Result};
-use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, Workspace};
+use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, StepHow, Workspace};
 use commandtree_embed::pipeline::{self, Plan, Report};
 use commandtree_embed::{Embedder, model};
 use commandtree_store::{Check, Store};
@@ -436,6 +436,11 @@ const PROJECT_NAME_ONLY: f32 = 0.85;
 /// How much a documentation site's command keeps of its score for a query not about docs.
 const DOCS_SITE: f32 = 0.7;
 
+/// Words of a query that speak of CI (and "pull request").
+const CI_WORDS: &[&str] = &[
+    "ci", "workflow", "github", "action", "pipeline", "runner", "pr",
+];
+
 /// Words of a query about an agent's instructions.
 const AGENT_WORDS: &[&str] = &[
     "agent",
@@ -468,6 +473,101 @@ fn asks_whole(query: &str) -> bool {
                     .contains(&p[1].as_str())
         })
 }
+
+/// The command whose own steps do every request a query lists, when one does so alone:
+/// "clean, format, test and build in one go" is `all: clean format tests build`, "the full test
+/// suite including backend, frontend and lint" is `test: backend-unit-tests frontend-unit-tests
+/// lint`, though each step's name is nearer one request. Each request is done by a different
+/// name, the command's own or a direct step's (a make prerequisite, an `npm run x` it calls),
+/// holding one of the request's words: a command of one name does one request however many
+/// words it holds (`deploy-test-checks-root`). Nothing for a query of one request, nor when no
+/// command does every request (`ci: lint tests` is not "lint, test and deploy"). Only among
+/// the commands `near` the query, first few by words or by meaning: steps named "deploy" and
+/// "lint" do not make `test` "deploy all the sample apps and check that they respond".
+fn covering(commands: &[CommandItem], query: &str, near: impl Fn(usize) -> bool) -> Option<usize> {
+    let requests: Vec<Vec<String>> = crate::lexical::clauses(query)
+        .map(crate::lexical::tokens)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if requests.len() < 2 {
+        return None;
+    }
+    let composites: Vec<usize> = (0..commands.len())
+        .filter(|&i| commands[i].steps.len() >= 2 && near(i))
+        .collect();
+    if composites.is_empty() {
+        return None;
+    }
+    let index = crate::closure::Index::new(commands);
+    let done = |i: usize| -> usize {
+        let c = &commands[i];
+        let mut names = vec![crate::lexical::tokens(&c.label)];
+        for s in c.steps.iter().filter(|s| s.how != StepHow::Hook) {
+            names.extend(
+                index
+                    .resolve(c, s)
+                    .into_iter()
+                    .map(|d| crate::lexical::tokens(&d.label)),
+            );
+        }
+        let can: Vec<Vec<usize>> = requests
+            .iter()
+            .map(|r| {
+                (0..names.len())
+                    .filter(|&n| names[n].iter().any(|w| r.contains(w)))
+                    .collect()
+            })
+            .collect();
+        matching(&can, names.len())
+    };
+    // Of two doing as much, the one whose name says nothing else (`test` before
+    // `test-ci-docker`, both running lint, unit and deploy tests).
+    let asked = crate::lexical::tokens(query);
+    let besides = |i: usize| {
+        crate::lexical::tokens(&commands[i].label)
+            .iter()
+            .filter(|w| !asked.contains(w))
+            .count()
+    };
+    let mut done_by: Vec<(usize, usize, usize)> = composites
+        .iter()
+        .map(|&i| (i, done(i), besides(i)))
+        .collect();
+    done_by.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
+    let (winner, n, extra) = done_by[0];
+    let tied = done_by.get(1).is_some_and(|s| s.1 == n && s.2 == extra);
+    (n == requests.len() && !tied).then_some(winner)
+}
+
+/// The size of a largest matching of requests to names, `can[r]` the names request `r` may
+/// take (augmenting paths; a query lists a handful of requests, a command a few dozen steps).
+fn matching(can: &[Vec<usize>], names: usize) -> usize {
+    fn augment(
+        r: usize,
+        can: &[Vec<usize>],
+        seen: &mut [bool],
+        owner: &mut [Option<usize>],
+    ) -> bool {
+        for &n in &can[r] {
+            if seen[n] {
+                continue;
+            }
+            seen[n] = true;
+            if owner[n].is_none_or(|o| augment(o, can, seen, owner)) {
+                owner[n] = Some(r);
+                return true;
+            }
+        }
+        false
+    }
+    let mut owner = vec![None; names];
+    (0..can.len())
+        .filter(|&r| augment(r, can, &mut vec![false; names], &mut owner))
+        .count()
+}
+
+/// How far down either list a command doing every request of a query may be ([`covering`]).
+const COVERING_NEAR: usize = 3;
 
 /// Nouns of a workspace's units: "every package", "all the plugins" ask for each of them, which a
 /// command of one unit (in `packages/kit/`, `go-build-plugin` taking a plugin's name) does not
@@ -895,6 +995,11 @@ pub fn fuse(
         // Named for another task, and not running a tool known for the asked one (`fmt` that
         // runs `rubocop` lints), nor for one the query speaks of besides (`test:ui` for "open
         // the playwright test UI").
+        // Nor when the query only asks to run the program it calls, naming no task ("run the
+        // pre-commit hooks on every file": `lint`, whose session runs `pre-commit`; not "preview
+        // the email templates" for `export`, whose script runs `email`).
+        let only_run = crate::lexical::asks_only_to_run(query);
+        let runs_named_program = only_run && mentioned == 0;
         let other_action = |i: usize| {
             let does = crate::lexical::actions(&commands[i].label);
             asked_actions != 0
@@ -902,6 +1007,7 @@ pub fn fuse(
                 && does & asked_actions == 0
                 && runs[i] & asked_actions == 0
                 && does & mentioned == 0
+                && !(runs_named_program && invokes[i])
         };
         let same_action = |i: usize| {
             asked_actions != 0
@@ -913,14 +1019,17 @@ pub fn fuse(
         // its name (`format`, whose recipe is `pre-commit run --all-files`, for "run pre-commit
         // hooks on all files"; not `build:app:docker` for "run the app in docker").
         // How many of the query's words a command's name holds.
-        let name_holds = |i: usize| {
-            let mut own = crate::lexical::tokens(&commands[i].label);
+        let holds = |name: &str| {
+            let mut own = crate::lexical::tokens(name);
             own.sort();
             own.dedup();
             own.iter().filter(|w| asked.contains(w)).count()
         };
+        let name_holds = |i: usize| holds(&commands[i].label);
         let asks_docs = crate::lexical::speaks_of_docs(&asked);
-        let only_run = crate::lexical::asks_only_to_run(query);
+        let asks_ci = crate::lexical::spelled_words(query).iter().any(|w| {
+            CI_WORDS.contains(&w.as_str()) || CI_WORDS.contains(&crate::lexical::stem(w).as_str())
+        }) || query.to_lowercase().contains("pull request");
         let runs_what_is_asked = |d: usize| only_run && name_holds(d) == 0;
         let decisive = similarity
             .and_then(|s| {
@@ -936,7 +1045,16 @@ pub fn fuse(
             .filter(|&d| !read_only(&commands[d]))
             // A documentation site's `coverage` (of its docs) is not "run the tests with
             // coverage", however near its name.
-            .filter(|&d| asks_docs || !in_docs_folder(at.root, &commands[d]));
+            .filter(|&d| asks_docs || !in_docs_folder(at.root, &commands[d]))
+            // Nor a CI workflow for a query not about CI, unless a name of it (its `name:`, its
+            // file's) holds two of the query's words: the comments of its YAML ("then runs the
+            // test suite and builds the docs") are not what a person runs here;
+            // `browser_e2e.yml` is "run the browser end-to-end tests".
+            .filter(|&d| {
+                asks_ci
+                    || commands[d].kind != "workflow"
+                    || crate::names::names_of(&commands[d]).any(|n| holds(n) >= 2)
+            });
         if let Some(d) = decisive
             && !scored.iter().any(|e| e.0 == d)
             && let Some(e) = rest.iter().find(|e| e.0 == d)
@@ -1028,6 +1146,32 @@ pub fn fuse(
                 && e.1 <= top
             {
                 e.1 = top + 1e-4;
+            }
+        }
+        // A query listing several requests, one command doing them all by its steps: first,
+        // past a decisive one that does one of them.
+        let near = |i: usize| {
+            lexical_rank[i].is_some_and(|r| r <= COVERING_NEAR)
+                || semantic_rank[i].is_some_and(|r| r <= COVERING_NEAR)
+        };
+        if let Some(w) = covering(commands, query, near) {
+            if !scored.iter().any(|e| e.0 == w) {
+                let e = rest
+                    .iter()
+                    .find(|e| e.0 == w)
+                    .copied()
+                    .unwrap_or((w, 0.0, false));
+                scored.push(e);
+            }
+            let top = scored
+                .iter()
+                .filter(|e| e.0 != w)
+                .map(|e| e.1)
+                .fold(f32::MIN, f32::max);
+            if let Some(e) = scored.iter_mut().find(|e| e.0 == w)
+                && e.1 <= top
+            {
+                e.1 = top + 2e-4;
             }
         }
     }
@@ -1586,6 +1730,70 @@ mod tests {
     }
 
     #[test]
+    fn a_query_asking_to_run_a_program_finds_the_nox_session_running_it() {
+        let dir = std::env::temp_dir().join(format!("ct-nox-session-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("noxfile.py"),
+            "import nox\n\n\
+             @nox.session\ndef lint(session):\n    session.install(\"pre-commit\")\n    \
+             session.run(\"pre-commit\", \"run\", \"--all-files\")\n\n\
+             @nox.session\ndef tests(session):\n    session.run(\"pytest\", *session.posargs)\n\n\
+             @nox.session\ndef docs(session):\n    session.run(\"sphinx-build\", \"docs\", \"out\")\n",
+        )
+        .unwrap();
+        let ws = commandtree_core::Workspace::open(Some(&dir), &dir);
+        let mut commands: Vec<CommandItem> = ws
+            .discover(&commandtree_core::Options::default())
+            .commands
+            .into_iter()
+            .filter(|c| c.kind == "nox" && c.label != "nox")
+            .collect();
+        commands.sort_by(|a, b| a.label.cmp(&b.label));
+        let labels: Vec<&str> = commands.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["docs", "lint", "tests"]);
+        let lexical = crate::lexical::index_for(&dir, &commands)
+            .rank("run the pre-commit hooks on every file");
+        let hits = fuse(
+            crate::names::At::root(&dir),
+            &commands,
+            "run the pre-commit hooks on every file",
+            &lexical,
+            // `lint` is the furthest in meaning.
+            Some(&[Some(0.2), Some(0.0), Some(0.15)]),
+            &Ask::default(),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(hits[0].command.label, "lint", "{hits:#?}");
+        assert!(lexical.iter().any(|r| r.invokes && r.doc == 1));
+    }
+
+    #[test]
+    fn a_ci_workflow_comes_after_a_command_run_here_unless_the_query_speaks_of_ci() {
+        let commands = vec![
+            CommandItem::new(
+                "workflow",
+                Path::new("/w/.github/workflows/latest-deps.yml"),
+                "Test against latest dependencies",
+                "gh workflow run latest-deps.yml",
+            )
+            .description("Resolves the dependencies, then runs the test suite and builds the docs"),
+            CommandItem::new("npm", Path::new("/w/package.json"), "test", "jest"),
+            CommandItem::new("npm", Path::new("/w/package.json"), "lint", "eslint ."),
+        ];
+        let sims = [Some(0.25), Some(0.42), Some(0.3)];
+        // Its words are far ahead ("suite" only it holds): still not decisive.
+        let hits = fused(&commands, "run the test suite", &sims);
+        assert_eq!(hits[0].command.label, "test", "{hits:#?}");
+        // Its name saying the query, it is.
+        let hits = fused(&commands, "test against the latest dependencies", &sims);
+        assert_eq!(hits[0].command.kind, "workflow", "{hits:#?}");
+        let hits = fused(&commands, "run the CI test suite", &sims);
+        assert_eq!(hits[0].command.kind, "workflow", "{hits:#?}");
+    }
+
+    #[test]
     fn a_documentation_sites_task_is_not_decisive_for_a_query_not_about_docs() {
         let make = |file: &str, label: &str, recipe: &str| {
             CommandItem::new("make", Path::new(file), label, recipe)
@@ -1701,6 +1909,51 @@ mod tests {
             .into_iter()
             .map(|h| format!("{}:{}", h.command.file_path, h.command.label))
             .collect()
+    }
+
+    #[test]
+    fn a_query_listing_requests_finds_the_command_whose_steps_do_them_all() {
+        use crate::closure::tests::cmd;
+        let p = StepHow::Prerequisite;
+        let commands = vec![
+            cmd("make", "/w/Makefile", "clean", &[]),
+            cmd("make", "/w/Makefile", "format", &[]),
+            cmd("make", "/w/Makefile", "tests", &[]),
+            cmd("make", "/w/Makefile", "build", &[("format", p)]),
+            cmd(
+                "make",
+                "/w/Makefile",
+                "all",
+                &[("clean", p), ("format", p), ("tests", p), ("build", p)],
+            ),
+            cmd("make", "/w/Makefile", "deploy-test-checks-lint", &[]),
+            cmd("make", "/w/Makefile", "ci", &[("lint", p), ("tests", p)]),
+            cmd("make", "/w/Makefile", "lint", &[]),
+        ];
+        // `clean` is nearest in meaning, `all` third.
+        let sims = [0.53, 0.37, 0.52, 0.35, 0.5, 0.3, 0.3, 0.3].map(Some);
+        let first = |q: &str| fused(&commands, q, &sims)[0].command.label.clone();
+        assert_eq!(first("clean, format, test and build in one go"), "all");
+        // Far down both lists, its steps do not make it the answer.
+        let mut far = sims;
+        far[4] = Some(0.1);
+        assert_eq!(
+            fused(&commands, "clean, format, test and build in one go", &far)[0]
+                .command
+                .label,
+            "clean"
+        );
+        // One request: the composite is not preferred for it.
+        assert_eq!(first("clean the build output"), "clean");
+        // Three requests, `all` does one (it lints nothing), `ci` two: neither is first; a
+        // command of one name holding every word (`deploy-test-checks-lint`) does one.
+        let q = "lint, test and deploy";
+        assert_ne!(first(q), "all");
+        assert_ne!(first(q), "ci");
+        // Matching: each request takes a different name.
+        assert_eq!(matching(&[vec![0], vec![0], vec![0, 1]], 2), 2);
+        assert_eq!(matching(&[vec![0, 1], vec![0]], 2), 2);
+        assert_eq!(matching(&[vec![], vec![1]], 2), 1);
     }
 
     #[test]
