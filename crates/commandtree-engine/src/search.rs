@@ -484,7 +484,13 @@ fn asks_whole(query: &str) -> bool {
 /// command does every request (`ci: lint tests` is not "lint, test and deploy"). Only among
 /// the commands `near` the query, first few by words or by meaning: steps named "deploy" and
 /// "lint" do not make `test` "deploy all the sample apps and check that they respond".
-fn covering(commands: &[CommandItem], query: &str, near: impl Fn(usize) -> bool) -> Option<usize> {
+/// `asked` is the query's words ([`crate::lexical::tokens`]).
+fn covering(
+    commands: &[CommandItem],
+    query: &str,
+    asked: &[String],
+    near: impl Fn(usize) -> bool,
+) -> Option<usize> {
     let requests: Vec<Vec<String>> = crate::lexical::clauses(query)
         .map(crate::lexical::tokens)
         .filter(|t| !t.is_empty())
@@ -522,7 +528,6 @@ fn covering(commands: &[CommandItem], query: &str, near: impl Fn(usize) -> bool)
     };
     // Of two doing as much, the one whose name says nothing else (`test` before
     // `test-ci-docker`, both running lint, unit and deploy tests).
-    let asked = crate::lexical::tokens(query);
     let besides = |i: usize| {
         crate::lexical::tokens(&commands[i].label)
             .iter()
@@ -564,6 +569,26 @@ fn matching(can: &[Vec<usize>], names: usize) -> usize {
     (0..can.len())
         .filter(|&r| augment(r, can, &mut vec![false; names], &mut owner))
         .count()
+}
+
+/// Puts `d` above every other entry of `scored` that `passes` (by `margin`), unless it is
+/// already: a decisive command's, or one doing every request's, place among the priors.
+fn lift_above(
+    scored: &mut [(usize, f32, bool)],
+    d: usize,
+    margin: f32,
+    passes: impl Fn(usize) -> bool,
+) {
+    let top = scored
+        .iter()
+        .filter(|e| e.0 != d && passes(e.0))
+        .map(|e| e.1)
+        .fold(f32::MIN, f32::max);
+    if let Some(e) = scored.iter_mut().find(|e| e.0 == d)
+        && e.1 <= top
+    {
+        e.1 = top + margin;
+    }
 }
 
 /// How far down either list a command doing every request of a query may be ([`covering`]).
@@ -1137,16 +1162,7 @@ pub fn fuse(
                     && ((named[i] >= NAME_SAYS_ENOUGH && name_holds(i) > holds)
                         || (invokes[i] && !invokes[d]))
             };
-            let top = scored
-                .iter()
-                .filter(|e| e.0 != d && !says_more(e.0))
-                .map(|e| e.1)
-                .fold(f32::MIN, f32::max);
-            if let Some(e) = scored.iter_mut().find(|e| e.0 == d)
-                && e.1 <= top
-            {
-                e.1 = top + 1e-4;
-            }
+            lift_above(&mut scored, d, 1e-4, |i| !says_more(i));
         }
         // A query listing several requests, one command doing them all by its steps: first,
         // past a decisive one that does one of them.
@@ -1154,7 +1170,7 @@ pub fn fuse(
             lexical_rank[i].is_some_and(|r| r <= COVERING_NEAR)
                 || semantic_rank[i].is_some_and(|r| r <= COVERING_NEAR)
         };
-        if let Some(w) = covering(commands, query, near) {
+        if let Some(w) = covering(commands, query, &asked, near) {
             if !scored.iter().any(|e| e.0 == w) {
                 let e = rest
                     .iter()
@@ -1163,16 +1179,7 @@ pub fn fuse(
                     .unwrap_or((w, 0.0, false));
                 scored.push(e);
             }
-            let top = scored
-                .iter()
-                .filter(|e| e.0 != w)
-                .map(|e| e.1)
-                .fold(f32::MIN, f32::max);
-            if let Some(e) = scored.iter_mut().find(|e| e.0 == w)
-                && e.1 <= top
-            {
-                e.1 = top + 2e-4;
-            }
+            lift_above(&mut scored, w, 2e-4, |_| true);
         }
     }
     // The exact name first, nearest the current folder first (as a name resolves), then by
