@@ -491,7 +491,12 @@ pub fn fields<'a>(
     root: &Path,
     own_text: Option<&'a str>,
 ) -> Vec<(f32, String)> {
-    let mut f = vec![(LABEL, c.label.clone())];
+    let mut f = match derived_label(c) {
+        // VS Code names a task it derives by its type (`npm: build:vscode`): the type says
+        // which runner, as a path does, not what the task is ("publish the packages to npm").
+        Some((runner, name)) => vec![(LABEL, name.to_string()), (PATH, runner.to_string())],
+        None => vec![(LABEL, c.label.clone())],
+    };
     for a in &c.aliases {
         f.push((LABEL, a.clone()));
     }
@@ -542,11 +547,24 @@ pub fn fields<'a>(
     f
 }
 
+/// The prefixes VS Code gives the names of tasks it derives from their type (`npm: lint`,
+/// `gulp: build`, `tsc: watch - tsconfig.json`).
+const DERIVED_LABEL_PREFIXES: &[&str] = &["npm", "gulp", "grunt", "jake", "tsc"];
+
+/// A VS Code task's name split into the runner VS Code derived it from and the task's own name.
+fn derived_label(c: &CommandItem) -> Option<(&str, &str)> {
+    if c.kind != "vscode" {
+        return None;
+    }
+    let (runner, name) = c.label.split_once(": ")?;
+    (DERIVED_LABEL_PREFIXES.contains(&runner) && !name.trim().is_empty()).then_some((runner, name))
+}
+
 /// The language a command's type works in, as a person names it ("run the rust tests" is
 /// Cargo's `test`, "lint the python code" a Python tool's).
 const LANGUAGES: &[(&str, &str)] = &[
     ("cargo", "rust"),
-    ("npm", "javascript node"),
+    ("npm", "javascript node npm"),
     ("deno", "typescript javascript"),
     ("python", "python"),
     ("pyproject", "python"),
@@ -1206,6 +1224,16 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("pdoc", &["*"], "docs"),
     ("javadoc", &["*"], "docs"),
     ("rustdoc", &["*"], "docs"),
+    // Link checkers ("check the documentation site for broken links": `bundle exec
+    // htmlproofer ./_site`).
+    ("htmlproofer", &["*"], "check links"),
+    ("htmltest", &["*"], "check links"),
+    ("lychee", &["*"], "check links"),
+    ("linkchecker", &["*"], "check links"),
+    ("markdown-link-check", &["*"], "check links"),
+    ("linkinator", &["*"], "check links"),
+    ("muffet", &["*"], "check links"),
+    ("blc", &["*"], "check links"),
     // Database migrations.
     ("alembic", &["upgrade", "downgrade"], "db migrate"),
     ("prisma", &["migrate"], "db"),
@@ -1213,8 +1241,29 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("flyway", &["migrate"], "db"),
 ];
 
+/// Package managers and the subcommands with which they install what a project depends on
+/// (`bundle install`, `npm ci`, bare `yarn`): "install the project's dependencies" whatever
+/// the command is named (`bootstrap`). Each is also a word that only starts another tool
+/// (`bundle exec rubocop`), so these are read before [`TOOL_WRAPPERS`] are passed over.
+const INSTALLERS: &[(&str, &[&str])] = &[
+    ("bundle", &["", "install"]),
+    ("npm", &["install", "ci", "i"]),
+    ("yarn", &["", "install"]),
+    ("pnpm", &["install", "i"]),
+    ("bun", &["install", "i"]),
+    ("poetry", &["install"]),
+    ("uv", &["sync"]),
+    ("pipenv", &["install", "sync"]),
+    ("composer", &["install"]),
+    ("mix", &["deps.get"]),
+];
+
+/// What [`INSTALLERS`] say a command does.
+const INSTALLS: &str = "install dependencies";
+
 /// Words that only start a tool (`npx vite`, `cross-env A=1 vite`, `yarn vite`).
 const TOOL_WRAPPERS: &[&str] = &[
+    "time",
     "bundle",
     "npx",
     "bunx",
@@ -1237,6 +1286,17 @@ fn tool_words<'t>(texts: impl Iterator<Item = &'t str>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for text in texts {
         for segment in text.split(['&', ';', '|', '\n', '"', '\'', '`', '(', ')', '{', '}']) {
+            let mut called = segment.split_whitespace().skip_while(|w| w.contains('='));
+            if let Some(manager) = called.next() {
+                let sub = called.find(|w| !w.starts_with('-')).unwrap_or("");
+                if INSTALLERS
+                    .iter()
+                    .any(|(m, subs)| *m == manager && subs.contains(&sub))
+                    && !out.contains(&INSTALLS)
+                {
+                    out.push(INSTALLS);
+                }
+            }
             let mut words = segment
                 .split_whitespace()
                 .skip_while(|w| w.contains('=') || w.starts_with('-') || TOOL_WRAPPERS.contains(w));
@@ -1719,9 +1779,50 @@ mod tests {
     }
 
     #[test]
+    fn the_runner_vs_code_names_a_task_by_is_not_its_name() {
+        let mut commands = vec![
+            CommandItem::new(
+                "vscode",
+                Path::new("/w/.vscode/tasks.json"),
+                "npm: build:vscode",
+                "npm run build:vscode",
+            ),
+            CommandItem::new(
+                "npm",
+                Path::new("/w/package.json"),
+                "release",
+                "pnpm run build && changeset publish",
+            ),
+        ];
+        // Releasing is common in a monorepo's scripts; "npm" in a name is not.
+        for n in 0..8 {
+            commands.push(CommandItem::new(
+                "npm",
+                Path::new(&format!("/w/packages/p{n}/package.json")),
+                "prerelease",
+                "pnpm run build && pnpm run release:check",
+            ));
+        }
+        let index = Index::build(commands.iter().map(|c| fields(c, Path::new("/w"), None)));
+        let ranked = index.rank("publish the packages to npm");
+        assert_eq!(ranked[0].doc, 1);
+        // Its own name still finds it, and the runner as a path word does, not as its name.
+        assert_eq!(index.rank("build vscode")[0].doc, 0);
+        let by_runner = index.rank("npm");
+        let task = by_runner
+            .iter()
+            .find(|r| r.doc == 0)
+            .expect("found by its runner");
+        assert_eq!(task.name, 0.0);
+        let other = CommandItem::new("vscode", Path::new("/w/.vscode/tasks.json"), "a: b", "x");
+        assert_eq!(derived_label(&other), None);
+        assert_eq!(derived_label(&commands[0]), Some(("npm", "build:vscode")));
+    }
+
+    #[test]
     fn tools_say_what_they_do_in_a_persons_words() {
         let says = |t: &str| tool_words(std::iter::once(t));
-        assert_eq!(says("yarn && vite"), ["dev server"]);
+        assert_eq!(says("yarn vite"), ["dev server"]);
         assert_eq!(says("cross-env A=1 vite --port 3000"), ["dev server"]);
         assert_eq!(says("npx next dev -p 4000"), ["dev server"]);
         assert_eq!(says("vite preview --port 5000"), ["preview server"]);
@@ -1733,12 +1834,24 @@ mod tests {
             says("golangci-lint run ./... && gofmt -l ."),
             ["lint", "format"]
         );
-        assert!(says("bundle install").is_empty());
+        // Package managers installing what the project depends on, whatever starts them.
+        assert_eq!(says("bundle install -j8"), ["install dependencies"]);
+        assert_eq!(
+            says("CI=1 npm ci && npm run build"),
+            ["install dependencies"]
+        );
+        assert_eq!(says("yarn && vite"), ["install dependencies", "dev server"]);
+        assert!(says("yarn --cwd ./app build").is_empty());
+        assert!(says("npm run install:all").is_empty());
         // Test runners, through make's variables too; documentation servers.
         assert_eq!(says("$(PYTEST) -x --cov=$(PROJ)"), ["test"]);
         assert_eq!(says("vitest --ui"), ["test"]);
         assert_eq!(says("jest tests/unit"), ["test"]);
         assert_eq!(says("mkdocs serve -a 0.0.0.0:8000"), ["docs server"]);
+        assert_eq!(
+            says("time bundle exec htmlproofer ./_site --allow-hash-href"),
+            ["check links"]
+        );
         assert_eq!(says("ruff check ."), ["lint"]);
         assert_eq!(says("${PREFIX}ruff format $SOURCE_FILES"), ["format"]);
     }

@@ -360,6 +360,26 @@ fn decisive_meaning(sims: &[Option<f32>]) -> Option<usize> {
     (first.1 >= CONFIDENT && first.1 - second >= DECISIVE_MARGIN).then_some(first.0)
 }
 
+/// The words that only start a task by its name (`make lint`, `just fmt`, `npm run x`).
+const RUNNER_WORDS: &[&str] = &[
+    "make", "just", "task", "mise", "run", "npm", "yarn", "pnpm", "bun", "rake", "cargo",
+];
+
+/// Whether all a command's embedded text says is its name (`make common-build`: its name, its
+/// runner, its folder, nothing describing it): then how far it is in meaning is how far its
+/// name is, and says nothing of what its recipe does.
+fn meaning_is_its_name(c: &CommandItem) -> bool {
+    let said = |t: &Option<String>| t.as_deref().is_some_and(|t| !t.trim().is_empty());
+    if said(&c.description) || said(&c.summary) {
+        return false;
+    }
+    let name = crate::lexical::tokens(&c.label);
+    let runner = crate::lexical::tokens(&c.kind);
+    crate::lexical::tokens(&c.command)
+        .iter()
+        .all(|w| name.contains(w) || runner.contains(w) || RUNNER_WORDS.contains(&w.as_str()))
+}
+
 /// How far ahead of the next command's the best BM25 score must be for its words to say which
 /// command is meant: the next scores at most this share of it. Over the benchmark's tuning and
 /// seen queries, a first lexical result this far ahead was right where the fused rank let a
@@ -499,7 +519,7 @@ fn covering(
         return None;
     }
     let composites: Vec<usize> = (0..commands.len())
-        .filter(|&i| commands[i].steps.len() >= 2 && near(i))
+        .filter(|&i| !commands[i].steps.is_empty() && near(i))
         .collect();
     if composites.is_empty() {
         return None;
@@ -1056,13 +1076,22 @@ pub fn fuse(
             CI_WORDS.contains(&w.as_str()) || CI_WORDS.contains(&crate::lexical::stem(w).as_str())
         }) || query.to_lowercase().contains("pull request");
         let runs_what_is_asked = |d: usize| only_run && name_holds(d) == 0;
+        let words = decisive_words(commands, lexical);
         let decisive = similarity
-            .and_then(|s| {
-                decisive_meaning(s).map(|d| (d, false)).or_else(|| {
-                    decisive_words(commands, lexical).filter(|&(d, far)| {
-                        far || semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING)
-                    })
-                })
+            .and_then(|s| match decisive_meaning(s) {
+                // Each list sure of a different command: neither is the one meant, and the fused
+                // rank decides ("run the unit tests": `check`, "runs the linters and tests",
+                // nearest in meaning, and `tests`, "executes any unit tests", far ahead by
+                // words).
+                Some(m) if words.is_some_and(|(w, far)| far && w != m) => None,
+                Some(m) => Some((m, false)),
+                // A command whose meaning is only its name is as far in meaning as its name
+                // is from the query: its words decide ("build the prometheus binaries":
+                // `common-build`, whose recipe says "building binaries").
+                None => words.filter(|&(d, far)| {
+                    far || semantic_rank[d].is_some_and(|r| r <= DECISIVE_WORDS_MEANING)
+                        || meaning_is_its_name(&commands[d])
+                }),
             })
             .filter(|&(d, far)| !other_action(d) || (far && runs_what_is_asked(d)))
             .map(|(d, _)| d)
@@ -1961,6 +1990,116 @@ mod tests {
         assert_eq!(matching(&[vec![0], vec![0], vec![0, 1]], 2), 2);
         assert_eq!(matching(&[vec![0, 1], vec![0]], 2), 2);
         assert_eq!(matching(&[vec![], vec![1]], 2), 1);
+    }
+
+    #[test]
+    fn a_command_doing_one_request_by_its_name_and_another_by_its_step_does_both() {
+        use crate::closure::tests::cmd;
+        let mut clean_install = cmd(
+            "npm",
+            "/w/package.json",
+            "clean-install",
+            &[("rm:node_modules", StepHow::Call)],
+        );
+        clean_install.command = "yarn rm:node_modules && yarn install".into();
+        let mut rm = cmd("npm", "/w/package.json", "rm:node_modules", &[]);
+        rm.command = "rimraf --glob node_modules packages/*/node_modules".into();
+        let mut commands = vec![rm, clean_install];
+        for n in 0..10 {
+            commands.push(cmd("npm", "/w/package.json", &format!("build:{n}"), &[]));
+        }
+        // The step alone is far nearer in meaning.
+        let mut sims = vec![Some(0.8), Some(0.65)];
+        sims.extend((0..10).map(|n| Some(0.3 - 0.01 * n as f32)));
+        let hits = fused(&commands, "delete node_modules and reinstall", &sims);
+        assert_eq!(hits[0].command.label, "clean-install");
+        // Asked for the one request, the step is the answer.
+        let hits = fused(&commands, "delete node_modules", &sims);
+        assert_eq!(hits[0].command.label, "rm:node_modules");
+    }
+
+    #[test]
+    fn when_each_list_is_sure_of_another_command_the_fused_rank_decides() {
+        let make = |label: &str, description: &str| {
+            let mut c = CommandItem::new(
+                "make",
+                Path::new("/w/Makefile"),
+                label,
+                format!("make {label}"),
+            );
+            c.description = Some(description.into());
+            c
+        };
+        let mut commands = vec![
+            make(
+                "check",
+                "Runs the linters, the formatter, the vet checks and the tests.",
+            ),
+            make("tests", "Executes any unit tests."),
+            make("wpt", "Web platform tests."),
+        ];
+        for n in 0..10 {
+            commands.push(make(&format!("task-{n}"), "Does another thing."));
+        }
+        // `check` is nearest in meaning by a margin that would decide alone; `tests` holds
+        // "unit" and is far ahead by words.
+        let mut sims = vec![Some(0.67), Some(0.55), Some(0.33)];
+        sims.extend((0..10).map(|n| Some(0.3 - 0.01 * n as f32)));
+        let hits = fused(&commands, "run the unit tests", &sims);
+        assert_eq!(hits[0].command.label, "tests");
+        // Where the words are not sure, the meaning decides.
+        let hits = fused(&commands, "run the linters", &sims);
+        assert_eq!(hits[0].command.label, "check");
+    }
+
+    #[test]
+    fn words_far_ahead_decide_for_a_command_whose_meaning_is_only_its_name() {
+        let c = |kind: &str, file: &str, label: &str, command: &str| {
+            CommandItem::new(kind, Path::new(file), label, command)
+        };
+        let mut commands = vec![c(
+            "make",
+            "/w/Makefile",
+            "common-build",
+            "make common-build",
+        )];
+        for (i, lib) in ["lexer", "parser", "codemirror", "ui", "editor"]
+            .iter()
+            .enumerate()
+        {
+            let mut b = c(
+                "shell",
+                &format!("/w/web/{lib}/build.sh"),
+                "build.sh",
+                &format!("bash web/{lib}/build.sh"),
+            );
+            b.description = Some(format!("build the {lib} library ({i})"));
+            commands.push(b);
+        }
+        for n in 0..6 {
+            commands.push(c("make", "/w/Makefile", &format!("other-{n}"), "true"));
+        }
+        let recipe = "@echo \">> building binaries\"\n\t$(PROMU) build --prefix $(PREFIX)";
+        let index =
+            crate::lexical::Index::build(commands.iter().enumerate().map(|(i, c)| {
+                crate::lexical::fields(c, Path::new("/w"), (i == 0).then_some(recipe))
+            }));
+        let query = "build the binaries";
+        let lexical = index.rank(query);
+        assert_eq!(commands[lexical[0].doc].label, "common-build");
+        // By meaning the make target is last: all the model sees is its name.
+        let mut sims: Vec<Option<f32>> = vec![Some(0.05)];
+        sims.extend((0..5).map(|i| Some(0.45 - 0.01 * i as f32)));
+        sims.extend((0..6).map(|n| Some(0.3 - 0.01 * n as f32)));
+        let hits = fuse(
+            crate::names::At::root(Path::new("/w")),
+            &commands,
+            query,
+            &lexical,
+            Some(&sims),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].command.label, "common-build");
     }
 
     #[test]
