@@ -325,6 +325,9 @@ pub fn actions(name: &str) -> u32 {
 /// ("clone cpython for the benchmarks", "start the mail catcher").
 const ASKING_WORDS: usize = 2;
 
+/// Verbs that ask only for something to be done, the task named by what follows.
+const DOING_VERBS: &[&str] = &["prepare", "perform", "do", "execute", "create", "cut"];
+
 /// The groups of [`ACTIONS`] a query asks for, one bit each: every task word it holds when one
 /// of its first [`ASKING_WORDS`] words is one ("build the docs and serve them": both) or when
 /// it says "run" ("run the erlang unit tests": testing), else running something when it says
@@ -336,8 +339,19 @@ pub fn asked_actions(query: &str) -> u32 {
     // Each request of a list ("lint, test and build", "build the docs and serve them") starts
     // with its verb; a task word further into one names what it acts on ("start the test app's
     // dev server": not testing).
+    // A verb that only says to do it leaves the task to the words after ("prepare a stable
+    // release": releasing).
+    let doing: Vec<String> = DOING_VERBS.iter().flat_map(|v| tokens(v)).collect();
     let verbs = clauses(query)
-        .flat_map(|c| tokens(c).into_iter().take(ASKING_WORDS))
+        .flat_map(|c| {
+            let t = tokens(c);
+            let take = if t.first().is_some_and(|v| doing.contains(v)) {
+                t.len()
+            } else {
+                ASKING_WORDS
+            };
+            t.into_iter().take(take)
+        })
         .filter_map(|t| bits.get(&t))
         .fold(0, |a, b| a | b);
     if verbs != 0 {
@@ -1967,6 +1981,13 @@ mod tests {
         // A hook does not do what it comes before.
         assert_eq!(actions("pre-push"), 0);
         assert_eq!(actions("push"), b("release"));
+        // A verb that only says to do it leaves the task to what follows.
+        assert_eq!(
+            asked_actions("prepare a stable cli release: bump version and tag"),
+            b("release") | b("update")
+        );
+        assert_eq!(asked_actions("cut a new release"), b("release"));
+        assert_eq!(asked_actions("bump the version for a release"), b("update"));
     }
 
     #[test]

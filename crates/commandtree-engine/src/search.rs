@@ -1145,9 +1145,14 @@ pub fn fuse(
             // Named for another task than the one asked for (`ui-install` for "start the UI dev
             // server"), or for the one asked for (`install` for "install elixir on my system",
             // before `docs_elixir`, which holds as many of the words).
+            // Not one whose name says another task besides, one the query does not speak of
+            // (`test:kit:build`, building for the tests, for "build all the publishable
+            // packages").
+            let does = crate::lexical::actions(&c.label);
+            let besides = does & !(asked_actions | mentioned) != 0;
             if other {
                 *score *= OTHER_ACTION;
-            } else if same_action(*i) {
+            } else if same_action(*i) && !besides {
                 *score *= SAME_ACTION;
             }
             if asks_more && !project.is_empty() {
@@ -2016,6 +2021,33 @@ mod tests {
         // Asked for the one request, the step is the answer.
         let hits = fused(&commands, "delete node_modules", &sims);
         assert_eq!(hits[0].command.label, "rm:node_modules");
+    }
+
+    #[test]
+    fn a_name_saying_another_task_besides_the_asked_one_gains_nothing_for_it() {
+        let npm = |label: &str, script: &str| {
+            CommandItem::new("npm", Path::new("/w/package.json"), label, script)
+        };
+        let mut commands = vec![
+            npm("test:kit:build", "pnpm run --dir packages/kit test:build"),
+            npm("build:libs", "pnpm --filter '@sveltejs/*' -r build"),
+        ];
+        // Building is in most scripts of a monorepo, and packages in most folders.
+        for n in 0..10 {
+            commands.push(npm(&format!("check:{n}"), "pnpm build && tsc"));
+            commands.push(CommandItem::new(
+                "npm",
+                Path::new(&format!("/w/packages/p{n}/package.json")),
+                "check",
+                "tsc",
+            ));
+        }
+        let mut sims = vec![Some(0.45), Some(0.44)];
+        sims.extend((0..20).map(|n| Some(0.3 - 0.01 * n as f32)));
+        let first = |q: &str| fused(&commands, q, &sims)[0].command.label.clone();
+        assert_eq!(first("build all the publishable packages"), "build:libs");
+        // Asked for both, the name saying both is the answer.
+        assert_eq!(first("build the kit for the tests"), "test:kit:build");
     }
 
     #[test]
