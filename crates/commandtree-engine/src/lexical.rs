@@ -1259,21 +1259,35 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
 /// (`bundle install`, `npm ci`, bare `yarn`): "install the project's dependencies" whatever
 /// the command is named (`bootstrap`). Each is also a word that only starts another tool
 /// (`bundle exec rubocop`), so these are read before [`TOOL_WRAPPERS`] are passed over.
-const INSTALLERS: &[(&str, &[&str])] = &[
-    ("bundle", &["", "install"]),
-    ("npm", &["install", "ci", "i"]),
-    ("yarn", &["", "install"]),
-    ("pnpm", &["install", "i"]),
-    ("bun", &["install", "i"]),
-    ("poetry", &["install"]),
-    ("uv", &["sync"]),
-    ("pipenv", &["install", "sync"]),
-    ("composer", &["install"]),
-    ("mix", &["deps.get"]),
+const INSTALLERS: &[(&str, &[&str], &str)] = &[
+    ("bundle", &["", "install"], INSTALLS),
+    ("npm", &["install", "ci", "i"], INSTALLS),
+    ("yarn", &["", "install"], INSTALLS),
+    ("pnpm", &["install", "i"], INSTALLS),
+    ("bun", &["install", "i"], INSTALLS),
+    ("poetry", &["install"], INSTALLS),
+    ("uv", &["sync"], INSTALLS),
+    ("pipenv", &["install", "sync"], INSTALLS),
+    ("composer", &["install"], INSTALLS),
+    ("mix", &["deps.get"], INSTALLS),
 ];
 
-/// What [`INSTALLERS`] say a command does.
 const INSTALLS: &str = "install dependencies";
+
+/// Adds to `out` what the entries of `table` ([`TOOLS`], [`INSTALLERS`]) say `program` does
+/// when run with `sub` (its first plain argument, or "").
+fn push_says(
+    table: &[(&str, &[&str], &'static str)],
+    program: &str,
+    sub: &str,
+    out: &mut Vec<&'static str>,
+) {
+    for (tool, subs, says) in table {
+        if *tool == program && (subs.contains(&sub) || subs.contains(&"*")) && !out.contains(says) {
+            out.push(says);
+        }
+    }
+}
 
 /// Words that only start a tool (`npx vite`, `cross-env A=1 vite`, `yarn vite`).
 const TOOL_WRAPPERS: &[&str] = &[
@@ -1303,13 +1317,7 @@ fn tool_words<'t>(texts: impl Iterator<Item = &'t str>) -> Vec<&'static str> {
             let mut called = segment.split_whitespace().skip_while(|w| w.contains('='));
             if let Some(manager) = called.next() {
                 let sub = called.find(|w| !w.starts_with('-')).unwrap_or("");
-                if INSTALLERS
-                    .iter()
-                    .any(|(m, subs)| *m == manager && subs.contains(&sub))
-                    && !out.contains(&INSTALLS)
-                {
-                    out.push(INSTALLS);
-                }
+                push_says(INSTALLERS, manager, sub, &mut out);
             }
             let mut words = segment
                 .split_whitespace()
@@ -1324,14 +1332,7 @@ fn tool_words<'t>(texts: impl Iterator<Item = &'t str>) -> Vec<&'static str> {
                 .find(|w| !w.starts_with('-'))
                 .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '-'))
                 .unwrap_or("");
-            for (tool, subs, says) in TOOLS {
-                if *tool == program
-                    && (subs.contains(&sub) || subs.contains(&"*"))
-                    && !out.contains(says)
-                {
-                    out.push(says);
-                }
-            }
+            push_says(TOOLS, &program, sub, &mut out);
         }
     }
     out
