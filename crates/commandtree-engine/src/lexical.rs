@@ -561,17 +561,12 @@ pub fn fields<'a>(
     f
 }
 
-/// The prefixes VS Code gives the names of tasks it derives from their type (`npm: lint`,
-/// `gulp: build`, `tsc: watch - tsconfig.json`).
-const DERIVED_LABEL_PREFIXES: &[&str] = &["npm", "gulp", "grunt", "jake", "tsc"];
-
 /// A VS Code task's name split into the runner VS Code derived it from and the task's own name.
 fn derived_label(c: &CommandItem) -> Option<(&str, &str)> {
     if c.kind != "vscode" {
         return None;
     }
-    let (runner, name) = c.label.split_once(": ")?;
-    (DERIVED_LABEL_PREFIXES.contains(&runner) && !name.trim().is_empty()).then_some((runner, name))
+    commandtree_core::sources::vscode::derived_name(&c.label)
 }
 
 /// The language a command's type works in, as a person names it ("run the rust tests" is

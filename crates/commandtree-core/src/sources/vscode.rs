@@ -333,6 +333,17 @@ fn task_label(task: &Map<String, Value>) -> Result<String, String> {
     derived.ok_or_else(|| "has no `label`".to_string())
 }
 
+/// The runners whose name starts the names [`task_label`] derives (`npm: lint`, `gulp: build`,
+/// `tsc: watch - tsconfig.json`).
+const DERIVED_RUNNERS: &[&str] = &["npm", "gulp", "grunt", "jake", "tsc"];
+
+/// A task's name as VS Code derives it, split into the runner and the task's own name
+/// (`npm: build:vscode` → `npm`, `build:vscode`); `None` for a name of another form.
+pub fn derived_name(label: &str) -> Option<(&str, &str)> {
+    let (runner, name) = label.split_once(": ")?;
+    (DERIVED_RUNNERS.contains(&runner) && !name.trim().is_empty()).then_some((runner, name))
+}
+
 /// The parameter a `${input:id}` reference asks for, from its `inputs[]` entry.
 fn input_param(id: &str, input: &Value) -> ParamDef {
     let s = |k: &str| input.get(k).and_then(Value::as_str);
