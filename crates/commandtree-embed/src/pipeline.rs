@@ -68,6 +68,14 @@ pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
         return (s.to_string(), Source::Summary);
     }
     let mut text = c.label.trim().to_string();
+    // A tox environment named for an interpreter (`py312`) runs on it; the model cannot read
+    // that from the name.
+    if c.kind == "tox"
+        && let Some(python) = commandtree_core::sources::tox::interpreter(&c.label)
+    {
+        text.push_str(", ");
+        text.push_str(&python);
+    }
     // Where it is says which package or part of the project it acts on ("build the
     // plugin-legacy package"); a folder that only holds scripts says nothing and would blur a
     // short name.

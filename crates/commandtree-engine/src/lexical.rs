@@ -106,6 +106,8 @@ const SYNONYMS: &[&[&str]] = &[
     &["app", "application"],
     &["java", "jdk", "jvm", "jre"],
     &["js", "javascript"],
+    // JavaScript's module formats as bundles are named for them (`build-all-cjs`).
+    &["cjs", "commonjs"],
     &["ts", "typescript"],
     &["py", "python"],
     &["deb", "debian", "dpkg"],
@@ -118,6 +120,11 @@ const SYNONYMS: &[&[&str]] = &[
     &["k8s", "kubernetes", "kube", "kubectl"],
     &["valgrind", "memcheck"],
     &["viz", "visualization", "visualisation"],
+    // Tests against the oldest versions a project supports (tox's and nox's `min`,
+    // `lowest-direct`), and with its optional dependencies (Python's extras).
+    &["min", "minimum", "minimal", "lowest", "oldest"],
+    &["extra", "optional"],
+    &["sw", "serviceworker"],
 ];
 
 /// Phrases of task vocabulary and the one word task names use for them: setting up, an end-to-end test,
@@ -147,6 +154,11 @@ const PHRASES: &[(&str, &str)] = &[
     // `redis-cli`, `test:cli`: a command-line interface is a CLI.
     ("command-line", " cli "),
     ("command line", " cli "),
+    ("es module", " esm "),
+    // Vue's and Svelte's `.vue`/`.svelte` files (`dev-sfc`, the SFC playground).
+    ("single file component", " sfc "),
+    ("single-file component", " sfc "),
+    ("service worker", " serviceworker "),
 ];
 
 /// The words of `text` as written, lowercase, neither stemmed nor merged with synonyms: a
@@ -345,8 +357,12 @@ pub fn asked_actions(query: &str) -> u32 {
     let verbs = clauses(query)
         .flat_map(|c| {
             let t = tokens(c);
+            // A verb first says the task; a task word after it is its object ("delete the
+            // build output": cleaning).
             let take = if t.first().is_some_and(|v| doing.contains(v)) {
                 t.len()
+            } else if t.first().is_some_and(|v| bits.contains_key(v)) {
+                1
             } else {
                 ASKING_WORDS
             };
@@ -533,6 +549,12 @@ pub fn fields<'a>(
     }
     if solution {
         f.push((PATH, "solution: all projects".to_string()));
+    }
+    if c.kind == "tox"
+        && let Some(python) = commandtree_core::sources::tox::interpreter(&c.label)
+    {
+        // Its version, and PyPy by name; every tox environment says "python" already.
+        f.push((DESCRIPTION, python.trim_start_matches("Python").to_string()));
     }
     if let Some((_, language)) = LANGUAGES.iter().find(|(k, _)| *k == c.kind) {
         f.push((PATH, language.to_string()));
@@ -1027,7 +1049,9 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
         let cut = commandtree_core::excerpt::Excerpts::new(&content);
         for &i in idx {
             let t = cut.of(&commands[i]);
-            if own_text_is_the_commands(&commands[i], &t) {
+            if commands[i].kind == "tox" && commands[i].command != "tox" {
+                own.insert(i, tox_env_text(&commands[i], &content, &t.text));
+            } else if own_text_is_the_commands(&commands[i], &t) {
                 own.insert(i, t.text.to_string());
                 if t.whole_file {
                     whole.insert(i);
@@ -1072,7 +1096,7 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             f.push((COMMAND, says.clone()));
         }
         let mut doc = Doc::of(f);
-        doc.runs = actions(&says);
+        doc.runs = actions(&says) | described_action(c);
         // Its own name (`pnpm run ci`, `python3 fuzz.py`) counts as a name already, and the
         // project's own program (`elixir` in elixir's scripts, `dokku` in dokku's) is named in
         // half the queries about it.
@@ -1105,6 +1129,43 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
         },
     );
     index
+}
+
+/// The task a command's description starts with ("Setup git hooks" for a Taskfile's `dev`): it
+/// does that whatever its name says.
+fn described_action(c: &CommandItem) -> u32 {
+    let Some(first) = c
+        .description
+        .as_deref()
+        .and_then(|d| d.split_whitespace().next())
+    else {
+        return 0;
+    };
+    let bits = actions(first);
+    // "Run ..." says only that it runs something.
+    if bits == action_bits().get(RUN).copied().unwrap_or(0) {
+        0
+    } else {
+        bits
+    }
+}
+
+/// A tox environment's own text as searched: the notes above its section and the commands it
+/// runs ([`commandtree_core::sources::tox::env_commands`]), not the dependencies it pins.
+fn tox_env_text(c: &CommandItem, content: &str, section: &str) -> String {
+    let mut out: Vec<String> = section
+        .lines()
+        .map(str::trim)
+        .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with(';'))
+        .filter(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches(['#', ';']).trim().to_string())
+        .collect();
+    out.extend(commandtree_core::sources::tox::env_commands(
+        c.definition_path(),
+        content,
+        section,
+    ));
+    out.join("\n")
 }
 
 /// A build tool's own verbs (`gradle test`, `cargo fmt -p crate`) point at their project file
@@ -1243,6 +1304,9 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("linkinator", &["*"], "check links"),
     ("muffet", &["*"], "check links"),
     ("blc", &["*"], "check links"),
+    // Packaging ("check the package metadata before uploading to pypi": `twine check dist/*`).
+    ("twine", &["check"], "check package"),
+    ("twine", &["upload"], "publish package"),
     // Database migrations.
     ("alembic", &["upgrade", "downgrade"], "db migrate"),
     ("prisma", &["migrate"], "db"),
@@ -1567,6 +1631,14 @@ mod tests {
             w
         };
         assert_eq!(sorted("do spellchecking"), sorted("check the spelling"));
+        // Module formats, Vue's components, the oldest and the optional dependencies.
+        assert_eq!(tokens("build-all-cjs"), tokens("build all commonjs"));
+        assert_eq!(tokens("dev-sfc"), tokens("dev single file component"));
+        assert_eq!(tokens("build:sw"), tokens("build the service worker"));
+        assert_eq!(
+            sorted("min-extra-deps"),
+            sorted("oldest optional dependencies")
+        );
     }
 
     #[test]
@@ -1984,6 +2056,66 @@ mod tests {
         );
         assert_eq!(asked_actions("cut a new release"), b("release"));
         assert_eq!(asked_actions("bump the version for a release"), b("update"));
+        // A task word right after the verb is its object.
+        assert_eq!(asked_actions("delete the build output"), b("clean"));
+        assert_eq!(asked_actions("type check the project"), b("check"));
+    }
+
+    #[test]
+    fn a_description_starting_with_a_task_says_what_the_command_does() {
+        let task = |label: &str, description: &str| {
+            let mut c = CommandItem::new("taskfile", Path::new("/w/Taskfile.yml"), label, "x");
+            c.description = Some(description.into());
+            c
+        };
+        let bits = action_bits();
+        assert_eq!(
+            described_action(&task("dev", "Setup git hooks")),
+            bits["install"]
+        );
+        assert_eq!(described_action(&task("ci", "Run all CI steps")), 0);
+        assert_eq!(described_action(&task("fmt", "gofumpt all code")), 0);
+    }
+
+    #[test]
+    fn a_tox_environment_is_found_by_what_it_runs_and_the_python_it_names() {
+        let dir = std::env::temp_dir().join(format!("ct-tox-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let ini = dir.join("tox.ini");
+        // Line numbers: [testenv] 4, [min] 9, [testenv:min] 12, [testenv:mypy] 16,
+        // [testenv:twinecheck] 23.
+        std::fs::write(
+            &ini,
+            "[tox]\nenvlist = py311, py312, min, mypy, twinecheck\n\n[testenv]\ndeps = coverage\ncommands =\n    pytest {posargs:tests}\n\n[min]\ncommands = pytest --strict\n\n[testenv:min]\ndeps = attrs==20.1\ncommands = {[min]commands}\n\n[testenv:mypy]\ndeps =\n    pytest==8.0\n    mypy\ncommands = mypy src tests\n\n\n# Check the package metadata PyPI shows.\n[testenv:twinecheck]\ncommands =\n    python -m build --sdist\n    twine check dist/*\n",
+        )
+        .unwrap();
+        let env = |name: &str, line: usize| {
+            CommandItem::new("tox", &ini, name, format!("tox -e {name}")).line(line)
+        };
+        let commands = vec![
+            env("py311", 4),
+            env("py312", 4),
+            env("min", 12),
+            env("mypy", 16),
+            env("twinecheck", 24),
+        ];
+        let index = index_for(&dir, &commands);
+        let first = |q: &str| commands[index.rank(q)[0].doc].label.clone();
+        assert_eq!(first("run the tests on python 3.12"), "py312");
+        // `min` runs the tests by a reference to another section; `mypy` only pins pytest.
+        let testing: Vec<&str> = index
+            .rank("pytest")
+            .iter()
+            .map(|r| commands[r.doc].label.as_str())
+            .collect();
+        assert!(testing.contains(&"min"), "{testing:?}");
+        assert!(!testing.contains(&"mypy"), "{testing:?}");
+        assert_eq!(
+            first("check the package metadata before uploading to pypi"),
+            "twinecheck"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -375,9 +375,12 @@ fn meaning_is_its_name(c: &CommandItem) -> bool {
     }
     let name = crate::lexical::tokens(&c.label);
     let runner = crate::lexical::tokens(&c.kind);
-    crate::lexical::tokens(&c.command)
-        .iter()
-        .all(|w| name.contains(w) || runner.contains(w) || RUNNER_WORDS.contains(&w.as_str()))
+    // Its runner's options (`tox -e twinecheck`) say nothing either.
+    c.command
+        .split_whitespace()
+        .filter(|w| !w.starts_with('-'))
+        .flat_map(crate::lexical::tokens)
+        .all(|w| name.contains(&w) || runner.contains(&w) || RUNNER_WORDS.contains(&w.as_str()))
 }
 
 /// How far ahead of the next command's the best BM25 score must be for its words to say which
@@ -491,6 +494,52 @@ fn asks_whole(query: &str) -> bool {
             ["all", "every", "whole", "entire"].contains(&p[0].as_str())
                 && ["test", "tests", "spec", "specs", "project", "projects"]
                     .contains(&p[1].as_str())
+        })
+}
+
+/// How many commands a command runs for it to be one that runs a set of them (`tox`, `ci`),
+/// not a task done in a few steps.
+const MANY_STEPS: usize = 4;
+
+/// How much a command running many others keeps of its score when one of them is found too.
+const AGGREGATE: f32 = 0.8;
+
+/// The steps `c` runs as commands of their own (not its hooks).
+fn calls(c: &CommandItem) -> usize {
+    c.steps.iter().filter(|s| s.how != StepHow::Hook).count()
+}
+
+/// Whether a query asks for everything, the default set or what CI runs: "run everything CI
+/// runs", "the full test suite", "run all the checks" (all or every of tasks or of the things
+/// that run them); not "the tests with all the optional dependencies".
+fn asks_everything(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("the"))
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let of_tasks = |w: &str| {
+        crate::lexical::tokens(w).iter().any(|t| {
+            crate::lexical::actions(t) != 0
+                || ["env", "step", "target", "job", "suite", "hook", "session"]
+                    .contains(&t.as_str())
+        }) || ["tasks", "task"].contains(&w)
+    };
+    // All of the units of a project ("build all the npm packages") is everything too.
+    !all_units(query).is_empty()
+        || words.iter().enumerate().any(|(i, w)| {
+            [
+                "everything",
+                "whole",
+                "entire",
+                "full",
+                "complete",
+                "default",
+                "ci",
+            ]
+            .contains(&w.as_str())
+                || (["all", "every"].contains(&w.as_str())
+                    && words.get(i + 1).is_some_and(|next| of_tasks(next)))
         })
 }
 
@@ -1174,6 +1223,46 @@ pub fn fuse(
             }
             if *exact {
                 *score = 1.0;
+            }
+        }
+        // A command running many others (`tox` running the default environments, a `ci` of
+        // four steps) holds all their words, and means something near every query about one
+        // of them, but does none of them alone: it makes way for any of its steps found, unless
+        // the query asks for everything or for several tasks, or its name says the query (`lint`
+        // for "lint the code") or holds a word of it besides a task (`gen-analyzer` for
+        // "regenerate the analyzer code"; not `build-sfc-playground`, running four builds, for
+        // "build the commonjs bundles").
+        let names_its_object = |i: usize| {
+            crate::lexical::tokens(&commands[i].label)
+                .iter()
+                .any(|w| asked.contains(w) && crate::lexical::actions(w) == 0)
+        };
+        if !asks_everything(query) && crate::lexical::clauses(query).nth(1).is_none() {
+            let aggregates: Vec<usize> = scored
+                .iter()
+                .map(|e| e.0)
+                .filter(|&i| {
+                    named[i] < NAME_SAYS_ENOUGH
+                        && !names_its_object(i)
+                        && calls(&commands[i]) >= MANY_STEPS
+                })
+                .collect();
+            if !aggregates.is_empty() {
+                let index = crate::closure::Index::new(commands);
+                let found: std::collections::HashSet<&str> =
+                    scored.iter().map(|e| commands[e.0].id.as_str()).collect();
+                for a in aggregates {
+                    let c = &commands[a];
+                    let makes_way = c
+                        .steps
+                        .iter()
+                        .filter(|s| s.how != StepHow::Hook)
+                        .flat_map(|s| index.resolve(c, s))
+                        .any(|d| d.id != c.id && found.contains(d.id.as_str()));
+                    if makes_way && let Some(e) = scored.iter_mut().find(|e| e.0 == a) {
+                        e.1 *= AGGREGATE;
+                    }
+                }
             }
         }
         // A command whose meaning is far closer to the query than any other's is what was
@@ -2132,6 +2221,100 @@ mod tests {
             &Ask::default(),
         );
         assert_eq!(hits[0].command.label, "common-build");
+    }
+
+    #[test]
+    fn a_command_running_many_others_makes_way_for_the_one_asked_for() {
+        let dir = std::env::temp_dir().join(format!("ct-aggregate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let ini = dir.join("tox.ini");
+        let envs = ["docs", "docs-tests", "docs-links", "docs-coverage", "serve"];
+        // The file's header speaks of what its environments do, as many do.
+        let mut text = format!(
+            "# Build the docs, test their examples, find broken links in them.\n[tox]\nenvlist = {}\n",
+            envs.join(", ")
+        );
+        let mut lines = Vec::new();
+        for (e, run) in envs.iter().zip([
+            "sphinx-build -b html . out",
+            "pytest",
+            "sphinx-build -W -b linkcheck . out",
+            "sphinx-build -b coverage . out",
+            "python -m http.server",
+        ]) {
+            lines.push(text.lines().count() + 2);
+            text.push_str(&format!("\n[testenv:{e}]\ncommands = {run}\n"));
+        }
+        std::fs::write(&ini, &text).unwrap();
+        let mut all = CommandItem::new("tox", &ini, "tox", "tox").line(2);
+        all.description = Some(format!("Run the default environments: {}", envs.join(", ")));
+        all.steps = envs
+            .iter()
+            .map(|e| commandtree_core::StepRef::new(e.to_string(), StepHow::Call, false))
+            .collect();
+        let mut commands = vec![all];
+        for (e, line) in envs.iter().zip(&lines) {
+            commands.push(CommandItem::new("tox", &ini, e, format!("tox -e {e}")).line(*line));
+        }
+        // By meaning the list of every environment is near any query about one of them, and
+        // it holds every one's words.
+        let sims = [
+            Some(0.5),
+            Some(0.1),
+            Some(0.2),
+            Some(0.45),
+            Some(0.2),
+            Some(0.1),
+        ];
+        let first = |q: &str| {
+            let lexical = crate::lexical::index_for(&dir, &commands).rank(q);
+            let at = crate::names::At::root(&dir);
+            let h = fuse(at, &commands, q, &lexical, Some(&sims), &Ask::default());
+            h[0].command.label.clone()
+        };
+        assert_eq!(first("find broken links in the docs"), "docs-links");
+        // Asked for everything, it is the answer.
+        assert_eq!(first("run all the default environments"), "tox");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_query_asks_for_everything_by_all_of_its_tasks_not_all_of_anything() {
+        for q in [
+            "run all the checks",
+            "run every linter",
+            "run everything CI runs",
+            "the full test suite",
+            "run all the default environments",
+            // A command building each package in turn is what is asked.
+            "build all the packages",
+            "build all the npm packages",
+        ] {
+            assert!(asks_everything(q), "{q}");
+        }
+        for q in [
+            "run the tests with all the optional dependencies installed",
+            "check the docs for broken links",
+        ] {
+            assert!(!asks_everything(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_runners_options_say_nothing_of_what_a_command_does() {
+        assert!(meaning_is_its_name(&CommandItem::new(
+            "tox",
+            Path::new("/w/tox.ini"),
+            "twinecheck",
+            "tox -e twinecheck",
+        )));
+        assert!(!meaning_is_its_name(&CommandItem::new(
+            "tox",
+            Path::new("/w/tox.ini"),
+            "docs",
+            "tox -e docs -- sphinx",
+        )));
     }
 
     #[test]

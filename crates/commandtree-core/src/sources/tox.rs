@@ -398,6 +398,127 @@ fn toml_commands<'t>(
     }
 }
 
+/// What tox environment `env` runs, for search: the command lines of its definition (`text`,
+/// as [`run_lines`] reads them), or, when it has no `commands` of its own, those of the base
+/// environment it inherits them from (`[testenv]`, `env_run_base`); a `{[section]key}`
+/// reference is replaced by that key's lines, read from `content` (the whole file, `file`).
+/// Its dependencies and settings are left out: a pinned `pytest` among a type checker's
+/// dependencies does not make it run the tests.
+pub fn env_commands(file: &std::path::Path, content: &str, text: &str) -> Vec<String> {
+    let own: Vec<String> = run_lines(text).into_iter().map(|(_, l)| l).collect();
+    let is_ini = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ini"));
+    if !is_ini && let Ok((_, table)) = toml_syntax::parse_table(content) {
+        let tox = table
+            .get("tool")
+            .and_then(|t| t.get("tox"))
+            .and_then(toml::Value::as_table);
+        if let Some(ini) = tox
+            .and_then(|t| t.get("legacy_tox_ini"))
+            .and_then(toml::Value::as_str)
+        {
+            return ini_env_commands(ini, text, own);
+        }
+        if !own.is_empty() {
+            return own;
+        }
+        let base = tox
+            .unwrap_or(&table)
+            .get("env_run_base")
+            .and_then(toml::Value::as_table);
+        let mut out = Vec::new();
+        if let (Some(base), Ok((doc, _))) = (base, toml_syntax::parse_table(content)) {
+            toml_commands(&doc, base, &mut Vec::new(), &mut out);
+        }
+        return out.into_iter().map(|(_, l)| l).collect();
+    }
+    ini_env_commands(content, text, own)
+}
+
+fn ini_env_commands(content: &str, text: &str, own: Vec<String>) -> Vec<String> {
+    let Ok(sections) = ini::parse(content) else {
+        return own;
+    };
+    let has_commands = text.lines().any(|l| {
+        l.split_once(['=', ':'])
+            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("commands"))
+    });
+    let mut lines = own;
+    if !has_commands
+        && let Some(base) = sections
+            .iter()
+            .find(|s| s.name == "testenv")
+            .and_then(|s| s.get("commands"))
+    {
+        lines.extend(
+            base.value
+                .split('\n')
+                .map(|l| {
+                    without_factors(l)
+                        .trim_start_matches('-')
+                        .trim()
+                        .to_string()
+                })
+                .filter(|l| !l.is_empty()),
+        );
+    }
+    let mut out = Vec::new();
+    for line in lines {
+        resolve(&sections, &line, 0, &mut out);
+    }
+    out
+}
+
+/// `line` with each `{[section]key}` replaced by that key's value, a reference's own
+/// references too (a few levels: tox files chain `[testenv:x]` to `[min]` to `[testenv]`).
+fn resolve(sections: &[ini::Section], line: &str, depth: usize, out: &mut Vec<String>) {
+    let reference = line.find("{[").and_then(|at| {
+        let close = line[at..].find(']')? + at;
+        let end = line[close..].find('}')? + close;
+        let section = &line[at + 2..close];
+        let key = &line[close + 1..end];
+        let value = sections.iter().find(|s| s.name == section)?.get(key)?;
+        Some((at, end, value.value.clone()))
+    });
+    match reference {
+        Some((at, end, value)) if depth < 4 => {
+            let (head, tail) = (&line[..at], &line[end + 1..]);
+            for v in value.split('\n').filter(|v| !v.trim().is_empty()) {
+                let joined = format!("{head}{}{tail}", without_factors(v.trim()));
+                resolve(sections, joined.trim(), depth + 1, out);
+            }
+        }
+        _ => out.push(line.to_string()),
+    }
+}
+
+/// The interpreter an environment's name asks tox for, as a person names it: tox runs an
+/// environment named with a factor such as `py312`, `py3.12`, `py3` or `pypy310` on that
+/// Python ("Python 3.12", "PyPy 3.10").
+pub fn interpreter(env: &str) -> Option<String> {
+    env.split('-').find_map(|factor| {
+        let (name, version) = if let Some(v) = factor.strip_prefix("pypy") {
+            ("PyPy", v)
+        } else {
+            ("Python", factor.strip_prefix("py")?)
+        };
+        let digits: String = version.chars().filter(|c| *c != '.').collect();
+        if digits.is_empty() {
+            return (version.is_empty() && name == "PyPy").then(|| name.to_string());
+        }
+        if !digits.chars().all(|c| c.is_ascii_digit()) || digits.len() > 3 {
+            return None;
+        }
+        let (major, minor) = digits.split_at(1);
+        Some(if minor.is_empty() {
+            format!("{name} {major}")
+        } else {
+            format!("{name} {major}.{minor}")
+        })
+    })
+}
+
 /// `unit,lint: pytest` → `pytest`: a line that runs only for environments with those factors.
 fn without_factors(line: &str) -> &str {
     match line.split_once(": ") {
@@ -569,5 +690,71 @@ commands = sphinx-build docs out
         );
         let toml = "[env.clean]\ncommands = [[\"rm\", \"-rf\", \"~/x y\"]]\n";
         assert_eq!(run_lines(toml), [(2, "rm -rf '~/x y'".to_string())]);
+    }
+
+    #[test]
+    fn what_an_environment_runs_follows_tox_inheritance_and_references() {
+        use std::path::Path;
+        let ini = "[tox]\nenvlist = py312, min, mypy\n\n[testenv]\ndeps = pytest\ncommands =\n    pytest tests\n\n[min]\ncommands = pytest --min {posargs}\n\n[testenv:min]\ndeps = attrs==1.0\ncommands = {[min]commands} -x\n\n[testenv:mypy]\ndeps =\n    pytest\n    mypy\ncommands = mypy src\n\n[testenv:extra]\ndeps = boto3\n";
+        let section = |name: &str| {
+            let at = ini.find(&format!("[testenv:{name}]")).unwrap();
+            let end = ini[at + 1..].find("\n[").map_or(ini.len(), |e| at + 1 + e);
+            &ini[at..end]
+        };
+        // No section of its own: the base section is its definition.
+        let base_at = ini.find("[testenv]").unwrap();
+        let base = &ini[base_at..ini.find("[min]").unwrap()];
+        assert_eq!(
+            env_commands(Path::new("tox.ini"), ini, base),
+            ["pytest tests"]
+        );
+        assert_eq!(
+            env_commands(Path::new("tox.ini"), ini, section("min")),
+            ["pytest --min {posargs} -x"]
+        );
+        assert_eq!(
+            env_commands(Path::new("tox.ini"), ini, section("mypy")),
+            ["mypy src"],
+            "what it pins is not what it runs"
+        );
+        assert_eq!(
+            env_commands(Path::new("tox.ini"), ini, section("extra")),
+            ["pytest tests"],
+            "without commands of its own it runs the base environment's"
+        );
+        let toml = "env_list = [\"py312\", \"lint\"]\n[env_run_base]\ncommands = [[\"pytest\"]]\n[env.lint]\ncommands = [[\"ruff\", \"check\"]]\n[env.docs]\ndeps = [\"sphinx\"]\n";
+        assert_eq!(
+            env_commands(
+                Path::new("tox.toml"),
+                toml,
+                "[env.lint]\ncommands = [[\"ruff\", \"check\"]]\n"
+            ),
+            ["ruff check"]
+        );
+        assert_eq!(
+            env_commands(
+                Path::new("tox.toml"),
+                toml,
+                "[env.docs]\ndeps = [\"sphinx\"]\n"
+            ),
+            ["pytest"]
+        );
+    }
+
+    #[test]
+    fn an_environment_named_for_an_interpreter_runs_on_it() {
+        assert_eq!(interpreter("py312").as_deref(), Some("Python 3.12"));
+        assert_eq!(
+            interpreter("py3.11-django50").as_deref(),
+            Some("Python 3.11")
+        );
+        assert_eq!(interpreter("py3").as_deref(), Some("Python 3"));
+        assert_eq!(interpreter("py27").as_deref(), Some("Python 2.7"));
+        assert_eq!(interpreter("min-pypy3").as_deref(), Some("PyPy 3"));
+        assert_eq!(interpreter("pypy310").as_deref(), Some("PyPy 3.10"));
+        assert_eq!(interpreter("pypy").as_deref(), Some("PyPy"));
+        for none in ["pylint", "mypy", "py", "docs", "pyright", "py3k"] {
+            assert_eq!(interpreter(none), None, "{none}");
+        }
     }
 }
