@@ -355,7 +355,7 @@ pub fn run_lines(text: &str) -> Vec<(usize, String)> {
             continue;
         }
         for (n, l) in e.value.split('\n').enumerate() {
-            let code = without_factors(l).trim_start_matches('-').trim();
+            let code = command_of(l);
             if !code.is_empty() {
                 out.push((e.line + n, code.to_string()));
             }
@@ -409,7 +409,7 @@ pub fn env_commands(file: &std::path::Path, content: &str, text: &str) -> Vec<St
     let is_ini = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ini"));
-    if !is_ini && let Ok((_, table)) = toml_syntax::parse_table(content) {
+    if !is_ini && let Ok((doc, table)) = toml_syntax::parse_table(content) {
         let tox = table
             .get("tool")
             .and_then(|t| t.get("tox"))
@@ -428,7 +428,7 @@ pub fn env_commands(file: &std::path::Path, content: &str, text: &str) -> Vec<St
             .get("env_run_base")
             .and_then(toml::Value::as_table);
         let mut out = Vec::new();
-        if let (Some(base), Ok((doc, _))) = (base, toml_syntax::parse_table(content)) {
+        if let Some(base) = base {
             toml_commands(&doc, base, &mut Vec::new(), &mut out);
         }
         return out.into_iter().map(|(_, l)| l).collect();
@@ -454,13 +454,9 @@ fn ini_env_commands(content: &str, text: &str, own: Vec<String>) -> Vec<String> 
         lines.extend(
             base.value
                 .split('\n')
-                .map(|l| {
-                    without_factors(l)
-                        .trim_start_matches('-')
-                        .trim()
-                        .to_string()
-                })
-                .filter(|l| !l.is_empty()),
+                .map(command_of)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
         );
     }
     let mut out = Vec::new();
@@ -517,6 +513,12 @@ pub fn interpreter(env: &str) -> Option<String> {
             format!("{name} {major}.{minor}")
         })
     })
+}
+
+/// The command of one line of a `commands` value: without its factor condition and tox's
+/// ignore-the-exit-code dash.
+fn command_of(line: &str) -> &str {
+    without_factors(line).trim_start_matches('-').trim()
 }
 
 /// `unit,lint: pytest` → `pytest`: a line that runs only for environments with those factors.
