@@ -181,6 +181,17 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         {
             return (Some(Reason::TestData), false);
         }
+        // A Python file in a test suite that is not the suite's own runner: a test module
+        // (`tests/query_runner/test_oracle.py`, run by pytest, not by hand) or a helper the
+        // tests start as a process, a folder or more in (`tests/mockserver/http.py`,
+        // `tests/CrawlerProcess/sleeping.py`). A runner directly in the test folder
+        // (`tests/run.py`) stays the project's.
+        if kind == "python"
+            && lower_eq_any(d, TEST_DIRS)
+            && is_python_test_support(file, dirs.len() - i)
+        {
+            return (Some(Reason::TestData), false);
+        }
         // A website's served files (`website/src/public/Taskfile.yml`, `docs/static/install.sh`):
         // downloads and samples for readers, not the project's commands.
         if lower_eq_any(d, SERVED_DIRS) && dirs[..i].iter().any(|a| lower_eq_any(a, SITE_DIRS)) {
@@ -210,6 +221,14 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         return (Some(Reason::Template), false);
     }
     (None, in_templates)
+}
+
+/// Whether a Python file `levels` folders into a test folder (1: directly in it) is the test
+/// suite's: a test module by pytest's naming, `conftest.py`, or anything deeper than the suite's
+/// own folder.
+fn is_python_test_support(file: &str, levels: usize) -> bool {
+    let stem = file.strip_suffix(".py").unwrap_or(file);
+    levels > 1 || stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
 }
 
 /// Types whose file is a project's manifest.
@@ -665,6 +684,14 @@ mod tests {
             "dotnet",
             "/w/Tests/Frameworks/NUnit.Specs/NUnit.Specs.csproj"
         ));
+        // A test suite's Python modules and the helpers its tests start; not its runner.
+        assert!(aux(&fs, "python", "/w/tests/mockserver/http.py"));
+        assert!(aux(&fs, "python", "/w/tests/query_runner/test_oracle.py"));
+        assert!(aux(&fs, "python", "/w/pkg/tests/test_cli.py"));
+        assert!(aux(&fs, "python", "/w/test/conftest.py"));
+        assert!(!aux(&fs, "python", "/w/tests/run_all.py"));
+        assert!(!aux(&fs, "python", "/w/scripts/test_release.py"));
+        assert!(!aux(&fs, "shell", "/w/tests/ci/unit_test_runner.sh"));
         assert!(aux(&fs, "npm", "/w/{{cookiecutter.slug}}/package.json"));
         assert!(aux(&fs, "npm", "/w/examples/basic/package.json"));
         assert!(aux(&fs, "npm", "/w/packages/x/playground/package.json"));

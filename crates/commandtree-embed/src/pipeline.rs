@@ -62,12 +62,65 @@ const GENERIC_FOLDERS: &[&str] = &[
     ".",
 ];
 
+/// Short words of task names and what they stand for: the model reads `cov` or `fmt` as
+/// letters, not as coverage or formatting (celery's `make cov` was 158th by meaning for "run
+/// the tests with coverage").
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("fmt", "format"),
+    ("cov", "coverage"),
+    ("deps", "dependencies"),
+    ("dep", "dependency"),
+    ("gen", "generate"),
+    ("regen", "regenerate"),
+    ("e2e", "end-to-end tests"),
+    ("db", "database"),
+    ("env", "environment"),
+    ("i18n", "translations"),
+    ("l10n", "translations"),
+    ("bench", "benchmark"),
+    ("perf", "performance"),
+    ("prof", "profile"),
+    ("init", "initialize"),
+    ("tsc", "typescript compiler"),
+    ("dts", "type declarations"),
+    ("cjs", "commonjs"),
+    ("esm", "es modules"),
+    ("sfc", "single file component"),
+    ("pkg", "package"),
+    ("pkgs", "packages"),
+    ("k8s", "kubernetes"),
+    ("img", "image"),
+    ("prod", "production"),
+    ("dev", "development"),
+    ("dist", "distribution"),
+    ("lib", "library"),
+    ("repl", "interactive shell"),
+];
+
+/// What the abbreviated words of a name stand for, each once, in the name's order.
+fn expansions(label: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for word in label.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let word = word.to_ascii_lowercase();
+        if let Some((_, long)) = ABBREVIATIONS.iter().find(|(short, _)| *short == word)
+            && !out.contains(long)
+        {
+            out.push(long);
+        }
+    }
+    out
+}
+
 /// The text to embed for `c`, given the summary stored for it.
 pub fn source_text(c: &CommandItem, summary: Option<&str>) -> (String, Source) {
     if let Some(s) = summary.map(str::trim).filter(|s| !s.is_empty()) {
         return (s.to_string(), Source::Summary);
     }
     let mut text = c.label.trim().to_string();
+    for long in expansions(&c.label) {
+        text.push_str(", ");
+        text.push_str(long);
+    }
     // A tox environment named for an interpreter (`py312`) runs on it; the model cannot read
     // that from the name.
     if c.kind == "tox"
@@ -335,7 +388,7 @@ mod tests {
         assert_eq!(s, Source::Discovered);
         assert_eq!(
             t,
-            "db-reset: Drop and recreate the dev database\nmake db-reset"
+            "db-reset, database: Drop and recreate the dev database\nmake db-reset"
         );
         let script = CommandItem::new(
             "shell",
@@ -354,6 +407,15 @@ mod tests {
             "\"/w/scripts/deploy.sh\"",
         );
         assert_eq!(source_text(&bare, None).0, "deploy.sh");
+        // The short words of a name are said in full for the model.
+        let cov = CommandItem::new("make", Path::new("/w/Makefile"), "cov", "make cov");
+        assert_eq!(source_text(&cov, None).0, "cov, coverage\nmake cov");
+        let e2e = CommandItem::new("npm", Path::new("/w/package.json"), "test:e2e:dev", "x");
+        assert!(
+            source_text(&e2e, None)
+                .0
+                .starts_with("test:e2e:dev, end-to-end tests, development\n")
+        );
         let (t, s) = source_text(&c, Some("  "));
         assert_eq!(s, Source::Discovered);
         assert!(t.starts_with("db-reset"));

@@ -370,6 +370,13 @@ pub fn asked_actions(query: &str) -> u32 {
         })
         .filter_map(|t| bits.get(&t))
         .fold(0, |a, b| a | b);
+    // Fetching a project's dependencies installs them (`go mod download`, `cargo fetch`, a
+    // `setup` that runs `go mod tidy`): "download the go dependencies".
+    let verbs = if verbs & bits["download"] != 0 && words.iter().any(|w| w == "dep") {
+        verbs | bits["install"]
+    } else {
+        verbs
+    };
     if verbs != 0 {
         // "… whenever a file changes" asks for a watch wherever it is said.
         let watch = if words.iter().any(|w| w == "watch") {
@@ -2059,6 +2066,15 @@ mod tests {
         // A task word right after the verb is its object.
         assert_eq!(asked_actions("delete the build output"), b("clean"));
         assert_eq!(asked_actions("type check the project"), b("check"));
+        // Fetching dependencies installs them; fetching anything else does not.
+        assert_eq!(
+            asked_actions("download the go dependencies"),
+            b("download") | b("install")
+        );
+        assert_eq!(
+            asked_actions("download the web platform tests"),
+            b("download")
+        );
     }
 
     #[test]

@@ -1094,13 +1094,16 @@ pub fn fuse(
         // the email templates" for `export`, whose script runs `email`).
         let only_run = crate::lexical::asks_only_to_run(query);
         let runs_named_program = only_run && mentioned == 0;
+        // Cleaning undoes the task whose output it removes: a command doing that task is not
+        // it, though the query speaks of it ("delete the build output": not `build`).
+        let cleans = asked_actions & crate::lexical::actions("clean") != 0;
         let other_action = |i: usize| {
             let does = crate::lexical::actions(&commands[i].label);
             asked_actions != 0
                 && does != 0
                 && does & asked_actions == 0
                 && runs[i] & asked_actions == 0
-                && does & mentioned == 0
+                && (does & mentioned == 0 || cleans)
                 && !(runs_named_program && invokes[i])
         };
         let same_action = |i: usize| {
@@ -2520,6 +2523,20 @@ mod tests {
                 &[Some(0.4), Some(0.6)]
             )[0],
             "/w/scripts/setup.sh:setup.sh"
+        );
+        // Cleaning undoes the task it names: `build` is not "delete the build output", though
+        // it is nearer in meaning.
+        let npm = |label: &str| CommandItem::new("npm", Path::new("/w/package.json"), label, "x");
+        // Twenty others between them by meaning, as in a monorepo's scripts.
+        let mut clean = vec![npm("build"), npm("clean")];
+        let mut sims = vec![Some(0.36), Some(0.25)];
+        for i in 0..20 {
+            clean.push(npm(&format!("other{i}")));
+            sims.push(Some(0.3));
+        }
+        assert_eq!(
+            ranked_by(&clean, "delete the build output", &sims)[0],
+            "/w/package.json:clean"
         );
     }
 
