@@ -95,6 +95,21 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("dist", "distribution"),
     ("lib", "library"),
     ("repl", "interactive shell"),
+    ("ssr", "server-side rendering"),
+    ("wasm", "webassembly"),
+    ("pg", "postgres"),
+    ("gql", "graphql"),
+    ("cfg", "configuration"),
+    ("conf", "configuration"),
+    ("tpl", "template"),
+    ("srv", "server"),
+    ("deb", "debian package"),
+    ("ts", "typescript"),
+    ("js", "javascript"),
+    ("py", "python"),
+    ("lsp", "language server"),
+    ("dl", "download"),
+    ("ver", "version"),
 ];
 
 /// What the abbreviated words of a name stand for, each once, in the name's order.
