@@ -95,6 +95,11 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("dist", "distribution"),
     ("lib", "library"),
     ("repl", "interactive shell"),
+    // Languages' interactive shells, by the names of their programs.
+    ("iex", "interactive elixir shell"),
+    ("irb", "interactive ruby shell"),
+    ("ghci", "interactive haskell shell"),
+    ("jshell", "interactive java shell"),
     ("ssr", "server-side rendering"),
     ("wasm", "webassembly"),
     ("pg", "postgres"),

@@ -1097,11 +1097,19 @@ pub fn fuse(
         // Cleaning undoes the task whose output it removes: a command doing that task is not
         // it, though the query speaks of it ("delete the build output": not `build`).
         let cleans = asked_actions & crate::lexical::actions("clean") != 0;
+        // Testing something runs it: for a query that only asks to run something ("run the
+        // code examples from the documentation"), a command named for testing it
+        // (`test-examples`) is not named for another task.
+        let runs_it = if only_run {
+            asked_actions | crate::lexical::actions("test")
+        } else {
+            asked_actions
+        };
         let other_action = |i: usize| {
             let does = crate::lexical::actions(&commands[i].label);
             asked_actions != 0
                 && does != 0
-                && does & asked_actions == 0
+                && does & runs_it == 0
                 && runs[i] & asked_actions == 0
                 && (does & mentioned == 0 || cleans)
                 && !(runs_named_program && invokes[i])
@@ -1321,6 +1329,13 @@ pub fn fuse(
                 }
             })
             .then(b.1.total_cmp(&a.1))
+            // A tie (first by words and second by meaning, against the other way round): the
+            // better place by words, the surer list on real repositories (the benchmark's words
+            // alone find more first than meaning alone).
+            .then_with(|| {
+                let words = |i: usize| lexical_rank[i].unwrap_or(usize::MAX);
+                words(a.0).cmp(&words(b.0))
+            })
             .then(a.0.cmp(&b.0))
     };
     if ask.limit > 0 && scored.len() > ask.limit {
@@ -1529,6 +1544,31 @@ mod tests {
         assert_eq!(first(0.6), "bravo");
         // Nothing near (every similarity under 0.3): the words decide.
         assert_eq!(first(0.2), "alpha");
+    }
+
+    #[test]
+    fn of_two_commands_tied_the_better_place_by_words_comes_first() {
+        let script =
+            |name: &str| CommandItem::new("shell", &Path::new("/w/scripts").join(name), name, name);
+        let commands: Vec<CommandItem> = ["alpha", "bravo", "charlie"]
+            .into_iter()
+            .map(script)
+            .collect();
+        let at = crate::names::At::root(Path::new("/w"));
+        // `charlie` first by words and second by meaning, `bravo` the other way round: the
+        // same fused score, and the order of the listing would put `bravo` first.
+        let lexical = ranked(&[(2, 3.0, 1), (1, 2.9, 1), (0, 2.8, 1)]);
+        let sims = [Some(0.45), Some(0.55), Some(0.5)];
+        let hits = fuse(
+            at,
+            &commands,
+            "zulu",
+            &lexical,
+            Some(&sims),
+            &Ask::default(),
+        );
+        assert_eq!(hits[0].score, hits[1].score);
+        assert_eq!(hits[0].command.label, "charlie");
     }
 
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {
@@ -2523,6 +2563,22 @@ mod tests {
                 &[Some(0.4), Some(0.6)]
             )[0],
             "/w/scripts/setup.sh:setup.sh"
+        );
+        // Testing something runs it: `test-examples` is "run the code examples from the
+        // documentation", not another task than running.
+        let examples = vec![
+            make("docs"),
+            make("docs-serve"),
+            CommandItem::new("cargo", Path::new("/w/core/Cargo.toml"), "doc", "cargo doc"),
+            make("test-examples"),
+        ];
+        assert_eq!(
+            ranked_by(
+                &examples,
+                "run the code examples from the documentation",
+                &[Some(0.22), Some(0.24), Some(0.31), Some(0.55)]
+            )[0],
+            "/w/Makefile:test-examples"
         );
         // Cleaning undoes the task it names: `build` is not "delete the build output", though
         // it is nearer in meaning.
