@@ -368,8 +368,10 @@ fn description(content: &str) -> Option<String> {
 fn is_prose_comment(c: &str) -> bool {
     const DIRECTIVES: &[&str] = &[
         "-*-", "coding:", "coding=", "vim:", "vi:", "pylint:", "type:", "noqa", "flake8:", "mypy:",
-        "fmt:", "pyright:", "ruff:", "isort:",
+        "fmt:", "pyright:", "ruff:", "isort:", "pragma:", "nosec", "pyre-", "spdx-",
     ];
+    let c = c.to_ascii_lowercase();
+    let c = c.as_str();
     !c.starts_with('@')
         && c.chars().any(char::is_alphanumeric)
         && !DIRECTIVES.iter().any(|d| c.starts_with(d))
@@ -972,7 +974,7 @@ if __name__ == "__main__":
     #[test]
     fn first_comment_without_docstring() {
         let c = one(
-            "#!/usr/bin/env python3\n# coding: utf-8\n# pylint: disable=all\n# @param x X\n#\n# Deploy to production environment\nimport os\n",
+            "#!/usr/bin/env python3\n# coding: utf-8\n# pylint: disable=all\n# pragma: no file cover\n# @param x X\n#\n# Deploy to production environment\nimport os\n",
         );
         assert_eq!(
             c.description.as_deref(),

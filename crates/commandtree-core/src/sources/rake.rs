@@ -875,6 +875,11 @@ fn tokenize(line: &str, carry: &mut Option<OpenLiteral>) -> (Vec<Tok>, Vec<Strin
                 }
             }
             toks.push(Tok::Str(chars[start..body_end.max(start)].iter().collect()));
+        } else if c == '/' && regex_may_start(toks.last(), &chars, i) {
+            // A regular expression's words (`/^  module Protection/`) are not code.
+            let (body, next) = read_regex(&chars, i);
+            toks.push(Tok::Str(body));
+            i = next;
         } else if c == '<' && at(i + 1) == Some('<') && heredoc_start(&chars, i + 2).is_some() {
             if let Some((term, next)) = heredoc_start(&chars, i + 2) {
                 heredocs.push(term);
@@ -917,6 +922,50 @@ fn tokenize(line: &str, carry: &mut Option<OpenLiteral>) -> (Vec<Tok>, Vec<Strin
         }
     }
     (toks, heredocs)
+}
+
+/// Whether a `/` at `i` opens a regular expression rather than dividing: where a value is
+/// expected (after an operator, an opening bracket, a comma or a keyword), or as a method's
+/// first argument without parentheses (`split /,/`: a space before it, none after).
+fn regex_may_start(prev: Option<&Tok>, chars: &[char], i: usize) -> bool {
+    match prev {
+        None | Some(Tok::Op(_)) => true,
+        Some(Tok::Punct(p)) => matches!(p, '(' | '[' | ',' | '{' | ';' | '|'),
+        Some(Tok::Ident(w)) => {
+            matches!(
+                w.as_str(),
+                "if" | "unless" | "when" | "and" | "or" | "not" | "return" | "while" | "until"
+            ) || (i > 0
+                && chars[i - 1].is_whitespace()
+                && chars
+                    .get(i + 1)
+                    .is_some_and(|c| !c.is_whitespace() && *c != '='))
+        }
+        _ => false,
+    }
+}
+
+/// The body of the regular expression opening at `open` and the index after it and its flags;
+/// a `/` escaped or in a character class does not close it.
+fn read_regex(chars: &[char], open: usize) -> (String, usize) {
+    let mut i = open + 1;
+    let mut class = false;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => i += 1,
+            '[' => class = true,
+            ']' => class = false,
+            '/' if !class => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    let body: String = chars[open + 1..i.min(chars.len())].iter().collect();
+    i += 1;
+    while chars.get(i).is_some_and(|c| c.is_ascii_alphabetic()) {
+        i += 1;
+    }
+    (body, i.min(chars.len()))
 }
 
 fn closing_delim(c: char) -> Option<char> {
@@ -1323,6 +1372,16 @@ task :release
             labels(&p),
             ["assets:precompile", "top", "one:inner", "after_brace"]
         );
+    }
+
+    #[test]
+    fn a_regular_expressions_words_are_not_code() {
+        // sinatra's rack-protection: `module` in a regular expression opened no block, so the
+        // namespace swallowed every task after it.
+        let content = "namespace :doc do\n  task :readmes do\n    doc = File.read(f)[/^  module Protection(\\n)+(    #[^\\n]*\\n)*/m].scan(/^ *#(?!#) ?(.*)\\n/).join(\"\\n\")\n    \
+                       parts = line.split /[,\\/] if /x/\n    half = total / 2\n  end\nend\ntask :spec\n";
+        let p = parse("/w/Rakefile", content);
+        assert_eq!(labels(&p), ["doc:readmes", "spec"]);
     }
 
     #[test]
