@@ -969,6 +969,17 @@ mod tests {
         assert_eq!(kinds(".claude/skills/s/SKILL.md"), vec!["skill"]);
         assert_eq!(kinds("docs/AGENTS.md"), vec!["markdown"]);
         assert_eq!(kinds("README.md"), vec!["markdown"]);
+        // An extensionless executable goes by its `#!` line.
+        let by_shebang = |l: &str| {
+            m.rows_for_shebang(l)
+                .into_iter()
+                .map(|r| SOURCES[r].kind)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(by_shebang("#!/usr/bin/env bash"), vec!["shell"]);
+        assert_eq!(by_shebang("#!/usr/bin/env python3"), vec!["python"]);
+        assert_eq!(by_shebang("#!/usr/bin/python3.12"), vec!["python"]);
+        assert!(by_shebang("#!/usr/bin/env ruby").is_empty());
     }
 
     /// The name prefilter only ever answers "no" for paths the glob set rejects too: every

@@ -339,7 +339,9 @@ pub const SOURCES: &[Source] = &[
     Source {
         kind: "python",
         patterns: &["**/*.py"],
-        shebangs: &[],
+        // An executable Python script without `.py` (`bin/setup`, `scripts/release`); `uv`
+        // counts only as `uv run` (the parser checks).
+        shebangs: &["python", "python3", "python2", "pypy3", "uv"],
         parse: python::parse,
         prefilter: Some(python::may_run),
     },
@@ -500,10 +502,17 @@ pub const SOURCES: &[Source] = &[
     src("sequence", &[".commandtree/config.toml"], sequence::parse),
 ];
 
-/// Whether a shebang line names one of `interpreters` (`#!/bin/bash`, `#!/usr/bin/env -S zsh -e`).
+/// Whether a shebang line names one of `interpreters` (`#!/bin/bash`, `#!/usr/bin/env -S zsh -e`),
+/// in any minor version (`python3.12` is `python3`).
 pub fn shebang_matches(first_line: &str, interpreters: &[&str]) -> bool {
     // The same reading of `#!` (through `env`, its flags and `VAR=x` words) the parsers use.
-    common::shebang(first_line).is_some_and(|(name, _)| interpreters.contains(&name))
+    common::shebang(first_line).is_some_and(|(name, _)| {
+        let major = name
+            .split_once('.')
+            .filter(|(_, minor)| !minor.is_empty() && minor.chars().all(|c| c.is_ascii_digit()))
+            .map_or(name, |(major, _)| major);
+        interpreters.contains(&major)
+    })
 }
 
 #[cfg(test)]
@@ -591,5 +600,10 @@ mod tests {
         assert!(shebang_matches("#!/usr/bin/env -S bash -eu", sh));
         assert!(!shebang_matches("#!/usr/bin/env python3", sh));
         assert!(!shebang_matches("# bash", sh));
+        let python = &["python", "python3"];
+        assert!(shebang_matches("#!/usr/bin/env python3", python));
+        assert!(shebang_matches("#!/usr/bin/python3.12 -u", python));
+        assert!(!shebang_matches("#!/usr/bin/python3.x", python));
+        assert!(!shebang_matches("#!/usr/bin/env ruby", python));
     }
 }

@@ -1,5 +1,6 @@
 //! Python scripts: a `.py` file is a command when it is runnable (a Python shebang, or an
-//! `if __name__ == "__main__":` block); library modules produce nothing. Parameters come from
+//! `if __name__ == "__main__":` block), and so is an extensionless executable whose shebang
+//! runs Python (routed here by it); library modules produce nothing. Parameters come from
 //! `# @param` comments and argparse `add_argument(...)` calls; the description from the module
 //! docstring or the first comment.
 
