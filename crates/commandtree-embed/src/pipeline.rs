@@ -64,7 +64,8 @@ const GENERIC_FOLDERS: &[&str] = &[
 
 /// Short words of task names and what they stand for: the model reads `cov` or `fmt` as
 /// letters, not as coverage or formatting (celery's `make cov` was 158th by meaning for "run
-/// the tests with coverage").
+/// the tests with coverage"). The lexical index has its own synonyms (`lexical::SYNONYMS`):
+/// there both spellings are one word; here the model is told the long one.
 const ABBREVIATIONS: &[(&str, &str)] = &[
     ("fmt", "format"),
     ("cov", "coverage"),
@@ -95,11 +96,6 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("dist", "distribution"),
     ("lib", "library"),
     ("repl", "interactive shell"),
-    // Languages' interactive shells, by the names of their programs.
-    ("iex", "interactive elixir shell"),
-    ("irb", "interactive ruby shell"),
-    ("ghci", "interactive haskell shell"),
-    ("jshell", "interactive java shell"),
     ("ssr", "server-side rendering"),
     ("wasm", "webassembly"),
     ("pg", "postgres"),
@@ -115,6 +111,11 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("lsp", "language server"),
     ("dl", "download"),
     ("ver", "version"),
+    // Languages' interactive shells, by the names of their programs.
+    ("iex", "interactive elixir shell"),
+    ("irb", "interactive ruby shell"),
+    ("ghci", "interactive haskell shell"),
+    ("jshell", "interactive java shell"),
 ];
 
 /// What the abbreviated words of a name stand for, each once, in the name's order.

@@ -1515,12 +1515,7 @@ mod tests {
 
     #[test]
     fn when_nothing_is_near_in_meaning_the_words_count_for_more() {
-        let script =
-            |name: &str| CommandItem::new("shell", &Path::new("/w/scripts").join(name), name, name);
-        let commands: Vec<CommandItem> = ["alpha", "bravo", "charlie", "delta", "echo"]
-            .into_iter()
-            .map(script)
-            .collect();
+        let commands = scripts(&["alpha", "bravo", "charlie", "delta", "echo"]);
         let at = crate::names::At::root(Path::new("/w"));
         // `alpha` holds the query's words best, `bravo` is nearest in meaning; neither is
         // decisive.
@@ -1548,12 +1543,7 @@ mod tests {
 
     #[test]
     fn of_two_commands_tied_the_better_place_by_words_comes_first() {
-        let script =
-            |name: &str| CommandItem::new("shell", &Path::new("/w/scripts").join(name), name, name);
-        let commands: Vec<CommandItem> = ["alpha", "bravo", "charlie"]
-            .into_iter()
-            .map(script)
-            .collect();
+        let commands = scripts(&["alpha", "bravo", "charlie"]);
         let at = crate::names::At::root(Path::new("/w"));
         // `charlie` first by words and second by meaning, `bravo` the other way round: the
         // same fused score, and the order of the listing would put `bravo` first.
@@ -1569,6 +1559,14 @@ mod tests {
         );
         assert_eq!(hits[0].score, hits[1].score);
         assert_eq!(hits[0].command.label, "charlie");
+    }
+
+    /// Shell scripts of these names in `/w/scripts`, their own command lines.
+    fn scripts(names: &[&str]) -> Vec<CommandItem> {
+        names
+            .iter()
+            .map(|name| CommandItem::new("shell", &Path::new("/w/scripts").join(name), name, *name))
+            .collect()
     }
 
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {
