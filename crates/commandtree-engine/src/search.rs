@@ -480,15 +480,21 @@ const AGENT_WORDS: &[&str] = &[
     "guideline",
 ];
 
+/// A query's words as written, lowercase, without "the" ("all the tests" reads as "all
+/// tests"): what `asks_whole` and `asks_everything` look at in pairs.
+fn plain_words(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("the"))
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
 /// Whether a query asks for the whole workspace: it names the solution, or all of its tests
 /// or projects ("run all the tests", "every project"); "every supported test framework" or
 /// "the whole CI pipeline" is something else.
 fn asks_whole(query: &str) -> bool {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("the"))
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let words = plain_words(query);
     words.iter().any(|w| w == "solution")
         || words.windows(2).any(|p| {
             ["all", "every", "whole", "entire"].contains(&p[0].as_str())
@@ -513,11 +519,7 @@ fn calls(c: &CommandItem) -> usize {
 /// runs", "the full test suite", "run all the checks" (all or every of tasks or of the things
 /// that run them); not "the tests with all the optional dependencies".
 fn asks_everything(query: &str) -> bool {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("the"))
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let words = plain_words(query);
     let of_tasks = |w: &str| {
         crate::lexical::tokens(w).iter().any(|t| {
             crate::lexical::actions(t) != 0
