@@ -19,7 +19,10 @@
 //!
 //! Descriptions follow the self-documenting help convention: `target: deps ## text`, a
 //! `## text` line directly above the rule (`.PHONY` lines in between are fine), or
-//! `.PHONY: target ## text` declaring that one target.
+//! `.PHONY: target ## text` declaring that one target; a one-`#` comment directly above the rule
+//! describes it only when it starts with the target's own name (`#? binary: Build the binary`, the
+//! form a `sed -n 's/^#?//p'` help target prints), since a plain comment there is as often a note
+//! or a disabled line.
 
 use super::calls::{make_call, simple_commands};
 use super::common::{self, IncludeGuard, Refusal, normalize_path, script_steps};
@@ -527,6 +530,8 @@ fn scan(content: &str) -> Scan {
     let mut raw_vars: HashMap<String, String> = HashMap::new();
     let mut file_rules: HashMap<String, Target> = HashMap::new();
     let mut pending: Option<String> = None;
+    // The last one-`#` comment line, when the lines since are only comments and `.PHONY`.
+    let mut named: Option<String> = None;
     let mut phony_help: HashMap<String, String> = HashMap::new();
     // The targets the current rule names (their indices): its recipe lines are theirs.
     let mut current: Vec<usize> = Vec::new();
@@ -567,7 +572,7 @@ fn scan(content: &str) -> Scan {
             continue;
         }
         if in_rule && first.starts_with(recipe_prefix) {
-            pending = None;
+            (pending, named) = (None, None);
             if !current.is_empty() {
                 let (plain, with) = recipe_calls_split(parts, recipe_prefix);
                 let mut calls = plain.clone();
@@ -609,6 +614,7 @@ fn scan(content: &str) -> Scan {
                 Some(p) => format!("{p} {t}"),
                 None => t,
             });
+            named = comment.and_then(named_text);
             continue;
         }
 
@@ -624,11 +630,11 @@ fn scan(content: &str) -> Scan {
                 .map(str::to_string);
             define_body.clear();
             in_rule = false;
-            pending = None;
+            (pending, named) = (None, None);
             continue;
         }
         if CONDITIONALS.contains(&word) || word.starts_with("ifeq(") || word.starts_with("ifneq(") {
-            pending = None;
+            (pending, named) = (None, None);
             continue;
         }
         let assigns_directive_name =
@@ -655,7 +661,7 @@ fn scan(content: &str) -> Scan {
                 record_raw(&mut raw_vars, rest, name, value);
             }
             in_rule = false;
-            pending = None;
+            (pending, named) = (None, None);
             continue;
         }
 
@@ -667,7 +673,7 @@ fn scan(content: &str) -> Scan {
                 record_literal(&mut vars, name, value);
                 record_raw(&mut raw_vars, code, name, value);
                 in_rule = false;
-                pending = None;
+                (pending, named) = (None, None);
             }
             Some(Line::Rule {
                 targets: names,
@@ -679,7 +685,7 @@ fn scan(content: &str) -> Scan {
                 if find_top_level(prereqs, |c| c == '=').is_some() {
                     // `t: X = y` sets a target-specific variable; it defines no rule.
                     in_rule = false;
-                    pending = None;
+                    (pending, named) = (None, None);
                     continue;
                 }
                 in_rule = true;
@@ -712,6 +718,7 @@ fn scan(content: &str) -> Scan {
                 }
                 let inline = comment.and_then(help_text);
                 let above = pending.take();
+                let named_above = named.take();
                 // Order-only prerequisites (after `|`) are made too when missing.
                 let prereq_names: Vec<String> = split_words(prereqs)
                     .into_iter()
@@ -749,7 +756,8 @@ fn scan(content: &str) -> Scan {
                     }
                     let description = inline
                         .clone()
-                        .or_else(|| above.as_deref().map(|d| strip_name(d, name)));
+                        .or_else(|| above.as_deref().map(|d| strip_name(d, name)))
+                        .or_else(|| named_above.as_deref().and_then(|d| after_name(d, name)));
                     let at = match index.get(name) {
                         Some(&at) => {
                             if let Some(t) = targets.get_mut(at)
@@ -783,7 +791,7 @@ fn scan(content: &str) -> Scan {
             }
             None => {
                 in_rule = false;
-                pending = None;
+                (pending, named) = (None, None);
             }
         }
     }
@@ -1458,6 +1466,27 @@ fn help_text(comment: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
+/// The text of a one-`#` comment (given what follows the `#`), after a help marker such as `?`
+/// or `!`; `None` for a `##` comment (that is [`help_text`]'s) or a `#@` section header.
+fn named_text(comment: &str) -> Option<String> {
+    if comment.starts_with(['#', '@']) {
+        return None;
+    }
+    let t = comment.trim_start_matches(['?', '!', '>', '*']).trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// `Compile it` from `build: Compile it` when `name` is `build`; `None` when the text does not
+/// start with the name and a colon, or says nothing after it.
+fn after_name(text: &str, name: &str) -> Option<String> {
+    let rest = text
+        .strip_prefix(name)?
+        .trim_start()
+        .strip_prefix(':')?
+        .trim();
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
 /// `## build: Compile it` above `build:` describes it as `Compile it`.
 fn strip_name(desc: &str, name: &str) -> String {
     match desc.strip_prefix(name).and_then(|r| r.strip_prefix(':')) {
@@ -2047,6 +2076,50 @@ mod tests {
                 ("test", None),
                 ("run", Some("Run it")),
                 ("deploy", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_one_hash_comment_naming_the_target_describes_it() {
+        // traefik's Makefile: `help` prints the `#?` lines with `sed -n 's/^#?//p'`.
+        let p = make(
+            "#? binary: Build the binary\n\
+             .PHONY: binary\n\
+             binary: dist\n\
+             \tgo build ./...\n\
+             \n\
+             # test-unit: Run the unit tests\n\
+             test-unit:\n\
+             \tgo test ./...\n\
+             \n\
+             # Run the linters, then the tests\n\
+             check: lint\n\
+             \n\
+             #? lint: Run golangci-lint\n\
+             \n\
+             lint:\n\
+             \n\
+             #? dist:\n\
+             dist:\n\
+             \n\
+             #? other: Not this one\n\
+             docs:\n",
+        );
+        let d: Vec<(&str, Option<&str>)> = p
+            .commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.description.as_deref()))
+            .collect();
+        assert_eq!(
+            d,
+            [
+                ("binary", Some("Build the binary")),
+                ("test-unit", Some("Run the unit tests")),
+                ("check", None),
+                ("lint", None),
+                ("dist", None),
+                ("docs", None),
             ]
         );
     }
