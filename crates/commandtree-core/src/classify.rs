@@ -194,10 +194,16 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         }
         // A website's served files (`website/src/public/Taskfile.yml`, `docs/static/install.sh`):
         // downloads and samples for readers, not the project's commands.
-        if lower_eq_any(d, SERVED_DIRS) && dirs[..i].iter().any(|a| lower_eq_any(a, SITE_DIRS)) {
+        // So are the files its pages show (Hugo's `content/`; the pages themselves are the
+        // project's documents): traefik's
+        // `docs/content/user-guides/docker-compose/acme-dns/docker-compose.yml` is a guide's.
+        if (lower_eq_any(d, SERVED_DIRS)
+            || (d.eq_ignore_ascii_case("content") && kind != "markdown"))
+            && dirs[..i].iter().any(|a| lower_eq_any(a, SITE_DIRS))
+        {
             return (Some(Reason::Example), false);
         }
-        if lower_eq_any(d, EXAMPLE_DIRS) {
+        if lower_eq_any(d, EXAMPLE_DIRS) || is_named_example(d) {
             return (Some(Reason::Example), false);
         }
         // Cookiecutter and similar generators name folders after placeholders; scaffolders keep
@@ -243,6 +249,20 @@ const PROJECT_MANIFEST_KINDS: &[&str] = &[
     "deno",
     "ant",
 ];
+
+/// A folder named as one example of something (`basic-example`, `example_write_adapter`,
+/// `examples-react`).
+fn is_named_example(dir: &str) -> bool {
+    let d = dir.to_ascii_lowercase();
+    EXAMPLE_DIRS[..2].iter().any(|e| {
+        [format!("{e}-"), format!("{e}_")]
+            .iter()
+            .any(|p| d.starts_with(p.as_str()) && d.len() > p.len())
+            || [format!("-{e}"), format!("_{e}")]
+                .iter()
+                .any(|p| d.ends_with(p.as_str()) && d.len() > p.len())
+    })
+}
 
 fn is_named_template(dir: &str) -> bool {
     let d = dir.to_ascii_lowercase();
@@ -700,6 +720,22 @@ mod tests {
         // site folder's.
         assert!(aux(&fs, "taskfile", "/w/website/src/public/Taskfile.yml"));
         assert!(aux(&fs, "shell", "/w/docs/static/install.sh"));
+        // And its pages' folder: the files a guide shows.
+        assert!(aux(
+            &fs,
+            "docker",
+            "/w/docs/content/user-guides/acme-dns/docker-compose.yml"
+        ));
+        assert!(!aux(&fs, "npm", "/w/packages/content/package.json"));
+        assert!(!aux(&fs, "markdown", "/w/docs/content/getting-started.md"));
+        // A folder named as one example.
+        assert!(aux(
+            &fs,
+            "docker",
+            "/w/docs/guides/basic-example/docker-compose.yml"
+        ));
+        assert!(aux(&fs, "make", "/w/contrib/example_adapter/Makefile"));
+        assert!(!aux(&fs, "npm", "/w/packages/exampler/package.json"));
         assert!(!aux(&fs, "shell", "/w/app/public/build.sh"));
         assert!(!aux(&fs, "shell", "/w/website/scripts/deploy.sh"));
     }
