@@ -125,6 +125,8 @@ const SYNONYMS: &[&[&str]] = &[
     &["min", "minimum", "minimal", "lowest", "oldest"],
     &["extra", "optional"],
     &["sw", "serviceworker"],
+    // Go's and Rust's target names call macOS `darwin` (`binary-darwin-arm64`).
+    &["macos", "mac", "darwin", "osx"],
 ];
 
 /// Phrases of task vocabulary and the one word task names use for them: setting up, an end-to-end test,
@@ -159,6 +161,9 @@ const PHRASES: &[(&str, &str)] = &[
     ("single file component", " sfc "),
     ("single-file component", " sfc "),
     ("service worker", " serviceworker "),
+    // Cloudflare's Workers runtime is `workerd` (a test matrix's `test:workerd`).
+    ("cloudflare workers", " workerd "),
+    ("cloudflare worker", " workerd "),
 ];
 
 /// The words of `text` as written, lowercase, neither stemmed nor merged with synonyms: a
@@ -1536,7 +1541,10 @@ fn merge<T: PartialEq>(into: &mut Vec<T>, more: Vec<T>) {
 const HANDED_TO: usize = 4;
 
 /// For each command, the commands of its own type in another file it calls (a root script's
-/// `yarn --cwd ./app start` runs the app's `start`, whose `vite` says what it does).
+/// `yarn --cwd ./app start` runs the app's `start`, whose `vite` says what it does), and for
+/// `tox` with no environment, the default environments of its own file (one per definition): it
+/// does what they do, and its own text is only their list (black's `tox`, whose environments run
+/// pytest, for "run the tests").
 fn handed_to(commands: &[CommandItem]) -> Vec<Vec<usize>> {
     use commandtree_core::{StepHow, StepScope};
     let mut at: HashMap<(&str, &Path, &str), usize> = HashMap::new();
@@ -1554,12 +1562,20 @@ fn handed_to(commands: &[CommandItem]) -> Vec<Vec<usize>> {
                     StepScope::File { kind, file } if *kind == c.kind && file != c.path() => at
                         .get(&(kind.as_str(), file.as_path(), s.name.as_str()))
                         .copied(),
+                    StepScope::SameFile if runs_default_envs(c) => at
+                        .get(&(c.kind.as_str(), c.path(), s.name.as_str()))
+                        .copied(),
                     _ => None,
                 })
                 .take(HANDED_TO)
                 .collect()
         })
         .collect()
+}
+
+/// `tox` alone: the runner of a file's default environments.
+fn runs_default_envs(c: &CommandItem) -> bool {
+    c.kind == "tox" && c.command == "tox"
 }
 
 /// What a command's words are made from: its fields and its file's (time, size).
@@ -1597,6 +1613,8 @@ mod tests {
         assert_eq!(tokens("documentation"), tokens("docs"));
         assert_eq!(tokens("update dependencies"), tokens("upgrade deps"));
         assert_eq!(tokens("testing linting"), ["test", "lint"]);
+        assert_eq!(tokens("binary-darwin-arm64"), tokens("binary mac arm64"));
+        assert_eq!(tokens("test:workerd"), tokens("test Cloudflare Workers"));
         assert_eq!(tokens("formatted"), ["format"]);
         assert_eq!(tokens("HTTPServer vc2017"), ["http", "serv", "vc2017"]);
     }
@@ -2109,12 +2127,22 @@ mod tests {
         let env = |name: &str, line: usize| {
             CommandItem::new("tox", &ini, name, format!("tox -e {name}")).line(line)
         };
+        // `tox` runs the default environments, one step per definition, as the parser lists it.
+        let mut default = CommandItem::new("tox", &ini, "tox", "tox").line(1);
+        for step in ["py311", "min", "mypy"] {
+            default.steps.push(commandtree_core::StepRef::new(
+                step,
+                commandtree_core::StepHow::Call,
+                false,
+            ));
+        }
         let commands = vec![
             env("py311", 4),
             env("py312", 4),
             env("min", 12),
             env("mypy", 16),
             env("twinecheck", 24),
+            default,
         ];
         let index = index_for(&dir, &commands);
         let first = |q: &str| commands[index.rank(q)[0].doc].label.clone();
@@ -2126,6 +2154,8 @@ mod tests {
             .map(|r| commands[r.doc].label.as_str())
             .collect();
         assert!(testing.contains(&"min"), "{testing:?}");
+        // The default run does what its environments do.
+        assert!(testing.contains(&"tox"), "{testing:?}");
         assert!(!testing.contains(&"mypy"), "{testing:?}");
         assert_eq!(
             first("check the package metadata before uploading to pypi"),
