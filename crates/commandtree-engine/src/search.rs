@@ -615,6 +615,72 @@ fn covering(
     (n == requests.len() && !tied).then_some(winner)
 }
 
+/// A query asking for several of a Compose file's services together ("start the database and
+/// cache services", "bring up the dev environment with postgres and redis"): the file's `up`,
+/// which starts them all, not the one service a word names. A service is named by its own name
+/// or by what its description says it is (`redis`: "in-memory store (cache, queues)"); two
+/// requests must each name a different service. Of several files that have them (a CI one
+/// beside the project's), the one whose service ranks best by `rank`.
+fn services_together(
+    commands: &[CommandItem],
+    query: &str,
+    rank: impl Fn(usize) -> usize,
+) -> Option<usize> {
+    let requests: Vec<Vec<String>> = crate::lexical::clauses(query)
+        .map(crate::lexical::tokens)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if requests.len() < 2 {
+        return None;
+    }
+    let mut files: Vec<(&str, Option<usize>, Vec<usize>)> = Vec::new();
+    for (i, c) in commands.iter().enumerate() {
+        if c.kind != "docker" || c.auxiliary || c.hidden {
+            continue;
+        }
+        let at = match files.iter().position(|f| f.0 == c.file_path) {
+            Some(at) => at,
+            None => {
+                files.push((c.file_path.as_str(), None, Vec::new()));
+                files.len() - 1
+            }
+        };
+        match c.label.strip_prefix("up ") {
+            None if c.label == "up" => files[at].1 = Some(i),
+            Some(service) if !service.starts_with('-') => files[at].2.push(i),
+            _ => {}
+        }
+    }
+    let found = files.into_iter().filter_map(|(_, up, services)| {
+        let up = up?;
+        let words: Vec<Vec<String>> = services
+            .iter()
+            .map(|&i| {
+                let c = &commands[i];
+                let mut w = crate::lexical::tokens(&c.label["up ".len()..]);
+                if let Some((_, what)) = c.description.as_deref().and_then(|d| d.split_once(':')) {
+                    w.extend(crate::lexical::tokens(what));
+                }
+                w
+            })
+            .collect();
+        let can: Vec<Vec<usize>> = requests
+            .iter()
+            .map(|r| {
+                (0..words.len())
+                    .filter(|&n| {
+                        r.iter()
+                            .any(|w| crate::lexical::actions(w) == 0 && words[n].contains(w))
+                    })
+                    .collect()
+            })
+            .collect();
+        let best = can.iter().flatten().map(|&n| rank(services[n])).min()?;
+        (matching(&can, words.len()) >= 2).then_some((best, up))
+    });
+    found.min().map(|(_, up)| up)
+}
+
 /// The size of a largest matching of requests to names, `can[r]` the names request `r` may
 /// take (augmenting paths; a query lists a handful of requests, a command a few dozen steps).
 fn matching(can: &[Vec<usize>], names: usize) -> usize {
@@ -1306,7 +1372,9 @@ pub fn fuse(
             lexical_rank[i].is_some_and(|r| r <= COVERING_NEAR)
                 || semantic_rank[i].is_some_and(|r| r <= COVERING_NEAR)
         };
-        if let Some(w) = covering(commands, query, &asked, near) {
+        if let Some(w) = covering(commands, query, &asked, near).or_else(|| {
+            services_together(commands, query, |i| lexical_rank[i].unwrap_or(usize::MAX))
+        }) {
             if !scored.iter().any(|e| e.0 == w) {
                 let e = rest
                     .iter()
@@ -2127,6 +2195,53 @@ mod tests {
         assert_eq!(matching(&[vec![0], vec![0], vec![0, 1]], 2), 2);
         assert_eq!(matching(&[vec![0, 1], vec![0]], 2), 2);
         assert_eq!(matching(&[vec![], vec![1]], 2), 1);
+    }
+
+    #[test]
+    fn a_query_asking_for_several_compose_services_finds_the_files_up() {
+        let compose = |file: &str, label: &str, description: &str| {
+            let mut c = CommandItem::new("docker", Path::new(file), label, "docker compose up");
+            c.description = Some(description.to_string());
+            c
+        };
+        let f = "/w/docker-compose.yml";
+        let ci = "/w/.ci/compose.ci.yml";
+        let commands = vec![
+            compose(f, "up", "Start all services"),
+            compose(f, "up -d", "Start in background"),
+            compose(f, "up mysql", "Start mysql service"),
+            compose(
+                f,
+                "up redis",
+                "Start redis service: Redis in-memory store (cache, queues)",
+            ),
+            compose(f, "up mailpit", "Start mailpit service"),
+            compose(ci, "up", "Start all services"),
+            compose(ci, "up mysql", "Start mysql service"),
+            compose(ci, "up redis", "Start redis service"),
+        ];
+        // The services, nearest in meaning; `up` is far.
+        let sims = [0.2, 0.19, 0.25, 0.34, 0.1, 0.15, 0.24, 0.33].map(Some);
+        let first = |q: &str| {
+            let h = &fused(&commands, q, &sims)[0].command;
+            format!("{}:{}", h.file_path, h.label)
+        };
+        // A database and a cache: two services, each named by a request; the project's file
+        // (its services rank first by words), not the CI one.
+        assert_eq!(
+            first("start the database and cache services"),
+            "/w/docker-compose.yml:up"
+        );
+        assert_eq!(
+            first("bring up the dev environment with mysql and redis"),
+            "/w/docker-compose.yml:up"
+        );
+        // One service, or two requests naming the same one: that service.
+        assert_eq!(first("start redis"), "/w/docker-compose.yml:up redis");
+        assert_eq!(
+            first("start the cache and the redis store"),
+            "/w/docker-compose.yml:up redis"
+        );
     }
 
     #[test]
