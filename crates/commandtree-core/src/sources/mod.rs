@@ -386,7 +386,8 @@ pub const SOURCES: &[Source] = &[
             "**/rakefile",
             "**/Rakefile.rb",
             "**/rakefile.rb",
-            "**/lib/tasks/**/*.rake",
+            // Each counts where a Rakefile above it loads it (`rake::parse`).
+            "**/*.rake",
         ],
         rake::parse,
     ),

@@ -1,4 +1,4 @@
-//! Rake tasks (upstream §3.15) from `Rakefile`s and Rails' `lib/tasks/**/*.rake`.
+//! Rake tasks (upstream §3.15) from `Rakefile`s and the `.rake` files they load.
 //!
 //! Ruby is not parsed; each line is split into a few token kinds (words, symbols, strings,
 //! `%i[]` lists, operators) with strings, comments, heredocs and `=begin` blocks skipped, which
@@ -9,8 +9,9 @@
 //! code. Namespaces and task names built from a block variable over a literal list
 //! (`%w(a b).each do |fw| namespace fw do`) are expanded for each value; names known only at run
 //! time give a warning, not a wrong name. A task defined twice (a `Rake::TestTask` and a later
-//! `task test: :x`) is one task, as in rake. `lib/tasks/*.rake` files count only where a
-//! Rakefile beside `lib/` loads them.
+//! `task test: :x`) is one task, as in rake. A `.rake` file counts only where the nearest
+//! Rakefile above it loads it (Rails' `load_tasks` for `lib/tasks/`, or a path or glob it names:
+//! `Dir['tasks/**/*.rake'].each { |t| load t }`), and its tasks run in that Rakefile's folder.
 //!
 //! Unlike `rake -T`, tasks without a `desc` are listed too. `file`, `directory` and `rule`
 //! definitions are build products, not commands, and are skipped. Task arguments
@@ -38,10 +39,9 @@ const DEFAULT_LIBRARY_TASKS: &[(&str, &str)] = &[
 ];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
-    let cwd = rails_root(file.path);
-    if !loaded_by_a_rakefile(file, &cwd) {
+    let Some(cwd) = rake_root(file) else {
         return Parsed::default();
-    }
+    };
     let mut out = Parsed::default();
     let mut state = State {
         stack: Vec::new(),
@@ -77,17 +77,92 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     out
 }
 
-/// `lib/tasks/*.rake` files count only where a Rakefile beside `lib/` loads them (a Rails app's
-/// `load_tasks`, or an explicit `import`/`load` of `.rake` files); a gem's own engine folder
-/// carries them for its users.
-fn loaded_by_a_rakefile(file: &SourceFile<'_>, cwd: &Path) -> bool {
+/// The names rake looks for in a folder.
+const RAKEFILES: &[&str] = &["Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"];
+
+/// Where rake runs a file's tasks: a Rakefile's own folder, and for a `.rake` file the folder of
+/// the nearest Rakefile above it, if that Rakefile loads it: a Rails app's `load_tasks` (or any
+/// mention of `lib/tasks` or `.rake`) for `lib/tasks/**/*.rake`, or a path or glob of `.rake`
+/// files it names (`Dir['tasks/**/*.rake'].each { |t| load t }`, `import "rake/release.rake"`).
+/// `None` for a `.rake` file nothing loads: a gem's own `lib/tasks` is for the apps that use it.
+fn rake_root(file: &SourceFile<'_>) -> Option<PathBuf> {
+    let dir = file.dir();
     if file.path.extension().and_then(|e| e.to_str()) != Some("rake") {
-        return true;
+        return Some(dir.to_path_buf());
     }
-    ["Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"]
-        .iter()
-        .filter_map(|n| file.fs.read(&cwd.join(n)))
-        .any(|t| t.contains("load_tasks") || t.contains("lib/tasks") || t.contains(".rake"))
+    let (at, text) = dir
+        .ancestors()
+        .take_while(|d| d.starts_with(file.root))
+        .find_map(|d| {
+            RAKEFILES
+                .iter()
+                .find_map(|n| file.fs.read(&d.join(n)))
+                .map(|t| (d, t))
+        })?;
+    let rel = file.path.strip_prefix(at).ok()?;
+    let in_lib_tasks = rel.starts_with("lib/tasks");
+    let loads = (in_lib_tasks
+        && ["load_tasks", "lib/tasks", ".rake"]
+            .iter()
+            .any(|w| text.contains(w)))
+        || rake_globs(&text).iter().any(|g| g.is_match(rel));
+    loads.then(|| at.to_path_buf())
+}
+
+/// The `.rake` paths and globs a Rakefile's string literals name, relative to its folder, as
+/// Ruby's `Dir.glob` reads them (`**` not followed by `/` is `*`).
+fn rake_globs(text: &str) -> Vec<globset::GlobMatcher> {
+    string_literals(text)
+        .into_iter()
+        .filter(|l| l.ends_with(".rake"))
+        .filter_map(|literal| {
+            // `"#{__dir__}/tasks/*.rake"`: the Rakefile's own folder.
+            let literal = match literal.rsplit_once("}/") {
+                Some((_, rest)) => rest,
+                None => literal,
+            };
+            let literal = literal.trim_start_matches("./");
+            let mut pattern = String::with_capacity(literal.len());
+            let mut rest = literal;
+            while let Some(at) = rest.find("**") {
+                pattern.push_str(&rest[..at]);
+                rest = &rest[at + 2..];
+                pattern.push_str(if rest.starts_with('/') { "**" } else { "*" });
+            }
+            pattern.push_str(rest);
+            let glob = globset::GlobBuilder::new(&pattern)
+                .literal_separator(true)
+                .build()
+                .ok()?;
+            Some(glob.compile_matcher())
+        })
+        .collect()
+}
+
+/// The quoted strings of Ruby text, line by line, outside `#` comments (escapes are not undone;
+/// a path holds none).
+fn string_literals(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut open: Option<(char, usize)> = None;
+        let mut chars = line.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match open {
+                Some((q, start)) if c == q => {
+                    out.push(&line[start..i]);
+                    open = None;
+                }
+                Some(_) if c == '\\' => {
+                    chars.next();
+                }
+                Some(_) => {}
+                None if c == '#' => break,
+                None if c == '\'' || c == '"' => open = Some((c, i + 1)),
+                None => {}
+            }
+        }
+    }
+    out
 }
 
 /// Rake adds every `task :x` to one task `x` (a `Rake::TestTask` and a later `task test: :y` are
@@ -277,26 +352,6 @@ fn item(
     .opt_description(desc)
     .params(params)
     .line(line)
-}
-
-/// `.rake` files under `lib/tasks` belong to the Rails app whose root holds `lib`; rake has to
-/// run there to find the Rakefile that loads them.
-fn rails_root(path: &Path) -> PathBuf {
-    let dir = path.parent().unwrap_or(Path::new("/"));
-    if path.extension().and_then(|e| e.to_str()) != Some("rake") {
-        return dir.to_path_buf();
-    }
-    let mut cur = Some(dir);
-    while let Some(d) = cur {
-        if d.file_name().and_then(|n| n.to_str()) == Some("tasks")
-            && let Some(lib) = d.parent()
-            && lib.file_name().and_then(|n| n.to_str()) == Some("lib")
-        {
-            return lib.parent().unwrap_or(lib).to_path_buf();
-        }
-        cur = d.parent();
-    }
-    dir.to_path_buf()
 }
 
 /// The full names (and descriptions) of a task defined inside the open namespaces: one per
@@ -1444,6 +1499,40 @@ task :release
         assert_eq!(labels(&p), ["build", "test", "build2", "default"]);
         assert_eq!(p.commands[0].description.as_deref(), Some("Build"));
         assert_eq!(p.commands[1].description.as_deref(), Some("Test"));
+    }
+
+    #[test]
+    fn rake_files_a_rakefile_loads_by_path_or_glob() {
+        // rubocop's `Dir['tasks/**/*.rake'].each { |t| load t }`, jekyll's
+        // `Dir.glob("rake/**.rake").each { |f| import f }` (`**.rake` is `*.rake` to Ruby).
+        let fs = crate::fs::MemFs::new()
+            .file(
+                "/w/Rakefile",
+                "# Don't load 'old/*.rake'\nDir['tasks/**/*.rake'].each { |t| load t }\nDir.glob(\"rake/**.rake\").each { |f| import f }\nimport \"#{__dir__}/ci/release.rake\"\n",
+            )
+            .file("/w/tasks/new_cop.rake", "desc 'Generate a new cop'\ntask :new_cop\n")
+            .file("/w/tasks/deep/prof.rake", "task :prof\n")
+            .file("/w/rake/site.rake", "task :site\n")
+            .file("/w/rake/nested/skip.rake", "task :skip\n")
+            .file("/w/ci/release.rake", "task :cut\n")
+            .file("/w/old/legacy.rake", "task :legacy\n")
+            .file("/w/spec/fixtures/Rakefile", "task :fixture\n")
+            .file("/w/spec/fixtures/extra.rake", "task :extra\n");
+        let tasks = |path: &str| {
+            let p = crate::sources::testing::parse_in(super::parse, &fs, path);
+            p.commands
+                .iter()
+                .map(|c| format!("{} in {}", c.label, c.cwd))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tasks("/w/tasks/new_cop.rake"), ["new_cop in /w"]);
+        assert_eq!(tasks("/w/tasks/deep/prof.rake"), ["prof in /w"]);
+        assert_eq!(tasks("/w/rake/site.rake"), ["site in /w"]);
+        assert!(tasks("/w/rake/nested/skip.rake").is_empty());
+        assert_eq!(tasks("/w/ci/release.rake"), ["cut in /w"]);
+        // Named only in a comment; loaded by no Rakefile (the nearest one above it does not).
+        assert!(tasks("/w/old/legacy.rake").is_empty());
+        assert!(tasks("/w/spec/fixtures/extra.rake").is_empty());
     }
 
     #[test]
