@@ -382,6 +382,24 @@ pub fn asked_actions(query: &str) -> u32 {
     } else {
         verbs
     };
+    // Generating something again updates it: "regenerate the documentation of the cops" is
+    // rubocop's `update_cops_documentation`.
+    let bit = |w: &str| {
+        tokens(w)
+            .first()
+            .and_then(|t| bits.get(t))
+            .copied()
+            .unwrap_or(0)
+    };
+    let verbs = if verbs & bit("generate") != 0
+        && spelled_words(query)
+            .iter()
+            .any(|w| w.starts_with("regen") || w.starts_with("refresh"))
+    {
+        verbs | bit("update")
+    } else {
+        verbs
+    };
     if verbs != 0 {
         // "… whenever a file changes" asks for a watch wherever it is said.
         let watch = if words.iter().any(|w| w == "watch") {
@@ -2093,6 +2111,12 @@ mod tests {
             asked_actions("download the web platform tests"),
             b("download")
         );
+        // Generating again updates; generating the first time does not.
+        assert_eq!(
+            asked_actions("regenerate the documentation of the cops"),
+            b("generate") | b("update")
+        );
+        assert_eq!(asked_actions("generate a new cop"), b("generate"));
     }
 
     #[test]
