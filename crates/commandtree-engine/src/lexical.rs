@@ -193,7 +193,11 @@ pub fn tokens(text: &str) -> Vec<String> {
     let synonyms = synonyms();
     let mut out = Vec::new();
     for part in source.split(|c: char| !c.is_alphanumeric()) {
-        for word in camel_words(part).into_iter().flat_map(compound) {
+        let camel = camel_words(part);
+        // A word in two capitalised halves is also the one word people type for it (`RuboCop`
+        // is "rubocop", `MySQL` "mysql", `HttpServer` "httpserver").
+        let joined = (camel.len() == 2 && part.chars().all(char::is_alphabetic)).then_some(part);
+        for word in camel.into_iter().flat_map(compound).chain(joined) {
             let w = word.to_lowercase();
             let stem = stem(&w);
             if STOP.contains(&stem.as_str()) || STOP.contains(&w.as_str()) {
@@ -1624,6 +1628,8 @@ mod tests {
     #[test]
     fn code_words_split_stem_and_share_a_meaning() {
         assert_eq!(tokens("copyKotlinTemplates"), ["copy", "kotlin", "templat"]);
+        assert_eq!(tokens("Run RuboCop"), ["rubo", "cop", "rubocop"]);
+        assert!(tokens("a MySQL database").contains(&tokens("db")[0]));
         assert_eq!(tokens("build-types:check"), ["build", "typ", "lint"]);
         assert_eq!(tokens("test_unit.sh"), ["test", "unit", "sh"]);
         assert_eq!(tokens("Format the code"), tokens("fmt code"));
@@ -1634,7 +1640,10 @@ mod tests {
         assert_eq!(tokens("binary-darwin-arm64"), tokens("binary mac arm64"));
         assert_eq!(tokens("test:workerd"), tokens("test Cloudflare Workers"));
         assert_eq!(tokens("formatted"), ["format"]);
-        assert_eq!(tokens("HTTPServer vc2017"), ["http", "serv", "vc2017"]);
+        assert_eq!(
+            tokens("HTTPServer vc2017"),
+            ["http", "serv", "httpserv", "vc2017"]
+        );
     }
 
     #[test]
@@ -1650,7 +1659,7 @@ mod tests {
         assert_eq!(tokens("MSpec iOS"), ["mspec", "ios"]);
         // F# and C# as their projects spell them; not the lone letter of `find -type f`.
         assert_eq!(tokens("FSharp.Specs"), tokens("F# specs"));
-        assert_eq!(tokens("CSharpGuide"), tokens("the c# guide"));
+        assert_eq!(tokens("CSharpGuide")[..2], tokens("the c# guide"));
         assert_eq!(tokens("VB.Specs"), tokens("Visual Basic specs"));
         assert_eq!(tokens("redis-cli"), tokens("redis command line"));
         assert_eq!(tokens("build:viz"), tokens("build the visualization"));
@@ -1659,7 +1668,10 @@ mod tests {
                 .iter()
                 .any(|t| tokens("F#").contains(t))
         );
-        assert_eq!(tokens("test262 HTTPServer"), ["test262", "http", "serv"]);
+        assert_eq!(
+            tokens("test262 HTTPServer"),
+            ["test262", "http", "serv", "httpserv"]
+        );
         assert_eq!(
             tokens("generate the man pages"),
             tokens("generate the manual page")
