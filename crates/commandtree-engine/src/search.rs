@@ -545,6 +545,16 @@ fn asks_everything(query: &str) -> bool {
         })
 }
 
+/// The requests of a query listing several ("clean, format and test"), each as its words;
+/// `None` for a query asking one thing.
+fn requests(query: &str) -> Option<Vec<Vec<String>>> {
+    let requests: Vec<Vec<String>> = crate::lexical::clauses(query)
+        .map(crate::lexical::tokens)
+        .filter(|t| !t.is_empty())
+        .collect();
+    (requests.len() >= 2).then_some(requests)
+}
+
 /// The command whose own steps do every request a query lists, when one does so alone:
 /// "clean, format, test and build in one go" is `all: clean format tests build`, "the full test
 /// suite including backend, frontend and lint" is `test: backend-unit-tests frontend-unit-tests
@@ -562,13 +572,7 @@ fn covering(
     asked: &[String],
     near: impl Fn(usize) -> bool,
 ) -> Option<usize> {
-    let requests: Vec<Vec<String>> = crate::lexical::clauses(query)
-        .map(crate::lexical::tokens)
-        .filter(|t| !t.is_empty())
-        .collect();
-    if requests.len() < 2 {
-        return None;
-    }
+    let requests = requests(query)?;
     let composites: Vec<usize> = (0..commands.len())
         .filter(|&i| !commands[i].steps.is_empty() && near(i))
         .collect();
@@ -626,13 +630,7 @@ fn services_together(
     query: &str,
     rank: impl Fn(usize) -> usize,
 ) -> Option<usize> {
-    let requests: Vec<Vec<String>> = crate::lexical::clauses(query)
-        .map(crate::lexical::tokens)
-        .filter(|t| !t.is_empty())
-        .collect();
-    if requests.len() < 2 {
-        return None;
-    }
+    let requests = requests(query)?;
     let mut files: Vec<(&str, Option<usize>, Vec<usize>)> = Vec::new();
     for (i, c) in commands.iter().enumerate() {
         if c.kind != "docker" || c.auxiliary || c.hidden {

@@ -2028,6 +2028,14 @@ mod tests {
         );
     }
 
+    /// Each target's name and description, in order.
+    fn descriptions(p: &Parsed) -> Vec<(&str, Option<&str>)> {
+        p.commands
+            .iter()
+            .map(|c| (c.label.as_str(), c.description.as_deref()))
+            .collect()
+    }
+
     #[test]
     fn help_comment_descriptions() {
         let p = make(
@@ -2060,11 +2068,7 @@ mod tests {
              ##@ Deploy\n\
              deploy:\n",
         );
-        let d: Vec<(&str, Option<&str>)> = p
-            .commands
-            .iter()
-            .map(|c| (c.label.as_str(), c.description.as_deref()))
-            .collect();
+        let d = descriptions(&p);
         assert_eq!(
             d,
             [
@@ -2106,11 +2110,7 @@ mod tests {
              #? other: Not this one\n\
              docs:\n",
         );
-        let d: Vec<(&str, Option<&str>)> = p
-            .commands
-            .iter()
-            .map(|c| (c.label.as_str(), c.description.as_deref()))
-            .collect();
+        let d = descriptions(&p);
         assert_eq!(
             d,
             [
