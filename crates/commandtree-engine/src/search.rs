@@ -643,10 +643,10 @@ fn services_together(
                 files.len() - 1
             }
         };
-        match c.label.strip_prefix("up ") {
+        match commandtree_core::sources::docker::started_service(&c.label) {
+            Some(_) => files[at].2.push(i),
             None if c.label == "up" => files[at].1 = Some(i),
-            Some(service) if !service.starts_with('-') => files[at].2.push(i),
-            _ => {}
+            None => {}
         }
     }
     let found = files.into_iter().filter_map(|(_, up, services)| {
@@ -655,7 +655,8 @@ fn services_together(
             .iter()
             .map(|&i| {
                 let c = &commands[i];
-                let mut w = crate::lexical::tokens(&c.label["up ".len()..]);
+                let service = commandtree_core::sources::docker::started_service(&c.label);
+                let mut w = crate::lexical::tokens(service.unwrap_or_default());
                 if let Some((_, what)) = c.description.as_deref().and_then(|d| d.split_once(':')) {
                     w.extend(crate::lexical::tokens(what));
                 }
@@ -1584,23 +1585,15 @@ mod tests {
     #[test]
     fn when_nothing_is_near_in_meaning_the_words_count_for_more() {
         let commands = scripts(&["alpha", "bravo", "charlie", "delta", "echo"]);
-        let at = crate::names::At::root(Path::new("/w"));
         // `alpha` holds the query's words best, `bravo` is nearest in meaning; neither is
         // decisive.
         let lexical = ranked(&[(0, 3.0, 1), (1, 2.9, 1), (2, 2.8, 1), (3, 2.7, 1)]);
         let first = |top: f32| {
             let sims = [top - 0.02, top, top - 0.01, top - 0.03, top - 0.04].map(Some);
-            fuse(
-                at,
-                &commands,
-                "zulu",
-                &lexical,
-                Some(&sims),
-                &Ask::default(),
-            )[0]
-            .command
-            .label
-            .clone()
+            fuse_at_root(&commands, "zulu", &lexical, &sims)[0]
+                .command
+                .label
+                .clone()
         };
         // Near in meaning: the fused ranks, where the first by meaning and second by words
         // passes the first by words and third by meaning.
@@ -1612,19 +1605,11 @@ mod tests {
     #[test]
     fn of_two_commands_tied_the_better_place_by_words_comes_first() {
         let commands = scripts(&["alpha", "bravo", "charlie"]);
-        let at = crate::names::At::root(Path::new("/w"));
         // `charlie` first by words and second by meaning, `bravo` the other way round: the
         // same fused score, and the order of the listing would put `bravo` first.
         let lexical = ranked(&[(2, 3.0, 1), (1, 2.9, 1), (0, 2.8, 1)]);
         let sims = [Some(0.45), Some(0.55), Some(0.5)];
-        let hits = fuse(
-            at,
-            &commands,
-            "zulu",
-            &lexical,
-            Some(&sims),
-            &Ask::default(),
-        );
+        let hits = fuse_at_root(&commands, "zulu", &lexical, &sims);
         assert_eq!(hits[0].score, hits[1].score);
         assert_eq!(hits[0].command.label, "charlie");
     }
@@ -1635,6 +1620,17 @@ mod tests {
             .iter()
             .map(|name| CommandItem::new("shell", &Path::new("/w/scripts").join(name), name, *name))
             .collect()
+    }
+
+    /// `fuse` at the workspace root `/w`, with the default ask.
+    fn fuse_at_root(
+        commands: &[CommandItem],
+        query: &str,
+        lexical: &[Ranked],
+        sims: &[Option<f32>],
+    ) -> Vec<Hit> {
+        let at = crate::names::At::root(Path::new("/w"));
+        fuse(at, commands, query, lexical, Some(sims), &Ask::default())
     }
 
     fn ranked(l: &[(usize, f32, u16)]) -> Vec<Ranked> {

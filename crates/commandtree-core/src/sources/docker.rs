@@ -123,8 +123,8 @@ pub fn parse_compose(file: &SourceFile<'_>) -> Parsed {
         let Role::Base(over) = &role else {
             return item;
         };
-        let step = match item.label.strip_prefix("up ") {
-            Some(svc) if svc != "-d" => {
+        let step = match started_service(&item.label) {
+            Some(svc) => {
                 if !over_services.iter().any(|s| s == svc) {
                     return item;
                 }
@@ -337,6 +337,12 @@ fn image_purpose(image: &str) -> Option<&'static str> {
         .map(|(_, p)| *p)
 }
 
+/// The one service a Compose command's label starts (`up web`: `web`); `None` for `up`, `up -d`
+/// and the verbs over every service.
+pub fn started_service(label: &str) -> Option<&str> {
+    label.strip_prefix("up ").filter(|s| *s != "-d")
+}
+
 /// Whether `path` has a name `docker compose` reads by itself (a base or an override file).
 pub fn is_default_compose(path: &Path) -> bool {
     path.file_name()
@@ -444,7 +450,7 @@ volumes:
         let descs: Vec<(&str, &str)> = p
             .commands
             .iter()
-            .filter(|c| c.label.starts_with("up ") && c.label != "up -d")
+            .filter(|c| started_service(&c.label).is_some())
             .map(|c| (c.label.as_str(), c.description.as_deref().unwrap()))
             .collect();
         assert_eq!(
