@@ -901,7 +901,8 @@ impl Index {
                 invokes: invoked.contains(&(d as u32)),
             })
             .collect();
-        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        // Each document once: the order is total, and an unstable sort gives the same list.
+        ranked.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
         ranked
     }
 }

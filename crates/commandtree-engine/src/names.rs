@@ -65,7 +65,27 @@ fn path_like(text: &str) -> bool {
 }
 
 fn named(c: &CommandItem, label: &str) -> bool {
-    names_of(c).any(|n| n == label)
+    answers_to(c, label, false)
+}
+
+/// Whether `name` is one of [`names_of`] `c`, ASCII case ignored when asked. The id's name is
+/// read only when its length fits: every command is checked on every search, and on 100,000
+/// commands reading each id's text is a cache miss apiece.
+pub(crate) fn answers_to(c: &CommandItem, name: &str, ignore_case: bool) -> bool {
+    let same = |n: &str| {
+        if ignore_case {
+            n.eq_ignore_ascii_case(name)
+        } else {
+            n == name
+        }
+    };
+    let prefix = c.kind.len() + 1 + c.file_path.len() + 1;
+    let id_name_fits =
+        c.id.len().checked_sub(prefix) == Some(name.len()) || c.id.len() == name.len();
+    same(&c.label)
+        || c.aliases.iter().any(|a| same(a))
+        || project_verb(c).is_some_and(same)
+        || (id_name_fits && same(c.id_name()))
 }
 
 /// Every name a command answers to besides its id and path forms: its label, its runner's
@@ -444,6 +464,29 @@ mod tests {
             "run --bin app"
         );
         assert_eq!(resolve(&cmds, at, "run").unwrap().label, "run");
+    }
+
+    #[test]
+    fn a_command_answers_to_each_of_its_names_and_no_other_of_their_length() {
+        let mut run = CommandItem::new("cargo", Path::new("/w/Cargo.toml"), "run-app", "x")
+            .label("run --bin app");
+        run.aliases = vec!["ra".into()];
+        let project = item("dotnet", "/w/eShop.csproj", "eShop: test");
+        for (c, name) in [
+            (&run, "run --bin app"),
+            (&run, "ra"),
+            (&run, "run-app"),
+            (&project, "test"),
+        ] {
+            assert!(answers_to(c, name, false), "{name}");
+            assert!(answers_to(c, &name.to_uppercase(), true), "{name}");
+            assert!(!answers_to(c, &name.to_uppercase(), false), "{name}");
+        }
+        // Each name's length, other text.
+        for name in ["run --bin ap_", "rb", "run-apX"] {
+            assert!(!answers_to(&run, name, true), "{name}");
+        }
+        assert!(!answers_to(&project, "tast", true));
     }
 
     #[test]

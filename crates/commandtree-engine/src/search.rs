@@ -1109,7 +1109,7 @@ pub fn fuse(
         if !enters {
             continue;
         }
-        let exact = hybrid && crate::names::names_of(c).any(|n| n.eq_ignore_ascii_case(q));
+        let exact = hybrid && crate::names::answers_to(c, q, true);
         let score = match ask.mode {
             Mode::Semantic => sim(i).unwrap_or(0.0),
             Mode::Lexical => bm25[i] / top_lexical,
