@@ -306,6 +306,12 @@ fn gather(file: &SourceFile<'_>, out: &mut Parsed) -> (Vec<Target>, Collected) {
         guard: IncludeGuard::new(file.path),
     };
     follow_includes(file, &main.includes, None, 0, &mut all, out);
+    // Make sets `CURDIR` to the folder it runs in, the Makefile's, where its recipes start:
+    // `rm -rf $(CURDIR)/bin` is the project's `bin/`, never `/bin` (kind's
+    // `REPO_ROOT:=${CURDIR}`).
+    all.raw_vars
+        .entry("CURDIR".to_string())
+        .or_insert_with(|| ".".to_string());
     let mut targets = std::mem::take(&mut all.targets);
     for prefix in &all.catch_all {
         let exposed: Vec<Target> = targets
@@ -2314,6 +2320,23 @@ mod tests {
                 // Recipe lines inside a conditional run too; a computed value keeps its name.
                 ("cp tool $(GOPATH)/bin".to_string(), 11, None),
             ]
+        );
+    }
+
+    #[test]
+    fn curdir_is_the_folder_make_runs_in_unless_the_makefile_sets_it() {
+        // kind's `REPO_ROOT:=${CURDIR}`: its `clean` deletes the project's `bin/`, not `/bin`.
+        let p = make(
+            "REPO_ROOT:=${CURDIR}\nOUT_DIR=$(REPO_ROOT)/bin\nclean:\n\trm -rf \"$(OUT_DIR)/\"\n",
+        );
+        assert_eq!(
+            code(&p, "clean"),
+            [("rm -rf \"./bin/\"".to_string(), 4, None)]
+        );
+        let p = make("CURDIR = /srv\nclean:\n\trm -rf $(CURDIR)/tmp\n");
+        assert_eq!(
+            code(&p, "clean"),
+            [("rm -rf /srv/tmp".to_string(), 3, None)]
         );
     }
 

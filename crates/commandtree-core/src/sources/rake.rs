@@ -31,12 +31,33 @@ const OPENERS: &[&str] = &[
     "if", "unless", "while", "until", "case", "def", "class", "module", "begin", "for",
 ];
 
-/// Task libraries whose `.new` without a name defines a task with a well-known default name.
-const DEFAULT_LIBRARY_TASKS: &[(&str, &str)] = &[
-    ("Rake::TestTask", "test"),
-    ("RSpec::Core::RakeTask", "spec"),
-    ("RuboCop::RakeTask", "rubocop"),
+/// Task libraries: the name a task made without one gets (`None`: a name is needed), and the
+/// description the library gives it, as `rake -T` shows (`{}` is the task's name). Minitest's
+/// task is made by `.create`, the others by `.new`.
+const LIBRARY_TASKS: &[(&str, Option<&str>, &str)] = &[
+    ("Rake::TestTask", Some("test"), "Run tests"),
+    (
+        "RSpec::Core::RakeTask",
+        Some("spec"),
+        "Run RSpec code examples",
+    ),
+    ("RuboCop::RakeTask", Some("rubocop"), "Run RuboCop"),
+    ("Minitest::TestTask", Some("test"), "Run the test suite"),
+    (
+        "Cucumber::Rake::Task",
+        Some("cucumber"),
+        "Run Cucumber features",
+    ),
 ];
+
+/// Libraries whose `require` defines tasks, with the descriptions `rake -T` shows for them.
+const REQUIRED_TASKS: &[(&str, &[(&str, &str)])] = &[(
+    "rake/clean",
+    &[
+        ("clean", "Remove any temporary products"),
+        ("clobber", "Remove any generated files"),
+    ],
+)];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let Some(cwd) = rake_root(file) else {
@@ -319,9 +340,37 @@ fn definition(
             }
         }
         "file" | "file_create" | "directory" | "rule" => st.pending_desc = None,
+        // A library whose loading defines tasks, at the top level only (inside a task's block
+        // it runs later, if ever).
+        "require" if st.stack.is_empty() => {
+            let required = match toks.get(1) {
+                Some(Tok::Str(s)) => Some(s.as_str()),
+                Some(Tok::Punct('(')) => match toks.get(2) {
+                    Some(Tok::Str(s)) => Some(s.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some((_, tasks)) = REQUIRED_TASKS
+                .iter()
+                .find(|(lib, _)| Some(*lib) == required)
+            {
+                for (name, desc) in *tasks {
+                    out.commands.push(item(
+                        file,
+                        cwd,
+                        name,
+                        Some(desc.to_string()),
+                        Vec::new(),
+                        line,
+                    ));
+                }
+            }
+        }
         w if w.starts_with(|c: char| c.is_ascii_uppercase()) => {
-            if let Some(name) = library_task(toks) {
-                let desc = st.pending_desc.take();
+            if let Some((name, library_desc)) = library_task(toks) {
+                // A `desc` just before replaces the library's own, as in Rake.
+                let desc = st.pending_desc.take().or(library_desc);
                 for (full, desc) in expand(file, &mut st.stack, &name, desc, line, out) {
                     out.commands
                         .push(item(file, cwd, &full, desc, Vec::new(), line));
@@ -728,9 +777,10 @@ fn task_header(toks: &[Tok]) -> Option<(String, Vec<String>)> {
     Some((name, args))
 }
 
-/// `RSpec::Core::RakeTask.new(:spec)`, `Rake::TestTask.new(:unit) do |t|`, or a known library
-/// task without a name.
-fn library_task(toks: &[Tok]) -> Option<String> {
+/// `RSpec::Core::RakeTask.new(:spec)`, `Rake::TestTask.new(:unit) do |t|`,
+/// `Minitest::TestTask.create`, or a known library task without a name; with the description
+/// its library gives it (`Rake::TestTask.new(:unit)`: "Run tests for unit").
+fn library_task(toks: &[Tok]) -> Option<(String, Option<String>)> {
     let mut class = String::new();
     let mut i = 0;
     while let Some(tok) = toks.get(i) {
@@ -744,29 +794,35 @@ fn library_task(toks: &[Tok]) -> Option<String> {
     if !class.ends_with("Task") || toks.get(i) != Some(&Tok::Punct('.')) {
         return None;
     }
-    if toks.get(i + 1) != Some(&Tok::Ident("new".into())) {
-        return None;
+    let class = class.strip_prefix("::").unwrap_or(&class);
+    let known = LIBRARY_TASKS.iter().find(|(c, _, _)| *c == class);
+    match toks.get(i + 1) {
+        Some(Tok::Ident(w)) if w == "new" => {}
+        Some(Tok::Ident(w)) if w == "create" && known.is_some() => {}
+        _ => return None,
     }
-    match toks.get(i + 2) {
+    let default = || known.and_then(|(_, name, _)| name.map(str::to_string));
+    let name = match toks.get(i + 2) {
         Some(Tok::Punct('(')) => match toks.get(i + 3) {
             Some(Tok::Sym(s) | Tok::Str(s)) => literal(s),
-            Some(Tok::Punct(')')) => default_library_name(&class),
+            Some(Tok::Punct(')')) => default(),
             _ => None,
         },
         Some(Tok::Sym(s) | Tok::Str(s)) => literal(s),
-        None => default_library_name(&class),
-        Some(Tok::Ident(w)) if w == "do" => default_library_name(&class),
-        Some(Tok::Punct('{')) => default_library_name(&class),
+        None => default(),
+        Some(Tok::Ident(w)) if w == "do" => default(),
+        Some(Tok::Punct('{')) => default(),
         _ => None,
-    }
-}
-
-fn default_library_name(class: &str) -> Option<String> {
-    let class = class.strip_prefix("::").unwrap_or(class);
-    DEFAULT_LIBRARY_TASKS
-        .iter()
-        .find(|(c, _)| *c == class)
-        .map(|(_, n)| n.to_string())
+    }?;
+    let desc = known.map(|(_, default_name, desc)| {
+        // Rake's test task names the task it runs when it is not the default one.
+        if class == "Rake::TestTask" && *default_name != Some(name.as_str()) {
+            format!("{desc} for {name}")
+        } else {
+            desc.to_string()
+        }
+    });
+    Some((name, desc))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1340,7 +1396,8 @@ task :release
         assert_eq!(
             desc,
             [
-                None,
+                // Rake's own description of a test task.
+                Some("Run tests"),
                 Some("Run RuboCop"),
                 Some("Build the docs"),
                 None,
@@ -1477,7 +1534,58 @@ task :release
              Foo::Bar.new(:nope)\n",
         );
         assert_eq!(labels(&p), ["spec", "rubocop", "test", "features"]);
-        assert_eq!(p.commands[0].description.as_deref(), Some("Specs"));
+        let descriptions: Vec<Option<&str>> = p
+            .commands
+            .iter()
+            .map(|c| c.description.as_deref())
+            .collect();
+        assert_eq!(
+            descriptions,
+            [
+                Some("Specs"),
+                Some("Run RuboCop"),
+                Some("Run tests"),
+                Some("Run Cucumber features")
+            ]
+        );
+        // Minitest's own task (sinatra's `Minitest::TestTask.create # Default `test` task`),
+        // and a named test task, described as `rake -T` shows them.
+        let p = parse(
+            "/w/Rakefile",
+            "require 'minitest/test_task'\nMinitest::TestTask.create # Default `test` task\n\
+             Minitest::TestTask.create(:unit)\nRake::TestTask.new(:integration) do |t|\nend\n\
+             Foo::BarTask.create(:nope)\n",
+        );
+        assert_eq!(labels(&p), ["test", "unit", "integration"]);
+        let descriptions: Vec<Option<&str>> = p
+            .commands
+            .iter()
+            .map(|c| c.description.as_deref())
+            .collect();
+        assert_eq!(
+            descriptions,
+            [
+                Some("Run the test suite"),
+                Some("Run the test suite"),
+                Some("Run tests for integration")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_required_library_defines_its_tasks() {
+        // sinatra's Rakefile: `require 'rake/clean'` then `CLEAN.include('coverage')`.
+        let p = parse(
+            "/w/Rakefile",
+            "require 'rake/clean'\nrequire 'fileutils'\nCLEAN.include('coverage')\n\
+             task :x do\n  require 'rake/clean'\nend\n",
+        );
+        assert_eq!(labels(&p), ["clean", "clobber", "x"]);
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Remove any temporary products")
+        );
+        assert_eq!(p.commands[0].line, Some(1));
     }
 
     #[test]
