@@ -220,6 +220,11 @@ pub fn tokens(text: &str) -> Vec<String> {
 /// the types" says all of it).
 const COMPOUNDS: &[(&str, &[&str])] = &[
     ("typecheck", &["type", "check"]),
+    // A task named for the tool it runs, the tool named for the task and the language:
+    // `make gofmt` is "format the go code"; the tool's own name stays a word too. (Not
+    // `shellcheck` nor `rustfmt`: named in a recipe or a description, "check" and "rust"
+    // answered queries about other things on real repositories.)
+    ("gofmt", &["gofmt", "go", "fmt"]),
     ("fmtcheck", &["fmt", "check"]),
     ("spellcheck", &["spell", "check"]),
     ("spellchecking", &["spell", "check"]),
@@ -1651,6 +1656,15 @@ mod tests {
     fn task_phrases_and_compounds_are_the_words_task_names_use() {
         assert_eq!(tokens("typecheck"), tokens("type check"));
         assert_eq!(tokens("check the types"), ["lint", "typ"]);
+        // A tool named for its task and its object says both, and is still its own word.
+        let gofmt = tokens("gofmt");
+        let asked = tokens("format the go code");
+        assert_eq!(
+            gofmt.iter().filter(|w| asked.contains(w)).count(),
+            2,
+            "{gofmt:?}"
+        );
+        assert!(gofmt.contains(&"gofmt".to_string()), "{gofmt:?}");
         assert!(tokens("rebuild whenever a file changes").contains(&"watch".to_string()));
         assert_eq!(tokens("reload on save"), ["reload", "watch"]);
         assert_eq!(tokens("set up the environment"), ["setup", "env"]);

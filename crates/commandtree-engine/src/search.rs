@@ -754,7 +754,7 @@ fn all_units(query: &str) -> Vec<String> {
     let words = crate::lexical::spelled_words(query);
     let mut out = Vec::new();
     for (k, w) in words.iter().enumerate() {
-        if !["all", "every", "each"].contains(&w.as_str()) {
+        if !ALL_WORDS.contains(&w.as_str()) {
             continue;
         }
         // "all the plugins", "every single package": the noun within two words.
@@ -769,16 +769,19 @@ fn all_units(query: &str) -> Vec<String> {
     out
 }
 
+/// The words that ask for every one of something ("all the plugins", `package:all`).
+const ALL_WORDS: &[&str] = &["all", "every", "each"];
+
 /// Whether `c` does one of the units the query asks all of: its name holds the unit as one
-/// (`go-test-plugin`, not `test-plugins`) or it lies in a unit's folder (`packages/kit/`,
-/// `plugins/certs/`).
+/// (`go-test-plugin`, not `test-plugins`, nor `package:all`) or it lies in a unit's folder
+/// (`packages/kit/`, `plugins/certs/`).
 fn of_one_unit(root: &Path, c: &CommandItem, units: &[String]) -> bool {
     if units.is_empty() {
         return false;
     }
-    let names_one = crate::lexical::spelled_words(&c.label)
-        .iter()
-        .any(|w| units.contains(w));
+    let own = crate::lexical::spelled_words(&c.label);
+    let names_one = own.iter().any(|w| units.contains(w))
+        && !own.iter().any(|w| ALL_WORDS.contains(&w.as_str()));
     let rel = c
         .path()
         .parent()
@@ -819,7 +822,8 @@ const GENERIC_FOLDERS: &[&str] = &[
 /// ranked as the project's own: they were asked for. The folder's name must hold a word that
 /// no listed command's name or folder holds, nor the project's name ("run the deno CLI" names
 /// no fixture's `members/deno/`), and be neither a kind of folder (`tests`, `examples`) nor a
-/// generic one ([`GENERIC_FOLDERS`]): those name no one thing.
+/// generic one ([`GENERIC_FOLDERS`]): those name no one thing. A folder inside a kind of folder
+/// is named with its kind ("the client tests" for `tests/client/`).
 fn named_auxiliary(
     root: &Path,
     query: &str,
@@ -827,6 +831,7 @@ fn named_auxiliary(
     rest: &[CommandItem],
 ) -> Vec<bool> {
     let asked = crate::lexical::spelled_words(query);
+    let asked_tokens = crate::lexical::tokens(query);
     let mut listed: Option<std::collections::HashSet<String>> = None;
     // Commands share folders: each folder is judged once.
     let mut judged: std::collections::HashMap<&Path, bool> = Default::default();
@@ -854,6 +859,25 @@ fn named_auxiliary(
                     || commandtree_core::classify::names_a_kind_of_folder(&name)
                     || GENERIC_FOLDERS.contains(&name.as_str())
                 {
+                    return false;
+                }
+                // A folder inside a kind of folder is named with its kind: "the basics test
+                // app" is `test/apps/basics/`, but "the httpx command line client" is not the
+                // tests' `tests/client/`.
+                let kinds_said = dir
+                    .strip_prefix(root)
+                    .ok()
+                    .and_then(Path::parent)
+                    .into_iter()
+                    .flat_map(Path::components)
+                    .map(|part| part.as_os_str().to_string_lossy().to_lowercase())
+                    .filter(|part| commandtree_core::classify::names_a_kind_of_folder(part))
+                    .all(|part| {
+                        crate::lexical::tokens(&part)
+                            .iter()
+                            .any(|w| asked_tokens.contains(w))
+                    });
+                if !kinds_said {
                     return false;
                 }
                 let listed = listed.get_or_insert_with(|| {
@@ -1877,6 +1901,26 @@ mod tests {
             &[Some(0.75), Some(0.6)],
         );
         assert_eq!(got[0], "/w/Makefile:go-build-plugin", "{got:#?}");
+        // A name for all of them (sinatra's `package:all`, "Build all packages") is not one
+        // package's, though it says "package".
+        let rake = |label: &str, description: &str| {
+            let mut c = CommandItem::new("rake", Path::new("/w/Rakefile"), label, "rake");
+            c.description = Some(description.into());
+            c
+        };
+        let commands = vec![
+            rake(
+                "install:all",
+                "Build and install all of the gems as local gems",
+            ),
+            rake("package:all", "Build all packages"),
+        ];
+        let got = ranked_by(
+            &commands,
+            "build all the gem packages",
+            &[Some(0.6), Some(0.55)],
+        );
+        assert_eq!(got[0], "/w/Rakefile:package:all", "{got:#?}");
         assert_eq!(
             all_units("run the go unit tests of every plugin"),
             ["plugin"]

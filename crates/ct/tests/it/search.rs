@@ -449,7 +449,12 @@ fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
             "test/apps/build/package.json",
             r#"{"scripts":{"dev":"vite dev"}}"#,
         )
-        .file("third_party/zlib/tests/Makefile", "check:\n\ttrue\n");
+        .file("third_party/zlib/tests/Makefile", "check:\n\ttrue\n")
+        // httpx's `tests/client/`: the tests of its client, not a client.
+        .file(
+            "tests/client/test_headers.py",
+            "#!/usr/bin/env python3\n\"\"\"Headers of the client.\"\"\"\nif __name__ == \"__main__\":\n    pass\n",
+        );
     let paths = |args: &[&str]| -> Vec<String> {
         let mut a = vec!["search", "--json", "--mode", "lexical"];
         a.extend(args);
@@ -482,6 +487,18 @@ fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
     let found = paths(&["check the tests"]);
     assert!(
         !found.iter().any(|p| p.contains("third_party")),
+        "{found:?}"
+    );
+    // A folder inside a kind of folder is named with its kind: "the client tests" are
+    // `tests/client/`'s, "the command line client" is not.
+    let found = paths(&["run the command line client"]);
+    assert!(
+        !found.iter().any(|p| p.contains("tests/client")),
+        "{found:?}"
+    );
+    let found = paths(&["run the client tests"]);
+    assert!(
+        found.iter().any(|p| p.contains("tests/client")),
         "{found:?}"
     );
     let all = paths(&["--all", "check the tests"]);
