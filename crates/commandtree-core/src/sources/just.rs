@@ -982,7 +982,7 @@ fn logical_line(lines: &[&str]) -> (String, usize) {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
-    use crate::sources::testing::{labels, parse_in, parse_with, step_refs};
+    use crate::sources::testing::{descriptions, labels, parse_in, parse_with, step_refs};
 
     const PATH: &str = "/w/app/justfile";
 
@@ -1077,11 +1077,7 @@ serve port="8000": && open
     #[test]
     fn doc_comments_and_doc_attributes() {
         let p = parse(JUSTFILE);
-        let docs: Vec<Option<&str>> = p
-            .commands
-            .iter()
-            .map(|c| c.description.as_deref())
-            .collect();
+        let docs = descriptions(&p);
         assert_eq!(
             docs,
             [

@@ -561,6 +561,14 @@ pub(crate) mod testing {
         p.commands.iter().map(|c| c.label.as_str()).collect()
     }
 
+    /// Each command's description, in order.
+    pub fn descriptions(p: &Parsed) -> Vec<Option<&str>> {
+        p.commands
+            .iter()
+            .map(|c| c.description.as_deref())
+            .collect()
+    }
+
     /// Asserts that `p` warned once, at `line`, with a message holding `msg`; `case` names the
     /// input in a failure.
     #[track_caller]

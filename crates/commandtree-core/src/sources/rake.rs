@@ -1161,7 +1161,7 @@ fn read_quoted(chars: &[char], open: usize) -> (String, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::testing::{labels, parse_with};
+    use crate::sources::testing::{descriptions, labels, parse_with};
 
     fn parse(path: &str, content: &str) -> Parsed {
         parse_with(super::parse, path, content)
@@ -1388,11 +1388,7 @@ task :release
     #[test]
     fn descriptions_attach_to_the_next_task_only() {
         let p = fixture();
-        let desc: Vec<Option<&str>> = p
-            .commands
-            .iter()
-            .map(|c| c.description.as_deref())
-            .collect();
+        let desc = descriptions(&p);
         assert_eq!(
             desc,
             [
@@ -1534,13 +1530,8 @@ task :release
              Foo::Bar.new(:nope)\n",
         );
         assert_eq!(labels(&p), ["spec", "rubocop", "test", "features"]);
-        let descriptions: Vec<Option<&str>> = p
-            .commands
-            .iter()
-            .map(|c| c.description.as_deref())
-            .collect();
         assert_eq!(
-            descriptions,
+            descriptions(&p),
             [
                 Some("Specs"),
                 Some("Run RuboCop"),
@@ -1557,13 +1548,8 @@ task :release
              Foo::BarTask.create(:nope)\n",
         );
         assert_eq!(labels(&p), ["test", "unit", "integration"]);
-        let descriptions: Vec<Option<&str>> = p
-            .commands
-            .iter()
-            .map(|c| c.description.as_deref())
-            .collect();
         assert_eq!(
-            descriptions,
+            descriptions(&p),
             [
                 Some("Run the test suite"),
                 Some("Run the test suite"),

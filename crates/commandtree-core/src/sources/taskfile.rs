@@ -542,7 +542,7 @@ mod tests {
     use super::*;
     use crate::fs::MemFs;
     use crate::sources::common::MAX_INCLUDE_DEPTH;
-    use crate::sources::testing::{labels, parse_in, parse_with, steps};
+    use crate::sources::testing::{descriptions, labels, parse_in, parse_with, steps};
 
     #[test]
     fn aliases_are_recorded() {
@@ -683,11 +683,7 @@ tasks:
     #[test]
     fn descriptions_are_attached_regression_3_13() {
         let p = parse(FIXTURE);
-        let d: Vec<Option<&str>> = p
-            .commands
-            .iter()
-            .map(|c| c.description.as_deref())
-            .collect();
+        let d = descriptions(&p);
         assert_eq!(
             d,
             [
