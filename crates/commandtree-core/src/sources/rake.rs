@@ -31,23 +31,15 @@ const OPENERS: &[&str] = &[
     "if", "unless", "while", "until", "case", "def", "class", "module", "begin", "for",
 ];
 
-/// Task libraries: the name a task made without one gets (`None`: a name is needed), and the
-/// description the library gives it, as `rake -T` shows (`{}` is the task's name). Minitest's
-/// task is made by `.create`, the others by `.new`.
-const LIBRARY_TASKS: &[(&str, Option<&str>, &str)] = &[
-    ("Rake::TestTask", Some("test"), "Run tests"),
-    (
-        "RSpec::Core::RakeTask",
-        Some("spec"),
-        "Run RSpec code examples",
-    ),
-    ("RuboCop::RakeTask", Some("rubocop"), "Run RuboCop"),
-    ("Minitest::TestTask", Some("test"), "Run the test suite"),
-    (
-        "Cucumber::Rake::Task",
-        Some("cucumber"),
-        "Run Cucumber features",
-    ),
+/// Task libraries: the name a task made without one gets, and the first sentence of the
+/// description the library gives it, as `rake -T` shows. Minitest's task is made by `.create`,
+/// the others by `.new`.
+const LIBRARY_TASKS: &[(&str, &str, &str)] = &[
+    ("Rake::TestTask", "test", "Run tests"),
+    ("RSpec::Core::RakeTask", "spec", "Run RSpec code examples"),
+    ("RuboCop::RakeTask", "rubocop", "Run RuboCop"),
+    ("Minitest::TestTask", "test", "Run the test suite"),
+    ("Cucumber::Rake::Task", "cucumber", "Run Cucumber features"),
 ];
 
 /// Libraries whose `require` defines tasks, with the descriptions `rake -T` shows for them.
@@ -801,7 +793,7 @@ fn library_task(toks: &[Tok]) -> Option<(String, Option<String>)> {
         Some(Tok::Ident(w)) if w == "create" && known.is_some() => {}
         _ => return None,
     }
-    let default = || known.and_then(|(_, name, _)| name.map(str::to_string));
+    let default = || known.map(|(_, name, _)| name.to_string());
     let name = match toks.get(i + 2) {
         Some(Tok::Punct('(')) => match toks.get(i + 3) {
             Some(Tok::Sym(s) | Tok::Str(s)) => literal(s),
@@ -816,7 +808,7 @@ fn library_task(toks: &[Tok]) -> Option<(String, Option<String>)> {
     }?;
     let desc = known.map(|(_, default_name, desc)| {
         // Rake's test task names the task it runs when it is not the default one.
-        if class == "Rake::TestTask" && *default_name != Some(name.as_str()) {
+        if class == "Rake::TestTask" && *default_name != name {
             format!("{desc} for {name}")
         } else {
             desc.to_string()
