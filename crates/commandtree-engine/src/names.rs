@@ -82,20 +82,21 @@ pub(crate) fn answers_to(c: &CommandItem, name: &str, ignore_case: bool) -> bool
     let prefix = c.kind.len() + 1 + c.file_path.len() + 1;
     let id_name_fits =
         c.id.len().checked_sub(prefix) == Some(name.len()) || c.id.len() == name.len();
-    same(&c.label)
-        || c.aliases.iter().any(|a| same(a))
-        || project_verb(c).is_some_and(same)
-        || (id_name_fits && same(c.id_name()))
+    own_names(c).any(same) || (id_name_fits && same(c.id_name()))
 }
 
 /// Every name a command answers to besides its id and path forms: its label, its runner's
 /// aliases, a .NET project's verb ([`project_verb`]) and the name in its id (`run-app` for
 /// `run --bin app`). Search's exact name is one of these too.
 pub(crate) fn names_of(c: &CommandItem) -> impl Iterator<Item = &str> {
+    own_names(c).chain(std::iter::once(c.id_name()))
+}
+
+/// [`names_of`] but the name in its id.
+fn own_names(c: &CommandItem) -> impl Iterator<Item = &str> {
     std::iter::once(c.label.as_str())
         .chain(c.aliases.iter().map(String::as_str))
         .chain(project_verb(c))
-        .chain(std::iter::once(c.id_name()))
 }
 
 /// The verb of a .NET project's or solution's command (`eShop: test` → `test`): in a folder

@@ -335,17 +335,10 @@ fn definition(
         // A library whose loading defines tasks, at the top level only (inside a task's block
         // it runs later, if ever).
         "require" if st.stack.is_empty() => {
-            let required = match toks.get(1) {
-                Some(Tok::Str(s)) => Some(s.as_str()),
-                Some(Tok::Punct('(')) => match toks.get(2) {
-                    Some(Tok::Str(s)) => Some(s.as_str()),
-                    _ => None,
-                },
-                _ => None,
-            };
+            let required = first_string(&toks[1..]);
             if let Some((_, tasks)) = REQUIRED_TASKS
                 .iter()
-                .find(|(lib, _)| Some(*lib) == required)
+                .find(|(lib, _)| required.as_deref() == Some(*lib))
             {
                 for (name, desc) in *tasks {
                     out.commands.push(item(
