@@ -212,16 +212,47 @@ pub(crate) fn is_licence_text(comment: &str) -> bool {
     MARKERS.iter().any(|m| l.contains(m))
 }
 
+/// Whether a comment line draws rather than says: a ruler (`####`, `-----`) or a banner's
+/// ASCII art (curl's `Project ___| | | |  _ \| |`), more punctuation than letters and digits.
+pub(crate) fn is_drawing(comment: &str) -> bool {
+    let (mut said, mut drawn) = (0usize, 0usize);
+    for ch in comment.chars() {
+        if ch.is_alphanumeric() {
+            said += 1;
+        } else if !ch.is_whitespace() {
+            drawn += 1;
+        }
+    }
+    drawn > said
+}
+
+/// A ruler of three or more marks (`###...`, `# ***...`): a box around a header closes with one.
+fn is_ruler(comment: &str) -> bool {
+    comment.chars().count() >= 3
+        && comment
+            .chars()
+            .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
+}
+
+/// A comment that is only a link (`# https://cmake-format.readthedocs.io/...`): a reference,
+/// not a description.
+pub(crate) fn is_only_a_link(comment: &str) -> bool {
+    let c = comment.trim();
+    (c.starts_with("https://") || c.starts_with("http://")) && !c.contains(char::is_whitespace)
+}
+
 /// Follows a script's leading comments and says which belong to a licence or copyright header:
-/// from a line with a licence marker to the end of that comment block (a blank line or code),
-/// so the text of the licence (`you may not use this file...`) is skipped with it.
+/// from a line with a licence marker to the end of that comment block (a blank line, code, or
+/// the ruler closing a boxed header), so the text of the licence (`you may not use this
+/// file...`) is skipped with it. A banner's drawing before the licence is skipped too.
 #[derive(Default)]
 pub(crate) struct LicenceHeader {
     inside: bool,
 }
 
 impl LicenceHeader {
-    /// `comment` is the line's comment text, `None` for a blank line or code. True = skip it.
+    /// `comment` is the line's comment text (its own marks kept, so a `####` ruler is seen),
+    /// `None` for a blank line or code. True = skip it.
     pub(crate) fn skip(&mut self, comment: Option<&str>) -> bool {
         match comment {
             None => {
@@ -232,7 +263,11 @@ impl LicenceHeader {
                 self.inside = true;
                 true
             }
-            Some(_) => self.inside,
+            Some(c) if self.inside && is_ruler(c) => {
+                self.inside = false;
+                true
+            }
+            Some(c) => self.inside || is_drawing(c),
         }
     }
 }

@@ -158,6 +158,10 @@ fn ps1_description(content: &str) -> Option<String> {
     let mut licence = super::common::LicenceHeader::default();
     while let Some(line) = lines.next() {
         let t = line.trim();
+        // `#!/usr/bin/env pwsh`: how it runs, not what it does.
+        if t.starts_with("#!") {
+            continue;
+        }
         let comment = t
             .strip_prefix('#')
             .filter(|_| !t.starts_with("#>"))
@@ -203,13 +207,17 @@ fn ps1_description(content: &str) -> Option<String> {
 fn is_directive(c: &str) -> bool {
     let lower = c.to_ascii_lowercase();
     !c.chars().any(char::is_alphanumeric)
+        || super::common::is_drawing(c)
+        || super::common::is_only_a_link(c)
         || ["requires", "region", "endregion"]
             .iter()
             .any(|d| lower.starts_with(d))
 }
 
-/// The first `REM` / `::` comment, after `@echo off` and `setlocal`; code ends the search.
+/// The first `REM` / `::` comment, after `@echo off` and `setlocal`, past a licence header and a
+/// banner's drawing; code ends the search.
 fn batch_description(content: &str) -> Option<String> {
+    let mut licence = super::common::LicenceHeader::default();
     for line in content.lines() {
         let t = line.trim();
         if t.is_empty() {
@@ -223,8 +231,14 @@ fn batch_description(content: &str) -> Option<String> {
             continue;
         }
         let body = t.strip_prefix('@').unwrap_or(t);
-        let text = strip_rem(body).or_else(|| body.strip_prefix("::"))?.trim();
-        if text.chars().any(char::is_alphanumeric) {
+        let text = strip_rem(body)
+            .or_else(|| body.strip_prefix("::"))
+            .map(str::trim);
+        if licence.skip(text) {
+            continue;
+        }
+        let text = text?;
+        if text.chars().any(char::is_alphanumeric) && !super::common::is_drawing(text) {
             return Some(text.to_string());
         }
     }
@@ -863,6 +877,30 @@ mod tests {
     #[test]
     fn upstream_empty_param_comment() {
         assert!(params("# @param \n# @param\nWrite-Host hi\n").is_empty());
+    }
+
+    #[test]
+    fn a_shebang_licence_and_banner_are_not_the_description() {
+        assert_eq!(
+            ps("#!/usr/bin/env pwsh\n\nif ($null -eq $Env:X) { exit }\n").description,
+            None
+        );
+        assert_eq!(
+            ps("#!/usr/bin/env pwsh\n# Sign the Windows binaries\n")
+                .description
+                .as_deref(),
+            Some("Sign the Windows binaries")
+        );
+        assert_eq!(
+            bat("@echo off\nrem *****************\nrem *  Project   ___| | | |  _ \\| |\nrem *\nrem * Copyright (C) Someone\nrem * SPDX-License-Identifier: curl\nrem *****************\nrem Generate the project files\n").as_deref(),
+            Some("Generate the project files")
+        );
+        assert_eq!(
+            bat(
+                "@echo off\nrem Copyright (C) Someone\nrem Licensed under the MIT license.\n\n:begin\n"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -342,6 +342,14 @@ fn description(content: &str) -> Option<String> {
     let mut lines = content.lines().enumerate();
     while let Some((i, line)) = lines.next() {
         let t = line.trim();
+        // PEP 723 inline script metadata (`# /// script` ... `# ///`) is TOML, not prose; its
+        // closing `# ///` is no ruler.
+        if let Some(c) = t.strip_prefix('#').map(str::trim)
+            && c.starts_with("///")
+        {
+            in_metadata = c != "///" || !in_metadata;
+            continue;
+        }
         if licence.skip(t.strip_prefix('#').map(str::trim)) {
             continue;
         }
@@ -350,11 +358,6 @@ fn description(content: &str) -> Option<String> {
         }
         if let Some(comment) = t.strip_prefix('#') {
             let c = comment.trim();
-            // PEP 723 inline script metadata (`# /// script` ... `# ///`) is TOML, not prose.
-            if c.starts_with("///") {
-                in_metadata = c != "///" || !in_metadata;
-                continue;
-            }
             if first_comment.is_none() && !in_metadata && is_prose_comment(c) {
                 first_comment = Some(c);
             }
@@ -375,6 +378,8 @@ fn is_prose_comment(c: &str) -> bool {
     let c = c.as_str();
     !c.starts_with('@')
         && c.chars().any(char::is_alphanumeric)
+        && !super::common::is_drawing(c)
+        && !super::common::is_only_a_link(c)
         && !DIRECTIVES.iter().any(|d| c.starts_with(d))
 }
 
@@ -957,6 +962,19 @@ if __name__ == "__main__":
             "#!/usr/bin/env python3\n# Copyright 2024 Example Corp\n# SPDX-License-Identifier: MIT\n\"\"\"Rebuild the search index.\"\"\"\n",
         );
         assert_eq!(c.description.as_deref(), Some("Rebuild the search index."));
+    }
+
+    #[test]
+    fn a_drawn_banner_is_not_the_description() {
+        let p = parse_with(
+            parse,
+            "/w/combos.py",
+            "#!/usr/bin/env python3\n#*************\n#  Project     ___| | | |  _ \\| |\n#\n# Copyright (C) Someone\n#\n# SPDX-License-Identifier: curl\n#\n#*************\n#\n# Print every combination of the options\nif __name__ == \"__main__\":\n    main()\n",
+        );
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Print every combination of the options")
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@
 
 use super::calls::simple_commands;
 use super::common::{
-    LicenceHeader, one_command, param_comments, script_steps_of, shebang, tag_comment,
+    LicenceHeader, is_drawing, is_only_a_link, one_command, param_comments, script_steps_of,
+    shebang, tag_comment,
 };
 use super::script_runs::sibling_steps;
 use super::sourcing::sourced;
@@ -73,28 +74,59 @@ fn params(content: &str) -> Vec<ParamDef> {
 }
 
 /// `# @description text` anywhere in the header wins; otherwise the first real comment after the
-/// shebang, stopping at the first line of code.
+/// shebang, stopping at the first line of code. A usage line first (`# usage: script/sign
+/// <file>`) gives way to the prose paragraph after it in the same comment block, when there is
+/// one: that says what the script does.
 fn description(content: &str) -> Option<String> {
     if let Some(d) = content.lines().find_map(tagged_description) {
         return Some(d);
     }
     let mut licence = LicenceHeader::default();
-    for line in content.lines() {
+    let mut lines = content.lines();
+    while let Some(line) = lines.next() {
         let t = line.trim();
         if t.starts_with("#!") {
             continue;
         }
-        let comment = t
-            .strip_prefix('#')
-            .map(|c| c.trim_start_matches('#').trim());
-        if licence.skip(comment) || t.is_empty() || is_shell_setup(t) {
+        if licence.skip(t.strip_prefix('#').map(str::trim)) || t.is_empty() || is_shell_setup(t) {
             continue;
         }
-        let comment = comment?;
+        let comment = comment_text(t)?;
         if comment.starts_with('@') || is_noise_comment(comment) {
             continue;
         }
+        if is_usage(comment)
+            && let Some(prose) = paragraph_after(&mut lines)
+        {
+            return Some(prose.to_string());
+        }
         return Some(comment.to_string());
+    }
+    None
+}
+
+fn comment_text(line: &str) -> Option<&str> {
+    line.strip_prefix('#')
+        .map(|c| c.trim_start_matches('#').trim())
+}
+
+fn is_usage(comment: &str) -> bool {
+    comment
+        .get(..6)
+        .is_some_and(|h| h.eq_ignore_ascii_case("usage:"))
+}
+
+/// The first line of the next paragraph of the comment block `lines` is in: after an empty
+/// comment line, before a blank line or code.
+fn paragraph_after<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut after_break = false;
+    for line in lines {
+        let c = comment_text(line.trim())?;
+        if c.is_empty() {
+            after_break = true;
+        } else if after_break && !is_noise_comment(c) {
+            return Some(c);
+        }
     }
     None
 }
@@ -123,7 +155,10 @@ fn is_noise_comment(comment: &str) -> bool {
         "shfmt:",
         "compdef",
     ];
-    !comment.chars().any(char::is_alphanumeric) || DIRECTIVES.iter().any(|d| comment.starts_with(d))
+    !comment.chars().any(char::is_alphanumeric)
+        || is_drawing(comment)
+        || is_only_a_link(comment)
+        || DIRECTIVES.iter().any(|d| comment.starts_with(d))
 }
 
 #[cfg(test)]
@@ -331,6 +366,66 @@ mod tests {
         assert_eq!(c.description.as_deref(), Some("Start the dev server"));
         let c = one("/w/z.sh", "#!/bin/sh\n# Copyright (c) 2020 X\necho hi\n");
         assert_eq!(c.description, None);
+    }
+
+    /// curl's header: a banner drawn in ASCII, the licence, a ruler closing the box, and the
+    /// description after it in the same comment block.
+    const CURL_HEADER: &str = "#!/bin/sh\n#***************************************************************************\n#                                  _   _ ____  _\n#  Project                     ___| | | |  _ \\| |\n#                             / __| | | | |_) | |\n#\n# Copyright (C) Daniel Stenberg, <daniel@haxx.se>, et al.\n#\n# This software is licensed as described in the file COPYING, which\n#\n# SPDX-License-Identifier: curl\n#\n###########################################################################\n";
+
+    #[test]
+    fn description_skips_a_drawn_banner_and_ends_a_licence_at_its_closing_ruler() {
+        let c = one(
+            "/w/verify-release",
+            &format!("{CURL_HEADER}# This script remakes a provided curl release\n#\nset -eu\n"),
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("This script remakes a provided curl release")
+        );
+        let c = one(
+            "/w/coverage.sh",
+            &format!("{CURL_HEADER}\nset -eu\nautoreconf -fi\n"),
+        );
+        assert_eq!(c.description, None);
+        // The same box drawn with `# *` sides.
+        let c = one(
+            "/w/db2pem.sh",
+            "#!/bin/sh\n# ***********\n# *  Project     ___| | | |  _ \\| |\n# *\n# * Copyright (C) Someone\n# *\n# ***********\n# This shell script creates a fresh ca-bundle.crt file\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("This shell script creates a fresh ca-bundle.crt file")
+        );
+        // A link is a reference, not what the script does.
+        let c = one(
+            "/w/lint.sh",
+            "#!/bin/sh\n# https://cmake-format.readthedocs.io/en/latest/cmake-lint.html\n\n# Run cmakelint on the source\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Run cmakelint on the source")
+        );
+    }
+
+    #[test]
+    fn a_usage_line_gives_way_to_the_paragraph_after_it() {
+        let c = one(
+            "/w/sign",
+            "#!/bin/bash\n# usage: script/sign <file>\n#\n# Signs macOS binaries using codesign, and Windows EXE files.\n# More on the second line.\nset -e\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Signs macOS binaries using codesign, and Windows EXE files.")
+        );
+        // Usage and its continuation only: the usage it is.
+        let c = one(
+            "/w/nolint-insert",
+            "#!/bin/bash\n# Usage: script/nolint-insert\n#        script/nolint-insert 'nolint:x'\nset -e\n# Not the header any more\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Usage: script/nolint-insert")
+        );
     }
 
     #[test]
