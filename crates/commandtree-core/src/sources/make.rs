@@ -4,7 +4,8 @@
 //! comments (not `\#`, not inside `$(...)`), recipe lines (the recipe prefix in rule context),
 //! `define ... endef` bodies, directives and every form of variable assignment are told apart, so
 //! only real rule targets become commands. Nothing is evaluated: targets built from variables
-//! (`$(BIN):`) are not listed.
+//! (`$(BIN):`) are not listed, unless declared phony and named by values set outside every
+//! conditional (`.PHONY: bin/gh$(EXE)` with `EXE =`: `bin/gh`).
 //!
 //! `include`, `-include` and `sinclude` are followed (through `file.fs`) when their paths are
 //! literal, or `$(VAR)`/`${VAR}` of a variable set to a literal in the files read so far; paths are
@@ -534,6 +535,10 @@ fn scan(content: &str) -> Scan {
     let mut define_name: Option<String> = None;
     let mut define_body: Vec<&str> = Vec::new();
     let mut raw_vars: HashMap<String, String> = HashMap::new();
+    // Assignments outside every conditional: the values that hold when no branch is taken
+    // (`EXE =` before `ifeq ($(GOOS),windows) EXE = .exe endif`).
+    let mut plain_vars: HashMap<String, String> = HashMap::new();
+    let mut conditional_depth = 0usize;
     let mut file_rules: HashMap<String, Target> = HashMap::new();
     let mut pending: Option<String> = None;
     // The last one-`#` comment line, when the lines since are only comments and `.PHONY`.
@@ -640,6 +645,11 @@ fn scan(content: &str) -> Scan {
             continue;
         }
         if CONDITIONALS.contains(&word) || word.starts_with("ifeq(") || word.starts_with("ifneq(") {
+            if word == "endif" {
+                conditional_depth = conditional_depth.saturating_sub(1);
+            } else if word.starts_with("if") {
+                conditional_depth += 1;
+            }
             (pending, named) = (None, None);
             continue;
         }
@@ -665,6 +675,9 @@ fn scan(content: &str) -> Scan {
                 }
                 record_literal(&mut vars, name, value);
                 record_raw(&mut raw_vars, rest, name, value);
+                if conditional_depth == 0 {
+                    record_raw(&mut plain_vars, rest, name, value);
+                }
             }
             in_rule = false;
             (pending, named) = (None, None);
@@ -678,6 +691,9 @@ fn scan(content: &str) -> Scan {
                 }
                 record_literal(&mut vars, name, value);
                 record_raw(&mut raw_vars, code, name, value);
+                if conditional_depth == 0 {
+                    record_raw(&mut plain_vars, code, name, value);
+                }
                 in_rule = false;
                 (pending, named) = (None, None);
             }
@@ -806,6 +822,7 @@ fn scan(content: &str) -> Scan {
             t.description = phony_help.remove(&t.name);
         }
     }
+    phony_paths(&phony, &file_rules, &plain_vars, &mut targets);
     // A dotted name is usually a file (`main.o`, `index.html`); it is a command only when the
     // Makefile declares it phony (`test.unit`, `docker.build`).
     let (keep, files): (Vec<Target>, Vec<Target>) = targets
@@ -821,6 +838,49 @@ fn scan(content: &str) -> Scan {
         raw_vars,
         file_rules,
         catch_all,
+    }
+}
+
+/// A rule declared phony whose name is a path or built from variables (cli/cli's
+/// `.PHONY: bin/gh$(EXE)`, the rule that builds the program): a command after all, listed under
+/// the name make gives it when its variables have values outside every conditional (`EXE =`),
+/// and kept as a file rule too, for the rules that name it as a prerequisite.
+fn phony_paths(
+    phony: &HashSet<String>,
+    file_rules: &HashMap<String, Target>,
+    plain_vars: &HashMap<String, String>,
+    targets: &mut Vec<Target>,
+) {
+    let mut declared: Vec<&String> = phony
+        .iter()
+        .filter(|p| file_rules.contains_key(*p))
+        .collect();
+    declared.sort();
+    for raw in declared {
+        let name = if raw.contains('$') {
+            expand_recipe(raw, plain_vars, "")
+        } else {
+            raw.clone()
+        };
+        let path_ok = !name.contains(char::is_whitespace)
+            && !name.starts_with('/')
+            && !name.ends_with('/')
+            && name
+                .split('/')
+                .all(|seg| seg != ".." && is_command_name(seg));
+        if !path_ok || targets.iter().any(|t| t.name == name) {
+            continue;
+        }
+        let mut t = file_rules[raw].clone();
+        t.name = name;
+        t.prereqs = t
+            .raw_prereqs
+            .iter()
+            .filter(|p| is_command_name(p))
+            .cloned()
+            .collect();
+        let at = targets.partition_point(|o| o.line <= t.line);
+        targets.insert(at, t);
     }
 }
 
@@ -1903,6 +1963,25 @@ mod tests {
                 ".PHONY: test.unit\nmain.o: main.c\n\tcc -c main.c\ntest.unit:\n\tgo test ./...\nindex.html: index.md\n"
             ),
             ["test.unit"]
+        );
+    }
+
+    #[test]
+    fn phony_paths_and_variable_names_are_listed_as_make_names_them() {
+        // cli/cli: the rule that builds the program, named by a path and a variable whose value
+        // outside the conditional is empty.
+        let p = make(
+            "EXE =\nifeq ($(shell go env GOOS),windows)\nEXE = .exe\nendif\n\n.PHONY: bin/gh$(EXE)\nbin/gh$(EXE): script/build$(EXE)\n\t@script/build$(EXE) $@\n\nscript/build$(EXE): script/build.go\n\tgo build -o $@ $<\n\n.PHONY: completions\ncompletions: bin/gh$(EXE)\n\tbin/gh$(EXE) completion -s bash\n.PHONY: image/build/do\nimage/build/do:\n\tpacker build x.pkr.hcl\n",
+        );
+        assert_eq!(labels(&p), ["bin/gh", "completions", "image/build/do"]);
+        assert_eq!(p.commands[0].command, "make bin/gh");
+        // Not phony, a value only a conditional sets, several names, or a path out of the
+        // folder: files, as before.
+        assert_eq!(
+            names(
+                "bin/tool:\n\tgo build\nifdef CI\nX = ci\nendif\n.PHONY: run-$(X)\nrun-$(X):\n\techo\nARCHS = amd64 arm64\n.PHONY: docker-$(ARCHS)\ndocker-$(ARCHS):\n\techo\n.PHONY: ../up /abs\n../up:\n\techo\n/abs:\n\techo\nall:\n\techo\n"
+            ),
+            ["all"]
         );
     }
 

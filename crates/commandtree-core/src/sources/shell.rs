@@ -110,10 +110,13 @@ fn comment_text(line: &str) -> Option<&str> {
         .map(|c| c.trim_start_matches('#').trim())
 }
 
+/// A usage line with the usage on it (`usage: script/sign <file>`); a bare `Usage:` heads a
+/// paragraph that is the usage.
 fn is_usage(comment: &str) -> bool {
     comment
         .get(..6)
         .is_some_and(|h| h.eq_ignore_ascii_case("usage:"))
+        && !comment[6..].trim().is_empty()
 }
 
 /// The first line of the next paragraph of the comment block `lines` is in: after an empty
@@ -426,6 +429,12 @@ mod tests {
             c.description.as_deref(),
             Some("Usage: script/nolint-insert")
         );
+        // A bare heading: the paragraph after it is the usage, not a description.
+        let c = one(
+            "/w/build.sh",
+            "#!/bin/bash\n# Usage:\n#\n# With the archive:\n#\n#     ZIP=x.zip ./build.sh\nset -e\n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Usage:"));
     }
 
     #[test]
