@@ -42,6 +42,28 @@ const LIBRARY_TASKS: &[(&str, &str, &str)] = &[
     ("Cucumber::Rake::Task", "cucumber", "Run Cucumber features"),
 ];
 
+/// Library classes whose `.new` defines a fixed set of tasks (their argument is a gemspec or a
+/// package name, not a task name), with the descriptions `rake -T` shows for them.
+const PACKAGE_TASKS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "Gem::PackageTask",
+        &[
+            ("package", "Build all the packages"),
+            ("gem", "Build the gem file"),
+            ("repackage", "Force a rebuild of the package files"),
+            ("clobber_package", "Remove package products"),
+        ],
+    ),
+    (
+        "Rake::PackageTask",
+        &[
+            ("package", "Build all the packages"),
+            ("repackage", "Force a rebuild of the package files"),
+            ("clobber_package", "Remove package products"),
+        ],
+    ),
+];
+
 /// Libraries whose `require` defines tasks, with the descriptions `rake -T` shows for them.
 const REQUIRED_TASKS: &[(&str, &[(&str, &str)])] = &[(
     "rake/clean",
@@ -353,7 +375,17 @@ fn definition(
             }
         }
         w if w.starts_with(|c: char| c.is_ascii_uppercase()) => {
-            if let Some((name, library_desc)) = library_task(toks) {
+            if let Some(tasks) = package_tasks(toks) {
+                // A `desc` just before describes the first task the library defines.
+                let mut desc = st.pending_desc.take();
+                for (name, library_desc) in tasks {
+                    let desc = desc.take().or_else(|| Some(library_desc.to_string()));
+                    for (full, desc) in expand(file, &mut st.stack, name, desc, line, out) {
+                        out.commands
+                            .push(item(file, cwd, &full, desc, Vec::new(), line));
+                    }
+                }
+            } else if let Some((name, library_desc)) = library_task(toks) {
                 // A `desc` just before replaces the library's own, as in Rake.
                 let desc = st.pending_desc.take().or(library_desc);
                 for (full, desc) in expand(file, &mut st.stack, &name, desc, line, out) {
@@ -766,20 +798,8 @@ fn task_header(toks: &[Tok]) -> Option<(String, Vec<String>)> {
 /// `Minitest::TestTask.create`, or a known library task without a name; with the description
 /// its library gives it (`Rake::TestTask.new(:unit)`: "Run tests for unit").
 fn library_task(toks: &[Tok]) -> Option<(String, Option<String>)> {
-    let mut class = String::new();
-    let mut i = 0;
-    while let Some(tok) = toks.get(i) {
-        match tok {
-            Tok::Ident(w) => class.push_str(w),
-            Tok::Op(o) if o == "::" => class.push_str("::"),
-            _ => break,
-        }
-        i += 1;
-    }
-    if !class.ends_with("Task") || toks.get(i) != Some(&Tok::Punct('.')) {
-        return None;
-    }
-    let class = class.strip_prefix("::").unwrap_or(&class);
+    let (class, i) = task_class(toks)?;
+    let class = class.as_str();
     let known = LIBRARY_TASKS.iter().find(|(c, _, _)| *c == class);
     match toks.get(i + 1) {
         Some(Tok::Ident(w)) if w == "new" => {}
@@ -808,6 +828,38 @@ fn library_task(toks: &[Tok]) -> Option<(String, Option<String>)> {
         }
     });
     Some((name, desc))
+}
+
+/// The class a line opens with when it ends in `Task` and a method call follows
+/// (`::Gem::PackageTask.`), and the index of the `.`.
+fn task_class(toks: &[Tok]) -> Option<(String, usize)> {
+    let mut class = String::new();
+    let mut i = 0;
+    while let Some(tok) = toks.get(i) {
+        match tok {
+            Tok::Ident(w) => class.push_str(w),
+            Tok::Op(o) if o == "::" => class.push_str("::"),
+            _ => break,
+        }
+        i += 1;
+    }
+    if !class.ends_with("Task") || toks.get(i) != Some(&Tok::Punct('.')) {
+        return None;
+    }
+    let class = class.strip_prefix("::").unwrap_or(&class).to_string();
+    Some((class, i))
+}
+
+/// `Gem::PackageTask.new(spec) { … }`: the tasks of a package library.
+fn package_tasks(toks: &[Tok]) -> Option<&'static [(&'static str, &'static str)]> {
+    let (class, i) = task_class(toks)?;
+    if !matches!(toks.get(i + 1), Some(Tok::Ident(w)) if w == "new") {
+        return None;
+    }
+    PACKAGE_TASKS
+        .iter()
+        .find(|(c, _)| *c == class)
+        .map(|(_, tasks)| *tasks)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1557,6 +1609,35 @@ task :release
             Some("Remove any temporary products")
         );
         assert_eq!(p.commands[0].line, Some(1));
+    }
+
+    #[test]
+    fn a_package_library_defines_its_tasks() {
+        // rubygems' Rakefile: `Gem::PackageTask.new(spec) {}`, then enhancing `package`.
+        let p = parse(
+            "/w/Rakefile",
+            "spec = Gem::Specification.load('x.gemspec')\nGem::PackageTask.new(spec) {}\n\
+             Rake::Task[\"package\"].enhance [\"pkg/x.tgz\"]\nnamespace :doc do\n  \
+             Rake::PackageTask.new('docs', '1.0') do |p|\n  end\nend\n",
+        );
+        assert_eq!(
+            labels(&p),
+            [
+                "package",
+                "gem",
+                "repackage",
+                "clobber_package",
+                "doc:package",
+                "doc:repackage",
+                "doc:clobber_package"
+            ]
+        );
+        let package = p.commands.iter().find(|c| c.label == "package").unwrap();
+        assert_eq!(
+            package.description.as_deref(),
+            Some("Build all the packages")
+        );
+        assert_eq!(package.line, Some(2));
     }
 
     #[test]
