@@ -357,6 +357,8 @@ pub struct Classifier<'a> {
     /// Per folder, since most folders have no `.gitattributes` and share their parent's chain.
     chains: Mutex<HashMap<PathBuf, AttrChain>>,
     templated: Mutex<HashMap<PathBuf, bool>>,
+    /// Per crate manifest below a test folder, whether a workspace takes it in.
+    members: Mutex<HashMap<PathBuf, bool>>,
 }
 
 impl<'a> Classifier<'a> {
@@ -366,6 +368,7 @@ impl<'a> Classifier<'a> {
             fs,
             chains: Mutex::new(HashMap::new()),
             templated: Mutex::new(HashMap::new()),
+            members: Mutex::new(HashMap::new()),
         }
     }
 
@@ -435,6 +438,46 @@ impl<'a> Classifier<'a> {
     /// (the walk), so a file under a template folder is not read again.
     pub fn reason_with_text(&self, item: &CommandItem, text: Option<&str>) -> Option<Reason> {
         let file = Path::new(&item.file_path);
+        let reason = self.reason_of(item, file, text);
+        if reason.is_none() && item.kind == "cargo" && self.is_test_fixture_crate(file) {
+            return Some(Reason::TestData);
+        }
+        reason
+    }
+
+    /// A crate two or more folders into a test folder that no workspace takes in: a fixture
+    /// the tests build (rubygems'
+    /// `test/rubygems/test_gem_ext_cargo_builder/custom_name/ext/custom_name_lib/`), where a
+    /// member is the project's own (deno's `tests/util/server/`).
+    fn is_test_fixture_crate(&self, manifest: &Path) -> bool {
+        let Some(rel) = crate::fs::strip_root(manifest, &self.root) else {
+            return false;
+        };
+        let dirs: Vec<&str> = rel
+            .parent()
+            .into_iter()
+            .flat_map(|p| p.components())
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => s.to_str(),
+                _ => None,
+            })
+            .collect();
+        let deep = dirs
+            .iter()
+            .enumerate()
+            .any(|(i, d)| lower_eq_any(d, TEST_DIRS) && dirs.len() - i > 2);
+        if !deep {
+            return false;
+        }
+        if let Some(&member) = lock(&self.members).get(manifest) {
+            return !member;
+        }
+        let member = crate::sources::cargo::is_workspace_member(self.fs, &self.root, manifest);
+        lock(&self.members).insert(manifest.to_path_buf(), member);
+        !member
+    }
+
+    fn reason_of(&self, item: &CommandItem, file: &Path, text: Option<&str>) -> Option<Reason> {
         match self.attrs_then_path(file, &item.kind) {
             (Some(r), _) => Some(r),
             (None, true) => {
@@ -698,7 +741,20 @@ mod tests {
         assert!(aux(&fs, "deno", "/w/tests/specs/run/env/deno.json"));
         assert!(!aux(&fs, "npm", "/w/tests/e2e/package.json"));
         assert!(!aux(&fs, "shell", "/w/tests/ci/setup.sh"));
-        assert!(!aux(&fs, "cargo", "/w/tests/util/server/Cargo.toml"));
+        let workspace = MemFs::new().file(
+            "/w/Cargo.toml",
+            "[workspace]\nmembers = [\"cli\", \"tests/util/*\"]\n",
+        );
+        assert!(!aux(&workspace, "cargo", "/w/tests/util/server/Cargo.toml"));
+        // A crate there that no workspace takes in is a fixture the tests build (rubygems'
+        // native extension fixtures), and so is one with a workspace of its own.
+        assert!(aux(
+            &workspace,
+            "cargo",
+            "/w/test/rubygems/ext_builder/custom_name/ext/lib/Cargo.toml"
+        ));
+        assert!(aux(&fs, "cargo", "/w/tests/util/server/Cargo.toml"));
+        assert!(!aux(&fs, "cargo", "/w/tests/bench/Cargo.toml"));
         assert!(!aux(
             &fs,
             "dotnet",

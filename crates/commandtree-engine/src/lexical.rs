@@ -680,6 +680,10 @@ impl Doc {
                 len += weight;
             }
             if weight == LABEL {
+                for part in words.iter().filter_map(|w| task_suffixed(w)).flatten() {
+                    *tf.entry(part).or_default() += weight;
+                    len += weight;
+                }
                 names.push(name_words(words));
             }
         }
@@ -691,6 +695,22 @@ impl Doc {
             programs: Vec::new(),
         }
     }
+}
+
+/// Task words a name ends with, written as one with what they act on (curl's `perlcheck.sh`,
+/// `cmakelint.sh`, `pythonlint.sh`; `installcheck`, `selftest`).
+const TASK_SUFFIXES: &[&str] = &["check", "lint", "fmt", "test", "spell"];
+
+/// A name's word split before the task word it ends with (`perlcheck`: "perl", "check"), as
+/// [`tokens`] gives them. In a name only: a recipe or a description that merely mentions
+/// `shellcheck` does not check anything. Not npm's hooks (`pretest`, `posttest`): those are
+/// named for when they run.
+fn task_suffixed(word: &str) -> Option<Vec<String>> {
+    let (head, tail) = TASK_SUFFIXES
+        .iter()
+        .find_map(|t| word.strip_suffix(t).map(|h| (h, *t)))?;
+    (head.len() >= 3 && head.chars().all(char::is_alphabetic) && !matches!(head, "pre" | "post"))
+        .then(|| tokens(&format!("{head} {tail}")))
 }
 
 /// A name's distinct words without a script's extension (`lint-fix.sh` is named `lint-fix`).

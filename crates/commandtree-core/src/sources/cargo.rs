@@ -313,6 +313,18 @@ fn target_name_lines(doc: &Doc<'_>, table: &str) -> HashMap<String, usize> {
     out
 }
 
+/// [`workspace_member`] of the manifest at `manifest`, for the classifier.
+pub(crate) fn is_workspace_member(fs: &dyn crate::fs::Fs, root: &Path, manifest: &Path) -> bool {
+    let file = SourceFile {
+        path: manifest,
+        content: "",
+        executable: false,
+        root,
+        fs,
+    };
+    workspace_member(&file)
+}
+
 /// Whether the package is a member of a workspace whose root manifest is in an ancestor folder.
 fn workspace_member(file: &SourceFile<'_>) -> bool {
     let pkg_dir = file.dir();
