@@ -37,7 +37,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     parsed.commands.push(
         CommandItem::new(KIND, file.path, &file.file_name(), command)
             .params(params)
-            .opt_description(description(content)),
+            .opt_description(description(content).or_else(|| argparse_description(content))),
     );
     parsed
 }
@@ -168,6 +168,38 @@ fn merge_params(
     all.extend(comments.into_iter().flatten());
     all.sort_by_key(|(pos, _)| *pos);
     all.into_iter().map(|(_, p)| p).collect()
+}
+
+/// What `argparse.ArgumentParser(description="…")` says the program does (its `--help` shows
+/// it first): the first paragraph, on one line. For a script without a docstring or a comment
+/// saying so (curl's `tests/http/scorecard.py`).
+fn argparse_description(content: &str) -> Option<String> {
+    let mut lx = Lexer { s: content, pos: 0 };
+    while let Some((_, tok)) = lx.next() {
+        if tok != Tok::Ident("ArgumentParser") {
+            continue;
+        }
+        let save = lx.pos;
+        if !matches!(lx.next(), Some((_, Tok::Punct('(')))) {
+            lx.pos = save;
+            continue;
+        }
+        let args = call_args(&mut lx)?;
+        let text = args.iter().find_map(|arg| match arg.as_slice() {
+            [Tok::Ident("description"), Tok::Punct('='), value @ ..] => string_literal(value),
+            _ => None,
+        })?;
+        let first = text
+            .trim()
+            .split("\n\n")
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        return (!first.is_empty()).then_some(first);
+    }
+    None
 }
 
 /// Parameters from `add_argument(` calls, with their byte offsets, and the offset of an
@@ -962,6 +994,28 @@ if __name__ == "__main__":
             "#!/usr/bin/env python3\n# Copyright 2024 Example Corp\n# SPDX-License-Identifier: MIT\n\"\"\"Rebuild the search index.\"\"\"\n",
         );
         assert_eq!(c.description.as_deref(), Some("Rebuild the search index."));
+    }
+
+    #[test]
+    fn an_argparse_description_describes_a_script_that_says_nothing_else() {
+        let src = "import argparse\n\ndef main():\n    parser = argparse.ArgumentParser(prog='scorecard', description=\"\"\"\n        Run a range of tests to give a scorecard for an HTTP protocol\n        implementation in curl.\n\n        More detail.\n        \"\"\")\n    parser.add_argument('--port', help='Port')\n\nif __name__ == \"__main__\":\n    main()\n";
+        let p = parse_with(parse, "/w/scorecard.py", src);
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some(
+                "Run a range of tests to give a scorecard for an HTTP protocol implementation in curl."
+            )
+        );
+        // A docstring still wins.
+        let p = parse_with(
+            parse,
+            "/w/tool.py",
+            &format!("\"\"\"Rebuild the index.\"\"\"\n{src}"),
+        );
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Rebuild the index.")
+        );
     }
 
     #[test]
