@@ -680,9 +680,10 @@ impl Doc {
                 len += weight;
             }
             if weight == LABEL {
+                // A guess at how the name reads, so it counts as a path's words do.
                 for part in words.iter().filter_map(|w| task_suffixed(w)).flatten() {
-                    *tf.entry(part).or_default() += weight;
-                    len += weight;
+                    *tf.entry(part).or_default() += PATH;
+                    len += PATH;
                 }
                 names.push(name_words(words));
             }
@@ -704,8 +705,12 @@ const TASK_SUFFIXES: &[&str] = &["check", "lint", "fmt", "test", "spell"];
 /// A name's word split before the task word it ends with (`perlcheck`: "perl", "check"), as
 /// [`tokens`] gives them. In a name only: a recipe or a description that merely mentions
 /// `shellcheck` does not check anything. Not npm's hooks (`pretest`, `posttest`): those are
-/// named for when they run.
+/// named for when they run, nor a well-known tool's name (`shellcheck`, `yamllint`): that
+/// is read as the tool, and [`TOOLS`] says what it does.
 fn task_suffixed(word: &str) -> Option<Vec<String>> {
+    if TOOLS.iter().any(|(tool, _, _)| *tool == word) {
+        return None;
+    }
     let (head, tail) = TASK_SUFFIXES
         .iter()
         .find_map(|t| word.strip_suffix(t).map(|h| (h, *t)))?;
@@ -1670,6 +1675,32 @@ mod tests {
             tokens("HTTPServer vc2017"),
             ["http", "serv", "httpserv", "vc2017"]
         );
+    }
+
+    #[test]
+    fn a_name_ending_in_a_task_word_also_says_the_two_words() {
+        let has = |fields: Vec<(f32, &str)>, word: &str| {
+            let doc = Doc::of(fields.into_iter().map(|(w, t)| (w, t.to_string())));
+            let want = tokens(word);
+            want.iter().all(|w| doc.terms.iter().any(|(t, _)| t == w))
+        };
+        // curl's `scripts/perlcheck.sh`, `cmakelint.sh`: "check the perl scripts".
+        assert!(has(vec![(LABEL, "perlcheck.sh")], "perl check"));
+        assert!(has(vec![(LABEL, "cmakelint.sh")], "cmake lint"));
+        // Only in a name: a recipe or description naming a compound does not do it.
+        assert!(!has(
+            vec![(LABEL, "verify"), (DESCRIPTION, "runs perlcheck")],
+            "perl"
+        ));
+        // Not a well-known tool's name, nor npm's hooks, nor a short head.
+        assert!(!has(vec![(LABEL, "shellcheck.sh")], "shell"));
+        assert!(!has(vec![(LABEL, "pretest")], "pre"));
+        assert_eq!(task_suffixed("pytest"), None);
+        // The guess counts less than the name's own words.
+        let doc = Doc::of([(LABEL, "perlcheck".to_string())]);
+        let weight = |w: &str| doc.terms.iter().find(|(t, _)| t == w).map(|(_, f)| *f);
+        assert_eq!(weight("perl"), Some(PATH));
+        assert_eq!(weight("perlcheck"), Some(LABEL));
     }
 
     #[test]
