@@ -197,6 +197,7 @@ pub fn analyse_command_with(
     }
     match item.kind.as_str() {
         "make" if !item.run_code.is_empty() => make_findings(item, text),
+        _ if !item.run_code.is_empty() => library_findings(item),
         "docker" if !starts_containers(item) => Vec::new(),
         kind => match sourced::combine(text, &item.sourced, read) {
             Some(c) if !item.sourced.is_empty() => {
@@ -254,8 +255,35 @@ fn analysis_key_of_kind(item: &commandtree_core::CommandItem, from_file: bool) -
             key
         }
         "docker" => format!("docker\0{}", starts_containers(item)),
+        kind if !item.run_code.is_empty() => {
+            let mut key = format!("{kind}\0library");
+            for c in &item.run_code {
+                key.push_str(&format!("\0{}\0{}", c.via.as_deref().unwrap_or(""), c.code));
+            }
+            key
+        }
         kind => kind.to_string(),
     }
+}
+
+/// A task a library defines (`require "bundler/gem_tasks"`: `release`): its own text is the
+/// line that loads the library, so what the parser says the library runs for it is read, and
+/// told as the library's.
+fn library_findings(item: &commandtree_core::CommandItem) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for piece in &item.run_code {
+        let mut found = Vec::new();
+        shell::analyse_below(&piece.code, 1, item.below_root, &mut found);
+        for f in &mut found {
+            f.line = 1;
+            if let Some(via) = &piece.via {
+                f.reason = format!("{} (as `{via}` defines it)", f.reason);
+            }
+        }
+        merge(&mut out, found);
+    }
+    sort(&mut out);
+    out
 }
 
 /// `docker compose up`, `up -d`, `up SERVICE`: the commands that start containers.

@@ -550,6 +550,45 @@ fn scan_hash_changes_with_the_text_and_what_the_parser_worked_out() {
 }
 
 #[test]
+fn a_library_task_is_judged_by_what_its_library_runs() {
+    use commandtree_core::{CommandItem, ShellCode};
+    use std::path::Path;
+    // `require "bundler/gem_tasks"` defines `build` and `release` on one line of the Rakefile:
+    // their text is that line, what tells them apart the code the parser says each runs.
+    let text = "require \"bundler/gem_tasks\"\n";
+    let task = |label: &str, code: &str| {
+        let mut c = CommandItem::new("rake", Path::new("/w/Rakefile"), label, "rake x");
+        if !code.is_empty() {
+            c.run_code = vec![ShellCode {
+                code: code.into(),
+                line: 1,
+                via: Some("bundler/gem_tasks".into()),
+            }];
+        }
+        c
+    };
+    let build = task("build", "");
+    let release = task(
+        "release",
+        "git push origin HEAD --tags\ngem push pkg/gem.gem",
+    );
+    let none = |_: &commandtree_core::SourcedFile| None;
+    assert!(analyse_command_with(&build, text, true, &none).is_empty());
+    let found = analyse_command_with(&release, text, true, &none);
+    assert_eq!(level(&found), Some(Level::Caution), "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .any(|f| f.reason
+                == "publishes to RubyGems (gem push) (as `bundler/gem_tasks` defines it)"),
+        "{found:#?}"
+    );
+    assert!(found.iter().all(|f| f.line == 1), "{found:#?}");
+    // Analysed apart, though their texts are equal.
+    assert_ne!(analysis_key(&build, true), analysis_key(&release, true));
+}
+
+#[test]
 fn benchmark_misses_are_found() {
     let t = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

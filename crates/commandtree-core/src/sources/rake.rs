@@ -64,14 +64,44 @@ const PACKAGE_TASKS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-/// Libraries whose `require` defines tasks, with the descriptions `rake -T` shows for them.
-const REQUIRED_TASKS: &[(&str, &[(&str, &str)])] = &[(
-    "rake/clean",
-    &[
-        ("clean", "Remove any temporary products"),
-        ("clobber", "Remove any generated files"),
-    ],
-)];
+/// Libraries whose `require` defines tasks, with the descriptions `rake -T` shows for them and,
+/// for a task that does more than the project's own files, the shell commands it runs (what the
+/// security analysis reads for it: Bundler's `release` pushes a tag and the gem).
+const REQUIRED_TASKS: &[(&str, &[(&str, &str, &str)])] = &[
+    (
+        "rake/clean",
+        &[
+            ("clean", "Remove any temporary products", ""),
+            ("clobber", "Remove any generated files", ""),
+        ],
+    ),
+    (
+        "bundler/gem_tasks",
+        &[
+            ("build", "Build the gem into the pkg directory", ""),
+            (
+                "build:checksum",
+                "Generate the SHA512 checksum of the gem into the checksums directory",
+                "",
+            ),
+            (
+                "install",
+                "Build and install the gem into system gems",
+                "gem install pkg/gem.gem",
+            ),
+            (
+                "install:local",
+                "Build and install the gem into system gems without network access",
+                "gem install --local pkg/gem.gem",
+            ),
+            (
+                "release",
+                "Create a version tag, build the gem and push it to rubygems.org",
+                "git push origin HEAD --tags\ngem push pkg/gem.gem",
+            ),
+        ],
+    ),
+];
 
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let Some(cwd) = rake_root(file) else {
@@ -361,16 +391,20 @@ fn definition(
             if let Some((_, tasks)) = REQUIRED_TASKS
                 .iter()
                 .find(|(lib, _)| required.as_deref() == Some(*lib))
+                // Bundler's helper reads the gemspec beside the Rakefile and fails without one
+                // (fluentassertions' Jekyll `docs/Rakefile` requires it with none).
+                .filter(|(lib, _)| *lib != "bundler/gem_tasks" || has_gemspec(file))
             {
-                for (name, desc) in *tasks {
-                    out.commands.push(item(
-                        file,
-                        cwd,
-                        name,
-                        Some(desc.to_string()),
-                        Vec::new(),
-                        line,
-                    ));
+                for (name, desc, code) in *tasks {
+                    let mut it = item(file, cwd, name, Some(desc.to_string()), Vec::new(), line);
+                    if !code.is_empty() {
+                        it.run_code = vec![crate::model::ShellCode {
+                            code: code.to_string(),
+                            line: line as u32,
+                            via: required.clone(),
+                        }];
+                    }
+                    out.commands.push(it);
                 }
             }
         }
@@ -850,6 +884,13 @@ fn task_class(toks: &[Tok]) -> Option<(String, usize)> {
     Some((class, i))
 }
 
+fn has_gemspec(file: &SourceFile<'_>) -> bool {
+    file.fs
+        .list_dir(file.dir())
+        .iter()
+        .any(|p| p.extension().is_some_and(|e| e == "gemspec") && file.fs.is_file(p))
+}
+
 /// `Gem::PackageTask.new(spec) { … }`: the tasks of a package library.
 fn package_tasks(toks: &[Tok]) -> Option<&'static [(&'static str, &'static str)]> {
     let (class, i) = task_class(toks)?;
@@ -1325,7 +1366,7 @@ mod tests {
     }
 
     const RAKEFILE: &str = r#"# frozen_string_literal: true
-require "bundler/gem_tasks"
+require "bundler/setup"
 require "rake/testtask"
 
 Rake::TestTask.new(:test) do |t|
@@ -1609,6 +1650,37 @@ task :release
             Some("Remove any temporary products")
         );
         assert_eq!(p.commands[0].line, Some(1));
+    }
+
+    #[test]
+    fn bundlers_gem_tasks_are_listed_with_what_they_run() {
+        let src = "require \"bundler/gem_tasks\"\nrequire \"rake/testtask\"\ntask default: :test\n";
+        // Without a gemspec beside it, Bundler's helper fails: no tasks.
+        assert_eq!(labels(&parse("/w/Rakefile", src)), ["default"]);
+        let fs = crate::fs::MemFs::new()
+            .file("/w/Rakefile", src)
+            .file("/w/tool.gemspec", "Gem::Specification.new do |s|\nend\n");
+        let p = crate::sources::testing::parse_in(super::parse, &fs, "/w/Rakefile");
+        assert_eq!(
+            labels(&p),
+            [
+                "build",
+                "build:checksum",
+                "install",
+                "install:local",
+                "release",
+                "default"
+            ]
+        );
+        let release = &p.commands[4];
+        assert_eq!(release.line, Some(1));
+        assert!(release.run_code[0].code.contains("gem push"));
+        assert_eq!(
+            release.run_code[0].via.as_deref(),
+            Some("bundler/gem_tasks")
+        );
+        // Building stays in the project: nothing for the analysis to read beyond its line.
+        assert!(p.commands[0].run_code.is_empty());
     }
 
     #[test]
