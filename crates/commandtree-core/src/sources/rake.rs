@@ -64,10 +64,14 @@ const PACKAGE_TASKS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// A task a library defines: its name, the description `rake -T` shows, the shell code it runs
+/// beyond the project's own files (empty: none).
+type LibraryTask = (&'static str, &'static str, &'static str);
+
 /// Libraries whose `require` defines tasks, with the descriptions `rake -T` shows for them and,
 /// for a task that does more than the project's own files, the shell commands it runs (what the
 /// security analysis reads for it: Bundler's `release` pushes a tag and the gem).
-const REQUIRED_TASKS: &[(&str, &[(&str, &str, &str)])] = &[
+const REQUIRED_TASKS: &[(&str, &[LibraryTask])] = &[
     (
         "rake/clean",
         &[
