@@ -118,13 +118,7 @@ pub enum Reason {
 /// The convention a relative file path falls under, if any. `needs_content` is set for files
 /// under a template folder: they are auxiliary only when they hold template tokens.
 fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
-    let comps: Vec<&str> = rel
-        .components()
-        .filter_map(|c| match c {
-            std::path::Component::Normal(s) => s.to_str(),
-            _ => None,
-        })
-        .collect();
+    let comps = names_in(rel);
     let Some((file, dirs)) = comps.split_last() else {
         return (None, false);
     };
@@ -175,10 +169,7 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         // hundred in a monorepo. A test folder's own runner one level in (`tests/e2e/`,
         // `tests/ci/run.sh`) is the project's, and so is a crate or project the workspace's own
         // build takes in (`tests/util/server/Cargo.toml`, `Tests/Frameworks/X.Specs.csproj`).
-        if lower_eq_any(d, TEST_DIRS)
-            && dirs.len() - i > 2
-            && !WORKSPACE_MEMBER_KINDS.contains(&kind)
-        {
+        if deep_in_tests(dirs, i) && !WORKSPACE_MEMBER_KINDS.contains(&kind) {
             return (Some(Reason::TestData), false);
         }
         // A Python file in a test suite that is not the suite's own runner: a test module
@@ -227,6 +218,22 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         return (Some(Reason::Template), false);
     }
     (None, in_templates)
+}
+
+/// The names of a relative path's parts.
+fn names_in(rel: &Path) -> Vec<&str> {
+    rel.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `dirs[i]` is a test folder with two or more folders below it on the way to the file:
+/// where a test suite keeps the apps and projects it builds.
+fn deep_in_tests(dirs: &[&str], i: usize) -> bool {
+    lower_eq_any(dirs[i], TEST_DIRS) && dirs.len() - i > 2
 }
 
 /// Whether a Python file `levels` folders into a test folder (1: directly in it) is the test
@@ -453,20 +460,8 @@ impl<'a> Classifier<'a> {
         let Some(rel) = crate::fs::strip_root(manifest, &self.root) else {
             return false;
         };
-        let dirs: Vec<&str> = rel
-            .parent()
-            .into_iter()
-            .flat_map(|p| p.components())
-            .filter_map(|c| match c {
-                std::path::Component::Normal(s) => s.to_str(),
-                _ => None,
-            })
-            .collect();
-        let deep = dirs
-            .iter()
-            .enumerate()
-            .any(|(i, d)| lower_eq_any(d, TEST_DIRS) && dirs.len() - i > 2);
-        if !deep {
+        let dirs = rel.parent().map(names_in).unwrap_or_default();
+        if !(0..dirs.len()).any(|i| deep_in_tests(&dirs, i)) {
             return false;
         }
         if let Some(&member) = lock(&self.members).get(manifest) {

@@ -862,12 +862,8 @@ fn phony_paths(
         } else {
             raw.clone()
         };
-        let path_ok = !name.contains(char::is_whitespace)
-            && !name.starts_with('/')
-            && !name.ends_with('/')
-            && name
-                .split('/')
-                .all(|seg| seg != ".." && is_command_name(seg));
+        // Each segment a command name: none empty (`/abs`, `dir/`), none `..`.
+        let path_ok = !name.contains(char::is_whitespace) && name.split('/').all(is_command_name);
         if !path_ok || targets.iter().any(|t| t.name == name) {
             continue;
         }

@@ -207,7 +207,6 @@ fn ps1_description(content: &str) -> Option<String> {
 fn is_directive(c: &str) -> bool {
     let lower = c.to_ascii_lowercase();
     !c.chars().any(char::is_alphanumeric)
-        || super::common::is_drawing(c)
         || super::common::is_only_a_link(c)
         || ["requires", "region", "endregion"]
             .iter()
@@ -238,7 +237,7 @@ fn batch_description(content: &str) -> Option<String> {
             continue;
         }
         let text = text?;
-        if text.chars().any(char::is_alphanumeric) && !super::common::is_drawing(text) {
+        if text.chars().any(char::is_alphanumeric) {
             return Some(text.to_string());
         }
     }

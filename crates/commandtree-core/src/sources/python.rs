@@ -410,7 +410,6 @@ fn is_prose_comment(c: &str) -> bool {
     let c = c.as_str();
     !c.starts_with('@')
         && c.chars().any(char::is_alphanumeric)
-        && !super::common::is_drawing(c)
         && !super::common::is_only_a_link(c)
         && !DIRECTIVES.iter().any(|d| c.starts_with(d))
 }
