@@ -208,6 +208,20 @@ pub(crate) fn is_licence_text(comment: &str) -> bool {
         "permission is hereby granted",
         "this program is free software",
         "this source code is licensed",
+        // A licence's own paragraphs, for headers that set them apart with blank lines
+        // (containerd's: "Unless required by applicable law or agreed to in writing, software"
+        // begins a block of its own).
+        "you may not use this file",
+        "you may obtain a copy of the license",
+        "unless required by applicable law",
+        "distributed under the license",
+        "without warranties or conditions",
+        "limitations under the license",
+        "apache.org/licenses/",
+        "gnu.org/licenses/",
+        "without any warranty",
+        "merchantability",
+        "redistribution and use in source and binary forms",
     ];
     MARKERS.iter().any(|m| l.contains(m))
 }
@@ -237,8 +251,96 @@ fn is_ruler(comment: &str) -> bool {
 /// A comment that is only a link (`# https://cmake-format.readthedocs.io/...`): a reference,
 /// not a description.
 pub(crate) fn is_only_a_link(comment: &str) -> bool {
-    let c = comment.trim();
+    let mut c = comment.trim();
+    // Named as a reference: `ref: <https://...>`, `See https://...`.
+    if let Some((head, rest)) = c.split_once(char::is_whitespace)
+        && (head.ends_with(':') && head.len() <= 8 || head.eq_ignore_ascii_case("see"))
+    {
+        c = rest.trim();
+    }
+    let c = c.trim_start_matches('<').trim_end_matches('>');
     (c.starts_with("https://") || c.starts_with("http://")) && !c.contains(char::is_whitespace)
+}
+
+/// The sentence a description's first line begins, when it runs on into the next lines of its
+/// comment or docstring (`next`: each following line's text, `None` past the block): a line
+/// ending mid-sentence (a comma, a word such as "the" or "to") or followed by one starting in
+/// lower case is continued ("Builds and installs cni plugins to /opt/cni/bin," + "and create
+/// basic cni config in /etc/cni/net.d."), up to [`SENTENCE_LINES`] lines. A line ending with
+/// a full stop, an empty line, a directive or a usage line ends it.
+pub(crate) fn sentence_on<'a>(
+    first: &str,
+    next: impl IntoIterator<Item = Option<&'a str>>,
+) -> String {
+    let mut out = first.trim().to_string();
+    // A first sentence ended on the first line ("Script to build release-archives with. Note
+    // that this requires a checkout"): the line is read as before.
+    if sentence_end(&out).is_some() {
+        return out;
+    }
+    // Lines written all in lower case are each their own ("hack script for running a kind e2e"
+    // + "must be run with a kubernetes checkout"): only a capital's sentence runs on into one.
+    let capital = out.chars().next().is_some_and(char::is_uppercase);
+    for line in next.into_iter().take(SENTENCE_LINES - 1) {
+        let Some(line) = line.map(str::trim) else {
+            break;
+        };
+        let ends = out.ends_with(['.', '!', '?', ':', ';']);
+        let lower = capital && line.chars().next().is_some_and(char::is_lowercase);
+        let usage = line
+            .get(..5)
+            .is_some_and(|h| h.eq_ignore_ascii_case("usage") || h.eq_ignore_ascii_case("examp"));
+        if ends
+            || line.is_empty()
+            || line.starts_with('@')
+            || usage
+            || is_drawing(line)
+            || !(lower || runs_on(&out))
+        {
+            break;
+        }
+        out.push(' ');
+        if let Some(end) = sentence_end(line) {
+            out.push_str(&line[..end]);
+            break;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// Where a sentence ends inside `line`, another beginning after it: just past its `.`, `!` or
+/// `?`.
+fn sentence_end(line: &str) -> Option<usize> {
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '!' | '?')
+            && chars.peek().is_some_and(|(_, n)| n.is_whitespace())
+            && line[i + 1..]
+                .trim_start()
+                .chars()
+                .next()
+                .is_some_and(char::is_uppercase)
+        {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// How many lines a description's sentence may run over.
+const SENTENCE_LINES: usize = 3;
+
+/// Whether a line stops mid-sentence: on a comma or a word a sentence does not end with.
+fn runs_on(line: &str) -> bool {
+    const OPEN: &[&str] = &[
+        "the", "a", "an", "to", "of", "and", "or", "for", "with", "in", "on", "from", "by", "into",
+        "that", "which", "as", "at", "its", "their", "is", "are",
+    ];
+    line.ends_with([',', '-', '(']) || {
+        let last = line.rsplit(char::is_whitespace).next().unwrap_or("");
+        OPEN.iter().any(|w| last.eq_ignore_ascii_case(w))
+    }
 }
 
 /// Follows a script's leading comments and says which belong to a licence or copyright header:
@@ -405,6 +507,74 @@ pub(crate) fn runs_defaults(noun: &str, defaults: &[String], otherwise: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_description_is_the_sentence_its_first_line_begins() {
+        let on = |first: &str, rest: &[&str]| sentence_on(first, rest.iter().map(|l| Some(*l)));
+        // Run on past a comma or an open word, or into a line starting in lower case; cut where
+        // the sentence ends.
+        assert_eq!(
+            on(
+                "Sort the libs found in libcurl.pc and curl-config files,",
+                &[
+                    "then diff the generated ones. Exits 1 on a difference.",
+                    "more"
+                ]
+            ),
+            "Sort the libs found in libcurl.pc and curl-config files, then diff the generated ones."
+        );
+        assert_eq!(
+            on(
+                "Regenerates ground-truth.json after seeding the",
+                &["scale preset"]
+            ),
+            "Regenerates ground-truth.json after seeding the scale preset"
+        );
+        // A sentence already ended, a heading followed by another, a usage line: not joined.
+        assert_eq!(
+            on("Build the docs.", &["and serve them"]),
+            "Build the docs."
+        );
+        assert_eq!(
+            on(
+                "Script to build archives with. Note that this needs a",
+                &["checkout from git"]
+            ),
+            "Script to build archives with. Note that this needs a"
+        );
+        assert_eq!(
+            on("Build the project", &["Usage: ./build.sh"]),
+            "Build the project"
+        );
+        assert_eq!(
+            on("Build the project", &["usage: ./build.sh"]),
+            "Build the project"
+        );
+        assert_eq!(on("Build the", &[""]), "Build the");
+        // At most three lines.
+        assert_eq!(on("A and", &["b and", "c and", "d"]), "A and b and c and");
+        // Lines all in lower case are each their own, unless one ends mid-sentence.
+        assert_eq!(
+            on(
+                "hack script for running a kind e2e",
+                &["must be run from a checkout"]
+            ),
+            "hack script for running a kind e2e"
+        );
+        assert_eq!(
+            on("`dwr` - delete workflow runs", &["ref: <https://x>"]),
+            "`dwr` - delete workflow runs"
+        );
+        assert_eq!(
+            on("run the tests with", &["coverage"]),
+            "run the tests with coverage"
+        );
+        // Past the comment block: nothing more.
+        assert_eq!(
+            sentence_on("Install the", [None, Some("tools")]),
+            "Install the"
+        );
+    }
 
     #[test]
     fn shebang_parsing() {

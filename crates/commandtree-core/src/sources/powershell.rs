@@ -190,7 +190,12 @@ fn ps1_description(content: &str) -> Option<String> {
                 if it.is_empty() || it.starts_with('.') {
                     continue;
                 }
-                return Some(it.to_string());
+                let more = lines.map(|l| {
+                    let l = l.trim();
+                    (!l.starts_with('.') && !l.starts_with("#>"))
+                        .then(|| l.split("#>").next().unwrap_or(""))
+                });
+                return Some(super::common::sentence_on(it, more));
             }
             return None;
         }
@@ -198,7 +203,13 @@ fn ps1_description(content: &str) -> Option<String> {
         if c.is_empty() || c.starts_with('@') || c.starts_with('.') || is_directive(c) {
             continue;
         }
-        return Some(c.to_string());
+        let more = lines.map(|l| {
+            l.trim()
+                .strip_prefix('#')
+                .map(str::trim)
+                .filter(|c| !c.starts_with('.') && !is_directive(c))
+        });
+        return Some(super::common::sentence_on(c, more));
     }
     None
 }
@@ -899,6 +910,24 @@ mod tests {
                 "@echo off\nrem Copyright (C) Someone\nrem Licensed under the MIT license.\n\n:begin\n"
             ),
             None
+        );
+    }
+
+    /// A first sentence running over comment lines, or over a help block's lines, is read
+    /// whole; a help keyword or the next sentence ends it.
+    #[test]
+    fn a_sentence_over_lines_is_the_description() {
+        assert_eq!(
+            ps("# Validates that new migration files follow naming conventions and\n# chronological order.\n# Run it before a merge.\nparam()\n")
+                .description
+                .as_deref(),
+            Some("Validates that new migration files follow naming conventions and chronological order.")
+        );
+        assert_eq!(
+            ps("<#\nHelper script for applying the same user secrets to each project\n.EXAMPLE\n  ./setup_secrets.ps1\n#>\n")
+                .description
+                .as_deref(),
+            Some("Helper script for applying the same user secrets to each project")
         );
     }
 

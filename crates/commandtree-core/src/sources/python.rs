@@ -403,8 +403,26 @@ fn description(content: &str) -> Option<String> {
 
 fn is_prose_comment(c: &str) -> bool {
     const DIRECTIVES: &[&str] = &[
-        "-*-", "coding:", "coding=", "vim:", "vi:", "pylint:", "type:", "noqa", "flake8:", "mypy:",
-        "fmt:", "pyright:", "ruff:", "isort:", "pragma:", "nosec", "pyre-", "spdx-",
+        "-*-",
+        "coding:",
+        "coding=",
+        "vim:",
+        "vi:",
+        "pylint:",
+        "type:",
+        "noqa",
+        "flake8:",
+        "mypy:",
+        "fmt:",
+        "pyright:",
+        "ruff:",
+        "isort:",
+        "pragma:",
+        "nosec",
+        "pyre-",
+        "spdx-",
+        "spell-checker:",
+        "cspell:",
     ];
     let c = c.to_ascii_lowercase();
     let c = c.as_str();
@@ -430,18 +448,30 @@ pub(crate) fn docstring<'a>(
     if quote.len() == 1 {
         return nonblank(after);
     }
-    if let Some(d) = nonblank(after) {
-        return Some(d);
-    }
-    for line in rest {
-        if let Some((inner, _)) = line.split_once(quote) {
-            return nonblank(inner);
+    // The docstring's lines after its first, up to its closing quotes.
+    let mut closed = false;
+    let mut more = rest.map_while(move |line| {
+        if closed {
+            return None;
         }
-        if let Some(d) = nonblank(line) {
-            return Some(d);
-        }
-    }
-    None
+        Some(match line.split_once(quote) {
+            Some((inner, _)) => {
+                closed = true;
+                inner
+            }
+            None => line,
+        })
+    });
+    let first = match nonblank(after) {
+        Some(d) => d,
+        None => loop {
+            let line = more.next()?;
+            if let Some(d) = nonblank(line) {
+                break d;
+            }
+        },
+    };
+    Some(super::common::sentence_on(&first, more.map(Some)))
 }
 
 fn nonblank(s: &str) -> Option<String> {
@@ -984,6 +1014,19 @@ if __name__ == "__main__":
         assert_eq!(
             d("\"\"\"   \n   Indented first line\n\"\"\"").as_deref(),
             Some("Indented first line")
+        );
+        // A first sentence running over lines is read whole; the next paragraph is not.
+        assert_eq!(
+            d("\"\"\"\nThis script is part of the release process which is triggered in the Actions\ntab of the repository.\n\nIt needs a token.\n\"\"\"").as_deref(),
+            Some("This script is part of the release process which is triggered in the Actions tab of the repository.")
+        );
+        assert_eq!(
+            d("\"\"\"Invoke development tasks.\nusage: release.py VERSION\"\"\"").as_deref(),
+            Some("Invoke development tasks.")
+        );
+        assert_eq!(
+            d("\"\"\"Build the wheels\nand upload them\"\"\"").as_deref(),
+            Some("Build the wheels and upload them")
         );
     }
 

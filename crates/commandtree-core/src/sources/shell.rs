@@ -7,7 +7,7 @@
 use super::calls::simple_commands;
 use super::common::{
     LicenceHeader, is_drawing, is_only_a_link, one_command, param_comments, script_steps_of,
-    shebang, tag_comment,
+    sentence_on, shebang, tag_comment,
 };
 use super::script_runs::sibling_steps;
 use super::sourcing::sourced;
@@ -100,7 +100,10 @@ fn description(content: &str) -> Option<String> {
         {
             return Some(prose.to_string());
         }
-        return Some(comment.to_string());
+        return Some(sentence_on(
+            comment,
+            lines.map(|l| comment_text(l.trim()).filter(|c| !is_noise_comment(c))),
+        ));
     }
     None
 }
@@ -157,11 +160,37 @@ fn is_noise_comment(comment: &str) -> bool {
         "-*-",
         "shfmt:",
         "compdef",
+        // cspell's word lists.
+        "spell-checker:",
+        "cspell:",
     ];
     !comment.chars().any(char::is_alphanumeric)
         || is_drawing(comment)
         || is_only_a_link(comment)
+        || is_code(comment)
         || DIRECTIVES.iter().any(|d| comment.starts_with(d))
+}
+
+/// A line of code commented out (`ME_dir="$(dirname -- "${ME}")"`, `cp /etc/ssl/openssl.cnf .`):
+/// an assignment, or a common program called with a flag, a path or a variable.
+fn is_code(comment: &str) -> bool {
+    const PROGRAMS: &[&str] = &[
+        "cp", "mv", "rm", "cd", "ln", "export", "mkdir", "sudo", "source", "exec", "curl", "wget",
+        "git", "make", "docker", "npm", "go", "cargo", "python", "python3", "pip", "echo",
+        "openssl", "chmod", "tar",
+    ];
+    let mut words = comment.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let assignment = first.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    });
+    assignment
+        || (PROGRAMS.contains(&first)
+            && words.any(|w| w.starts_with(['-', '/', '$', '.']) || w.contains('=')))
 }
 
 #[cfg(test)]
@@ -369,6 +398,50 @@ mod tests {
         assert_eq!(c.description.as_deref(), Some("Start the dev server"));
         let c = one("/w/z.sh", "#!/bin/sh\n# Copyright (c) 2020 X\necho hi\n");
         assert_eq!(c.description, None);
+        // Code commented out is not a description.
+        let c = one(
+            "/w/logs.sh",
+            "#!/bin/sh\n# ME=\"${0}\"\n# ME_dir=\"$(dirname -- \"${ME}\")\"\n# cp /etc/ssl/openssl.cnf .\n\n# Delete the old workflow logs\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Delete the old workflow logs")
+        );
+        let c = one(
+            "/w/gha.sh",
+            "#!/bin/sh\n# ref: <https://stackoverflow.com/questions/57927115/x>\n# See https://example.com/a\n\n# Delete the old workflow logs\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Delete the old workflow logs")
+        );
+        assert!(!is_code("Make sure the binary is built first"));
+        assert!(!is_code("Run git bisect over the range"));
+        // cspell's word lists are directives too.
+        let c = one(
+            "/w/show-utils.sh",
+            "#!/bin/sh\n\n# spell-checker:ignore (shell) OSTYPE\n# spell-checker:ignore (jq) deps\n\n# Use GNU version for realpath on *BSD\nREALPATH=x\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Use GNU version for realpath on *BSD")
+        );
+    }
+
+    /// containerd's header: the Apache licence in paragraphs set apart by blank lines, each
+    /// one licence text, then the description.
+    #[test]
+    fn description_skips_a_licence_in_paragraphs() {
+        let c = one(
+            "/w/install-cni",
+            "#!/usr/bin/env bash\n\n#   Copyright The containerd Authors.\n\n#   Licensed under the Apache License, Version 2.0 (the \"License\");\n#   you may not use this file except in compliance with the License.\n#   You may obtain a copy of the License at\n\n#       http://www.apache.org/licenses/LICENSE-2.0\n\n#   Unless required by applicable law or agreed to in writing, software\n#   distributed under the License is distributed on an \"AS IS\" BASIS,\n#   WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.\n#   See the License for the specific language governing permissions and\n#   limitations under the License.\n\n#\n# Builds and installs cni plugins to /opt/cni/bin,\n# and create basic cni config in /etc/cni/net.d.\nset -eu\n",
+        );
+        assert_eq!(
+            c.description.as_deref(),
+            Some(
+                "Builds and installs cni plugins to /opt/cni/bin, and create basic cni config in /etc/cni/net.d."
+            )
+        );
     }
 
     /// curl's header: a banner drawn in ASCII, the licence, a ruler closing the box, and the
