@@ -385,13 +385,18 @@ pub fn is_dockerfile(path: &Path) -> bool {
         return false;
     };
     let lower = name.to_ascii_lowercase();
-    name == "Dockerfile"
-        || name.starts_with("Dockerfile.")
-        || lower.ends_with(".dockerfile")
-        || name == "Containerfile"
+    // BuildKit reads `Dockerfile.dockerignore` as the ignore file of the Dockerfile beside it.
+    !lower.ends_with(".dockerignore")
+        && (name == "Dockerfile"
+            || name.starts_with("Dockerfile.")
+            || lower.ends_with(".dockerfile")
+            || name == "Containerfile")
 }
 
 pub fn parse_dockerfile(file: &SourceFile<'_>) -> Parsed {
+    if !is_dockerfile(file.path) {
+        return Parsed::default();
+    }
     let label = format!("build {}", file.file_name());
     let command = format!("docker build -f {} .", text::quote_path(file.path));
     one_command(
@@ -704,6 +709,17 @@ volumes:
             p.commands[0].command,
             "docker build -f \"/w/my app/Dockerfile\" ."
         );
+    }
+
+    #[test]
+    fn a_dockerfiles_ignore_file_is_not_a_dockerfile() {
+        for path in [
+            "/w/release/Dockerfile.dockerignore",
+            "/w/web.Dockerfile.dockerignore",
+        ] {
+            let p = parse_with(parse_dockerfile, path, "**/.DS_Store\n");
+            assert!(p.commands.is_empty(), "{path}");
+        }
     }
 
     #[test]
