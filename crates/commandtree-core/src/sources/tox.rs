@@ -124,12 +124,57 @@ fn commands(file: &SourceFile<'_>, read: Result<Read, crate::syntax::Error>) -> 
     out
 }
 
-/// `{envname}` and `{env_name}` in a shared description, for one environment.
+/// A shared description as tox shows it for one environment: `{envname}` and `{env_name}`
+/// filled in, the interpreter for `{basepython}` (the one its name asks for, else "Python"),
+/// paths under `{toxinidir}` relative, `{/}` as `/`.
 fn fill(description: &str, env: &str) -> String {
-    let one_line = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A line ending in a backslash goes on on the next (tox's line continuation).
+    let one_line = description
+        .split_whitespace()
+        .filter(|w| *w != "\\")
+        .collect::<Vec<_>>()
+        .join(" ");
+    let python = interpreter(env).unwrap_or_else(|| "Python".to_string());
     one_line
         .replace("{envname}", env)
         .replace("{env_name}", env)
+        .replace("`{basepython}`", &python)
+        .replace("{basepython}", &python)
+        .replace("{toxinidir}{/}", "")
+        .replace("{toxinidir}", ".")
+        .replace("{/}", "/")
+}
+
+/// The lines of a `tox.ini` setting that apply to environment `env`: a line with a factor
+/// condition (`xdist: with pytest in parallel mode`) only when the environment's name has
+/// those factors, without the condition.
+fn of_env(value: &str, env: &str) -> String {
+    value
+        .split('\n')
+        .filter_map(|l| for_env(l, env))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One line of a setting for environment `env`: itself, or what follows its factor condition
+/// when the condition holds, else `None`.
+fn for_env<'a>(line: &'a str, env: &str) -> Option<&'a str> {
+    let rest = without_factors(line);
+    if rest.len() == line.len() {
+        return Some(line);
+    }
+    let cond = line[..line.len() - rest.len()]
+        .trim_end()
+        .trim_end_matches(':');
+    let factors: Vec<&str> = env.split('-').collect();
+    // `a,b:` is either; `a-b:` both; `!a:` without it (tox's factor conditions).
+    let holds = cond.split(',').any(|all| {
+        all.split('-').all(|f| match f.strip_prefix('!') {
+            Some(not) => !factors.contains(&not),
+            None => factors.contains(&f),
+        })
+    });
+    holds.then_some(rest)
 }
 
 /// The default list, the line of what holds it (`[tox]`), every environment.
@@ -142,7 +187,7 @@ fn from_ini(content: &str) -> Result<Read, crate::syntax::Error> {
     let base = sections.iter().find(|s| s.name == "testenv");
     let base_description = base
         .and_then(|s| s.get("description"))
-        .map(|e| e.value.clone());
+        .map(|e| e.value.as_str());
     let mut envs: Vec<Env> = Vec::new();
     let mut default_list = Vec::new();
     if let Some(list) = tox.and_then(|t| t.get("env_list").or_else(|| t.get("envlist"))) {
@@ -155,8 +200,9 @@ fn from_ini(content: &str) -> Result<Read, crate::syntax::Error> {
                 name: name.clone(),
                 description: own
                     .and_then(|s| s.get("description"))
-                    .map(|e| e.value.clone())
-                    .or_else(|| base_description.clone()),
+                    .map(|e| e.value.as_str())
+                    .or(base_description)
+                    .map(|d| of_env(d, name)),
                 line: own.or(base).map_or(list.line, |s| s.line),
             });
         }
@@ -170,8 +216,9 @@ fn from_ini(content: &str) -> Result<Read, crate::syntax::Error> {
                 envs.push(Env {
                     description: s
                         .get("description")
-                        .map(|e| e.value.clone())
-                        .or_else(|| base_description.clone()),
+                        .map(|e| e.value.as_str())
+                        .or(base_description)
+                        .map(|d| of_env(d, &name)),
                     name,
                     line: s.line,
                 });
@@ -331,6 +378,12 @@ fn expand(name: &str) -> Vec<String> {
 /// condition (`unit: pytest`) and tox's ignore-the-exit-code dash are dropped; a `tox.toml`
 /// argument list is joined into one shell line.
 pub fn run_lines(text: &str) -> Vec<(usize, String)> {
+    run_lines_of(text, None)
+}
+
+/// [`run_lines`], for environment `env` only when given: a line whose factor condition it does
+/// not meet is left out.
+fn run_lines_of(text: &str, env: Option<&str>) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     // A `tox.ini` section is never TOML (`[testenv:x]`, bare words), so TOML is tried first.
     if let Ok((doc, table)) = toml_syntax::parse_table(text) {
@@ -355,6 +408,9 @@ pub fn run_lines(text: &str) -> Vec<(usize, String)> {
             continue;
         }
         for (n, l) in e.value.split('\n').enumerate() {
+            let Some(l) = env.map_or(Some(l), |env| for_env(l, env)) else {
+                continue;
+            };
             let code = command_of(l);
             if !code.is_empty() {
                 out.push((e.line + n, code.to_string()));
@@ -404,8 +460,11 @@ fn toml_commands<'t>(
 /// reference is replaced by that key's lines, read from `content` (the whole file, `file`).
 /// Its dependencies and settings are left out: a pinned `pytest` among a type checker's
 /// dependencies does not make it run the tests.
-pub fn env_commands(file: &std::path::Path, content: &str, text: &str) -> Vec<String> {
-    let own: Vec<String> = run_lines(text).into_iter().map(|(_, l)| l).collect();
+pub fn env_commands(file: &std::path::Path, content: &str, text: &str, env: &str) -> Vec<String> {
+    let own: Vec<String> = run_lines_of(text, Some(env))
+        .into_iter()
+        .map(|(_, l)| l)
+        .collect();
     let is_ini = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ini"));
@@ -418,7 +477,7 @@ pub fn env_commands(file: &std::path::Path, content: &str, text: &str) -> Vec<St
             .and_then(|t| t.get("legacy_tox_ini"))
             .and_then(toml::Value::as_str)
         {
-            return ini_env_commands(ini, text, own);
+            return ini_env_commands(ini, text, own, env);
         }
         if !own.is_empty() {
             return own;
@@ -433,10 +492,10 @@ pub fn env_commands(file: &std::path::Path, content: &str, text: &str) -> Vec<St
         }
         return out.into_iter().map(|(_, l)| l).collect();
     }
-    ini_env_commands(content, text, own)
+    ini_env_commands(content, text, own, env)
 }
 
-fn ini_env_commands(content: &str, text: &str, own: Vec<String>) -> Vec<String> {
+fn ini_env_commands(content: &str, text: &str, own: Vec<String>, env: &str) -> Vec<String> {
     let Ok(sections) = ini::parse(content) else {
         return own;
     };
@@ -454,6 +513,7 @@ fn ini_env_commands(content: &str, text: &str, own: Vec<String>) -> Vec<String> 
         lines.extend(
             base.value
                 .split('\n')
+                .filter_map(|l| for_env(l, env))
                 .map(command_of)
                 .filter(|l| !l.is_empty())
                 .map(str::to_string),
@@ -707,20 +767,20 @@ commands = sphinx-build docs out
         let base_at = ini.find("[testenv]").unwrap();
         let base = &ini[base_at..ini.find("[min]").unwrap()];
         assert_eq!(
-            env_commands(Path::new("tox.ini"), ini, base),
+            env_commands(Path::new("tox.ini"), ini, base, "py312"),
             ["pytest tests"]
         );
         assert_eq!(
-            env_commands(Path::new("tox.ini"), ini, section("min")),
+            env_commands(Path::new("tox.ini"), ini, section("min"), "min"),
             ["pytest --min {posargs} -x"]
         );
         assert_eq!(
-            env_commands(Path::new("tox.ini"), ini, section("mypy")),
+            env_commands(Path::new("tox.ini"), ini, section("mypy"), "mypy"),
             ["mypy src"],
             "what it pins is not what it runs"
         );
         assert_eq!(
-            env_commands(Path::new("tox.ini"), ini, section("extra")),
+            env_commands(Path::new("tox.ini"), ini, section("extra"), "extra"),
             ["pytest tests"],
             "without commands of its own it runs the base environment's"
         );
@@ -729,7 +789,8 @@ commands = sphinx-build docs out
             env_commands(
                 Path::new("tox.toml"),
                 toml,
-                "[env.lint]\ncommands = [[\"ruff\", \"check\"]]\n"
+                "[env.lint]\ncommands = [[\"ruff\", \"check\"]]\n",
+                "lint"
             ),
             ["ruff check"]
         );
@@ -737,10 +798,55 @@ commands = sphinx-build docs out
             env_commands(
                 Path::new("tox.toml"),
                 toml,
-                "[env.docs]\ndeps = [\"sphinx\"]\n"
+                "[env.docs]\ndeps = [\"sphinx\"]\n",
+                "docs"
             ),
             ["pytest"]
         );
+    }
+
+    /// pytest's `[testenv]`: one description and one command list for every environment,
+    /// each line with a factor condition meant only for the environments with those factors.
+    const FACTORS: &str = "[tox]\nenvlist = py310, py310-xdist, doctesting-coverage, linting\n\n[testenv]\ndescription =\n    run the tests\n    coverage: collecting coverage\n    xdist: with pytest in parallel mode\n    under `{basepython}`\n    doctesting: including doctests\n    !xdist-!doctesting: one at a time\ncommands =\n    pytest {posargs}\n    doctesting: pytest --doctest-modules\n    coverage: coverage combine\n\n[testenv:linting]\ndescription = run the linters under `{basepython}` into \\\n    {toxinidir}{/}doc{/}html\ncommands = pre-commit run\n";
+
+    #[test]
+    fn a_line_with_a_factor_condition_is_for_the_environments_with_those_factors() {
+        let p = parse_with(parse, "/w/tox.ini", FACTORS);
+        let d = |name: &str| {
+            p.commands
+                .iter()
+                .find(|c| c.label == name)
+                .and_then(|c| c.description.clone())
+        };
+        assert_eq!(
+            d("py310").as_deref(),
+            Some("run the tests under Python 3.10 one at a time")
+        );
+        assert_eq!(
+            d("py310-xdist").as_deref(),
+            Some("run the tests with pytest in parallel mode under Python 3.10")
+        );
+        assert_eq!(
+            d("doctesting-coverage").as_deref(),
+            Some("run the tests collecting coverage under Python including doctests")
+        );
+        assert_eq!(
+            d("linting").as_deref(),
+            Some("run the linters under Python into doc/html")
+        );
+        let base = &FACTORS[FACTORS.find("[testenv]").unwrap()..FACTORS.find("[testenv:").unwrap()];
+        let runs = |env: &str| env_commands(std::path::Path::new("tox.ini"), FACTORS, base, env);
+        assert_eq!(runs("py310"), ["pytest {posargs}"]);
+        assert_eq!(
+            runs("doctesting-coverage"),
+            [
+                "pytest {posargs}",
+                "pytest --doctest-modules",
+                "coverage combine"
+            ]
+        );
+        // What the security analysis reads keeps every line, whoever it is for.
+        assert_eq!(run_lines(base).len(), 3);
     }
 
     #[test]
