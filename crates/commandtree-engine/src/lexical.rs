@@ -1136,6 +1136,7 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
         }
         let c = &commands[i];
         let mut says = tool_words(std::iter::once(c.command.as_str()));
+        merge(&mut says, named_tools(&c.label));
         let mut programs = programs_of(&c.command);
         if let Some(text) = own.get(&i) {
             merge(&mut says, tool_words(std::iter::once(text.as_str())));
@@ -1229,6 +1230,7 @@ fn tox_env_text(c: &CommandItem, content: &str, section: &str) -> String {
         c.definition_path(),
         content,
         section,
+        &c.label,
     ));
     out.join("\n")
 }
@@ -1369,6 +1371,12 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("linkinator", &["*"], "check links"),
     ("muffet", &["*"], "check links"),
     ("blc", &["*"], "check links"),
+    // What a JavaScript package ships and depends on ("find unused files and dependencies":
+    // `knip`; "check the published types are correct": `attw`, "are the types wrong").
+    ("knip", &["*"], "lint unused files dependencies exports"),
+    ("depcheck", &["*"], "check unused dependencies"),
+    ("attw", &["*"], "check published package types"),
+    ("publint", &["*"], "lint published package"),
     // Packaging ("check the package metadata before uploading to pypi": `twine check dist/*`).
     ("twine", &["check"], "check package"),
     ("twine", &["upload"], "publish package"),
@@ -1411,6 +1419,20 @@ fn push_says(
             out.push(says);
         }
     }
+}
+
+/// What the tools a name is made of do, when they do it whatever they are given (`test:attw`
+/// runs a script that runs `attw`, "are the types wrong").
+fn named_tools(label: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for part in label.split([':', ' ', '/']) {
+        for (tool, subs, says) in TOOLS {
+            if *tool == part.to_ascii_lowercase() && subs.contains(&"*") && !out.contains(says) {
+                out.push(*says);
+            }
+        }
+    }
+    out
 }
 
 /// Words that only start a tool (`npx vite`, `cross-env A=1 vite`, `yarn vite`).
@@ -2057,6 +2079,19 @@ mod tests {
         );
         assert_eq!(says("ruff check ."), ["lint"]);
         assert_eq!(says("${PREFIX}ruff format $SOURCE_FILES"), ["format"]);
+        assert_eq!(
+            says("knip --production"),
+            ["lint unused files dependencies exports"]
+        );
+        assert_eq!(says("attw --pack ."), ["check published package types"]);
+        // A name made of a tool's, whatever its script runs.
+        assert_eq!(named_tools("test:attw"), ["check published package types"]);
+        assert_eq!(named_tools("lint:markdownlint"), ["lint"]);
+        assert!(named_tools("test:e2e").is_empty());
+        assert!(
+            named_tools("vite").is_empty(),
+            "vite does what its subcommand says"
+        );
     }
 
     #[test]
