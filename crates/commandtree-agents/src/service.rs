@@ -504,15 +504,18 @@ mod tests {
 
     #[test]
     fn load_reads_only_regular_files_inside_the_root() {
-        let dir = std::env::temp_dir().join(format!("ct-agents-load-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-agents-load-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         std::fs::create_dir_all(dir.join(".github/commands")).unwrap();
         std::fs::write(dir.join(".github/commands/a.command.md"), "\u{feff}A\r\n").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink("/etc/hostname", dir.join(".github/commands/b.command.md"))
             .unwrap();
         let d = Definitions::load(
-            &dir,
+            dir,
             [
                 dir.join(".github/commands/a.command.md"),
                 PathBuf::from(".github/commands/b.command.md"),
@@ -526,6 +529,5 @@ mod tests {
             warnings(&d),
             [".github/commands/b.command.md: not a regular file; skipped"]
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

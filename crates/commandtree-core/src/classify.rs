@@ -878,7 +878,7 @@ mod tests {
 
     #[test]
     fn smart_excludes_look_inside_folders() {
-        let d = crate::settings::tests::tempdir("smartex");
+        let (_scratch, d) = crate::settings::tests::tempdir("smartex");
         for p in [
             "py/env",
             "scripts/env",

@@ -927,13 +927,16 @@ mod tests {
 
     #[test]
     fn every_command_knows_how_deep_its_folder_is() {
-        let dir = std::env::temp_dir().join(format!("ct-below-root-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-below-root-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         std::fs::create_dir_all(dir.join("a/b")).unwrap();
         std::fs::write(dir.join("Makefile"), "x:\n\ttrue\n").unwrap();
         std::fs::write(dir.join("a/b/Makefile"), "y:\n\ttrue\n").unwrap();
-        let (settings, _) = Settings::load(&dir);
-        let found = discover(&dir, &settings, &Options::default());
+        let (settings, _) = Settings::load(dir);
+        let found = discover(dir, &settings, &Options::default());
         let depth = |label: &str| {
             found
                 .commands
@@ -942,7 +945,6 @@ mod tests {
                 .map(|c| c.below_root)
         };
         assert_eq!((depth("x"), depth("y")), (Some(0), Some(2)));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

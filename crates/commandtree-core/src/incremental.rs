@@ -594,18 +594,21 @@ mod tests {
     use super::*;
     use std::fs;
 
-    struct Tmp(PathBuf);
-    impl Drop for Tmp {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
+    /// A workspace by its real path, in a scratch folder removed when dropped.
+    struct Tmp {
+        root: PathBuf,
+        _dir: tempfile::TempDir,
     }
 
     fn workspace(name: &str) -> Tmp {
-        let d = std::env::temp_dir().join(format!("ct-incr-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(&d).unwrap();
-        Tmp(fs::canonicalize(&d).unwrap())
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ct-incr-{name}-"))
+            .tempdir()
+            .unwrap();
+        Tmp {
+            root: fs::canonicalize(dir.path()).unwrap(),
+            _dir: dir,
+        }
     }
 
     fn write(root: &Path, rel: &str, text: &str) {
@@ -637,7 +640,7 @@ mod tests {
     #[test]
     fn add_modify_delete() {
         let t = workspace("amd");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "package.json", PKG);
         let mut index = build(root);
         assert_eq!(index.len(), 2);
@@ -676,7 +679,7 @@ mod tests {
     #[test]
     fn an_edit_of_a_commands_text_or_of_its_included_file_reports_it_updated() {
         let t = workspace("texts");
-        let root = &t.0;
+        let root = &t.root;
         write(
             root,
             "Makefile",
@@ -720,7 +723,7 @@ mod tests {
     #[test]
     fn a_module_that_gains_or_loses_its_main_block_is_added_or_removed() {
         let t = workspace("pymain");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "lib/util.py", "def helper():\n    return 1\n");
         let mut index = build(root);
         assert_eq!(index.len(), 0);
@@ -744,7 +747,7 @@ mod tests {
     #[test]
     fn ai_definitions_are_watched_like_every_source() {
         let t = workspace("ai");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "AGENTS.md", "Run make test.\n");
         let mut index = build(root);
         assert_eq!(index.commands()[0].kind, "instructions");
@@ -782,7 +785,7 @@ mod tests {
     #[test]
     fn folder_rename_is_removed_plus_added() {
         let t = workspace("rename");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "a/package.json", PKG);
         write(root, "a/deep/run.sh", "#!/bin/sh\necho hi\n");
         write(root, "b/Makefile", "x:\n\ttrue\n");
@@ -816,7 +819,7 @@ mod tests {
     #[test]
     fn includes_and_lock_files_reparse_the_reader() {
         let t = workspace("include");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "justfile", "import 'extra.just'\nbuild:\n    cc\n");
         write(root, "extra.just", "deploy:\n    ./deploy\n");
         write(root, "web/package.json", PKG);
@@ -859,7 +862,7 @@ mod tests {
     #[test]
     fn a_nested_ignore_file_walks_only_its_folder_again() {
         let t = workspace("nested-ignore");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "package.json", PKG);
         write(root, "tools/gen/run.sh", "echo\n");
         write(root, "tools/keep.sh", "echo\n");
@@ -896,7 +899,7 @@ mod tests {
     #[test]
     fn settings_and_ignore_files_run_a_diffed_full_pass() {
         let t = workspace("settings");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "package.json", PKG);
         write(root, "tools/Makefile", "x:\n\ttrue\n");
         write(root, "gen/run.sh", "echo\n");
@@ -955,7 +958,7 @@ mod tests {
     #[test]
     fn duplicates_are_numbered_per_file() {
         let t = workspace("dups");
-        let root = &t.0;
+        let root = &t.root;
         let tasks = |labels: &[&str]| {
             let t: Vec<String> = labels
                 .iter()
@@ -982,7 +985,7 @@ mod tests {
     #[test]
     fn build_can_be_cancelled_and_reports_progress() {
         let t = workspace("cancel");
-        let root = &t.0;
+        let root = &t.root;
         write(root, "package.json", PKG);
         write(root, "Makefile", "x:\n\ttrue\n");
         let (settings, _) = Settings::load(root);

@@ -440,7 +440,7 @@ pub(crate) mod tests {
 
     #[test]
     fn vscode_settings_are_jsonc_and_replace_defaults() {
-        let dir = tempdir("settings");
+        let (_scratch, dir) = tempdir("settings");
         std::fs::create_dir_all(dir.join(".vscode")).unwrap();
         std::fs::write(
             dir.join(".vscode/settings.json"),
@@ -469,7 +469,7 @@ pub(crate) mod tests {
 
     #[test]
     fn discovery_show_all() {
-        let dir = tempdir("showall");
+        let (_scratch, dir) = tempdir("showall");
         std::fs::create_dir_all(dir.join(".commandtree")).unwrap();
         std::fs::write(
             dir.join(".commandtree/config.toml"),
@@ -495,7 +495,7 @@ pub(crate) mod tests {
 
     #[test]
     fn bad_settings_warn_and_keep_defaults() {
-        let dir = tempdir("badsettings");
+        let (_scratch, dir) = tempdir("badsettings");
         std::fs::create_dir_all(dir.join(".vscode")).unwrap();
         std::fs::write(
             dir.join(".vscode/settings.json"),
@@ -513,7 +513,8 @@ pub(crate) mod tests {
 
     #[test]
     fn an_ancestor_outside_the_repository_does_not_choose_the_root() {
-        let dir = std::fs::canonicalize(tempdir("roots")).unwrap();
+        let (_scratch, dir) = tempdir("roots");
+        let dir = std::fs::canonicalize(dir).unwrap();
         let repo = dir.join("shared/repo");
         std::fs::create_dir_all(repo.join(".git")).unwrap();
         std::fs::create_dir_all(repo.join("src/deep")).unwrap();
@@ -528,10 +529,13 @@ pub(crate) mod tests {
         );
     }
 
-    pub(crate) fn tempdir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ct-core-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh folder, removed when the returned guard is dropped.
+    pub(crate) fn tempdir(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("ct-core-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = d.path().to_path_buf();
+        (d, path)
     }
 }

@@ -9,11 +9,14 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ct-trust-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::canonicalize(&d).unwrap()
+/// A fresh folder by its real path, removed when the returned guard is dropped.
+fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::Builder::new()
+        .prefix(&format!("ct-trust-{name}-"))
+        .tempdir()
+        .unwrap();
+    let real = std::fs::canonicalize(d.path()).unwrap();
+    (d, real)
 }
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -34,7 +37,7 @@ fn everything(d: &discover::Discovery) -> String {
 /// warning; the secret's text must appear nowhere.
 #[test]
 fn links_outside_the_root_are_never_read() {
-    let base = tmp("outside");
+    let (_scratch, base) = tmp("outside");
     let secret = "aws_secret_access_key = SECRETSECRET";
     write(&base, "home/.aws/credentials", &format!("# {secret}\n"));
     write(
@@ -89,7 +92,7 @@ fn mkfifo(p: &Path) {
 /// blocking open would wait forever for a writer) and say what was skipped.
 #[test]
 fn fifos_never_hang_discovery_or_settings() {
-    let root = tmp("fifo");
+    let (_scratch, root) = tmp("fifo");
     write(&root, "Justfile", "ok:\n    echo ok\n");
     for f in [
         "build.sh",
@@ -129,7 +132,7 @@ fn fifos_never_hang_discovery_or_settings() {
 /// reading it neither blocks nor lets its bytes be parsed.
 #[test]
 fn a_fifo_swapped_in_after_the_folder_was_read_never_blocks_and_is_never_parsed() {
-    let root = tmp("fifo-swap");
+    let (_scratch, root) = tmp("fifo-swap");
     let fifo = root.join("Makefile");
     mkfifo(&fifo);
     let (tx, rx) = mpsc::channel();

@@ -96,9 +96,11 @@ fn main() {
     println!("search100k_ms {:.2}", lat[lat.len() / 2]);
 
     // The same 100,000 read back from a workspace database, as `ct search` does.
-    let dir = std::env::temp_dir().join(format!("ct-embed-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("commandtree.sqlite3");
+    let dir = tempfile::Builder::new()
+        .prefix("ct-embed-bench-")
+        .tempdir()
+        .unwrap();
+    let db = dir.path().join("commandtree.sqlite3");
     let mut store = commandtree_store::Store::open(&db, true).unwrap().unwrap();
     store
         .write(|tx| {
@@ -123,5 +125,4 @@ fn main() {
     lat.sort_by(f64::total_cmp);
     println!("dbload100k_ms {:.1}", lat[lat.len() / 2]);
     drop(store);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -422,9 +422,11 @@ mod tests {
         edit: impl Fn(String) -> String,
     ) -> Option<Result<Embedder, Error>> {
         let real = test_model()?;
-        let dir = std::env::temp_dir().join(format!("ct-crafted-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix(&format!("ct-crafted-{name}-"))
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         for f in model::FILES {
             std::fs::copy(real.join(f.name), dir.join(f.name)).unwrap();
         }
@@ -432,8 +434,7 @@ mod tests {
         let changed = edit(text.clone());
         assert_ne!(changed.len(), text.len(), "the edit applies");
         std::fs::write(dir.join(file), changed).unwrap();
-        let r = Embedder::load_with_isa(&dir, Isa::detected());
-        let _ = std::fs::remove_dir_all(&dir);
+        let r = Embedder::load_with_isa(dir, Isa::detected());
         Some(r)
     }
 

@@ -419,7 +419,11 @@ mod tests {
             conn.flush().unwrap();
             std::thread::sleep(Duration::from_secs(20));
         });
-        let dest = std::env::temp_dir().join(format!("ct-embed-stall-{}", std::process::id()));
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-embed-stall-")
+            .tempdir()
+            .unwrap();
+        let dest = scratch.path().join("model");
         let files = [ModelFile {
             name: "x.bin",
             size: 100,
@@ -443,7 +447,6 @@ mod tests {
             0,
             "no partial file"
         );
-        let _ = std::fs::remove_dir_all(&dest);
         drop(server);
     }
 }

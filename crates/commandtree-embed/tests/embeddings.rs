@@ -173,8 +173,11 @@ fn download_verifies_size_and_checksum_and_leaves_no_partial_file() {
         "/m/b.txt" => common::Reply::raw(200, "hello model\n"),
         _ => common::Reply::raw(404, "not found"),
     });
-    let dest = std::env::temp_dir().join(format!("ct-embed-dl-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dest);
+    let scratch = tempfile::Builder::new()
+        .prefix("ct-embed-dl-")
+        .tempdir()
+        .unwrap();
+    let dest = scratch.path().join("model");
     let sha = |s: &str| {
         use sha2::Digest;
         model::hex(&sha2::Sha256::digest(s.as_bytes()))
@@ -235,7 +238,6 @@ fn download_verifies_size_and_checksum_and_leaves_no_partial_file() {
     }];
     let err = model::download(&base, &missing, &other, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("404"), "{err}");
-    let _ = std::fs::remove_dir_all(&dest);
 }
 
 #[test]

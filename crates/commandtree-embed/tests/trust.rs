@@ -21,23 +21,26 @@ fn real_model() -> Option<PathBuf> {
 }
 
 /// A workspace holding a copy of the model; `model.safetensors` is copied too (not linked), so
-/// a test can truncate it.
-fn planted(name: &str, real: &Path) -> (PathBuf, PathBuf) {
-    let root = std::env::temp_dir().join(format!("ct-trust-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+/// a test can truncate it. The workspace is removed when the returned guard is dropped.
+fn planted(name: &str, real: &Path) -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("ct-trust-{name}-"))
+        .tempdir()
+        .unwrap();
+    let root = scratch.path();
     let dir = root.join(".commandtree/models/all-MiniLM-L6-v2");
     std::fs::create_dir_all(&dir).unwrap();
     for f in model::FILES {
         std::fs::copy(real.join(f.name), dir.join(f.name)).unwrap();
     }
-    assert!(model::search_dirs(&root).contains(&dir), "where ct looks");
-    (root, dir)
+    assert!(model::search_dirs(root).contains(&dir), "where ct looks");
+    (scratch, dir)
 }
 
 #[test]
 fn a_crafted_config_is_refused_before_anything_is_allocated() {
     let Some(real) = real_model() else { return };
-    let (root, dir) = planted("config", &real);
+    let (_scratch, dir) = planted("config", &real);
     // The config that once aborted with a 416 PB allocation.
     let text = std::fs::read_to_string(dir.join("config.json"))
         .unwrap()
@@ -49,13 +52,12 @@ fn a_crafted_config_is_refused_before_anything_is_allocated() {
         err.to_string().contains("SHA-256") || err.to_string().contains("bytes"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(root);
 }
 
 #[test]
 fn a_crafted_vocabulary_is_refused() {
     let Some(real) = real_model() else { return };
-    let (root, dir) = planted("vocab", &real);
+    let (_scratch, dir) = planted("vocab", &real);
     // "hello" mapped past the embedding table: the id that once panicked.
     let text = std::fs::read_to_string(dir.join("tokenizer.json"))
         .unwrap()
@@ -64,13 +66,12 @@ fn a_crafted_vocabulary_is_refused() {
     std::fs::write(dir.join("tokenizer.json"), text).unwrap();
     let err = Embedder::load(&dir).err().expect("refused");
     assert!(err.to_string().contains("tokenizer.json"), "{err}");
-    let _ = std::fs::remove_dir_all(root);
 }
 
 #[test]
 fn truncated_weights_are_refused() {
     let Some(real) = real_model() else { return };
-    let (root, dir) = planted("truncated", &real);
+    let (_scratch, dir) = planted("truncated", &real);
     let f = std::fs::OpenOptions::new()
         .write(true)
         .open(dir.join("model.safetensors"))
@@ -79,13 +80,12 @@ fn truncated_weights_are_refused() {
     drop(f);
     let err = Embedder::load(&dir).err().expect("refused");
     assert!(err.to_string().contains("model.safetensors"), "{err}");
-    let _ = std::fs::remove_dir_all(root);
 }
 
 #[test]
 fn weights_outside_the_cache_are_copied_so_truncating_them_later_is_harmless() {
     let Some(real) = real_model() else { return };
-    let (root, dir) = planted("late-truncation", &real);
+    let (_scratch, dir) = planted("late-truncation", &real);
     let e = Embedder::load(&dir).unwrap();
     let before = e.embed_one("zebra xylophone quantum").unwrap();
     // A mapped file truncated now would fault (SIGBUS) on the next embedding-row read.
@@ -97,13 +97,12 @@ fn weights_outside_the_cache_are_copied_so_truncating_them_later_is_harmless() {
         .unwrap();
     let after = e.embed_one("zebra xylophone quantum").unwrap();
     assert_eq!(before, after);
-    let _ = std::fs::remove_dir_all(root);
 }
 
 #[test]
 fn a_file_changed_in_place_is_hashed_again_even_with_its_old_size_and_time() {
     let Some(real) = real_model() else { return };
-    let (root, dir) = planted("in-place", &real);
+    let (_scratch, dir) = planted("in-place", &real);
     model::verify(&dir).unwrap();
     // Verified once: now remembered. Same size, same modification time, other content.
     let path = dir.join("config.json");
@@ -121,5 +120,4 @@ fn a_file_changed_in_place_is_hashed_again_even_with_its_old_size_and_time() {
     assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), mtime);
     let err = model::verify(&dir).unwrap_err();
     assert!(err.to_string().contains("config.json"), "{err}");
-    let _ = std::fs::remove_dir_all(root);
 }

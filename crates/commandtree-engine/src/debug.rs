@@ -66,9 +66,11 @@ mod tests {
 
     #[test]
     fn configurations_come_back_as_written_and_compounds_by_name() {
-        let dir = std::env::temp_dir().join(format!("ct-engine-debug-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("launch.json");
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-engine-debug-")
+            .tempdir()
+            .unwrap();
+        let file = scratch.path().join("launch.json");
         std::fs::write(
             &file,
             r#"{
@@ -96,6 +98,5 @@ mod tests {
         let mut npm = launch_item(&file, "App");
         npm.kind = "npm".into();
         assert!(launch_configuration(&npm).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn files_apply_in_order_the_nearest_wins_and_the_environment_is_kept() {
-        let dir = scratch("order");
+        let (_scratch, dir) = scratch("order");
         let root = dir.as_path();
         std::fs::create_dir_all(root.join("api")).unwrap();
         std::fs::write(root.join(".env"), "A=root\nB=root\n# c\nexport C=\"q v\"\n").unwrap();
@@ -319,9 +319,9 @@ mod tests {
 
     #[test]
     fn a_workspace_configuration_reads_no_file_outside_the_workspace() {
-        let outside = scratch("outside");
+        let (_outside, outside) = scratch("outside");
         std::fs::write(outside.join("secrets.env"), "TOKEN=x\n").unwrap();
-        let dir = scratch("inside");
+        let (_inside, dir) = scratch("inside");
         let root = dir.as_path();
         std::os::unix::fs::symlink(outside.join("secrets.env"), root.join(".env")).unwrap();
         let far = outside.join("secrets.env");

@@ -387,11 +387,14 @@ mod tests {
     use super::*;
     use commandtree_store::db_path;
 
-    fn root(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("ct-findings-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh folder, removed when the returned guard is dropped.
+    fn root(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ct-findings-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = dir.path().to_path_buf();
+        (dir, path)
     }
 
     fn item(root: &Path, file: &str, body: &str) -> CommandItem {
@@ -437,7 +440,7 @@ mod tests {
 
     #[test]
     fn a_prescan_gives_what_a_scan_gives_with_and_without_a_database() {
-        let dir = root("prescan");
+        let (_scratch, dir) = root("prescan");
         let items = vec![
             item(
                 &dir,
@@ -457,9 +460,8 @@ mod tests {
         assert_eq!(prescanned(Some(&mut store), &items, true), expected);
         let stored = load(&store).unwrap();
         assert_eq!(stored.len(), 3);
-        let mut fresh = Store::open(&db_path(&root("prescan-plain")), true)
-            .unwrap()
-            .unwrap();
+        let (_plain, plain) = root("prescan-plain");
+        let mut fresh = Store::open(&db_path(&plain), true).unwrap().unwrap();
         scan(Some(&mut fresh), &items);
         let want = load(&fresh).unwrap();
         for c in &items {
@@ -473,8 +475,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn an_included_command_is_analysed_from_the_file_that_defines_it_inside_the_root() {
-        let dir = root("included");
-        let outside = root("included-outside");
+        let (_scratch, dir) = root("included");
+        let (_outside, outside) = root("included-outside");
         let mk = dir.join("Makefile");
         std::fs::write(&mk, "include tools.mk\n\nbuild: clean\n\techo hi\n").unwrap();
         std::fs::write(dir.join("tools.mk"), "# tools\nclean:\n\trm -rf ~/x\n").unwrap();
@@ -508,7 +510,7 @@ mod tests {
 
     #[test]
     fn findings_are_cached_by_hash_and_redone_when_the_text_changes() {
-        let dir = root("cache");
+        let (_scratch, dir) = root("cache");
         let mut store = Store::open(&db_path(&dir), true).unwrap().unwrap();
         let risky = item(
             &dir,
@@ -598,7 +600,7 @@ mod tests {
 
     #[test]
     fn the_parallel_scan_finds_what_analysing_each_command_alone_finds() {
-        let dir = root("parallel");
+        let (_scratch, dir) = root("parallel");
         let items = fixture(&dir);
         assert!(items.len() >= 2 * PARALLEL_FROM);
         let got = scan(None, &items);
@@ -636,7 +638,7 @@ mod tests {
 
     #[test]
     fn a_stored_row_with_the_same_hash_serves_another_command_and_is_copied_to_it() {
-        let dir = root("byhash");
+        let (_scratch, dir) = root("byhash");
         let mut store = Store::open(&db_path(&dir), true).unwrap().unwrap();
         let mut items = Vec::new();
         for n in 0..2 {
@@ -670,7 +672,7 @@ mod tests {
 
     #[test]
     fn annotate_combines_findings_with_the_stored_model_warning() {
-        let dir = root("annotate");
+        let (_scratch, dir) = root("annotate");
         let risky = item(
             &dir,
             "install.sh",

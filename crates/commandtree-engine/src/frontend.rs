@@ -215,42 +215,21 @@ mod tests {
         .unwrap()
     }
 
-    fn ws_with(files: &[(&str, &str)]) -> (tempfile_dir::Dir, Workspace) {
-        let d = tempfile_dir::Dir::new();
+    /// A workspace (by its real path) in a scratch folder, removed when the returned guard is
+    /// dropped.
+    fn ws_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+        let d = tempfile::Builder::new()
+            .prefix("ct-frontend-")
+            .tempdir()
+            .unwrap();
+        let root = d.path().canonicalize().unwrap();
         for (p, text) in files {
-            let path = d.path().join(p);
+            let path = root.join(p);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let ws = Workspace::open(Some(d.path()), d.path());
+        let ws = Workspace::open(Some(&root), &root);
         (d, ws)
-    }
-
-    /// A temporary folder removed on drop (std only, to keep the engine's dev-dependencies
-    /// empty).
-    mod tempfile_dir {
-        pub struct Dir(std::path::PathBuf);
-        impl Dir {
-            pub fn new() -> Dir {
-                use std::sync::atomic::{AtomicU32, Ordering};
-                static N: AtomicU32 = AtomicU32::new(0);
-                let p = std::env::temp_dir().join(format!(
-                    "ct-frontend-{}-{}",
-                    std::process::id(),
-                    N.fetch_add(1, Ordering::SeqCst)
-                ));
-                std::fs::create_dir_all(&p).unwrap();
-                Dir(p.canonicalize().unwrap())
-            }
-            pub fn path(&self) -> &std::path::Path {
-                &self.0
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
     }
 
     #[test]

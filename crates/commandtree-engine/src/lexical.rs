@@ -1901,8 +1901,11 @@ mod tests {
 
     #[test]
     fn a_build_tools_verb_is_not_searched_by_its_manifests_section() {
-        let dir = std::env::temp_dir().join(format!("ct-lexical-verbs-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-lexical-verbs-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         std::fs::create_dir_all(dir.join("crates/parser")).unwrap();
         let root = dir.join("Cargo.toml");
         let member = dir.join("crates/parser/Cargo.toml");
@@ -1940,13 +1943,15 @@ mod tests {
         assert_eq!(ranked[0].held, ranked[1].held);
         // A task the build file defines is searched by its own text.
         assert_eq!(index.rank("zip")[0].doc, 2);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_script_handing_its_work_to_another_packages_is_found_by_what_that_one_runs() {
-        let dir = std::env::temp_dir().join(format!("ct-lexical-hand-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-lexical-hand-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         std::fs::create_dir_all(dir.join("app")).unwrap();
         let root_pkg = dir.join("package.json");
         let app_pkg = dir.join("app/package.json");
@@ -1987,7 +1992,6 @@ mod tests {
             .collect();
         let index = index_for(&dir, &commands);
         assert!(index.rank("vite").is_empty());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -2139,8 +2143,11 @@ mod tests {
 
     #[test]
     fn a_query_naming_a_program_few_commands_call_names_those_commands() {
-        let dir = std::env::temp_dir().join(format!("ct-invokes-myproj-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-invokes-myproj-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         std::fs::create_dir_all(dir.join("script")).unwrap();
         let script = |name: &str, text: &str| {
             let path = dir.join("script").join(name);
@@ -2170,7 +2177,6 @@ mod tests {
         assert!(invoked("serve the myproj site").is_empty());
         assert!(invoked("fuzz the parser").is_empty());
         assert!(invoked("query the report with jq").is_empty());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -2250,9 +2256,11 @@ mod tests {
 
     #[test]
     fn a_tox_environment_is_found_by_what_it_runs_and_the_python_it_names() {
-        let dir = std::env::temp_dir().join(format!("ct-tox-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-tox-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         let ini = dir.join("tox.ini");
         // Line numbers: [testenv] 4, [min] 9, [testenv:min] 12, [testenv:mypy] 16,
         // [testenv:twinecheck] 23.
@@ -2298,14 +2306,15 @@ mod tests {
             first("check the package metadata before uploading to pypi"),
             "twinecheck"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn the_index_is_kept_between_searches_and_a_changed_file_is_read_again() {
-        let dir = std::env::temp_dir().join(format!("ct-lexical-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-lexical-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         let a = dir.join("a.sh");
         let b = dir.join("b.sh");
         std::fs::write(&a, "#!/bin/sh\npg_dump prod > backup.sql\n").unwrap();
@@ -2325,6 +2334,5 @@ mod tests {
         assert!(second.rank("helm").is_empty());
         assert_eq!(second.rank("rollout")[0].doc, 1);
         assert_eq!(second.rank("pg_dump")[0].doc, 0);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

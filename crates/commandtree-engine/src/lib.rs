@@ -126,11 +126,14 @@ impl Engine {
 pub(crate) mod testutil {
     use std::path::PathBuf;
 
-    /// A fresh, empty folder of the system's temporary folder, its real path.
-    pub fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ct-engine-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d.canonicalize().unwrap()
+    /// A fresh, empty folder of the system's temporary folder, its real path; removed when the
+    /// returned guard is dropped (when the test ends, passed or failed).
+    pub fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("ct-engine-{name}-"))
+            .tempdir()
+            .unwrap();
+        let real = d.path().canonicalize().unwrap();
+        (d, real)
     }
 }

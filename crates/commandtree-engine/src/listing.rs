@@ -154,26 +154,21 @@ mod tests {
     use super::*;
     use std::fs;
 
-    /// A workspace of its own under the temporary folder, removed when dropped.
-    struct Scratch(std::path::PathBuf);
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn engine_with(files: &[(&str, &str)]) -> (Scratch, Engine) {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("ct-listing-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+    /// An engine on a workspace of its own under the temporary folder, removed when the
+    /// returned guard is dropped.
+    fn engine_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Engine) {
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-listing-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         for (path, text) in files {
             let p = dir.join(path);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, text).unwrap();
         }
-        let engine = Engine::open(Some(&dir), &dir).unwrap();
-        (Scratch(dir), engine)
+        let engine = Engine::open(Some(dir), dir).unwrap();
+        (scratch, engine)
     }
 
     /// The listing of everything `engine` loads, for `q`.

@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn only_changes_a_user_makes_count() {
-        let root = scratch("filter");
+        let (_scratch, root) = scratch("filter");
         std::fs::create_dir_all(root.join("src/gen")).unwrap();
         std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
         std::fs::write(root.join(".gitignore"), "/out/\n*.log\n").unwrap();
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn watching_calls_back_with_a_change_and_stops_when_dropped() {
-        let root = scratch("watching");
+        let (_scratch, root) = scratch("watching");
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
         let ws = Workspace::open(Some(&root), &root);

@@ -2010,9 +2010,11 @@ mod tests {
 
     #[test]
     fn a_query_asking_to_run_a_program_finds_the_nox_session_running_it() {
-        let dir = std::env::temp_dir().join(format!("ct-nox-session-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-nox-session-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         std::fs::write(
             dir.join("noxfile.py"),
             "import nox\n\n\
@@ -2043,7 +2045,6 @@ mod tests {
             Some(&[Some(0.2), Some(0.0), Some(0.15)]),
             &Ask::default(),
         );
-        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(hits[0].command.label, "lint", "{hits:#?}");
         assert!(lexical.iter().any(|r| r.invokes && r.doc == 1));
     }
@@ -2421,9 +2422,11 @@ mod tests {
 
     #[test]
     fn a_command_running_many_others_makes_way_for_the_one_asked_for() {
-        let dir = std::env::temp_dir().join(format!("ct-aggregate-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-aggregate-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
         let ini = dir.join("tox.ini");
         let envs = ["docs", "docs-tests", "docs-links", "docs-coverage", "serve"];
         // The file's header speaks of what its environments do, as many do.
@@ -2472,7 +2475,6 @@ mod tests {
         assert_eq!(first("find broken links in the docs"), "docs-links");
         // Asked for everything, it is the answer.
         assert_eq!(first("run all the default environments"), "tox");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -2769,7 +2771,11 @@ mod tests {
 
     #[test]
     fn the_local_model_is_read_from_disk_and_never_downloaded() {
-        let root = std::env::temp_dir().join(format!("ct-local-model-{}", std::process::id()));
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-local-model-")
+            .tempdir()
+            .unwrap();
+        let root = scratch.path().to_path_buf();
         let dir = root
             .join(".commandtree")
             .join("models")
@@ -2781,6 +2787,5 @@ mod tests {
             std::fs::write(dir.join(f.name), b"not a model").unwrap();
         }
         assert!(local_model(&root).is_err());
-        let _ = std::fs::remove_dir_all(&root);
     }
 }

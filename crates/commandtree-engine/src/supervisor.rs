@@ -250,16 +250,19 @@ mod tests {
     use super::*;
     use std::process::Command;
 
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ct-sup-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh folder, removed when the returned guard is dropped.
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("ct-sup-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = d.path().to_path_buf();
+        (d, path)
     }
 
     #[test]
     fn wrapper_runs_the_script_and_records_exit_and_pid() {
-        let root = scratch("wrap");
+        let (_scratch, root) = scratch("wrap");
         let files = RunFiles::new(&root, "7");
         let r = Runnable {
             file_env: Vec::new(),
@@ -286,7 +289,7 @@ mod tests {
 
     #[test]
     fn private_files_never_follow_a_planted_link() {
-        let root = scratch("link");
+        let (_scratch, root) = scratch("link");
         let victim = root.join("victim");
         fs::write(&victim, "keep").unwrap();
         let dir = private_dir(&root, LOGS_DIR).unwrap();
@@ -301,7 +304,7 @@ mod tests {
     #[test]
     fn the_wrapper_never_waits_on_or_writes_through_what_replaces_its_records() {
         use std::os::unix::fs::PermissionsExt;
-        let root = scratch("records");
+        let (_scratch, root) = scratch("records");
         let victim = root.join("victim");
         fs::write(&victim, "keep").unwrap();
         let files = RunFiles::new(&root, "8");

@@ -7,11 +7,14 @@ use commandtree_engine::{Engine, Error, LoadOptions, tags};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-engine-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
+/// A workspace by its real path, removed when the returned guard is dropped.
+fn workspace(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("ct-engine-{name}-"))
+        .tempdir()
+        .unwrap();
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    (dir, real)
 }
 
 fn script(root: &Path, rel: &str, body: &str) {
@@ -35,7 +38,7 @@ fn eventually(mut f: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn resolving_reports_ambiguity_and_near_matches_as_data() {
-    let w = workspace("resolve");
+    let (_scratch, w) = workspace("resolve");
     script(&w, "a/build.sh", "#!/bin/sh\n");
     script(&w, "b/build.sh", "#!/bin/sh\n");
     script(&w, "test.sh", "#!/bin/sh\n");
@@ -57,7 +60,7 @@ fn resolving_reports_ambiguity_and_near_matches_as_data() {
 
 #[test]
 fn tags_stars_and_quick_launch_order_round_trip() {
-    let w = workspace("tags");
+    let (_scratch, w) = workspace("tags");
     for s in ["a.sh", "b.sh", "c.sh"] {
         script(&w, s, "#!/bin/sh\n");
     }
@@ -107,7 +110,7 @@ fn tags_stars_and_quick_launch_order_round_trip() {
 
 #[test]
 fn a_library_front_end_starts_and_supervises_a_detached_run() {
-    let w = workspace("detached");
+    let (_scratch, w) = workspace("detached");
     script(
         &w,
         "job.sh",
@@ -153,7 +156,7 @@ fn a_library_front_end_starts_and_supervises_a_detached_run() {
 
 #[test]
 fn a_foreground_run_records_its_exit_code() {
-    let w = workspace("fg");
+    let (_scratch, w) = workspace("fg");
     script(&w, "fail.sh", "#!/bin/sh\nexit 3\n");
     let engine = Engine::open(Some(&w), &w).unwrap();
     let mut l = engine.load(&LoadOptions::default()).unwrap();

@@ -128,9 +128,11 @@ mod tests {
 
     #[test]
     fn rows_round_trip_and_leave_the_seed_schema_alone() {
-        let dir = std::env::temp_dir().join(format!("ct-history-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let path = commandtree_store::db_path(&dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-history-")
+            .tempdir()
+            .unwrap();
+        let path = commandtree_store::db_path(scratch.path());
         let mut store = Store::open(&path, true).unwrap().unwrap();
         let none = list(&store, 10, &|_| true).unwrap();
         assert!(none.is_empty());

@@ -484,15 +484,20 @@ pub fn parse_env_file(text: &str) -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
-    fn workspace(name: &str, launch: &str, tasks: Option<&str>) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ct-launch-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
+    /// A workspace with `launch.json` (and `tasks.json`) in a scratch folder, removed when the
+    /// returned guard is dropped.
+    fn workspace(name: &str, launch: &str, tasks: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+        let scratch = tempfile::Builder::new()
+            .prefix(&format!("ct-launch-{name}-"))
+            .tempdir()
+            .unwrap();
+        let d = scratch.path().to_path_buf();
         std::fs::create_dir_all(d.join(".vscode")).unwrap();
         std::fs::write(d.join(".vscode/launch.json"), launch).unwrap();
         if let Some(t) = tasks {
             std::fs::write(d.join(".vscode/tasks.json"), t).unwrap();
         }
-        d
+        (scratch, d)
     }
 
     fn plan_of(dir: &Path, name: &str) -> Result<Step> {
@@ -507,7 +512,7 @@ mod tests {
 
     #[test]
     fn node_with_pre_launch_task_env_file_and_compound() {
-        let d = workspace(
+        let (_scratch, d) = workspace(
             "node",
             r#"{
   "configurations": [
@@ -569,7 +574,7 @@ mod tests {
 
     #[test]
     fn native_debuggers() {
-        let d = workspace(
+        let (_scratch, d) = workspace(
             "native",
             r#"{"configurations": [
     {"name": "C", "type": "cppdbg", "request": "launch", "program": "${workspaceFolder}/a.out", "args": ["1"], "MIMode": "gdb", "miDebuggerPath": "/bin/true"},

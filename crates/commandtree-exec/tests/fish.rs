@@ -11,7 +11,7 @@ mod skip;
 
 use commandtree_exec::quote::sh_quote;
 use commandtree_exec::shellinit::{InitShell, snippet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Whether fish is here (scripts/test.sh installs it); missing, the test is skipped.
@@ -19,11 +19,11 @@ fn fish_installed() -> bool {
     skip::have("fish", "apt-get install fish; scripts/test.sh installs it")
 }
 
-fn scratch() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ct-fish-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("ct-fish-")
+        .tempdir()
+        .unwrap()
 }
 
 /// Runs the fish snippet's Ctrl-G function with a `ct` that prints `line`, then runs what it
@@ -71,7 +71,8 @@ fn a_picked_line_runs_as_sh_would_run_it_in_fish() {
     if !fish_installed() {
         return;
     }
-    let dir = scratch();
+    let scratch = scratch();
+    let dir = scratch.path().to_path_buf();
     for label in [
         r"x\'; touch pwned; echo '",
         "it's $(touch pwned) `touch pwned`",

@@ -15,6 +15,7 @@ use commandtree_exec::quote::join_words;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tempfile::TempDir;
 
 /// `sh`, and `bash` and `zsh` (scripts/test.sh installs them); one missing is skipped, once.
 fn shells() -> Vec<&'static str> {
@@ -35,13 +36,16 @@ fn shells() -> Vec<&'static str> {
         .clone()
 }
 
-/// A script printing each argument followed by a NUL byte.
-fn argv_script() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-quoting-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("argv printer's.sh");
+/// A script printing each argument followed by a NUL byte, in a scratch folder removed when the
+/// returned guard is dropped.
+fn argv_script() -> (TempDir, PathBuf) {
+    let scratch = tempfile::Builder::new()
+        .prefix("ct-quoting-")
+        .tempdir()
+        .unwrap();
+    let p = scratch.path().join("argv printer's.sh");
     std::fs::write(&p, "printf '%s\\0' \"$@\"\n").unwrap();
-    p
+    (scratch, p)
 }
 
 fn item(script: &Path) -> CommandItem {
@@ -120,7 +124,7 @@ proptest! {
         args in words(),
         extra in words(),
     ) {
-        let script = argv_script();
+        let (_scratch, script) = argv_script();
         let it = item(&script);
         let mut values = Values::new();
         values.insert("pos".into(), pos.clone());
@@ -145,7 +149,7 @@ proptest! {
 
 #[test]
 fn a_value_with_a_nul_byte_is_refused() {
-    let script = argv_script();
+    let (_scratch, script) = argv_script();
     let it = item(&script);
     let mut values = Values::new();
     values.insert("pos".into(), "a\0b".into());
@@ -207,19 +211,20 @@ const NESTED: &[(&str, &[&str], Expect)] = &[
 ];
 
 /// Where the nested-syntax lines run: `pwned` appears here if a value ran.
-fn nested_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ct-nested-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn nested_dir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("ct-nested-")
+        .tempdir()
+        .unwrap()
 }
 
-fn run_with_env(shell: &str, line: &str, env: &[(String, String)]) -> Vec<String> {
+fn run_with_env(dir: &Path, shell: &str, line: &str, env: &[(String, String)]) -> Vec<String> {
     let out = Command::new(shell)
         .arg("-c")
         .arg(line)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .env("HOME", "/")
-        .current_dir(nested_dir())
+        .current_dir(dir)
         .output()
         .unwrap();
     assert!(
@@ -263,7 +268,8 @@ proptest! {
     fn inputs_in_nested_shell_syntax_stay_values(v in input_value()) {
         use commandtree_exec::vars::{Context, render_sh};
         use commandtree_exec::quote::Shell;
-        let dir = nested_dir();
+        let scratch = nested_dir();
+        let dir = scratch.path().to_path_buf();
         for (template, shells, expect) in NESTED {
             let mut get = |_: &str| Ok(v.clone());
             let segs = Context {
@@ -279,7 +285,7 @@ proptest! {
             let line = render_sh(&segs, Shell::Posix, &mut env).unwrap();
             let here = self::shells();
             for shell in shells.iter().filter(|s| here.contains(s)) {
-                let got = run_with_env(shell, &line, &env);
+                let got = run_with_env(&dir, shell, &line, &env);
                 prop_assert_eq!(&got, &expect(&v), "{} ran {:?} with {:?}", shell, line, env);
                 prop_assert!(!dir.join("pwned").exists(), "{} ran the value: {:?}", shell, line);
             }

@@ -284,10 +284,12 @@ mod tests {
 
     #[test]
     fn stored_context_reaches_the_editor_as_one_user_message_in_order() {
-        let dir = std::env::temp_dir().join(format!("ct-lsp-roles-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let engine = Engine::open(Some(&dir), &dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-lsp-roles-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
+        let engine = Engine::open(Some(dir), dir).unwrap();
         let conversation = Session::new(&engine).conversation(None);
         for (t, text) in [
             (ContextType::Agent, "be brief"),
@@ -329,7 +331,6 @@ mod tests {
             serde_json::to_value(request_params(&[], &RequestOptions::default())).unwrap()["options"],
             json!({})
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

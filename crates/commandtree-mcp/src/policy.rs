@@ -159,10 +159,14 @@ fn match_all() -> GlobSet {
 mod tests {
     use super::*;
 
+    /// The policy of a configuration file holding `toml`, written to a scratch folder that is
+    /// removed once it is read.
     fn policy(toml: &str) -> (Policy, Vec<Warning>) {
-        let dir = std::env::temp_dir().join(format!("ct-mcp-policy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join(format!("{}.toml", toml.len()));
+        let dir = tempfile::Builder::new()
+            .prefix("ct-mcp-policy-")
+            .tempdir()
+            .unwrap();
+        let f = dir.path().join(format!("{}.toml", toml.len()));
         std::fs::write(&f, toml).unwrap();
         Policy::from_file(&f)
     }

@@ -4,11 +4,14 @@ use super::*;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::time::Duration;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ct-safefs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::canonicalize(&d).unwrap()
+/// A fresh folder by its real path, removed when the returned guard is dropped.
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::Builder::new()
+        .prefix(&format!("ct-safefs-{name}-"))
+        .tempdir()
+        .unwrap();
+    let real = std::fs::canonicalize(d.path()).unwrap();
+    (d, real)
 }
 
 fn names(dir: &Path) -> Vec<String> {
@@ -73,7 +76,7 @@ fn temporary_names_are_random_and_never_left_behind() {
         assert!(!n.contains(&std::process::id().to_string()), "{n}");
     }
 
-    let d = scratch("names");
+    let (_scratch, d) = scratch("names");
     for (name, w) in WRITERS {
         let t = d.join(format!("{name}.txt"));
         w(&t, b"one", &Options::new()).unwrap();
@@ -85,7 +88,7 @@ fn temporary_names_are_random_and_never_left_behind() {
 
 #[test]
 fn a_pending_write_that_is_dropped_or_fails_removes_its_temporary_file() {
-    let d = scratch("pending");
+    let (_scratch, d) = scratch("pending");
     let t = d.join("f");
     std::fs::write(&t, "old").unwrap();
     let mut p = Pending::replace(&t, &Options::new()).unwrap();
@@ -112,7 +115,7 @@ fn a_pending_write_that_is_dropped_or_fails_removes_its_temporary_file() {
 
 #[test]
 fn modes_are_honoured() {
-    let d = scratch("modes");
+    let (_scratch, d) = scratch("modes");
     let p = d.join("private");
     write(&p, b"x", &Options::private()).unwrap();
     assert_eq!(mode_of(&p), 0o600);
@@ -150,8 +153,8 @@ fn modes_are_honoured() {
 
 #[test]
 fn a_taken_temporary_name_is_skipped_and_never_written_through() {
-    let d = scratch("collide");
-    let outside = scratch("collide-outside");
+    let (_scratch, d) = scratch("collide");
+    let (_outside, outside) = scratch("collide-outside");
     let victim = outside.join("authorized_keys");
     std::fs::write(&victim, "the owner's key").unwrap();
     symlink(&victim, d.join(".ct-first.tmp")).unwrap();
@@ -183,8 +186,8 @@ fn a_taken_temporary_name_is_skipped_and_never_written_through() {
 
 #[test]
 fn a_link_at_the_target_is_refused_by_every_kind_of_write() {
-    let d = scratch("link");
-    let outside = scratch("link-outside");
+    let (_scratch, d) = scratch("link");
+    let (_outside, outside) = scratch("link-outside");
     let victim = outside.join("config.json");
     std::fs::write(&victim, "{}").unwrap();
     let t = d.join("mcp.json");
@@ -228,7 +231,7 @@ fn a_link_at_the_target_is_refused_by_every_kind_of_write() {
 
 #[test]
 fn a_fifo_a_folder_or_a_device_at_the_target_is_refused_without_waiting() {
-    let d = scratch("fifo");
+    let (_scratch, d) = scratch("fifo");
     let fifo = d.join("pipe");
     mkfifo(&fifo);
     std::fs::create_dir(d.join("folder")).unwrap();
@@ -265,8 +268,8 @@ fn a_fifo_a_folder_or_a_device_at_the_target_is_refused_without_waiting() {
 
 #[test]
 fn a_linked_folder_under_the_base_is_refused() {
-    let root = scratch("parent");
-    let outside = scratch("parent-outside");
+    let (_scratch, root) = scratch("parent");
+    let (_outside, outside) = scratch("parent-outside");
     symlink(&outside, root.join(".commandtree")).unwrap();
     std::fs::create_dir_all(root.join("real/deeper")).unwrap();
     symlink(&outside, root.join("real/deeper/ssh")).unwrap();
@@ -320,7 +323,7 @@ fn a_linked_folder_under_the_base_is_refused() {
 
 #[test]
 fn append_adds_to_a_regular_file_only() {
-    let d = scratch("append");
+    let (_scratch, d) = scratch("append");
     let o = Options::private().within(&d);
     let log = d.join("logs/run.log");
     io::Write::write_all(&mut append(&log, &o).unwrap(), b"one\n").unwrap();
@@ -340,7 +343,7 @@ fn append_adds_to_a_regular_file_only() {
 
 #[test]
 fn create_only_writes_never_replace() {
-    let d = scratch("new");
+    let (_scratch, d) = scratch("new");
     let o = Options::new().within(&d);
     write_new(&d.join("a"), b"first", &o).unwrap();
     let e = write_new(&d.join("a"), b"second", &o).unwrap_err();
@@ -372,7 +375,7 @@ fn create_only_writes_never_replace() {
 
 #[test]
 fn reads_stop_at_the_limit_and_report_a_missing_file_as_none() {
-    let d = scratch("read");
+    let (_scratch, d) = scratch("read");
     let o = Options::new().within(&d);
     assert!(read_existing(&d.join("nope"), &o, 10).unwrap().is_none());
     assert!(
@@ -391,7 +394,7 @@ fn reads_stop_at_the_limit_and_report_a_missing_file_as_none() {
 
 #[test]
 fn unprefixed_drops_only_the_callers_own_path() {
-    let d = scratch("unprefixed");
+    let (_scratch, d) = scratch("unprefixed");
     symlink(d.join("elsewhere"), d.join("link")).unwrap();
     let e = write(&d.join("link"), b"x", &Options::new()).unwrap_err();
     let e = unprefixed(e, &d.join("link"));

@@ -27,11 +27,14 @@ impl SkillApi for NoApi {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-file-writes-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
+/// A fresh folder by its real path, removed when the returned guard is dropped.
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("ct-file-writes-{name}-"))
+        .tempdir()
+        .unwrap();
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    (dir, real)
 }
 
 fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
@@ -71,7 +74,7 @@ fn is_link(p: &Path) -> bool {
 
 #[test]
 fn a_link_at_the_target_is_refused_not_replaced_or_followed() {
-    let root = scratch("link");
+    let (_scratch, root) = scratch("link");
     let aimed = write(&root, "keep/real.txt", "mine");
     symlink(&aimed, root.join("notes.txt")).unwrap();
     let e = write_file(&root, "notes.txt").unwrap_err();
@@ -88,7 +91,7 @@ fn a_link_at_the_target_is_refused_not_replaced_or_followed() {
 
 #[test]
 fn a_fifo_at_the_target_is_refused_at_once() {
-    let root = scratch("fifo");
+    let (_scratch, root) = scratch("fifo");
     let fifo = root.join("pipe.txt");
     let st = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -108,8 +111,8 @@ fn a_fifo_at_the_target_is_refused_at_once() {
 
 #[test]
 fn a_link_planted_at_the_old_temporary_name_is_never_written_through() {
-    let root = scratch("tmp");
-    let outside = scratch("tmp-outside");
+    let (_scratch, root) = scratch("tmp");
+    let (_outside, outside) = scratch("tmp-outside");
     let victim = write(&outside, "authorized_keys", "the owner's key\n");
     // The name the skill used to write first: guessable from the process id.
     let planted = root.join(format!(".notes.txt.ct-{}.tmp", std::process::id()));
@@ -139,7 +142,7 @@ fn a_link_planted_at_the_old_temporary_name_is_never_written_through() {
 
 #[test]
 fn a_linked_folder_inside_the_workspace_is_not_written_through() {
-    let root = scratch("folder");
+    let (_scratch, root) = scratch("folder");
     write(&root, "real/keep.txt", "mine");
     symlink(root.join("real"), root.join("alias")).unwrap();
     let e = write_file(&root, "alias/new.txt").unwrap_err();

@@ -114,7 +114,7 @@ fn only_task_uses_the_model_among_the_built_in_skills() {
 
 #[test]
 fn a_task_sends_the_stored_context_first_and_its_reply_streams() {
-    let root = workspace("session-task");
+    let (_scratch, root) = workspace("session-task");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let server = echo_model();
     let (session, seen) = streaming(&engine, &server);
@@ -160,7 +160,7 @@ fn a_task_sends_the_stored_context_first_and_its_reply_streams() {
 
 #[test]
 fn skills_that_do_not_ask_the_model_need_none() {
-    let root = workspace("session-offline");
+    let (_scratch, root) = workspace("session-offline");
     write(&root, "notes.txt", "kept");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let nowhere = Nowhere::default();
@@ -211,7 +211,7 @@ fn a_provider_switched_off_is_said_with_where() {
             ".config/commandtree/config.toml",
             "[llm]\nprovider = \"none\"\n",
         );
-        let root = workspace("session-off");
+        let (_scratch, root) = workspace("session-off");
         let engine = Engine::open(Some(&root), &root).unwrap();
         let e = Session::new(&engine)
             .invoke(&invocation::parse("@task --prompt hi").unwrap(), None)
@@ -235,7 +235,7 @@ fn an_untrusted_workspace_runs_no_playbook_and_no_command_skill() {
     in_own_home(
         "an_untrusted_workspace_runs_no_playbook_and_no_command_skill",
         || {
-            let root = workspace("session-untrusted");
+            let (_scratch, root) = workspace("session-untrusted");
             write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
             write(
                 &root,
@@ -306,7 +306,7 @@ fn a_trusted_playbook_runs_its_steps_in_order_and_streams_the_model_steps() {
     in_own_home(
         "a_trusted_playbook_runs_its_steps_in_order_and_streams_the_model_steps",
         || {
-            let root = workspace("session-playbook");
+            let (_scratch, root) = workspace("session-playbook");
             write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
             write(&root, "VERSION", "2.0");
             trust(&root);
@@ -380,7 +380,7 @@ fn a_playbook_needs_a_model_only_for_steps_that_ask_one() {
     in_own_home(
         "a_playbook_needs_a_model_only_for_steps_that_ask_one",
         || {
-            let root = workspace("session-playbook-offline");
+            let (_scratch, root) = workspace("session-playbook-offline");
             write(
                 &root,
                 ".commandtree/playbooks/mark.playbook.md",
@@ -433,14 +433,14 @@ fn a_command_skill_is_proposed_by_the_model_and_written_only_once_accepted() {
     in_own_home(
         "a_command_skill_is_proposed_by_the_model_and_written_only_once_accepted",
         || {
-            let root = workspace("session-command-skill");
+            let (_scratch, root) = workspace("session-command-skill");
             write(
                 &root,
                 ".commandtree/skills/tidy.md",
                 "---\nname: Tidy\n---\nRemove the comment.\n",
             );
             let script = write(&root, "deploy.sh", "#!/bin/sh\n# old\necho deploy\n");
-            let outside = workspace("session-command-skill-outside");
+            let (_outside, outside) = workspace("session-command-skill-outside");
             let elsewhere = write(&outside, "x.sh", "#!/bin/sh\n");
             trust(&root);
             let engine = Engine::open(Some(&root), &root).unwrap();
@@ -501,7 +501,7 @@ fn a_command_skill_is_proposed_by_the_model_and_written_only_once_accepted() {
 
 #[test]
 fn cancelling_a_session_closes_the_request_in_flight() {
-    let root = workspace("session-cancel");
+    let (_scratch, root) = workspace("session-cancel");
     let engine = Engine::open(Some(&root), &root).unwrap();
     // The model thinks for up to 30 s, sending keep-alive comments.
     let server = Server::start(|_, _| Answer::Trickle {
@@ -540,7 +540,7 @@ fn cancelling_a_session_closes_the_request_in_flight() {
 
 #[test]
 fn the_context_store_keeps_each_conversation_apart() {
-    let root = workspace("session-context");
+    let (_scratch, root) = workspace("session-context");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let session = Session::new(&engine);
     assert!(session.conversation(None).messages().unwrap().is_empty());

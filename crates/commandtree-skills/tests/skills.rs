@@ -116,7 +116,7 @@ fn invoke(
 
 #[test]
 fn task_sends_context_then_the_prompt_as_user_with_options() {
-    let root = workspace("task");
+    let (_scratch, root) = workspace("task");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let api = MockApi::new(
         vec![
@@ -153,7 +153,7 @@ fn task_sends_context_then_the_prompt_as_user_with_options() {
 
 #[test]
 fn task_errors_name_the_parameter_and_pass_failures_on() {
-    let root = workspace("task-err");
+    let (_scratch, root) = workspace("task-err");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let api = MockApi::new(Vec::new(), vec![Err(Error::failed("server said no"))]);
     for (text, want) in [
@@ -180,7 +180,7 @@ fn task_errors_name_the_parameter_and_pass_failures_on() {
 
 #[test]
 fn file_reads_writes_and_deletes_inside_the_root_only() {
-    let root = workspace("file");
+    let (_scratch, root) = workspace("file");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let api = MockApi::new(Vec::new(), Vec::new());
     let seed = r#"@file --action write --path ./test.json --content "hello world""#;
@@ -235,7 +235,7 @@ fn file_reads_writes_and_deletes_inside_the_root_only() {
     .unwrap();
     assert!(!root.join("test.json").exists());
 
-    let outside = workspace("file-outside");
+    let (_outside, outside) = workspace("file-outside");
     write(&outside, "secret.txt", "secret");
     std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
     let abs = outside.join("secret.txt");
@@ -284,7 +284,7 @@ fn file_reads_writes_and_deletes_inside_the_root_only() {
 
 #[test]
 fn run_returns_exit_code_and_output_and_keeps_the_gate() {
-    let root = workspace("run");
+    let (_scratch, root) = workspace("run");
     write(
         &root,
         "scripts/hello.sh",
@@ -325,7 +325,7 @@ fn run_returns_exit_code_and_output_and_keeps_the_gate() {
 /// workspace and answers; without it, it says where it looked and that `ct embed` fetches it.
 #[test]
 fn search_indexes_on_first_use_or_says_how_to_get_the_model() {
-    let root = workspace("search");
+    let (_scratch, root) = workspace("search");
     write(&root, "scripts/hello.sh", "#!/bin/sh\necho hello\n");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let api = MockApi::new(Vec::new(), Vec::new());
@@ -351,7 +351,7 @@ fn version(v: &str) -> Vec<(String, String)> {
 #[test]
 fn playbook_passes_replies_on_and_builds_its_context() {
     in_own_home("playbook_passes_replies_on_and_builds_its_context", || {
-        let root = workspace("pb");
+        let (_scratch, root) = workspace("pb");
         write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
         trust(&root);
         let engine = Engine::open(Some(&root), &root).unwrap();
@@ -411,7 +411,7 @@ fn playbook_passes_replies_on_and_builds_its_context() {
 #[test]
 fn playbook_failures_and_bad_references_name_the_step() {
     in_own_home("playbook_failures_and_bad_references_name_the_step", || {
-        let root = workspace("pb-fail");
+        let (_scratch, root) = workspace("pb-fail");
         write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
         write(
             &root,
@@ -481,7 +481,7 @@ fn playbook_failures_and_bad_references_name_the_step() {
 #[test]
 fn a_cancelled_session_stops_before_the_next_step() {
     in_own_home("a_cancelled_session_stops_before_the_next_step", || {
-        let root = workspace("pb-cancel");
+        let (_scratch, root) = workspace("pb-cancel");
         write(&root, ".commandtree/playbooks/notes.playbook.md", PLAYBOOK);
         trust(&root);
         let engine = Engine::open(Some(&root), &root).unwrap();
@@ -509,7 +509,7 @@ fn a_cancelled_session_stops_before_the_next_step() {
 fn command_skills_are_discovered_and_watched() {
     use commandtree_skills::command_skill;
     use std::sync::mpsc;
-    let root = workspace("watch");
+    let (_scratch, root) = workspace("watch");
     let (tx, rx) = mpsc::channel();
     let _watch = command_skill::watch(&root, move |skills, warnings| {
         let _ = tx.send((
@@ -551,7 +551,7 @@ fn command_skills_are_discovered_and_watched() {
 #[test]
 fn search_returns_the_best_matches_one_per_line() {
     use commandtree_engine::{LoadOptions, NoProgress, search};
-    let root = workspace("search-ok");
+    let (_scratch, root) = workspace("search-ok");
     write(
         &root,
         "scripts/backup-database.sh",
@@ -626,7 +626,7 @@ fn a_command_skill_never_overwrites_a_file_changed_meanwhile() {
     in_own_home(
         "a_command_skill_never_overwrites_a_file_changed_meanwhile",
         || {
-            let root = workspace("apply-race");
+            let (_scratch, root) = workspace("apply-race");
             let script = write(&root, "deploy.sh", "#!/bin/sh\necho deploy\n");
             write(
                 &root,

@@ -5,23 +5,21 @@ use crate::tagconfig::{ConfigTag, Pattern, TagConfig};
 use rusqlite::types::Value;
 use std::path::Path;
 
-struct Dir(PathBuf);
+/// A scratch folder, removed when dropped.
+struct Dir(tempfile::TempDir);
 
 impl Dir {
     fn new(name: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("ct-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
+        Dir(tempfile::Builder::new()
+            .prefix(&format!("ct-store-{name}-"))
+            .tempdir()
+            .unwrap())
+    }
+    fn path(&self) -> &Path {
+        self.0.path()
     }
     fn db(&self) -> PathBuf {
-        db_path(&self.0)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        db_path(self.path())
     }
 }
 
@@ -358,11 +356,11 @@ fn ties_from_the_extension_keep_insertion_order() {
 fn opening_without_create_leaves_no_trace() {
     let d = Dir::new("nocreate");
     assert!(Store::open(&d.db(), false).unwrap().is_none());
-    assert!(!d.0.join(DB_DIR).exists());
+    assert!(!d.path().join(DB_DIR).exists());
     let mut cmds = vec![cmd("npm", "/w/package.json", "build")];
-    let a = attach(&d.0, &mut cmds, AttachOptions::default());
+    let a = attach(d.path(), &mut cmds, AttachOptions::default());
     assert!(a.store.is_none() && a.warnings.is_empty());
-    assert!(!d.0.join(DB_DIR).exists());
+    assert!(!d.path().join(DB_DIR).exists());
     assert!(check(&d.db()).unwrap().is_none());
 }
 
@@ -640,7 +638,7 @@ fn tag_config_leaves_unlisted_commands_and_unreadable_tags_alone() {
 #[test]
 fn attach_syncs_the_config_file_and_enriches() {
     let d = Dir::new("attach");
-    let root = &d.0;
+    let root = d.path();
     let pkg = root.join("package.json");
     let mut cmds = vec![
         CommandItem::new("npm", &pkg, "build", "npm run build"),

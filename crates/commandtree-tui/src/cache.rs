@@ -121,16 +121,19 @@ fn write_in(dir: &Path, root: &Path, commands: &[CommandItem]) -> std::io::Resul
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ct-tui-cache-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh folder, removed when the returned guard is dropped.
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::Builder::new()
+            .prefix(&format!("ct-tui-cache-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = d.path().to_path_buf();
+        (d, path)
     }
 
     #[test]
     fn a_snapshot_comes_back_with_the_fields_the_contract_leaves_out() {
-        let d = scratch("roundtrip");
+        let (_scratch, d) = scratch("roundtrip");
         let root = d.join("ws");
         let mut c = CommandItem::new("just", &root.join("justfile"), "build", "just build");
         c.auxiliary = true;
@@ -141,12 +144,11 @@ mod tests {
         let dir = d.join("cache");
         write_in(&dir, &root, std::slice::from_ref(&c)).unwrap();
         assert_eq!(read_in(&dir, &root), Some(vec![c]));
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn another_root_or_a_damaged_file_is_no_snapshot() {
-        let d = scratch("other");
+        let (_scratch, d) = scratch("other");
         let (a, b) = (d.join("a"), d.join("b"));
         let c = CommandItem::new("shell", &a.join("x.sh"), "x.sh", "./x.sh");
         let dir = d.join("cache");
@@ -161,6 +163,5 @@ mod tests {
             let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o700);
         }
-        let _ = std::fs::remove_dir_all(&d);
     }
 }

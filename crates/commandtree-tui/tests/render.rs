@@ -12,13 +12,14 @@ use commandtree_tui::worker::Msg;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use std::path::PathBuf;
+use tempfile::TempDir;
 
-struct Scratch(PathBuf);
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh folder under the temporary directory, removed when dropped.
+fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("ct-tui-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn write(root: &std::path::Path, rel: &str, text: &str) {
@@ -28,16 +29,15 @@ fn write(root: &std::path::Path, rel: &str, text: &str) {
 }
 
 /// A workspace named `demo` with scripts, npm scripts and make targets; `greet.sh` starred.
-fn app(name: &str) -> (Scratch, App) {
+fn app(name: &str) -> (TempDir, App) {
     let (scratch, app, _) = app_rx(name);
     (scratch, app)
 }
 
 /// [`app`], with the receiving end of the background threads' messages.
-fn app_rx(name: &str) -> (Scratch, App, std::sync::mpsc::Receiver<Msg>) {
-    let base = std::env::temp_dir().join(format!("ct-tui-render-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    let root = base.join("demo");
+fn app_rx(name: &str) -> (TempDir, App, std::sync::mpsc::Receiver<Msg>) {
+    let base = scratch(&format!("render-{name}"));
+    let root = base.path().join("demo");
     std::fs::create_dir_all(&root).unwrap();
     let root = root.canonicalize().unwrap();
     write(
@@ -84,7 +84,7 @@ fn app_rx(name: &str) -> (Scratch, App, std::sync::mpsc::Receiver<Msg>) {
     let mut app = App::new(engine, tx);
     app.theme = commandtree_tui::theme::Theme::plain();
     app.loaded(loaded);
-    (Scratch(base), app, rx)
+    (base, app, rx)
 }
 
 fn key(app: &mut App, code: KeyCode) {
@@ -277,7 +277,7 @@ fn live_changes_keep_the_selection() {
 #[test]
 fn an_untrusted_workspace_configuration_is_said_and_the_database_only_read() {
     let (s, _) = app("trust-base");
-    let root = s.0.join("demo");
+    let root = s.path().join("demo");
     write(
         &root,
         ".commandtree/config.toml",
@@ -306,7 +306,7 @@ fn an_untrusted_workspace_configuration_is_said_and_the_database_only_read() {
 #[test]
 fn the_last_sessions_tree_shows_at_once_and_nothing_acts_on_it_until_discovery() {
     let (s, _) = app("snapshot-base");
-    let root = s.0.join("demo");
+    let root = s.path().join("demo");
     let engine = Engine::open(Some(&root), &root).unwrap();
     let (tx, _rx) = std::sync::mpsc::channel();
     let mut app = App::new(engine, tx);
@@ -363,13 +363,11 @@ fn in_own_home(test: &str, body: impl FnOnce()) {
         body();
         return;
     }
-    let home = std::env::temp_dir().join(format!("ct-tui-home-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
-    let _gone = Scratch(home.clone());
+    let home = scratch(&format!("home-{test}"));
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
-        .env("HOME", &home)
+        .env("HOME", home.path())
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("XDG_CACHE_HOME")
         .output()
@@ -392,7 +390,7 @@ fn a_command_skill_shows_its_diff_and_writes_only_after_y() {
 
 fn shows_its_diff_and_writes_only_after_y() {
     let (scratch, mut app) = app("skill-diff");
-    let root = scratch.0.join("demo").canonicalize().unwrap();
+    let root = scratch.path().join("demo").canonicalize().unwrap();
     write(&root, ".commandtree/skills/clean-up.md", SKILL);
     // Writing a command skill's proposal, like asking for one, needs the user's `ct trust`.
     assert!(std::env::var_os(CHILD).is_some());
@@ -470,7 +468,7 @@ fn shows_its_diff_and_writes_only_after_y() {
 #[test]
 fn a_command_skill_needs_trust_and_says_when_there_are_none() {
     let (scratch, mut app, rx) = app_rx("skill-trust");
-    let root = scratch.0.join("demo").canonicalize().unwrap();
+    let root = scratch.path().join("demo").canonicalize().unwrap();
     select(&mut app, "clean.sh");
     key(&mut app, KeyCode::Char('m'));
     assert!(app.popup.is_none());

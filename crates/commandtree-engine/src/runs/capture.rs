@@ -202,11 +202,14 @@ mod tests {
     use crate::{Engine, LoadOptions};
     use std::path::{Path, PathBuf};
 
-    fn workspace(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ct-capture-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::canonicalize(&dir).unwrap()
+    /// A workspace by its real path, removed when the returned guard is dropped.
+    fn workspace(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ct-capture-{name}-"))
+            .tempdir()
+            .unwrap();
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        (dir, real)
     }
 
     fn script(root: &Path, rel: &str, body: &str) {
@@ -242,7 +245,7 @@ mod tests {
 
     #[test]
     fn keeps_the_end_of_both_streams_and_the_exit_code() {
-        let w = workspace("tail");
+        let (_scratch, w) = workspace("tail");
         script(
             &w,
             "noisy.sh",
@@ -279,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_timeout_ends_the_whole_process_group() {
-        let w = workspace("timeout");
+        let (_scratch, w) = workspace("timeout");
         // The background child would keep the pipe open if it were not ended with the group.
         script(
             &w,
@@ -304,7 +307,7 @@ mod tests {
 
     #[test]
     fn a_cancellation_stops_it() {
-        let w = workspace("cancel");
+        let (_scratch, w) = workspace("cancel");
         script(&w, "wait.sh", "#!/bin/sh\nsleep 300\n");
         let cancel = CancelToken::new();
         cancel.cancel();

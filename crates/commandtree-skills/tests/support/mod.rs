@@ -6,16 +6,20 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tempfile::TempDir;
 
 /// Set in the child [`in_own_home`] starts.
 const CHILD: &str = "COMMANDTREE_SKILLS_TEST_HOME";
 
-/// An empty folder under the temporary directory, by its real path.
-pub fn workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ct-skills-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
+/// An empty folder under the temporary directory, by its real path; removed when the returned
+/// guard is dropped (when the test ends, passed or failed).
+pub fn workspace(name: &str) -> (TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("ct-skills-{name}-"))
+        .tempdir()
+        .unwrap();
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    (dir, real)
 }
 
 pub fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
@@ -42,7 +46,7 @@ pub fn in_own_home(test: &str, body: impl FnOnce()) {
         body();
         return;
     }
-    let home = workspace(&format!("home-{test}"));
+    let (_home, home) = workspace(&format!("home-{test}"));
     let mut c = Command::new(std::env::current_exe().unwrap());
     c.args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
@@ -70,5 +74,4 @@ pub fn in_own_home(test: &str, body: impl FnOnce()) {
         out.status.success() && stdout.contains(&format!("test {test} ... ok")),
         "{test} in its own home failed:\n{stdout}\n{stderr}"
     );
-    let _ = std::fs::remove_dir_all(&home);
 }

@@ -113,8 +113,18 @@ mod tests {
     use super::*;
     use commandtree_core::Workspace;
 
-    fn watch(name: &str) -> Watching {
-        let root = std::env::temp_dir().join(format!("ct-tui-rerun-{name}-{}", std::process::id()));
+    /// A scratch folder for the watched workspaces, removed when dropped (after the watchers,
+    /// when it is made first).
+    fn scratch() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("ct-tui-rerun-")
+            .tempdir()
+            .unwrap()
+    }
+
+    /// A watch on the workspace `name` of `scratch`.
+    fn watch(scratch: &tempfile::TempDir, name: &str) -> Watching {
+        let root = scratch.path().join(name);
         std::fs::create_dir_all(&root).unwrap();
         let ws = Workspace::open(Some(&root), &root);
         Watching::start(&ws, vec![root], |_| {}).unwrap()
@@ -122,10 +132,11 @@ mod tests {
 
     #[test]
     fn warnings_confirmed_once_are_not_asked_again_until_they_change() {
+        let scratch = scratch();
         let mut r = Reruns::default();
         let lines = vec!["runs `rm -rf`".to_string()];
-        r.add("a".into(), watch("a"), Some(lines.clone()));
-        r.add("b".into(), watch("b"), None);
+        r.add("a".into(), watch(&scratch, "a"), Some(lines.clone()));
+        r.add("b".into(), watch(&scratch, "b"), None);
         assert!(r.is_on("a") && r.is_on("b") && !r.is_on("c"));
         assert!(r.confirmed("a", Some(&lines)));
         assert!(r.confirmed("b", None), "nothing to confirm");
@@ -145,8 +156,9 @@ mod tests {
 
     #[test]
     fn a_rerun_waits_for_a_popup_once() {
+        let scratch = scratch();
         let mut r = Reruns::default();
-        r.add("a".into(), watch("due"), None);
+        r.add("a".into(), watch(&scratch, "due"), None);
         assert!(r.take_due().is_empty());
         r.postpone("a");
         r.postpone("gone");

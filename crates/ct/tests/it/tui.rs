@@ -11,12 +11,14 @@ use std::time::Duration;
 
 /// A tmux server of the test's own (its own socket), holding one session `t`. Dropping it
 /// (also when an assertion panics) ends the server and every process started under it, so no
-/// `ct` outlives its test.
+/// `ct` outlives its test, and then removes the folder of its socket.
 struct Tmux {
-    socket: String,
+    socket: std::path::PathBuf,
     /// Every process seen under the pane so far (the pane's own first), so the guard can end
     /// them even after the server is gone.
     seen: std::cell::RefCell<Vec<Proc>>,
+    /// The folder of the socket, removed after the server has ended.
+    _dir: tempfile::TempDir,
 }
 
 /// A process, with its start time so a reused pid is never taken for it.
@@ -46,9 +48,14 @@ impl Proc {
 impl Tmux {
     /// A server with one session running `command` in `cwd`, `cols` by `rows`.
     fn start(name: &str, cwd: &Path, size: (u16, u16), command: &[&str]) -> Tmux {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ct-tui-{name}-"))
+            .tempdir()
+            .unwrap();
         let t = Tmux {
-            socket: format!("ct-tui-{name}-{}", std::process::id()),
+            socket: dir.path().join("tmux"),
             seen: Default::default(),
+            _dir: dir,
         };
         let (cols, rows) = (size.0.to_string(), size.1.to_string());
         let mut args = vec![
@@ -75,7 +82,7 @@ impl Tmux {
     }
     fn cmd(&self, args: &[&str]) -> std::process::Output {
         Command::new("tmux")
-            .arg("-L")
+            .arg("-S")
             .arg(&self.socket)
             .args(args)
             .output()

@@ -8,7 +8,7 @@
 //! w.ct().env("CT_EXIT", "7").args(["run", "x.sh"]).run().code(7);
 //! ```
 //!
-//! [`Workspace`] is a scratch folder (removed when the test passes, kept when it fails) whose
+//! [`Workspace`] is a scratch folder (removed when the test ends, passed or failed) whose
 //! `.home` is the `HOME` of every `ct` it runs; [`Ct`] is one run of the built `ct` in a clean
 //! environment, not yet started; [`Run`] is its outcome, with assertions that show the command,
 //! its exit code and both streams when they fail. [`skip`] is the rule for a test that needs a
@@ -24,7 +24,6 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Variables a test's `ct` never inherits from the machine: the user's CommandTree settings, the
@@ -54,22 +53,28 @@ const SCRUBBED: &[&str] = &[
 pub const CT: &str = env!("CARGO_BIN_EXE_ct");
 
 /// A scratch workspace: a fresh folder under the temporary directory, by its real path, with a
-/// `.home` folder that is the `HOME` of every `ct` it runs. Removed when the test passes; kept
-/// (and named on stderr) when it fails, for a look.
+/// `.home` folder that is the `HOME` of every `ct` it runs. Removed when it is dropped, whether
+/// the test passed or failed.
 pub struct Workspace {
     /// What is removed: the workspace, or the folder it was made in.
-    scratch: PathBuf,
+    scratch: Scratch,
     root: PathBuf,
     env: Vec<(OsString, OsString)>,
 }
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
+/// A fresh folder under the temporary directory, removed when dropped.
+struct Scratch {
+    /// Its real path: ids and paths compare with what `ct` prints.
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
 
 impl Workspace {
     /// A fresh, empty workspace (but for `.home`).
     pub fn new() -> Workspace {
         let scratch = Workspace::scratch();
-        Workspace::at(scratch.clone(), scratch)
+        let root = scratch.path.clone();
+        Workspace::at(scratch, root)
     }
 
     /// A workspace in a folder `name` of a scratch folder of its own, for a root whose own
@@ -77,7 +82,7 @@ impl Workspace {
     /// above it).
     pub fn under(name: impl AsRef<OsStr>) -> Workspace {
         let scratch = Workspace::scratch();
-        let root = scratch.join(name.as_ref());
+        let root = scratch.path.join(name.as_ref());
         Workspace::at(scratch, root)
     }
 
@@ -85,10 +90,10 @@ impl Workspace {
     /// created, and removed with it.
     pub fn outside(&self, name: &str) -> PathBuf {
         assert_ne!(
-            self.scratch, self.root,
+            self.scratch.path, self.root,
             "only a workspace made with `Workspace::under` has a folder beside it"
         );
-        let dir = self.scratch.join(name);
+        let dir = self.scratch.path.join(name);
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
@@ -118,16 +123,15 @@ impl Workspace {
         w
     }
 
-    fn scratch() -> PathBuf {
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("ct-it-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        // The real path: ids and paths compare with what `ct` prints.
-        std::fs::canonicalize(&dir).unwrap()
+    fn scratch() -> Scratch {
+        let dir = tempfile::Builder::new().prefix("ct-it-").tempdir().unwrap();
+        Scratch {
+            path: std::fs::canonicalize(dir.path()).unwrap(),
+            _dir: dir,
+        }
     }
 
-    fn at(scratch: PathBuf, root: PathBuf) -> Workspace {
+    fn at(scratch: Scratch, root: PathBuf) -> Workspace {
         std::fs::create_dir_all(root.join(".home")).unwrap();
         Workspace {
             scratch,
@@ -282,16 +286,6 @@ impl std::ops::Deref for Workspace {
 impl AsRef<Path> for Workspace {
     fn as_ref(&self) -> &Path {
         &self.root
-    }
-}
-
-impl Drop for Workspace {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("kept the workspace {}", self.root.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.scratch);
-        }
     }
 }
 
