@@ -8,7 +8,7 @@
 //! w.ct().env("CT_EXIT", "7").args(["run", "x.sh"]).run().code(7);
 //! ```
 //!
-//! [`Workspace`] is a scratch folder (removed when the test ends, passed or failed) whose
+//! [`Workspace`] is a scratch folder (removed when the test passes, kept when it fails) whose
 //! `.home` is the `HOME` of every `ct` it runs; [`Ct`] is one run of the built `ct` in a clean
 //! environment, not yet started; [`Run`] is its outcome, with assertions that show the command,
 //! its exit code and both streams when they fail. [`skip`] is the rule for a test that needs a
@@ -53,8 +53,8 @@ const SCRUBBED: &[&str] = &[
 pub const CT: &str = env!("CARGO_BIN_EXE_ct");
 
 /// A scratch workspace: a fresh folder under the temporary directory, by its real path, with a
-/// `.home` folder that is the `HOME` of every `ct` it runs. Removed when it is dropped, whether
-/// the test passed or failed.
+/// `.home` folder that is the `HOME` of every `ct` it runs. Removed when the test passes; kept
+/// (and named on stderr) when it fails, for a look.
 pub struct Workspace {
     /// What is removed: the workspace, or the folder it was made in.
     scratch: Scratch,
@@ -62,11 +62,21 @@ pub struct Workspace {
     env: Vec<(OsString, OsString)>,
 }
 
-/// A fresh folder under the temporary directory, removed when dropped.
+/// A fresh folder under the temporary directory, removed when dropped; kept (and named on
+/// stderr) when its test fails, for a look.
 struct Scratch {
     /// Its real path: ids and paths compare with what `ct` prints.
     path: PathBuf,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.dir.disable_cleanup(true);
+            eprintln!("workspace kept for a look: {}", self.path.display());
+        }
+    }
 }
 
 impl Workspace {
@@ -127,7 +137,7 @@ impl Workspace {
         let dir = tempfile::Builder::new().prefix("ct-it-").tempdir().unwrap();
         Scratch {
             path: std::fs::canonicalize(dir.path()).unwrap(),
-            _dir: dir,
+            dir,
         }
     }
 
