@@ -172,7 +172,40 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         });
         out.commands.push(item);
     }
+    sphinx_goals(file, &prefix, &mut out);
     out
+}
+
+/// The goals Sphinx's own Makefile hands to `sphinx-build -M` through its catch-all rule
+/// (`%: Makefile` running `$(SPHINXBUILD) -M $@ ...`): the ones a person runs, `make html`
+/// first, listed as make would run them, at that rule.
+fn sphinx_goals(file: &SourceFile<'_>, prefix: &str, out: &mut Parsed) {
+    const GOALS: &[(&str, &str)] = &[
+        ("html", "Build the HTML documentation (sphinx-build)"),
+        ("linkcheck", "Check the documentation's links (sphinx-build)"),
+        ("clean", "Remove the built documentation (sphinx-build)"),
+    ];
+    let lines: Vec<&str> = file.content.lines().collect();
+    let Some(at) = lines.iter().enumerate().position(|(i, l)| {
+        l.starts_with("%:")
+            && lines[i + 1..]
+                .iter()
+                .take_while(|r| r.starts_with('\t'))
+                .any(|r| r.contains("-M $@") && r.to_ascii_uppercase().contains("SPHINX"))
+    }) else {
+        return;
+    };
+    for (goal, description) in GOALS {
+        if out.commands.iter().any(|c| c.label == *goal) {
+            continue;
+        }
+        let command = format!("{prefix} {goal}");
+        out.commands.push(
+            CommandItem::new("make", file.path, goal, command)
+                .description(*description)
+                .line(at + 1),
+        );
+    }
 }
 
 /// The project's scripts a recipe line runs (make runs recipes in the Makefile's folder); a
@@ -1617,6 +1650,23 @@ mod tests {
 
     fn make(content: &str) -> Parsed {
         parse_with(parse, "/w/Makefile", content)
+    }
+
+    /// `sphinx-quickstart`'s Makefile: `help`, and every other goal handed to Sphinx.
+    #[test]
+    fn sphinxs_catch_all_rule_lists_the_goals_a_person_runs() {
+        let quickstart = "SPHINXBUILD   ?= sphinx-build\nSOURCEDIR     = .\nBUILDDIR      = _build\n\nhelp:\n\t@$(SPHINXBUILD) -M help \"$(SOURCEDIR)\" \"$(BUILDDIR)\" $(SPHINXOPTS) $(O)\n\n.PHONY: help Makefile\n\n%: Makefile\n\t@$(SPHINXBUILD) -M $@ \"$(SOURCEDIR)\" \"$(BUILDDIR)\" $(SPHINXOPTS) $(O)\n\nregen:\n\techo regen\n";
+        let p = make(quickstart);
+        assert_eq!(labels(&p), ["help", "regen", "html", "linkcheck", "clean"]);
+        let html = &p.commands[2];
+        assert_eq!(html.line, Some(10));
+        assert_eq!(
+            html.description.as_deref(),
+            Some("Build the HTML documentation (sphinx-build)")
+        );
+        // A pattern rule of another tool lists nothing more.
+        let other = make("all:\n\techo\n%.o: %.c\n\t$(CC) -c $< -o $@\n");
+        assert_eq!(labels(&other), ["all"]);
     }
 
     fn names(content: &str) -> Vec<String> {
