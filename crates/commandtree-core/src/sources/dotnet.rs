@@ -170,6 +170,33 @@ fn gather(doc: &roxmltree::Document<'_>, facts: &mut Facts, skip_conditional: bo
     }
 }
 
+/// What a project's SDKs say it is, in words a search can match: `Microsoft.NET.Sdk.Web` is a
+/// web app, `Aspire.AppHost.Sdk` an Aspire app host; the plain `Microsoft.NET.Sdk` says nothing.
+pub fn sdk_words(project: &str) -> String {
+    let Ok(doc) = roxmltree::Document::parse(project) else {
+        return String::new();
+    };
+    let root = doc.root_element();
+    let named = root
+        .descendants()
+        .filter(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case("Sdk"))
+        .filter_map(|n| n.attribute("Name"));
+    let mut out: Vec<&str> = Vec::new();
+    for sdk in root.attribute("Sdk").unwrap_or("").split(';').chain(named) {
+        let name = sdk.split('/').next().unwrap_or("").trim();
+        let said = match name.get(.."Microsoft.NET.Sdk".len()) {
+            Some(head) if head.eq_ignore_ascii_case("Microsoft.NET.Sdk") => {
+                name["Microsoft.NET.Sdk".len()..].trim_start_matches('.')
+            }
+            _ => name.trim_end_matches(".Sdk"),
+        };
+        if !said.is_empty() && !out.contains(&said) {
+            out.push(said);
+        }
+    }
+    out.join(" ")
+}
+
 /// Whether a project's name says it holds tests, as Arcade decides it (`IsTestProject`).
 fn is_test_name(project: &str) -> bool {
     let p = project.to_ascii_lowercase();
@@ -346,6 +373,25 @@ mod tests {
         let p = parse_with(parse_solution, "/w/x.sln", "garbage");
         assert!(p.commands.is_empty());
         assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn what_a_projects_sdks_say_it_is() {
+        assert_eq!(
+            sdk_words("<Project Sdk=\"Aspire.AppHost.Sdk/9.1.0\"><PropertyGroup/></Project>"),
+            "Aspire.AppHost"
+        );
+        assert_eq!(
+            sdk_words(
+                "<Project Sdk=\"Microsoft.NET.Sdk.Web\">\n  <Sdk Name=\"Bitwarden.Server.Sdk\" />\n</Project>"
+            ),
+            "Web Bitwarden.Server"
+        );
+        assert_eq!(
+            sdk_words("<Project Sdk=\"Microsoft.NET.Sdk\"></Project>"),
+            ""
+        );
+        assert_eq!(sdk_words("not xml"), "");
     }
 
     const CONSOLE: &str = r#"<Project Sdk="Microsoft.NET.Sdk">
