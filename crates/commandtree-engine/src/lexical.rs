@@ -289,6 +289,8 @@ const ACTIONS: &[&[&str]] = &[
     &["print", "show", "list", "display"],
     &["export"],
     &["migrate"],
+    // Filling a database with data to work on (`db:seed`, `seed.ps1`): not building the seeder.
+    &["seed", "populate"],
     &["fix"],
     &["download", "fetch", "pull"],
     &["reset"],
@@ -540,6 +542,15 @@ pub(crate) fn stem(w: &str) -> String {
             break;
         }
     }
+    // A verb in `-ate` and its noun in `-ation` are one word (`migrate`, `migrations`:
+    // `migr`; `validated`, `validation`: `valid`), as are `install` and `installation`.
+    if let Some(x) = ["ation", "ate", "at"]
+        .iter()
+        .find_map(|suffix| s.strip_suffix(suffix))
+        .filter(|x| x.len() >= 3)
+    {
+        return x.to_string();
+    }
     if s.len() > 3 && s.ends_with('e') {
         s.pop();
     }
@@ -655,8 +666,13 @@ const LANGUAGES: &[(&str, &str)] = &[
 /// of its names.
 #[derive(Debug, Default, Clone)]
 pub struct Doc {
-    terms: Vec<(String, f32)>,
+    /// Each word with its weighted count outside the command's own text and in it.
+    terms: Vec<(String, f32, f32)>,
+    /// The weighted length outside its own text, and of its own text: each is measured
+    /// against its own kind (BM25F), so a long script's body does not make its name and
+    /// description count for less.
     len: f32,
+    own_len: f32,
     names: Vec<Vec<String>>,
     /// The [`actions`] of the well-known tools it runs ([`TOOLS`]: `bundle exec rubocop`
     /// lints, whatever the command is named).
@@ -670,27 +686,35 @@ impl Doc {
     /// The fields weighted as a name ([`LABEL`]: the label and the runner's aliases) are also
     /// kept as names, for [`Index::rank`]'s `name`.
     pub fn of(fields: impl IntoIterator<Item = (f32, String)>) -> Doc {
-        let mut tf: HashMap<String, f32> = HashMap::new();
-        let mut len = 0.0;
+        let mut tf: HashMap<String, (f32, f32)> = HashMap::new();
+        let (mut len, mut own_len) = (0.0, 0.0);
         let mut names = Vec::new();
         for (weight, text) in fields {
             let words = tokens(&text);
+            let own = weight == OWN_TEXT;
             for t in &words {
-                *tf.entry(t.clone()).or_default() += weight;
-                len += weight;
+                let e = tf.entry(t.clone()).or_default();
+                if own {
+                    e.1 += weight;
+                    own_len += weight;
+                } else {
+                    e.0 += weight;
+                    len += weight;
+                }
             }
             if weight == LABEL {
                 // A guess at how the name reads, so it counts as a path's words do.
                 for part in words.iter().filter_map(|w| task_suffixed(w)).flatten() {
-                    *tf.entry(part).or_default() += PATH;
+                    tf.entry(part).or_default().0 += PATH;
                     len += PATH;
                 }
                 names.push(name_words(words));
             }
         }
         Doc {
-            terms: tf.into_iter().collect(),
+            terms: tf.into_iter().map(|(t, (a, b))| (t, a, b)).collect(),
             len,
+            own_len,
             names,
             runs: 0,
             programs: Vec::new(),
@@ -762,11 +786,11 @@ pub struct Ranked {
 /// A BM25 index over documents made of weighted fields.
 #[derive(Debug, Default, Clone)]
 pub struct Index {
-    /// Word → (document, weighted count of the word in it).
+    /// Word → (document, weighted count of the word in it, each part normalised by its
+    /// length against the average).
     postings: HashMap<String, Vec<(u32, f32)>>,
     /// Each document's weighted length.
     lengths: Vec<f32>,
-    average: f32,
     /// Each document's [`Doc::runs`].
     runs: Vec<u32>,
     /// Name word → (document, which of its names), so that only documents a query word names
@@ -795,12 +819,24 @@ impl Index {
     pub fn of_docs(docs: &[Arc<Doc>]) -> Index {
         let mut index = Index::default();
         let mut seen_programs: HashMap<Vec<String>, usize> = HashMap::new();
+        let average = |len: &dyn Fn(&Doc) -> f32| {
+            let (sum, n) = docs
+                .iter()
+                .map(|d| len(d))
+                .filter(|l| *l > 0.0)
+                .fold((0.0, 0usize), |(s, n), l| (s + l, n + 1));
+            (sum / n.max(1) as f32).max(1.0)
+        };
+        let (average, own_average) = (average(&|d| d.len), average(&|d| d.own_len));
         for (i, d) in docs.iter().enumerate() {
-            for (t, n) in &d.terms {
+            let main = 1.0 - B + B * d.len / average;
+            let own = 1.0 - B + B * d.own_len / own_average;
+            for (t, a, b) in &d.terms {
+                let n = a / main + b / own;
                 match index.postings.get_mut(t) {
-                    Some(list) => list.push((i as u32, *n)),
+                    Some(list) => list.push((i as u32, n)),
                     None => {
-                        index.postings.insert(t.clone(), vec![(i as u32, *n)]);
+                        index.postings.insert(t.clone(), vec![(i as u32, n)]);
                     }
                 }
             }
@@ -837,8 +873,6 @@ impl Index {
                 index.program_words.entry(w).or_default().push(k as u32);
             }
         }
-        let n = index.lengths.len().max(1) as f32;
-        index.average = (index.lengths.iter().sum::<f32>() / n).max(1.0);
         index
     }
 
@@ -872,8 +906,7 @@ impl Index {
                 scores = vec![(0.0, 0); self.lengths.len()];
             }
             for &(doc, tf) in list {
-                let len = self.lengths[doc as usize];
-                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average));
+                let s = idf * tf * (K1 + 1.0) / (tf + K1);
                 let e = &mut scores[doc as usize];
                 e.0 += s;
                 e.1 += 1;
@@ -1116,6 +1149,10 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
             let t = cut.of(&commands[i]);
             if commands[i].kind == "tox" && commands[i].command != "tox" {
                 own.insert(i, tox_env_text(&commands[i], &content, &t.text));
+            } else if commands[i].kind == "dotnet" && !is_solution(&commands[i]) {
+                // What kind of project it is ("run the whole stack with aspire": the Aspire
+                // app host), not the packages and settings of its file.
+                own.insert(i, commandtree_core::sources::dotnet::sdk_words(&content));
             } else if own_text_is_the_commands(&commands[i], &t) {
                 own.insert(i, t.text.to_string());
                 if t.whole_file {
@@ -1679,8 +1716,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_verb_and_its_noun_share_a_stem() {
+        for (a, b) in [
+            ("migrate", "migrations"),
+            ("migrating", "migration"),
+            ("generated", "generation"),
+            ("validate", "validation"),
+            ("install", "installation"),
+            ("compile", "compilation"),
+            ("configure", "configuration"),
+            ("format", "formatted"),
+            ("update", "updating"),
+        ] {
+            assert_eq!(stem(a), stem(b), "{a} / {b}");
+        }
+        assert_eq!(stem("that"), "that");
+        assert_eq!(stem("data"), "data");
+        assert_eq!(stem("running"), "run");
+    }
+
+    #[test]
     fn code_words_split_stem_and_share_a_meaning() {
-        assert_eq!(tokens("copyKotlinTemplates"), ["copy", "kotlin", "templat"]);
+        assert_eq!(tokens("copyKotlinTemplates"), ["copy", "kotlin", "templ"]);
         assert_eq!(tokens("Run RuboCop"), ["rubo", "cop", "rubocop"]);
         assert!(tokens("a MySQL database").contains(&tokens("db")[0]));
         assert_eq!(tokens("build-types:check"), ["build", "typ", "lint"]);
@@ -1692,7 +1749,7 @@ mod tests {
         assert_eq!(tokens("testing linting"), ["test", "lint"]);
         assert_eq!(tokens("binary-darwin-arm64"), tokens("binary mac arm64"));
         assert_eq!(tokens("test:workerd"), tokens("test Cloudflare Workers"));
-        assert_eq!(tokens("formatted"), ["format"]);
+        assert_eq!(tokens("formatted"), tokens("format"));
         assert_eq!(
             tokens("HTTPServer vc2017"),
             ["http", "serv", "httpserv", "vc2017"]
@@ -1704,7 +1761,8 @@ mod tests {
         let has = |fields: Vec<(f32, &str)>, word: &str| {
             let doc = Doc::of(fields.into_iter().map(|(w, t)| (w, t.to_string())));
             let want = tokens(word);
-            want.iter().all(|w| doc.terms.iter().any(|(t, _)| t == w))
+            want.iter()
+                .all(|w| doc.terms.iter().any(|(t, _, _)| t == w))
         };
         // curl's `scripts/perlcheck.sh`, `cmakelint.sh`: "check the perl scripts".
         assert!(has(vec![(LABEL, "perlcheck.sh")], "perl check"));
@@ -1720,7 +1778,12 @@ mod tests {
         assert_eq!(task_suffixed("pytest"), None);
         // The guess counts less than the name's own words.
         let doc = Doc::of([(LABEL, "perlcheck".to_string())]);
-        let weight = |w: &str| doc.terms.iter().find(|(t, _)| t == w).map(|(_, f)| *f);
+        let weight = |w: &str| {
+            doc.terms
+                .iter()
+                .find(|(t, _, _)| t == w)
+                .map(|(_, f, o)| *f + *o)
+        };
         assert_eq!(weight("perl"), Some(PATH));
         assert_eq!(weight("perlcheck"), Some(LABEL));
     }

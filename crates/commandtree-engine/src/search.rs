@@ -1572,10 +1572,14 @@ mod tests {
                 format!("bash scripts/{name}"),
             )
         };
-        let commands = vec![script("up-db.sh"), script("prestart.sh"), script("lint.sh")];
+        let commands = vec![
+            script("db-shell.sh"),
+            script("prestart.sh"),
+            script("lint.sh"),
+        ];
         let at = crate::names::At::root(Path::new("/w"));
         let query = "run the database migrations";
-        // The semantic list puts `up-db.sh` first, not decisively; `prestart.sh` is third.
+        // The semantic list puts `db-shell.sh` first, not decisively; `prestart.sh` is third.
         let sims = [Some(0.38), Some(0.30), Some(0.33)];
         let first = |lexical: &[Ranked]| {
             fuse(at, &commands, query, lexical, Some(&sims), &Ask::default())[0]
@@ -1586,7 +1590,7 @@ mod tests {
         // Its comment says "run migrations": BM25 far ahead of the next.
         assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 1.9, 1)])), "prestart.sh");
         // Only a little ahead: the fused ranks decide.
-        assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 2.8, 1)])), "up-db.sh");
+        assert_eq!(first(&ranked(&[(1, 3.0, 2), (0, 2.8, 1)])), "db-shell.sh");
         // Far ahead in words but far from the query in meaning (12th): the fused ranks decide.
         let mut many = commands.clone();
         let mut far = sims.to_vec();
@@ -2189,6 +2193,59 @@ mod tests {
             .into_iter()
             .map(|h| format!("{}:{}", h.command.file_path, h.command.label))
             .collect()
+    }
+
+    /// Seeding a database is a task of its own: not building or cleaning the seeder projects,
+    /// whose names hold the word as often.
+    #[test]
+    fn seeding_is_not_building_the_seeder() {
+        let project = |path: &str, verb: &str, description: &str| {
+            let name = Path::new(path)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            CommandItem::new(
+                "dotnet",
+                &Path::new("/w").join(path),
+                &format!("{name}: {verb}"),
+                format!("dotnet {verb}"),
+            )
+            .description(description)
+        };
+        let seed = CommandItem::new(
+            "powershell",
+            Path::new("/w/dev/seed.ps1"),
+            "seed.ps1",
+            "pwsh seed.ps1",
+        )
+        .description("Runs SeederUtility for each entry defined in seeds.json.");
+        let commands = vec![
+            project(
+                "test/Data.Test/Data.Test.csproj",
+                "build",
+                "Build the project",
+            ),
+            project("test/Data.Test/Data.Test.csproj", "test", "Run all tests"),
+            project("util/Seeder/Seeder.csproj", "build", "Build the project"),
+            project(
+                "test/SeederApi.Test/SeederApi.Test.csproj",
+                "test",
+                "Run all tests",
+            ),
+            seed,
+        ];
+        // bitwarden/server's: every project nearer in meaning than the script.
+        let sims = [0.33, 0.36, 0.35, 0.39, 0.13].map(Some);
+        let got = ranked_by(&commands, "seed the database with test data", &sims);
+        let at = |id: &str| got.iter().position(|g| g == id).unwrap();
+        // ("test data" still finds the test projects first: a task word used as a noun.)
+        assert!(
+            at("/w/dev/seed.ps1:seed.ps1") < at("/w/util/Seeder/Seeder.csproj:Seeder: build")
+                && at("/w/dev/seed.ps1:seed.ps1")
+                    < at("/w/test/Data.Test/Data.Test.csproj:Data.Test: build"),
+            "{got:?}"
+        );
     }
 
     #[test]
