@@ -190,10 +190,15 @@ fn ps1_description(content: &str) -> Option<String> {
                 if it.is_empty() || it.starts_with('.') {
                     continue;
                 }
-                let more = lines.map(|l| {
+                // The block's next lines, up to its `#>` or a help keyword.
+                let mut closed = false;
+                let more = lines.map_while(move |l| {
                     let l = l.trim();
-                    (!l.starts_with('.') && !l.starts_with("#>"))
-                        .then(|| l.split("#>").next().unwrap_or(""))
+                    if closed {
+                        return None;
+                    }
+                    closed = l.contains("#>");
+                    Some((!l.starts_with('.')).then(|| l.split("#>").next().unwrap_or("")))
                 });
                 return Some(super::common::sentence_on(it, more));
             }
@@ -928,6 +933,13 @@ mod tests {
                 .description
                 .as_deref(),
             Some("Helper script for applying the same user secrets to each project")
+        );
+        // Nothing past the block's end is read into it.
+        assert_eq!(
+            ps("<#\nSets up the\nsecrets #>\nfoo bar\n")
+                .description
+                .as_deref(),
+            Some("Sets up the secrets")
         );
     }
 
