@@ -182,7 +182,10 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 fn sphinx_goals(file: &SourceFile<'_>, prefix: &str, out: &mut Parsed) {
     const GOALS: &[(&str, &str)] = &[
         ("html", "Build the HTML documentation (sphinx-build)"),
-        ("linkcheck", "Check the documentation's links (sphinx-build)"),
+        (
+            "linkcheck",
+            "Check the documentation's links (sphinx-build)",
+        ),
         ("clean", "Remove the built documentation (sphinx-build)"),
     ];
     let lines: Vec<&str> = file.content.lines().collect();
