@@ -367,6 +367,24 @@ fn gather(file: &SourceFile<'_>, out: &mut Parsed) -> (Vec<Target>, Collected) {
             }
         }
     }
+    // The `FORCE:` idiom, an empty rule named in capitals that other rules depend on, only
+    // makes them always run: nothing to run by itself. (An empty `lint:` that `check` depends
+    // on is a placeholder a person may still run.)
+    let forcing: Vec<String> = targets
+        .iter()
+        .filter(|t| {
+            t.name.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                && t.recipe.is_empty()
+                && t.raw_prereqs.is_empty()
+                && t.description.is_none()
+                && targets
+                    .iter()
+                    .chain(all.file_rules.values())
+                    .any(|o| o.raw_prereqs.iter().any(|p| *p == t.name))
+        })
+        .map(|t| t.name.clone())
+        .collect();
+    targets.retain(|t| !forcing.contains(&t.name));
     (targets, all)
 }
 
@@ -1653,6 +1671,22 @@ mod tests {
 
     fn make(content: &str) -> Parsed {
         parse_with(parse, "/w/Makefile", content)
+    }
+
+    /// The `FORCE:` idiom: an empty rule that makes the rules depending on it always run.
+    #[test]
+    fn an_empty_rule_others_depend_on_only_forces_them() {
+        assert_eq!(
+            names(
+                "gen: bin/gen FORCE\n\tgen $@\nbin/x: x.go FORCE\n\tgo build\nFORCE:\n\nall: gen\nLONELY:\n"
+            ),
+            ["gen", "all", "LONELY"]
+        );
+        // Files built from it (containerd's `bin/*: ... FORCE`) depend on it just the same.
+        assert_eq!(
+            names("bin/x: x.go FORCE\n\tgo build\nFORCE:\n\nall: bin/x\n"),
+            ["all"]
+        );
     }
 
     /// `sphinx-quickstart`'s Makefile: `help`, and every other goal handed to Sphinx.
