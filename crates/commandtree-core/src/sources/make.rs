@@ -380,7 +380,7 @@ fn gather(file: &SourceFile<'_>, out: &mut Parsed) -> (Vec<Target>, Collected) {
                 && targets
                     .iter()
                     .chain(all.file_rules.values())
-                    .any(|o| o.raw_prereqs.iter().any(|p| *p == t.name))
+                    .any(|o| o.raw_prereqs.contains(&t.name))
         })
         .map(|t| t.name.clone())
         .collect();
