@@ -328,6 +328,27 @@ fn sentence_end(line: &str) -> Option<usize> {
     None
 }
 
+/// The lines of a block that `close` ends (a docstring's quotes, a PowerShell help block's
+/// `#>`): each line up to and with the one holding `close`, that one cut before it.
+pub(crate) fn up_to_close<'a>(
+    lines: impl Iterator<Item = &'a str>,
+    close: &'a str,
+) -> impl Iterator<Item = &'a str> {
+    let mut closed = false;
+    lines.map_while(move |line| {
+        if closed {
+            return None;
+        }
+        Some(match line.split_once(close) {
+            Some((inner, _)) => {
+                closed = true;
+                inner
+            }
+            None => line,
+        })
+    })
+}
+
 /// How many lines a description's sentence may run over.
 const SENTENCE_LINES: usize = 3;
 

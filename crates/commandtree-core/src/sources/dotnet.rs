@@ -143,8 +143,7 @@ fn gather_text(text: &str, facts: &mut Facts, skip_conditional: bool) {
 /// MSBuild names and values are case-insensitive, so every comparison here is too.
 fn gather(doc: &roxmltree::Document<'_>, facts: &mut Facts, skip_conditional: bool) {
     let root = doc.root_element();
-    for sdk in root.attribute("Sdk").unwrap_or("").split(';') {
-        let name = sdk.split('/').next().unwrap_or("").trim();
+    for name in sdk_names(root.attribute("Sdk").unwrap_or("")) {
         facts.test_package |= name.eq_ignore_ascii_case("MSTest.Sdk");
         facts.sdk_exe |= EXE_SDKS.iter().any(|s| s.eq_ignore_ascii_case(name));
     }
@@ -182,8 +181,7 @@ pub fn sdk_words(project: &str) -> String {
         .filter(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case("Sdk"))
         .filter_map(|n| n.attribute("Name"));
     let mut out: Vec<&str> = Vec::new();
-    for sdk in root.attribute("Sdk").unwrap_or("").split(';').chain(named) {
-        let name = sdk.split('/').next().unwrap_or("").trim();
+    for name in sdk_names(root.attribute("Sdk").unwrap_or("")).chain(named.flat_map(sdk_names)) {
         let said = match name.get(.."Microsoft.NET.Sdk".len()) {
             Some(head) if head.eq_ignore_ascii_case("Microsoft.NET.Sdk") => {
                 name["Microsoft.NET.Sdk".len()..].trim_start_matches('.')
@@ -195,6 +193,13 @@ pub fn sdk_words(project: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// The SDKs an `Sdk` attribute names (`A.Sdk/1.0;B.Sdk`), without their versions.
+fn sdk_names(attribute: &str) -> impl Iterator<Item = &str> {
+    attribute
+        .split(';')
+        .map(|sdk| sdk.split('/').next().unwrap_or("").trim())
 }
 
 /// Whether a project's name says it holds tests, as Arcade decides it (`IsTestProject`).

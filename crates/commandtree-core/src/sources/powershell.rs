@@ -191,14 +191,9 @@ fn ps1_description(content: &str) -> Option<String> {
                     continue;
                 }
                 // The block's next lines, up to its `#>` or a help keyword.
-                let mut closed = false;
-                let more = lines.map_while(move |l| {
+                let more = super::common::up_to_close(lines, "#>").map(|l| {
                     let l = l.trim();
-                    if closed {
-                        return None;
-                    }
-                    closed = l.contains("#>");
-                    Some((!l.starts_with('.')).then(|| l.split("#>").next().unwrap_or("")))
+                    (!l.starts_with('.')).then_some(l)
                 });
                 return Some(super::common::sentence_on(it, more));
             }

@@ -175,31 +175,21 @@ fn merge_params(
 /// saying so (curl's `tests/http/scorecard.py`).
 fn argparse_description(content: &str) -> Option<String> {
     let mut lx = Lexer { s: content, pos: 0 };
-    while let Some((_, tok)) = lx.next() {
-        if tok != Tok::Ident("ArgumentParser") {
-            continue;
-        }
-        let save = lx.pos;
-        if !matches!(lx.next(), Some((_, Tok::Punct('(')))) {
-            lx.pos = save;
-            continue;
-        }
-        let args = call_args(&mut lx)?;
-        let text = args.iter().find_map(|arg| match arg.as_slice() {
-            [Tok::Ident("description"), Tok::Punct('='), value @ ..] => string_literal(value),
-            _ => None,
-        })?;
-        let first = text
-            .trim()
-            .split("\n\n")
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        return (!first.is_empty()).then_some(first);
-    }
-    None
+    next_call(&mut lx, "ArgumentParser")?;
+    let args = call_args(&mut lx)?;
+    let text = args.iter().find_map(|arg| match arg.as_slice() {
+        [Tok::Ident("description"), Tok::Punct('='), value @ ..] => string_literal(value),
+        _ => None,
+    })?;
+    let first = text
+        .trim()
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!first.is_empty()).then_some(first)
 }
 
 /// Parameters from `add_argument(` calls, with their byte offsets, and the offset of an
@@ -208,15 +198,7 @@ fn argparse_params(content: &str) -> (Vec<(usize, ParamDef)>, Option<usize>) {
     let mut out: Vec<(usize, ParamDef)> = Vec::new();
     let mut seen = HashSet::new();
     let mut lx = Lexer { s: content, pos: 0 };
-    while let Some((pos, tok)) = lx.next() {
-        if tok != Tok::Ident("add_argument") {
-            continue;
-        }
-        let save = lx.pos;
-        if !matches!(lx.next(), Some((_, Tok::Punct('(')))) {
-            lx.pos = save;
-            continue;
-        }
+    while let Some(pos) = next_call(&mut lx, "add_argument") {
         let Some(args) = call_args(&mut lx) else {
             return (out, Some(pos));
         };
@@ -227,6 +209,22 @@ fn argparse_params(content: &str) -> (Vec<(usize, ParamDef)>, Option<usize>) {
         }
     }
     (out, None)
+}
+
+/// Moves `lx` past the next call of `name` (`name(`) and gives the offset of the name; `None`
+/// when there is none.
+fn next_call(lx: &mut Lexer<'_>, name: &str) -> Option<usize> {
+    while let Some((pos, tok)) = lx.next() {
+        if tok != Tok::Ident(name) {
+            continue;
+        }
+        let save = lx.pos;
+        if matches!(lx.next(), Some((_, Tok::Punct('(')))) {
+            return Some(pos);
+        }
+        lx.pos = save;
+    }
+    None
 }
 
 /// The top-level arguments of a call whose `(` was just read, as token lists; `None` when the
@@ -449,19 +447,7 @@ pub(crate) fn docstring<'a>(
         return nonblank(after);
     }
     // The docstring's lines after its first, up to its closing quotes.
-    let mut closed = false;
-    let mut more = rest.map_while(move |line| {
-        if closed {
-            return None;
-        }
-        Some(match line.split_once(quote) {
-            Some((inner, _)) => {
-                closed = true;
-                inner
-            }
-            None => line,
-        })
-    });
+    let mut more = super::common::up_to_close(rest, quote);
     let first = match nonblank(after) {
         Some(d) => d,
         None => loop {
