@@ -81,8 +81,10 @@ def main():
     if missing:
         print(f"missing (skipped): {', '.join(missing)}")
     print()
-    print("| repository | role | queries | lexical hit@1 / hit@5 / MRR | semantic | hybrid |")
-    print("|---|---|---|---|---|---|")
+    # The columns follow MODES, in the order given.
+    heads = [f"{m} hit@1 / hit@5 / MRR" if i == 0 else m for i, m in enumerate(MODES)]
+    print(f"| repository | role | queries | {' | '.join(heads)} |")
+    print("|---|---|---|" + "---|" * len(MODES))
     names = sorted(by_repo, key=lambda n: (repo_rows[n]["role"] != "tune", n))
     groups = [(n, lambda r, n=n: r[0] == n) for n in names if n not in missing]
     # Each repository that was held out (never tuned on, or measured once before its misses
