@@ -113,6 +113,9 @@ pub enum Reason {
     Template,
     Example,
     NestedEditorConfig,
+    /// Stand-ins a tool puts on `PATH` for other programs (Homebrew's `shims/super/cc`,
+    /// pyenv's and rbenv's `shims/`): they run when a build calls `cc`, not as tasks.
+    Shim,
 }
 
 /// The convention a relative file path falls under, if any. `needs_content` is set for files
@@ -154,6 +157,9 @@ fn path_reason(rel: &Path, kind: &str) -> (Option<Reason>, bool) {
         }
         if lower_eq_any(d, TEST_DATA_DIRS) {
             return (Some(Reason::TestData), false);
+        }
+        if lower_eq_any(d, &["shims", "shim"]) {
+            return (Some(Reason::Shim), false);
         }
         // A test suite's inputs kept beside its tests (`tests/data/src/pkg/setup.py`,
         // `test/resources/`): the same as a `testdata/` folder.
@@ -622,8 +628,9 @@ pub fn effective_excludes(settings: &Settings) -> (Vec<String>, bool) {
 }
 
 /// Whether the walk skips this folder under the per-folder default rules: `env/` when it is a
-/// Python virtualenv (holds `pyvenv.cfg`), `bin/` when it is .NET or Java build output (a project
-/// file beside it, or `Debug/`/`Release/` inside). A `bin/` of scripts is walked.
+/// Python virtualenv (holds `pyvenv.cfg`), `bin/` when it is .NET or Java build output
+/// (`Debug/`/`Release/` inside, or a project file beside it and no script in it). A `bin/` of
+/// scripts is walked, also beside a `build.gradle` (Kafka's `bin/kafka-server-start.sh`).
 pub fn smart_default_excludes_dir(dir: &Path) -> bool {
     match dir.file_name().and_then(|n| n.to_str()) {
         Some("env") => dir.join("pyvenv.cfg").is_file(),
@@ -642,11 +649,39 @@ fn is_build_output_bin(dir: &Path) -> bool {
     let Ok(rd) = std::fs::read_dir(parent) else {
         return false;
     };
-    rd.filter_map(|e| e.ok()).any(|e| {
+    let beside_project = rd.filter_map(|e| e.ok()).any(|e| {
         let name = e.file_name();
         let name = name.to_string_lossy();
         is_jvm_or_dotnet_project_file(&name)
-    })
+    });
+    beside_project && !holds_scripts(dir)
+}
+
+/// Whether a folder holds a script at its top level: a file named as one (`.sh`, `.bat`,
+/// `.cmd`, `.ps1`) or starting with `#!`. Build output holds classes and assemblies, in
+/// folders of their own (`bin/main/`, `bin/Debug/`), never a script beside them.
+fn holds_scripts(dir: &Path) -> bool {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    rd.filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy().to_ascii_lowercase();
+            [".sh", ".bat", ".cmd", ".ps1"]
+                .iter()
+                .any(|x| name.ends_with(x))
+                || starts_with_shebang(&e.path())
+        })
+}
+
+fn starts_with_shebang(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"#!")
 }
 
 fn is_jvm_or_dotnet_project_file(name: &str) -> bool {
@@ -693,6 +728,9 @@ mod tests {
         assert!(!aux(&fs, "make", "/w/Makefile"));
         assert!(!aux(&fs, "shell", "/w/scripts/release.sh"));
         assert!(!aux(&fs, "shell", "/w/bin/setup"));
+        // A program's stand-ins on PATH are no tasks.
+        assert!(aux(&fs, "shell", "/w/Library/Homebrew/shims/super/cc"));
+        assert!(aux(&fs, "shell", "/w/libexec/shim/git"));
     }
 
     #[test]
@@ -885,16 +923,27 @@ mod tests {
             "app/bin/Debug",
             "java/bin",
             "repo/bin",
+            "kafka/bin",
+            "gradle/bin/main",
         ] {
             std::fs::create_dir_all(d.join(p)).unwrap();
         }
         std::fs::write(d.join("py/env/pyvenv.cfg"), "home = /usr/bin\n").unwrap();
         std::fs::write(d.join("java/pom.xml"), "<project/>").unwrap();
         std::fs::write(d.join("repo/bin/setup"), "#!/bin/sh\n").unwrap();
+        // A Gradle build's scripts folder beside its build file; Gradle's Eclipse output,
+        // whose resources may hold a script one folder down.
+        std::fs::write(d.join("kafka/build.gradle"), "").unwrap();
+        std::fs::write(d.join("kafka/bin/kafka-server-start.sh"), "exec java\n").unwrap();
+        std::fs::write(d.join("gradle/build.gradle"), "").unwrap();
+        std::fs::write(d.join("gradle/bin/main/run.sh"), "#!/bin/sh\n").unwrap();
+        std::fs::write(d.join("gradle/bin/main/App.class"), "").unwrap();
         assert!(smart_default_excludes_dir(&d.join("py/env")));
         assert!(!smart_default_excludes_dir(&d.join("scripts/env")));
         assert!(smart_default_excludes_dir(&d.join("app/bin")));
         assert!(smart_default_excludes_dir(&d.join("java/bin")));
         assert!(!smart_default_excludes_dir(&d.join("repo/bin")));
+        assert!(!smart_default_excludes_dir(&d.join("kafka/bin")));
+        assert!(smart_default_excludes_dir(&d.join("gradle/bin")));
     }
 }

@@ -248,10 +248,38 @@ fn is_ruler(comment: &str) -> bool {
             .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
 }
 
+/// A usage line with the usage on it (`usage: script/sign <file>`); a bare `Usage:` heads a
+/// paragraph that is the usage.
+pub(crate) fn is_usage(comment: &str) -> bool {
+    comment
+        .get(..6)
+        .is_some_and(|h| h.eq_ignore_ascii_case("usage:"))
+        && !comment[6..].trim().is_empty()
+}
+
 /// A comment that is only a link (`# https://cmake-format.readthedocs.io/...`): a reference,
 /// not a description.
 pub(crate) fn is_only_a_link(comment: &str) -> bool {
     let mut c = comment.trim();
+    // Pointing at where the description is: Homebrew's `Documentation defined in
+    // Library/Homebrew/cmd/update.rb`, `See docs/RELEASE.md`.
+    let lower = c.to_ascii_lowercase();
+    for pointer in [
+        "documentation defined in ",
+        "documentation is in ",
+        "documented in ",
+        "see ",
+    ] {
+        if let Some(target) = lower.strip_prefix(pointer) {
+            let target = target.trim().trim_end_matches('.');
+            if !target.is_empty()
+                && !target.contains(char::is_whitespace)
+                && target.contains(['/', '.'])
+            {
+                return true;
+            }
+        }
+    }
     // Named as a reference: `ref: <https://...>`, `See https://...`.
     if let Some((head, rest)) = c.split_once(char::is_whitespace)
         && (head.ends_with(':') && head.len() <= 8 || head.eq_ignore_ascii_case("see"))

@@ -15,7 +15,7 @@ pub const KIND: &str = "python";
 pub fn parse(file: &SourceFile<'_>) -> Parsed {
     let content = file.content;
     let runs_itself = runnable_shebang(content);
-    if !runs_itself && !has_main_guard(content) {
+    if !runs_itself && !has_main_guard(content) && !shows_own_usage(content, &file.file_name()) {
         return Parsed::default();
     }
     let path = text::quote_path(file.path);
@@ -47,7 +47,33 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
 /// of them; a byte search, so a library module is never decoded.
 pub fn may_run(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    bytes.starts_with(b"#!") || memchr::memmem::find(bytes, b"__main__").is_some()
+    bytes.starts_with(b"#!")
+        || memchr::memmem::find(bytes, b"__main__").is_some()
+        || memchr::memmem::find(bytes, b"sage:").is_some()
+}
+
+/// Whether the module's header (its comments and docstring, before the first import or
+/// definition) shows how to run the file by its own name: Kafka's `release.py`, a script of
+/// top-level statements with no `__main__` guard, opens with "Usage: release.py [subcommand]".
+fn shows_own_usage(content: &str, name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    content
+        .lines()
+        .take_while(|l| {
+            !["import ", "from ", "def ", "class ", "async def "]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .any(|l| {
+            let l = l.to_ascii_lowercase();
+            l.find("usage:").is_some_and(|at| {
+                l[at..]
+                    .split_whitespace()
+                    .skip(1)
+                    .take(3)
+                    .any(|w| w.rsplit(['/', '\\']).next() == Some(name.as_str()))
+            })
+        })
 }
 
 /// A `#!` first line that runs the file with Python (or through `uv run`, which reads PEP 723
@@ -457,6 +483,22 @@ pub(crate) fn docstring<'a>(
             }
         },
     };
+    // A usage line first gives way to the paragraph after it, which says what the script
+    // does (Kafka's `notes.py`: "Usage: python notes.py <version> > RELEASE_NOTES.html", then
+    // "Generates release notes for a release in HTML format …").
+    if super::common::is_usage(&first) {
+        let mut after_break = false;
+        while let Some(line) = more.next() {
+            match nonblank(line) {
+                None => after_break = true,
+                Some(d) if after_break => {
+                    return Some(super::common::sentence_on(&d, more.map(Some)));
+                }
+                Some(_) => {}
+            }
+        }
+        return Some(first);
+    }
     Some(super::common::sentence_on(&first, more.map(Some)))
 }
 
@@ -686,6 +728,56 @@ if __name__ == "__main__":
             .commands
             .remove(0);
         assert_eq!(c.command, format!("{PY3} \"/w/my scripts/a.py\""));
+    }
+
+    #[test]
+    fn a_usage_line_gives_way_to_the_paragraph_after_it() {
+        let notes = "\"\"\"\nUsage: python notes.py <version> > RELEASE_NOTES.html\n\n\
+                     Generates release notes for a release in HTML format containing\n\
+                     introductory information about the release.\n\nThe script will fail.\n\
+                     \"\"\"\nif __name__ == \"__main__\":\n    pass\n";
+        let c = parse_with(parse, "/w/release/notes.py", notes)
+            .commands
+            .remove(0);
+        assert_eq!(
+            c.description.as_deref(),
+            Some(
+                "Generates release notes for a release in HTML format containing introductory \
+                 information about the release."
+            )
+        );
+        // With nothing after it, the usage is what there is.
+        let only = "\"\"\"\nUsage: python notes.py <version>\n\"\"\"\nif __name__ == \"__main__\":\n    pass\n";
+        let c = parse_with(parse, "/w/notes.py", only).commands.remove(0);
+        assert_eq!(
+            c.description.as_deref(),
+            Some("Usage: python notes.py <version>")
+        );
+    }
+
+    #[test]
+    fn a_script_whose_header_shows_its_own_usage_runs_without_a_main_guard() {
+        let release = "#\n# Licensed to the ASF\n#\n\n\"\"\"\nUtility for creating release \
+                       candidates.\n\nUsage: release.py [subcommand]\n\"\"\"\n\nimport os\n\
+                       print(os.getcwd())\n";
+        let p = parse_with(parse, "/w/release/release.py", release);
+        assert_eq!(p.commands.len(), 1);
+        assert_eq!(
+            p.commands[0].description.as_deref(),
+            Some("Utility for creating release candidates.")
+        );
+        assert!(may_run(release.as_bytes()));
+        // Another file's usage, or a usage shown after the code starts, is not this file's.
+        for module in [
+            "\"\"\"Helpers.\n\nUsage: release.py stage\n\"\"\"\nimport os\n",
+            "import os\n\"\"\"Usage: util.py\"\"\"\n",
+        ] {
+            assert!(
+                parse_with(parse, "/w/release/util.py", module)
+                    .commands
+                    .is_empty()
+            );
+        }
     }
 
     #[test]

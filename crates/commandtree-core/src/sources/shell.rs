@@ -95,7 +95,18 @@ fn description(content: &str) -> Option<String> {
         if comment.starts_with('@') || is_noise_comment(comment) {
             continue;
         }
-        if is_usage(comment)
+        if is_note_on_next_line(comment, lines.clone()) {
+            // Past the rest of its block: the line below is code.
+            while lines
+                .clone()
+                .next()
+                .is_some_and(|l| comment_text(l.trim()).is_some())
+            {
+                lines.next();
+            }
+            continue;
+        }
+        if super::common::is_usage(comment)
             && let Some(prose) = paragraph_after(&mut lines)
         {
             return Some(prose.to_string());
@@ -108,18 +119,65 @@ fn description(content: &str) -> Option<String> {
     None
 }
 
+/// Whether the comment block starting with `first` (its other lines in `rest`, then the code)
+/// explains the line right below it rather than the script: the variable it sets (uutils'
+/// "Use GNU version for realpath on *BSD" over `REALPATH=…`, Kafka's "The version of Kibosh to
+/// use for testing." over `export KIBOSH_VERSION=…`: every part of the name is in the
+/// comment), or the shell option it sets ("Exit on any failures" over `set +x`). A header's
+/// sentence over `set -e` is still the description.
+fn is_note_on_next_line<'a>(first: &str, rest: impl Iterator<Item = &'a str>) -> bool {
+    let mut said = first.to_ascii_lowercase();
+    let mut below = None;
+    for line in rest {
+        let t = line.trim();
+        match comment_text(t) {
+            // A note is a line or two; a header of paragraphs says what the script does.
+            Some(c) if c.is_empty() || said.len() > first.len() => return false,
+            Some(c) => {
+                said.push(' ');
+                said.push_str(&c.to_ascii_lowercase());
+            }
+            None => {
+                below = Some(t);
+                break;
+            }
+        }
+    }
+    let Some(below) = below.filter(|b| !b.is_empty()) else {
+        return false;
+    };
+    if is_shell_setup(below) {
+        return ["exit", "fail", "error", "abort", "debug", "trace"]
+            .iter()
+            .any(|w| said.contains(w));
+    }
+    let assigned = below
+        .strip_prefix("export ")
+        .or_else(|| below.strip_prefix("readonly "))
+        .or_else(|| below.strip_prefix("local "))
+        .unwrap_or(below)
+        .trim_start()
+        .split_once('=')
+        .map(|(name, _)| name)
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !n.starts_with(|c: char| c.is_ascii_digit())
+        });
+    let Some(name) = assigned else {
+        return false;
+    };
+    let parts: Vec<String> = name
+        .split('_')
+        .filter(|p| p.len() >= 3)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    !parts.is_empty() && parts.iter().all(|p| said.contains(p.as_str()))
+}
+
 fn comment_text(line: &str) -> Option<&str> {
     line.strip_prefix('#')
         .map(|c| c.trim_start_matches('#').trim())
-}
-
-/// A usage line with the usage on it (`usage: script/sign <file>`); a bare `Usage:` heads a
-/// paragraph that is the usage.
-fn is_usage(comment: &str) -> bool {
-    comment
-        .get(..6)
-        .is_some_and(|h| h.eq_ignore_ascii_case("usage:"))
-        && !comment[6..].trim().is_empty()
 }
 
 /// The first line of the next paragraph of the comment block `lines` is in: after an empty
@@ -168,7 +226,38 @@ fn is_noise_comment(comment: &str) -> bool {
         || is_drawing(comment)
         || is_only_a_link(comment)
         || is_code(comment)
+        || is_variable_note(comment)
         || DIRECTIVES.iter().any(|d| comment.starts_with(d))
+}
+
+/// A note on where the script's variables come from (Homebrew's "HOMEBREW_LIBRARY is set by
+/// bin/brew", "HOMEBREW_OPT and HOMEBREW_SDKROOT are set by extend/ENV/super.rb"): about the
+/// line below it, not what the script does.
+fn is_variable_note(comment: &str) -> bool {
+    let mut words = comment.split_whitespace().peekable();
+    let mut names = 0;
+    while let Some(w) = words.next_if(|w| {
+        let name = w.trim_matches(['`', '$', ',', '{', '}']);
+        *w == "and"
+            || name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == '*')
+                && name.chars().any(|c| c.is_ascii_uppercase())
+    }) {
+        names += usize::from(w != "and");
+    }
+    // A line only of names: a list of variables, whose note goes on below.
+    if names >= 2 && words.peek().is_none() {
+        return true;
+    }
+    // `HOMEBREW_*` variables are set by brew.sh; HOMEBREW_LIBRARY is from the user environment.
+    words.next_if(|w| matches!(*w, "variables" | "variable"));
+    names > 0
+        && matches!(words.next(), Some("is" | "are"))
+        && matches!(
+            words.next(),
+            Some("set" | "defined" | "exported" | "provided" | "from")
+        )
 }
 
 /// A line of code commented out (`ME_dir="$(dirname -- "${ME}")"`, `cp /etc/ssl/openssl.cnf .`):
@@ -420,12 +509,9 @@ mod tests {
         // cspell's word lists are directives too.
         let c = one(
             "/w/show-utils.sh",
-            "#!/bin/sh\n\n# spell-checker:ignore (shell) OSTYPE\n# spell-checker:ignore (jq) deps\n\n# Use GNU version for realpath on *BSD\nREALPATH=x\n",
+            "#!/bin/sh\n\n# spell-checker:ignore (shell) OSTYPE\n# spell-checker:ignore (jq) deps\n\n# Show the utilities\n\nREALPATH=x\n",
         );
-        assert_eq!(
-            c.description.as_deref(),
-            Some("Use GNU version for realpath on *BSD")
-        );
+        assert_eq!(c.description.as_deref(), Some("Show the utilities"));
     }
 
     /// containerd's header: the Apache licence in paragraphs set apart by blank lines, each
@@ -472,6 +558,51 @@ mod tests {
             c.description.as_deref(),
             Some("This shell script creates a fresh ca-bundle.crt file")
         );
+        // Nor a note on the line below it: the variable it sets, the shell option.
+        for script in [
+            "#!/bin/bash\n\n# Use GNU version for realpath on *BSD\nREALPATH=$(command -v grealpath)\n",
+            "set -ex\n\n# The version of Kibosh to use for testing.\n# If you update this, also \
+             update tests/docker/Dockerfile\nexport KIBOSH_VERSION=8841dd3\n",
+            "#!/bin/bash\n\n# Exit on any failures\nset +x\n\ncargo build\n",
+        ] {
+            assert_eq!(one("/w/a.sh", script).description, None, "{script}");
+        }
+        for (script, said) in [
+            (
+                "#!/bin/sh\n# Build the site\nset -e\nmake\n",
+                "Build the site",
+            ),
+            (
+                "#!/bin/bash\n# Usage: script/travis [ruby-version [file]]\n# Example: script/travis \
+                 2.0 test/failing_test.rb\n# Example: script/travis 2.3.0\nset -e\n",
+                "Usage: script/travis [ruby-version [file]]",
+            ),
+            (
+                "#!/bin/sh\n# Deploy to production\nSITE=x\n",
+                "Deploy to production",
+            ),
+        ] {
+            assert_eq!(one("/w/a.sh", script).description.as_deref(), Some(said));
+        }
+        // Nor a pointer to where it is documented, or a note on where a variable is set.
+        let c = one(
+            "/w/update.sh",
+            "# Documentation defined in Library/Homebrew/cmd/update.rb\n\n\
+             # HOMEBREW_OPT and HOMEBREW_SDKROOT are set by extend/ENV/super.rb\n\
+             # Fetch the newest formulae.\n",
+        );
+        assert_eq!(c.description.as_deref(), Some("Fetch the newest formulae."));
+        assert!(!is_variable_note("PATH handling is set up below"));
+        assert!(is_variable_note(
+            "`HOMEBREW_*` variables are set by brew.sh before sourcing this command."
+        ));
+        assert!(is_variable_note(
+            "HOMEBREW_CACHE, HOMEBREW_CURLRC and HOMEBREW_DEBUG are from the user environment"
+        ));
+        assert!(is_variable_note(
+            "HOMEBREW_CACHE, HOMEBREW_CURLRC, HOMEBREW_DEBUG,"
+        ));
+        assert!(!is_variable_note("CI"));
         // A link is a reference, not what the script does.
         let c = one(
             "/w/lint.sh",
