@@ -62,6 +62,7 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &["gen", "generate", "codegen", "regenerate"],
     &["bench", "benchmark"],
+    &["analyze", "analyse", "analysis"],
     &[
         "cov",
         "coverage",
@@ -242,6 +243,10 @@ const COMPOUNDS: &[(&str, &[&str])] = &[
     ("restart", &["start"]),
     ("relaunch", &["launch"]),
     ("reinit", &["init"]),
+    // A locale is translations ("build the translations": uutils' `locales`), though its stem
+    // is "local"'s: it keeps that too.
+    ("locale", &["locale", "i18n"]),
+    ("locales", &["locales", "i18n"]),
 ];
 
 fn compound(word: &str) -> Vec<&str> {
@@ -407,6 +412,18 @@ pub fn asked_actions(query: &str) -> u32 {
             .iter()
             .any(|w| w.starts_with("regen") || w.starts_with("refresh"))
     {
+        verbs | bit("update")
+    } else {
+        verbs
+    };
+    // Checking for newer versions asks what updates there are: "check for newer dependency
+    // versions" is Gradle's `dependencyUpdates`, not its `check`.
+    let verbs = if verbs & bit("check") != 0
+        && spelled_words(query).iter().any(|w| {
+            matches!(w.as_str(), "newer" | "outdated" | "latest")
+                || w.starts_with("update")
+                || w.starts_with("upgrade")
+        }) {
         verbs | bit("update")
     } else {
         verbs
@@ -1373,6 +1390,14 @@ const TOOLS: &[(&str, &[&str], &str)] = &[
     ("ktlint", &["*"], "lint"),
     ("swiftlint", &["*"], "lint"),
     ("biome", &["lint", "check", "ci"], "lint"),
+    // Static analysers ("run the static analysis": composer's `phpstan`).
+    ("phpstan", &["*"], "static analysis"),
+    ("psalm", &["*"], "static analysis"),
+    ("phan", &["*"], "static analysis"),
+    ("staticcheck", &["*"], "static analysis lint"),
+    ("cppcheck", &["*"], "static analysis"),
+    ("clang-tidy", &["*"], "static analysis lint"),
+    ("semgrep", &["*"], "static analysis"),
     ("mypy", &["*"], "type check"),
     ("pyright", &["*"], "type check"),
     ("black", &[""], "format"),
@@ -1656,8 +1681,24 @@ const HANDED_TO: usize = 4;
 /// `yarn --cwd ./app start` runs the app's `start`, whose `vite` says what it does), and for
 /// `tox` with no environment, the default environments of its own file (one per definition): it
 /// does what they do, and its own text is only their list (black's `tox`, whose environments run
-/// pytest, for "run the tests").
+/// pytest, for "run the tests"). Not a launcher many commands call (Kafka's 44 `bin/` scripts
+/// each `exec kafka-run-class.sh <class>`): what it says is every caller's, and none's task.
 fn handed_to(commands: &[CommandItem]) -> Vec<Vec<usize>> {
+    let mut handed = calls_in_other_files(commands);
+    let mut callers = vec![0usize; commands.len()];
+    for &t in handed.iter().flatten() {
+        callers[t] += 1;
+    }
+    for list in &mut handed {
+        list.retain(|&t| callers[t] < SHARED_LAUNCHER);
+    }
+    handed
+}
+
+/// Callers from which a command called from other files is a shared launcher.
+const SHARED_LAUNCHER: usize = 6;
+
+fn calls_in_other_files(commands: &[CommandItem]) -> Vec<Vec<usize>> {
     use commandtree_core::{StepHow, StepScope};
     let mut at: HashMap<(&str, &Path, &str), usize> = HashMap::new();
     for (i, c) in commands.iter().enumerate() {
@@ -1801,6 +1842,12 @@ mod tests {
             "{gofmt:?}"
         );
         assert!(gofmt.contains(&"gofmt".to_string()), "{gofmt:?}");
+        // A locale is translations, and still "local" to a search for it.
+        assert!(tokens("locales").contains(&tokens("translations")[0]));
+        assert!(tokens("locales").contains(&tokens("local")[0]));
+        assert!(!tokens("run it locally").contains(&tokens("translations")[0]));
+        // Static analysis is what phpstan does, however it is spelled.
+        assert_eq!(tokens("analyse"), tokens("analysis"));
         assert!(tokens("rebuild whenever a file changes").contains(&"watch".to_string()));
         assert_eq!(tokens("reload on save"), ["reload", "watch"]);
         assert_eq!(tokens("set up the environment"), ["setup", "env"]);
@@ -2058,6 +2105,59 @@ mod tests {
     }
 
     #[test]
+    fn a_launcher_many_scripts_call_says_nothing_of_each() {
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-lexical-launcher-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::write(
+            dir.join("bin/run-class.sh"),
+            "#!/bin/bash\n# Convert paths to Windows format under Cygwin.\nexec \"$JAVA\" -cp x \"$@\"\n",
+        )
+        .unwrap();
+        let tools = ["topics", "acls", "configs", "jmx", "storage", "features"];
+        for t in tools {
+            std::fs::write(
+                dir.join(format!("bin/kafka-{t}.sh")),
+                format!(
+                    "#!/bin/bash\nexec $(dirname $0)/run-class.sh org.example.{t}Command \"$@\"\n"
+                ),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            dir.join("fmt.sh"),
+            "#!/bin/sh\n# Format the sources\nspotless apply\n",
+        )
+        .unwrap();
+        for e in std::fs::read_dir(dir.join("bin")).unwrap() {
+            use std::os::unix::fs::PermissionsExt;
+            let path = e.unwrap().path();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let ws = commandtree_core::Workspace::open(Some(&dir), &dir);
+        let commands = ws.discover(&commandtree_core::Options::default()).commands;
+        let index = index_for(&dir, &commands);
+        let found: Vec<&str> = index
+            .rank("format")
+            .iter()
+            .map(|r| commands[r.doc].label.as_str())
+            .collect();
+        // The launcher's own text is its own; its six callers do not take it in.
+        assert_eq!(found, ["fmt.sh", "run-class.sh"]);
+        // A script called by a few keeps handing its words to them.
+        let few: Vec<CommandItem> = commands
+            .iter()
+            .filter(|c| !["kafka-storage.sh", "kafka-features.sh"].contains(&c.label.as_str()))
+            .cloned()
+            .collect();
+        let index = index_for(&dir, &few);
+        assert_eq!(index.rank("windows").len(), 5);
+    }
+
+    #[test]
     fn a_commands_type_says_its_language() {
         let commands = [
             CommandItem::new("npm", Path::new("/w/package.json"), "test", "npm test"),
@@ -2154,6 +2254,9 @@ mod tests {
         // A name made of a tool's, whatever its script runs.
         assert_eq!(named_tools("test:attw"), ["check published package types"]);
         assert_eq!(named_tools("lint:markdownlint"), ["lint"]);
+        // A static analyser by its name alone (composer's `phpstan` script).
+        assert_eq!(named_tools("phpstan"), ["static analysis"]);
+        assert_eq!(says("vendor/bin/psalm --no-cache"), ["static analysis"]);
         assert!(named_tools("test:e2e").is_empty());
         assert!(
             named_tools("vite").is_empty(),
@@ -2281,6 +2384,12 @@ mod tests {
         );
         assert_eq!(asked_actions("cut a new release"), b("release"));
         assert_eq!(asked_actions("bump the version for a release"), b("update"));
+        // Checking for newer versions asks what updates there are.
+        assert_eq!(
+            asked_actions("check for newer dependency versions"),
+            b("check") | b("update")
+        );
+        assert_eq!(asked_actions("check for broken links"), b("check"));
         // A task word right after the verb is its object.
         assert_eq!(asked_actions("delete the build output"), b("clean"));
         assert_eq!(asked_actions("type check the project"), b("check"));

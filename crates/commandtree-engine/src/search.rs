@@ -823,7 +823,10 @@ const GENERIC_FOLDERS: &[&str] = &[
 /// no listed command's name or folder holds, nor the project's name ("run the deno CLI" names
 /// no fixture's `members/deno/`), and be neither a kind of folder (`tests`, `examples`) nor a
 /// generic one ([`GENERIC_FOLDERS`]): those name no one thing. A folder inside a kind of folder
-/// is named with its kind ("the client tests" for `tests/client/`).
+/// is named with its kind ("the client tests" for `tests/client/`). So is a script the query
+/// names whole by its own file name, of two or more words, one of them no listed command's and
+/// no kind of folder ("run the exactly once demo": Kafka's `examples/bin/exactly-once-demo.sh`;
+/// not `build-demo.sh` for "run the build demo").
 fn named_auxiliary(
     root: &Path,
     query: &str,
@@ -832,7 +835,42 @@ fn named_auxiliary(
 ) -> Vec<bool> {
     let asked = crate::lexical::spelled_words(query);
     let asked_tokens = crate::lexical::tokens(query);
-    let mut listed: Option<std::collections::HashSet<String>> = None;
+    let listed: std::cell::OnceCell<std::collections::HashSet<String>> = Default::default();
+    let listed = || {
+        listed.get_or_init(|| {
+            shown
+                .iter()
+                .flat_map(|c| {
+                    let dir = c.path().parent().unwrap_or(c.path());
+                    let rel = dir.strip_prefix(root).unwrap_or(dir);
+                    let mut w = crate::lexical::spelled_words(&rel.to_string_lossy());
+                    w.extend(crate::lexical::spelled_words(&c.label));
+                    w
+                })
+                .chain(
+                    root.file_name()
+                        .map(|n| crate::lexical::spelled_words(&n.to_string_lossy()))
+                        .unwrap_or_default(),
+                )
+                .collect()
+        })
+    };
+    let names_itself = |c: &CommandItem| {
+        let stem = Path::new(&c.label)
+            .file_stem()
+            .map_or(c.label.clone(), |s| s.to_string_lossy().into_owned());
+        let words: Vec<String> = crate::lexical::spelled_words(&stem)
+            .into_iter()
+            .filter(|w| w.len() >= 3)
+            .collect();
+        words.len() >= 2
+            && words.iter().all(|w| asked.contains(w))
+            && words.iter().any(|w| {
+                !listed().contains(w)
+                    && !commandtree_core::classify::names_a_kind_of_folder(w)
+                    && !GENERIC_FOLDERS.contains(&w.as_str())
+            })
+    };
     // Commands share folders: each folder is judged once.
     let mut judged: std::collections::HashMap<&Path, bool> = Default::default();
     rest.iter()
@@ -843,6 +881,10 @@ fn named_auxiliary(
             let Some(dir) = c.path().parent() else {
                 return false;
             };
+            // Only a script's name is its file's; a recipe's is a word of its runner's.
+            if matches!(c.kind.as_str(), "shell" | "python" | "powershell") && names_itself(c) {
+                return true;
+            }
             *judged.entry(dir).or_insert_with(|| {
                 let Some(name) = dir
                     .strip_prefix(root)
@@ -880,24 +922,7 @@ fn named_auxiliary(
                 if !kinds_said {
                     return false;
                 }
-                let listed = listed.get_or_insert_with(|| {
-                    shown
-                        .iter()
-                        .flat_map(|c| {
-                            let dir = c.path().parent().unwrap_or(c.path());
-                            let rel = dir.strip_prefix(root).unwrap_or(dir);
-                            let mut w = crate::lexical::spelled_words(&rel.to_string_lossy());
-                            w.extend(crate::lexical::spelled_words(&c.label));
-                            w
-                        })
-                        .chain(
-                            root.file_name()
-                                .map(|n| crate::lexical::spelled_words(&n.to_string_lossy()))
-                                .unwrap_or_default(),
-                        )
-                        .collect()
-                });
-                words.iter().any(|w| w.len() >= 3 && !listed.contains(w))
+                words.iter().any(|w| w.len() >= 3 && !listed().contains(w))
             })
         })
         .collect()
@@ -1339,6 +1364,14 @@ pub fn fuse(
                 .iter()
                 .any(|w| asked.contains(w) && crate::lexical::actions(w) == 0)
         };
+        // Nor when its name says every word of the query but the project's name: `install`
+        // (building, then installing the manual pages, completions and translations) for
+        // "install coreutils".
+        let says_all_but_project = |i: usize| {
+            let own = crate::lexical::tokens(&commands[i].label);
+            let rest: Vec<&String> = asked.iter().filter(|w| !project.contains(w)).collect();
+            !rest.is_empty() && rest.iter().all(|w| own.contains(w))
+        };
         if !asks_everything(query) && crate::lexical::clauses(query).nth(1).is_none() {
             let aggregates: Vec<usize> = scored
                 .iter()
@@ -1346,6 +1379,7 @@ pub fn fuse(
                 .filter(|&i| {
                     named[i] < NAME_SAYS_ENOUGH
                         && !names_its_object(i)
+                        && !says_all_but_project(i)
                         && calls(&commands[i]) >= MANY_STEPS
                 })
                 .collect();
@@ -2532,6 +2566,64 @@ mod tests {
         assert_eq!(first("find broken links in the docs"), "docs-links");
         // Asked for everything, it is the answer.
         assert_eq!(first("run all the default environments"), "tox");
+    }
+
+    #[test]
+    fn a_command_named_for_all_the_query_but_the_projects_name_keeps_its_place() {
+        let scratch = tempfile::Builder::new()
+            .prefix("ct-aggregate-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().join("coreutils");
+        std::fs::create_dir(&dir).unwrap();
+        let mk = dir.join("GNUmakefile");
+        let parts = [
+            "build",
+            "install-manpages",
+            "install-completions",
+            "install-locales",
+        ];
+        let mut text = format!("install: {}\n\tinstall -d $(BINDIR)\n", parts.join(" "));
+        for p in parts {
+            // The project's name is in the text of many of its commands.
+            text.push_str(&format!("{p}:\n\tcp -r out/{p} $(DESTDIR)/coreutils\n"));
+        }
+        std::fs::write(&mk, &text).unwrap();
+        let mut install = CommandItem::new("make", &mk, "install", "make install")
+            .line(1)
+            .description("install coreutils");
+        install.steps = parts
+            .iter()
+            .map(|p| commandtree_core::StepRef::new(p.to_string(), StepHow::Call, false))
+            .collect();
+        let mut commands = vec![install];
+        for (i, p) in parts.iter().enumerate() {
+            commands.push(
+                CommandItem::new("make", &mk, p, format!("make {p}"))
+                    .line(3 + 2 * i)
+                    .description(format!("{p} for coreutils")),
+            );
+        }
+        // A workspace of many commands, few of which say the project's name, and a crate
+        // whose name is the task's (`src/uu/install/`).
+        for i in 0..30 {
+            let manifest = dir.join(format!("src/uu/install/c{i}/Cargo.toml"));
+            commands.push(CommandItem::new("cargo", &manifest, "test", "cargo test"));
+        }
+        // By meaning, building is nearest.
+        let mut sims = vec![Some(0.37), Some(0.65), Some(0.32), Some(0.29), Some(0.31)];
+        sims.resize(commands.len(), Some(0.1));
+        let lexical = crate::lexical::index_for(&dir, &commands).rank("install coreutils");
+        let at = crate::names::At::root(&dir);
+        let h = fuse(
+            at,
+            &commands,
+            "install coreutils",
+            &lexical,
+            Some(&sims),
+            &Ask::default(),
+        );
+        assert_eq!(h[0].command.label, "install");
     }
 
     #[test]

@@ -454,7 +454,13 @@ fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
         .file(
             "tests/client/test_headers.py",
             "#!/usr/bin/env python3\n\"\"\"Headers of the client.\"\"\"\nif __name__ == \"__main__\":\n    pass\n",
-        );
+        )
+        // Kafka's demos: named whole by their file's name.
+        .file(
+            "examples/bin/exactly-once-demo.sh",
+            "#!/bin/sh\njava -cp demo.jar Demo\n",
+        )
+        .file("examples/bin/build-demo.sh", "#!/bin/sh\njava -cp demo.jar Build\n");
     let paths = |args: &[&str]| -> Vec<String> {
         let mut a = vec!["search", "--json", "--mode", "lexical"];
         a.extend(args);
@@ -501,6 +507,12 @@ fn a_test_app_named_by_its_folder_is_searched_though_not_listed() {
         found.iter().any(|p| p.contains("tests/client")),
         "{found:?}"
     );
+    // A script named whole by the query, by its own file's name.
+    let found = paths(&["run the exactly once demo"]);
+    assert!(found[0].contains("exactly-once-demo.sh"), "{found:?}");
+    // Not one whose name's words are all a listed command's ("build").
+    let found = paths(&["run the build demo"]);
+    assert!(!found.iter().any(|p| p.contains("examples")), "{found:?}");
     let all = paths(&["--all", "check the tests"]);
     assert!(all.iter().any(|p| p.contains("third_party")), "{all:?}");
 }
