@@ -568,7 +568,8 @@ pub(crate) fn stem(w: &str) -> String {
     {
         return x.to_string();
     }
-    if s.len() > 3 && s.ends_with('e') {
+    // Not where the word left is another one: "notes" are not "not".
+    if s.len() > 3 && s.ends_with('e') && s != "note" {
         s.pop();
     }
     s
@@ -1772,6 +1773,8 @@ mod tests {
             assert_eq!(stem(a), stem(b), "{a} / {b}");
         }
         assert_eq!(stem("that"), "that");
+        assert_eq!(stem("notes"), stem("note"));
+        assert_ne!(stem("notes"), stem("not"));
         assert_eq!(stem("data"), "data");
         assert_eq!(stem("running"), "run");
     }

@@ -24,6 +24,10 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     if matches!(name, "gradlew" | "mvnw") {
         return Parsed::default();
     }
+    // A library of functions does nothing run: it is sourced, not a command.
+    if only_defines(content) {
+        return Parsed::default();
+    }
     let path = text::quote_path(file.path);
     // An executable script runs through its own shebang; otherwise the interpreter has to be named,
     // or the shell would refuse to run it ("permission denied").
@@ -47,6 +51,195 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     item.sourced_vars = sourced.vars;
     item.sourced = sourced.files;
     one_command(item)
+}
+
+/// Whether a script only defines: functions (one at least), variables, shell options and the
+/// files it sources, with nothing run at its top level. Run, it would do nothing; it is
+/// sourced by others (Homebrew's `Library/Homebrew/utils/*.sh`, a project's `scripts/lib.sh`).
+/// Read line by line: a function's body is skipped by its braces (outside quotes, `${…}` and
+/// here-documents); anything else at the top level, or anything not understood, is a script.
+fn only_defines(content: &str) -> bool {
+    let mut depth = 0usize;
+    let mut functions = 0usize;
+    let mut continued = false;
+    let mut heredoc: Option<String> = None;
+    let mut awaiting_body = false;
+    for line in content.lines() {
+        let t = line.trim();
+        if let Some(end) = &heredoc {
+            if t == end {
+                heredoc = None;
+            }
+            continue;
+        }
+        let was_continued = continued;
+        continued = t.ends_with('\\');
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let code = structural(t);
+        heredoc = heredoc_end(&code);
+        let (opens, closes) = (code.matches('{').count(), code.matches('}').count());
+        if depth > 0 || awaiting_body {
+            if awaiting_body && !code.starts_with('{') {
+                return false;
+            }
+            awaiting_body = false;
+            match (depth + opens).checked_sub(closes) {
+                Some(d) => depth = d,
+                None => return false,
+            }
+            continue;
+        }
+        if was_continued {
+            continue;
+        }
+        if heredoc.is_some() {
+            return false;
+        }
+        if is_function_start(t) {
+            functions += 1;
+            // `name() (` runs its body in a subshell, to the line closing it.
+            if code.trim_end().ends_with('(') {
+                return false;
+            }
+            if opens == 0 {
+                awaiting_body = true;
+            }
+            match opens.checked_sub(closes) {
+                Some(d) => depth = d,
+                None => return false,
+            }
+            continue;
+        }
+        if !is_definition(t) {
+            return false;
+        }
+    }
+    functions > 0 && depth == 0 && heredoc.is_none() && !awaiting_body
+}
+
+/// A line without its quoted strings, `${…}` expansions and comment: the braces left are the
+/// shell's own.
+fn structural(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' => {
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    match c {
+                        _ if escaped => escaped = false,
+                        '\\' => escaped = true,
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '$' if chars.peek() == Some(&'{') => {
+                let mut depth = 0usize;
+                for c in chars.by_ref() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            '#' if out.is_empty() || out.ends_with(char::is_whitespace) => break,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The word ending a here-document this line opens (`cat <<EOF`, `<<-'END'`).
+fn heredoc_end(code: &str) -> Option<String> {
+    let at = code.find("<<")?;
+    let rest = code[at + 2..].trim_start_matches('-').trim_start();
+    // `<<<` is a here-string, on its line.
+    if rest.starts_with('<') {
+        return None;
+    }
+    let word: String = rest
+        .trim_start_matches(['\'', '"'])
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!word.is_empty()).then_some(word)
+}
+
+/// `name() {`, `name () {`, `function name {`, `function name() {` (and the body on the next
+/// line).
+fn is_function_start(t: &str) -> bool {
+    let (keyword, rest) = match t.strip_prefix("function ") {
+        Some(r) => (true, r.trim_start()),
+        None => (false, t),
+    };
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | ':' | '.' | '+' | '@')))
+        .unwrap_or(rest.len());
+    let (name, after) = rest.split_at(end);
+    !name.is_empty() && (keyword || after.trim_start().starts_with("()"))
+}
+
+/// A top-level line that only defines: a variable (not one set for a command after it), an
+/// option, an alias, a file sourced, `: "${X:=default}"`.
+fn is_definition(t: &str) -> bool {
+    const DEFINING: &[&str] = &[
+        "export ",
+        "readonly ",
+        "declare ",
+        "typeset ",
+        "local ",
+        "unset ",
+        "set ",
+        "shopt ",
+        "setopt ",
+        "alias ",
+        "source ",
+        ". ",
+        ": ",
+        "unalias ",
+        "emulate ",
+    ];
+    if DEFINING.iter().any(|d| t.starts_with(d)) {
+        return true;
+    }
+    let name_end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    if name_end == 0 || t[..name_end].starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let after = &t[name_end..];
+    let Some(value) = after.strip_prefix("+=").or_else(|| after.strip_prefix('=')) else {
+        return false;
+    };
+    // The value, then nothing but a `;` or a comment: `X=1 make` runs make.
+    let rest = structural(value);
+    let rest = rest.trim();
+    let rest = match rest.strip_prefix("$(").or_else(|| rest.strip_prefix('(')) {
+        Some(_) => rest.rfind(')').map_or("", |i| &rest[i + 1..]),
+        None => rest.split_once(char::is_whitespace).map_or("", |(_, r)| r),
+    };
+    rest.trim().trim_start_matches(';').trim().is_empty()
 }
 
 /// The interpreter command for a non-executable script: the shebang's program (basename) and its
@@ -612,6 +805,35 @@ mod tests {
             c.description.as_deref(),
             Some("Run cmakelint on the source")
         );
+    }
+
+    #[test]
+    fn a_library_of_functions_is_sourced_not_run() {
+        for lib in [
+            // Homebrew's `utils/lock.sh`: definitions, a variable, a file sourced.
+            "#!/bin/bash\n# Create a lock using flock(2).\nsource \"${HOMEBREW_LIBRARY}/utils.sh\"\n\
+             LOCK_DIR=\"${HOME}/locks\"\nexport X=1\n\nlock() {\n  local name=\"$1\"\n  \
+             if [[ -z \"${name}\" ]]; then\n    echo \"}\" >&2\n  fi\n  { flock 200; } 200>x\n}\n\n\
+             function unlock {\n  rm -f \"${LOCK_DIR}/$1\"\n}\n",
+            // A body on the next line, a here-document holding a brace, an array.
+            "helpers=(a b c)\nusage()\n{\n  cat <<EOF\n}\nUsage: x\nEOF\n}\n: \"${CI:=false}\"\n",
+        ] {
+            assert!(only_defines(lib), "{lib}");
+            assert!(parse_with(parse, "/w/lib.sh", lib).commands.is_empty());
+        }
+        for script in [
+            // Something runs at the top level.
+            "#!/bin/sh\nmain() {\n  make\n}\nmain \"$@\"\n",
+            "f() { echo; }\nif [ -n \"$CI\" ]; then f; fi\n",
+            // A variable set for a command.
+            "f() { echo; }\nFOO=1 make build\n",
+            // No function: not a library of them.
+            "#!/bin/sh\nexport FOO=1\n",
+            // A top-level here-document runs its command.
+            "f() { :; }\ncat <<EOF\nhi\nEOF\n",
+        ] {
+            assert!(!only_defines(script), "{script}");
+        }
     }
 
     #[test]
