@@ -244,22 +244,22 @@ pub(crate) fn sibling_steps(file: &SourceFile<'_>, commands: &[Simple]) -> Vec<S
 
 /// The names `text` defines as shell functions (`name() {`, `function name`).
 fn function_names(text: &str) -> BTreeSet<&str> {
-    let mut out = BTreeSet::new();
-    for line in text.lines() {
-        let t = line.trim_start();
-        let (keyword, rest) = match t.strip_prefix("function ") {
-            Some(r) => (true, r.trim_start()),
-            None => (false, t),
-        };
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | ':' | '.' | '+')))
-            .unwrap_or(rest.len());
-        let (name, after) = rest.split_at(end);
-        if !name.is_empty() && (keyword || after.trim_start().starts_with("()")) {
-            out.insert(name);
-        }
-    }
-    out
+    text.lines().filter_map(function_defined).collect()
+}
+
+/// The function a line starts defining: `name() {`, `name () {`, `function name {`,
+/// `function name() {` (the body may start on the next line).
+pub(crate) fn function_defined(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let (keyword, rest) = match t.strip_prefix("function ") {
+        Some(r) => (true, r.trim_start()),
+        None => (false, t),
+    };
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | ':' | '.' | '+')))
+        .unwrap_or(rest.len());
+    let (name, after) = rest.split_at(end);
+    (!name.is_empty() && (keyword || after.trim_start().starts_with("()"))).then_some(name)
 }
 
 #[cfg(test)]

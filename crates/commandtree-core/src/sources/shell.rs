@@ -97,7 +97,7 @@ fn only_defines(content: &str) -> bool {
         if heredoc.is_some() {
             return false;
         }
-        if is_function_start(t) {
+        if super::script_runs::function_defined(t).is_some() {
             functions += 1;
             // `name() (` runs its body in a subshell, to the line closing it.
             if code.trim_end().ends_with('(') {
@@ -183,20 +183,6 @@ fn heredoc_end(code: &str) -> Option<String> {
         .take_while(|c| c.is_alphanumeric() || *c == '_')
         .collect();
     (!word.is_empty()).then_some(word)
-}
-
-/// `name() {`, `name () {`, `function name {`, `function name() {` (and the body on the next
-/// line).
-fn is_function_start(t: &str) -> bool {
-    let (keyword, rest) = match t.strip_prefix("function ") {
-        Some(r) => (true, r.trim_start()),
-        None => (false, t),
-    };
-    let end = rest
-        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | ':' | '.' | '+' | '@')))
-        .unwrap_or(rest.len());
-    let (name, after) = rest.split_at(end);
-    !name.is_empty() && (keyword || after.trim_start().starts_with("()"))
 }
 
 /// A top-level line that only defines: a variable (not one set for a command after it), an
