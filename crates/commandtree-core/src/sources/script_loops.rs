@@ -192,7 +192,8 @@ fn run_word<'a>(cmd: &'a Simple, var: &str) -> Option<(&'a Word, bool)> {
     shell_operand(cmd).filter(|w| uses(w)).map(|w| (w, false))
 }
 
-fn is_name(s: &str) -> bool {
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+pub(crate) fn is_name(s: &str) -> bool {
     let mut c = s.chars();
     c.next()
         .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')

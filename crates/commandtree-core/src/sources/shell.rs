@@ -9,6 +9,7 @@ use super::common::{
     LicenceHeader, is_drawing, is_only_a_link, one_command, param_comments, script_steps_of,
     sentence_on, shebang, tag_comment,
 };
+use super::script_loops::is_name;
 use super::script_runs::sibling_steps;
 use super::sourcing::sourced;
 use super::{Parsed, SourceFile};
@@ -211,7 +212,7 @@ fn is_definition(t: &str) -> bool {
     let name_end = t
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(t.len());
-    if name_end == 0 || t[..name_end].starts_with(|c: char| c.is_ascii_digit()) {
+    if !is_name(&t[..name_end]) {
         return false;
     }
     let after = &t[name_end..];
@@ -338,11 +339,7 @@ fn is_note_on_next_line<'a>(first: &str, rest: impl Iterator<Item = &'a str>) ->
         .trim_start()
         .split_once('=')
         .map(|(name, _)| name)
-        .filter(|n| {
-            !n.is_empty()
-                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !n.starts_with(|c: char| c.is_ascii_digit())
-        });
+        .filter(|n| is_name(n));
     let Some(name) = assigned else {
         return false;
     };
@@ -451,11 +448,7 @@ fn is_code(comment: &str) -> bool {
     let Some(first) = words.next() else {
         return false;
     };
-    let assignment = first.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-    });
+    let assignment = first.split_once('=').is_some_and(|(name, _)| is_name(name));
     assignment
         || (PROGRAMS.contains(&first)
             && words.any(|w| w.starts_with(['-', '/', '$', '.']) || w.contains('=')))
