@@ -257,6 +257,11 @@ pub(crate) fn is_usage(comment: &str) -> bool {
         && !comment[6..].trim().is_empty()
 }
 
+/// A bare `Usage:` heading: the usage itself is the paragraph it heads.
+pub(crate) fn is_usage_heading(comment: &str) -> bool {
+    comment.trim().eq_ignore_ascii_case("usage:")
+}
+
 /// A comment that is only a link (`# https://cmake-format.readthedocs.io/...`): a reference,
 /// not a description.
 pub(crate) fn is_only_a_link(comment: &str) -> bool {

@@ -291,6 +291,11 @@ fn description(content: &str) -> Option<String> {
         {
             return Some(prose.to_string());
         }
+        if super::common::is_usage_heading(comment) {
+            // Caddy's `setcap.sh`: "USAGE:", the usage indented below, then "(Example: …)";
+            // where the usage ends is not written, so nothing after it is taken either.
+            return None;
+        }
         return Some(sentence_on(
             comment,
             lines.map(|l| comment_text(l.trim()).filter(|c| !is_noise_comment(c))),
@@ -816,6 +821,31 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_usage_heading_is_no_description_nor_is_what_follows_it() {
+        let usage = "#!/bin/sh\n\n# USAGE:\n# \tgo run -exec ./setcap.sh main.go <args...>\n#\n";
+        let with = |after: &str| {
+            let text = format!("{usage}{after}\nsudo setcap x \"$1\"\n");
+            parse_with(parse, "/w/setcap.sh", &text).commands[0]
+                .description
+                .clone()
+        };
+        assert_eq!(
+            with("# (Example: `go run -exec ./setcap.sh main.go run`)\n"),
+            None
+        );
+        assert_eq!(with(""), None);
+        // A description before the usage is still one.
+        let text =
+            "#!/bin/sh\n# Lets a binary bind to low ports.\n#\n# Usage:\n#   setcap.sh BIN\nx\n";
+        assert_eq!(
+            parse_with(parse, "/w/setcap.sh", text).commands[0]
+                .description
+                .as_deref(),
+            Some("Lets a binary bind to low ports.")
+        );
+    }
+
+    #[test]
     fn a_usage_line_gives_way_to_the_paragraph_after_it() {
         let c = one(
             "/w/sign",
@@ -839,7 +869,7 @@ mod tests {
             "/w/build.sh",
             "#!/bin/bash\n# Usage:\n#\n# With the archive:\n#\n#     ZIP=x.zip ./build.sh\nset -e\n",
         );
-        assert_eq!(c.description.as_deref(), Some("Usage:"));
+        assert_eq!(c.description, None);
     }
 
     #[test]
