@@ -254,6 +254,7 @@ fn is_python_test_support(file: &str, levels: usize) -> bool {
 const PROJECT_MANIFEST_KINDS: &[&str] = &[
     "npm",
     "cargo",
+    "go",
     "composer",
     "dotnet",
     "gradle",

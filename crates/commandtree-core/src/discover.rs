@@ -981,7 +981,10 @@ mod tests {
         assert_eq!(by_shebang("#!/usr/bin/env bash"), vec!["shell"]);
         assert_eq!(by_shebang("#!/usr/bin/env python3"), vec!["python"]);
         assert_eq!(by_shebang("#!/usr/bin/python3.12"), vec!["python"]);
-        assert!(by_shebang("#!/usr/bin/env ruby").is_empty());
+        assert_eq!(by_shebang("#!/usr/bin/env ruby"), vec!["ruby"]);
+        assert!(by_shebang("#!/usr/bin/env node").is_empty());
+        assert_eq!(kinds("go.mod"), vec!["go"]);
+        assert_eq!(kinds("script/post.rb"), vec!["ruby"]);
     }
 
     /// The name prefilter only ever answers "no" for paths the glob set rejects too: every

@@ -62,6 +62,8 @@ pub fn fragments(kind: &str, text: &str) -> Vec<(Language, Fragment)> {
         "docker" => Vec::new(),
         "mise" => mise(text),
         "cargo" => cargo_aliases(text).into_iter().map(shell).collect(),
+        // A go.mod names modules and versions; what runs is the command line itself.
+        "go" => Vec::new(),
         "pyproject" => toml_strings(text).into_iter().map(shell).collect(),
         "procfile" => vec![shell(procfile(text))],
         // nox runs what a session hands `session.run`, not the rest of its Python; tox each

@@ -63,6 +63,8 @@ impl Theme {
             "vscode" => ("◆", Color::Blue),
             "python" | "pyproject" => ("π", Color::Blue),
             "cargo" => ("⚙", Color::Red),
+            "ruby" => ("♦", Color::Red),
+            "go" => ("ɢ", Color::Cyan),
             "gradle" | "maven" | "ant" => ("☕", Color::Yellow),
             "docker" => ("▣", Color::Cyan),
             "dotnet" | "csharp-script" | "fsharp-script" => ("#", Color::Magenta),

@@ -20,6 +20,7 @@ pub mod deno;
 pub mod docker;
 pub mod dotnet;
 pub mod dotnet_script;
+pub mod go;
 pub mod gradle;
 pub mod just;
 pub mod launch;
@@ -36,6 +37,7 @@ pub mod procfile;
 pub mod pyproject;
 pub mod python;
 pub mod rake;
+pub mod ruby;
 pub(crate) mod script_loops;
 pub(crate) mod script_runs;
 pub mod sequence;
@@ -137,6 +139,11 @@ pub const TYPES: &[TypeDef] = &[
         flat: false,
     },
     TypeDef {
+        kind: "ruby",
+        label: "Ruby Scripts",
+        flat: false,
+    },
+    TypeDef {
         kind: "powershell",
         label: "PowerShell/Batch",
         flat: false,
@@ -149,6 +156,11 @@ pub const TYPES: &[TypeDef] = &[
     TypeDef {
         kind: "cargo",
         label: "Cargo (Rust)",
+        flat: false,
+    },
+    TypeDef {
+        kind: "go",
+        label: "Go Modules",
         flat: false,
     },
     TypeDef {
@@ -345,6 +357,14 @@ pub const SOURCES: &[Source] = &[
         parse: python::parse,
         prefilter: Some(python::may_run),
     },
+    Source {
+        kind: "ruby",
+        patterns: &["**/*.rb"],
+        // An executable Ruby script without `.rb` (Rails' `bin/setup`).
+        shebangs: ruby::INTERPRETERS,
+        parse: ruby::parse,
+        prefilter: Some(ruby::may_run),
+    },
     src("powershell", &["**/*.ps1"], powershell::parse_ps1),
     src(
         "powershell",
@@ -357,6 +377,7 @@ pub const SOURCES: &[Source] = &[
         gradle::parse,
     ),
     src("cargo", &["**/Cargo.toml"], cargo::parse),
+    src("go", &["**/go.mod"], go::parse),
     src("maven", &["**/pom.xml"], maven::parse),
     src("ant", &["**/build.xml"], ant::parse),
     src(

@@ -27,7 +27,8 @@ const MAX_NEST: usize = 16;
 /// analyser reads itself).
 pub fn of(kind: &str, text: &str) -> Option<Vec<ShellCode>> {
     match kind {
-        "rake" => Some(ruby(text)),
+        // A Ruby script hands the shell what a Rakefile does: `system`, backticks, `%x()`.
+        "rake" | "ruby" => Some(ruby(text)),
         "gradle" => Some(gradle(text)),
         "dotnet" => Some(msbuild(text)),
         "maven" => Some(maven(text)),
