@@ -276,9 +276,10 @@ fn synonyms() -> &'static HashMap<String, String> {
 /// query asking for another wants, though the rest of its name matches ("start the UI dev
 /// server", "run the app in docker", "build the web app for production").
 const ACTIONS: &[&[&str]] = &[
-    // Trying a process without its effect is testing it ("try the release", a dry run).
+    // Trying a process without its effect is testing it ("try the release", a dry run); so is
+    // feeding it random input (`fuzz.sh`).
     &[
-        "test", "check", "e2e", "coverage", "verify", "validate", "try", "dry",
+        "test", "check", "e2e", "coverage", "verify", "validate", "try", "dry", "fuzz",
     ],
     &["build", "bundle", "package", "dist"],
     &["clean"],
@@ -299,6 +300,7 @@ const ACTIONS: &[&[&str]] = &[
     &["fix"],
     &["download", "fetch", "pull"],
     &["reset"],
+    &["debug"],
 ];
 
 /// The word a query says only to ask for a command to be run ("run the tests"): an action only
@@ -488,6 +490,32 @@ pub fn mentioned_actions(query: &str) -> u32 {
         .fold(0, |a, b| a | b)
 }
 
+/// The tasks a query speaks of as tasks: [`mentioned_actions`] without a doer named by its
+/// task ("the server implementations", "the test runner", "the installer"), a thing the query
+/// speaks of whose word shares the task's stem. ("Run the code generators" still asks to
+/// generate: the verb it asks for is read by [`asked_actions`].)
+pub fn mentioned_tasks(query: &str) -> u32 {
+    let bits = action_bits();
+    let is_doer = |w: &str| w.len() > 4 && (w.ends_with("er") || w.ends_with("ers"));
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    let of = |doers: bool| -> HashSet<String> {
+        words
+            .iter()
+            .filter(|w| is_doer(w) == doers)
+            .flat_map(|w| tokens(w))
+            .collect()
+    };
+    let (doers, tasks) = (of(true), of(false));
+    tokens(query)
+        .iter()
+        .filter(|t| !doers.contains(*t) || tasks.contains(*t))
+        .filter_map(|t| bits.get(t))
+        .fold(0, |a, b| a | b)
+}
+
 /// Whether `query` asks to run something and names no other task ("run pre-commit hooks on all
 /// files"): what is to be run is in its other words.
 pub fn asks_only_to_run(query: &str) -> bool {
@@ -663,6 +691,7 @@ fn derived_label(c: &CommandItem) -> Option<(&str, &str)> {
 /// Cargo's `test`, "lint the python code" a Python tool's).
 const LANGUAGES: &[(&str, &str)] = &[
     ("cargo", "rust"),
+    ("go", "go golang"),
     ("npm", "javascript node npm"),
     ("deno", "typescript javascript"),
     ("python", "python"),
@@ -677,8 +706,18 @@ const LANGUAGES: &[(&str, &str)] = &[
     ("fsharp-script", "fsharp"),
     ("composer", "php"),
     ("rake", "ruby"),
+    ("ruby", "ruby"),
     ("powershell", "powershell"),
 ];
+
+/// The words of the language a type's commands work in (`go`: "go", "golang"), as tokens.
+pub fn language_words(kind: &str) -> Vec<String> {
+    LANGUAGES
+        .iter()
+        .filter(|(k, _)| *k == kind)
+        .flat_map(|(_, words)| tokens(words))
+        .collect()
+}
 
 /// One document's words with how much each counts, its weighted length, and the words of each
 /// of its names.
@@ -1218,6 +1257,10 @@ pub fn index_for(root: &Path, commands: &[CommandItem]) -> Arc<Index> {
         }
         let mut doc = Doc::of(f);
         doc.runs = actions(&says) | described_action(c);
+        // A launch configuration starts its program under the editor's debugger.
+        if c.kind == "launch" {
+            doc.runs |= action_bits()["debug"];
+        }
         // Its own name (`pnpm run ci`, `python3 fuzz.py`) counts as a name already, and the
         // project's own program (`elixir` in elixir's scripts, `dokku` in dokku's) is named in
         // half the queries about it.

@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 /// Types whose commands a build tool offers every project of its kind (`cargo build`,
 /// `dotnet test`, Maven phases, Compose's `up`/`build`) rather than ones the project wrote
 /// and named.
-pub(crate) const TOOL_BUILTINS: &[&str] = &["cargo", "dotnet", "maven", "gradle", "ant", "docker"];
+pub(crate) const TOOL_BUILTINS: &[&str] =
+    &["cargo", "go", "dotnet", "maven", "gradle", "ant", "docker"];
 
 /// The builtin type whose verbs (`build`, `up`) act on containers rather than the project.
 const CONTAINER_TOOL: &str = "docker";
@@ -41,7 +42,7 @@ impl<'a> At<'a> {
     }
 }
 
-fn folder(c: &CommandItem) -> &Path {
+pub(crate) fn folder(c: &CommandItem) -> &Path {
     c.path().parent().unwrap_or(Path::new(""))
 }
 
@@ -102,7 +103,7 @@ fn own_names(c: &CommandItem) -> impl Iterator<Item = &str> {
 /// The verb of a .NET project's or solution's command (`eShop: test` → `test`): in a folder
 /// holding a project, `dotnet test` means that project, so `ct run test` does too (the
 /// nearest-first rule picks the folder's own).
-fn project_verb(c: &CommandItem) -> Option<&str> {
+pub(crate) fn project_verb(c: &CommandItem) -> Option<&str> {
     if c.kind != "dotnet" {
         return None;
     }

@@ -6,6 +6,7 @@ use commandtree_core::{CancelToken, CommandItem, Progress, ProgressEvent, StepHo
 use commandtree_embed::pipeline::{self, Plan, Report};
 use commandtree_embed::{Embedder, model};
 use commandtree_store::{Check, Store};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use commandtree_embed::search::DEFAULT_THRESHOLD;
@@ -200,6 +201,7 @@ fn nearest_of_a_name_first(
     query: &str,
     held: &[u16],
     units: &[String],
+    shadowed: &[bool],
     scored: &mut Vec<(usize, f32, bool)>,
     rest: &[(usize, f32, bool)],
 ) {
@@ -283,11 +285,16 @@ fn nearest_of_a_name_first(
             // tests" is `okhttp/`, not `okhttp-brotli/`, nor `module-tests/`.
             let named =
                 !folder.is_empty() && folder.iter().all(|w| asked.contains(w) && !own.contains(w));
+            // A build tool's verb under a task of its name the project wrote (the root
+            // Taskfile's `fmt` over the docs site's `www/go.mod`; see `shadowed_verbs`) is not
+            // the one meant, however many of the query's words its tool's text holds.
+            let outranked = shadowed[e.0];
             let (auxiliary, distance, tier, _) = crate::names::rank(at, c);
             (
                 // "Type check all the packages": the one over every package, not the package
                 // whose own text holds more of the words.
                 of_one_unit(at.root, c, units),
+                outranked,
                 std::cmp::Reverse(held[e.0]),
                 std::cmp::Reverse(named || spelled),
                 auxiliary,
@@ -304,10 +311,11 @@ fn nearest_of_a_name_first(
             .expect("a group has members")
             .1;
         chosen_of.insert(name(chosen.0), chosen.0);
-        // The best of the others; a tie goes to the chosen one too.
+        // The best of the others; a tie goes to the chosen one too. (Not a build tool's verb
+        // the project's task stands for: its place is not the task's.)
         let Some(best) = members
             .iter()
-            .filter(|e| e.0 != chosen.0)
+            .filter(|e| e.0 != chosen.0 && !shadowed[e.0])
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .copied()
         else {
@@ -943,6 +951,142 @@ fn in_docs_folder(root: &Path, c: &CommandItem) -> bool {
     })
 }
 
+/// The types of the tasks a project's runner names (not scripts, workflows or launch
+/// configurations, which are not named as a build tool's verbs are).
+const RUNNER_KINDS: &[&str] = &[
+    "make",
+    "just",
+    "taskfile",
+    "mise",
+    "npm",
+    "deno",
+    "rake",
+    "composer",
+    "vscode",
+    "turbo",
+    "nx",
+    "tox",
+    "nox",
+    "pyproject",
+];
+
+/// Build tools' verbs (`go fmt`, `cargo test`, `dotnet build`; not a Cargo alias the project
+/// wrote) near the top of either list for which the project's runner has a task of the same
+/// name, the tool's language aside (`make format`, `make gofmt` for `go fmt`), in the verb's
+/// folder or above it: as `ct run format` resolves, the project's own is meant, with its flags
+/// and versions. Not when the query names the tool's language and the task is another
+/// language's (`npm run format`, prettier, for "format the rust code").
+fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> Vec<Option<usize>> {
+    let n = commands.len();
+    let mut shadowed = vec![None; n];
+    let builtin = |c: &CommandItem| {
+        crate::names::tier(c) == 1 && !(c.kind == "cargo" && c.id_name().starts_with("alias-"))
+    };
+    let verbs: Vec<usize> = (0..n).filter(|&i| builtin(&commands[i])).collect();
+    if verbs.is_empty() {
+        return shadowed;
+    }
+    // Few names among many commands (`build`, `test` in every crate): each read once.
+    let mut words: HashMap<(&str, &str), Vec<String>> = HashMap::new();
+    let mut words_of = |c: &'a CommandItem| -> Vec<String> {
+        let name = crate::names::project_verb(c).unwrap_or(&c.label);
+        words
+            .entry((c.kind.as_str(), name))
+            .or_insert_with(|| {
+                let mut w = crate::lexical::tokens(name);
+                w.sort();
+                w.dedup();
+                w
+            })
+            .clone()
+    };
+    // Every folder at or above a verb's, then the runners' tasks in those.
+    let mut above: std::collections::HashSet<&Path> = Default::default();
+    for &i in &verbs {
+        let mut f = Some(crate::names::folder(&commands[i]));
+        while let Some(d) = f {
+            if !above.insert(d) {
+                break;
+            }
+            f = d.parent();
+        }
+    }
+    let mut tasks: HashMap<&Path, Vec<(usize, &str, Vec<String>)>> = HashMap::new();
+    for (j, c) in commands.iter().enumerate() {
+        if RUNNER_KINDS.contains(&c.kind.as_str()) && !c.auxiliary && !c.hidden {
+            let f = crate::names::folder(c);
+            if above.contains(f) {
+                let w = words_of(c);
+                tasks.entry(f).or_default().push((j, c.kind.as_str(), w));
+            }
+        }
+    }
+    if tasks.is_empty() {
+        return shadowed;
+    }
+    // "Every plugin" names no plugin's folder (`plugins/plugin/`).
+    let units = all_units(query);
+    let asked: Vec<String> = crate::lexical::tokens(query)
+        .into_iter()
+        .filter(|w| {
+            !units
+                .iter()
+                .any(|u| crate::lexical::stem(u) == crate::lexical::stem(w))
+        })
+        .collect();
+    for i in verbs {
+        let c = &commands[i];
+        let here = crate::names::folder(c);
+        // Not a verb whose own folder the query names ("test the app-json plugin").
+        let folder_named = here != root
+            && here.file_name().is_some_and(|f| {
+                let w = crate::lexical::tokens(&f.to_string_lossy());
+                // Not by the task it asks for: "remove build artifacts" names no `rm/`.
+                !w.is_empty()
+                    && w.iter().all(|w| asked.contains(w))
+                    && w.iter().any(|w| crate::lexical::actions(w) == 0)
+            });
+        if folder_named {
+            continue;
+        }
+        let verb = words_of(c);
+        let language = crate::lexical::language_words(&c.kind);
+        let asks_language = language.iter().any(|w| asked.contains(w));
+        // The nearest such task stands for it.
+        shadowed[i] = here
+            .ancestors()
+            .take_while(|d| d.starts_with(root))
+            .find_map(|d| {
+                tasks.get(d)?.iter().find_map(|(j, kind, task)| {
+                    let other = crate::lexical::language_words(kind);
+                    let other_language = !other.is_empty() && other != language;
+                    (task_words_but_language(task, &language) == verb
+                        && !(asks_language && other_language))
+                        .then_some(*j)
+                })
+            });
+    }
+    shadowed
+}
+
+/// A task's name words without the language's: `make gofmt` (`gofmt`, `go`, `format`) is
+/// `format`, as `go fmt` is.
+fn task_words_but_language(task: &[String], language: &[String]) -> Vec<String> {
+    task.iter()
+        .filter(|w| !language.contains(w))
+        .filter(|w| {
+            // The language and the task written as one word.
+            !language.iter().any(|l| {
+                w.strip_prefix(l.as_str()).is_some_and(|rest| {
+                    let rest = crate::lexical::tokens(rest);
+                    !rest.is_empty() && rest.iter().all(|r| task.contains(r))
+                })
+            })
+        })
+        .cloned()
+        .collect()
+}
+
 /// Reciprocal rank fusion's constant (Cormack et al.): a rank r counts 1 / (K + r).
 const RRF_K: f32 = 60.0;
 
@@ -1117,6 +1261,36 @@ pub fn fuse(
         }
     }
     let sim = |i: usize| similarity.and_then(|s| s[i]);
+    // A build tool's verb the project's runner names a task for, in its folder or above
+    // (`go fmt` under the Makefile's `format`), is not what a user means: it leaves both lists,
+    // so that it neither takes the task's place nor pushes it down.
+    let stands_for = if ask.mode == Mode::Hybrid {
+        shadowed_verbs(at.root, commands, query)
+    } else {
+        vec![None; n]
+    };
+    let shadowed: Vec<bool> = stands_for.iter().map(Option::is_some).collect();
+    if shadowed.iter().any(|&s| s) {
+        // The verb leaves both lists; the task keeps its own places. (Giving the task the
+        // verb's place when better, its description being the tool's, lifted `make build`
+        // over dokku's `go-build` with the place of 37 plugins' `go build`.)
+        let rerank = |order: &mut dyn Iterator<Item = usize>, ranks: &mut Vec<Option<usize>>| {
+            let mut r = 0;
+            ranks.iter_mut().for_each(|x| *x = None);
+            for d in order.filter(|&d| !shadowed[d]) {
+                r += 1;
+                ranks[d] = Some(r);
+            }
+        };
+        rerank(&mut lexical.iter().map(|l| l.doc), &mut lexical_rank);
+        let mut order: Vec<(usize, usize)> = semantic_rank
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.map(|r| (r, i)))
+            .collect();
+        order.sort_unstable();
+        rerank(&mut order.into_iter().map(|(_, i)| i), &mut semantic_rank);
+    }
     let top_lexical = lexical.first().map_or(1.0, |l| l.score).max(f32::EPSILON);
     let mut bm25 = vec![0.0; n];
     let mut named = vec![0f32; n];
@@ -1187,7 +1361,16 @@ pub fn fuse(
             rest = scored.split_off(shortlist);
         }
         let units = all_units(query);
-        nearest_of_a_name_first(at, commands, query, &held, &units, &mut scored, &rest);
+        nearest_of_a_name_first(
+            at,
+            commands,
+            query,
+            &held,
+            &units,
+            &shadowed,
+            &mut scored,
+            &rest,
+        );
         // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
         // alone does not see.
         let asked = crate::lexical::tokens(query);
@@ -1201,7 +1384,7 @@ pub fn fuse(
             crate::listing::is_document(c) || (c.kind == "instructions" && !asks_agents)
         };
         let asked_actions = crate::lexical::asked_actions(query);
-        let mentioned = crate::lexical::mentioned_actions(query);
+        let mentioned = crate::lexical::mentioned_tasks(query);
         // Named for another task, and not running a tool known for the asked one (`fmt` that
         // runs `rubocop` lints), nor for one the query speaks of besides (`test:ui` for "open
         // the playwright test UI").
@@ -1221,18 +1404,45 @@ pub fn fuse(
         } else {
             asked_actions
         };
+        // The task a command's name says: a .NET project's verb, not its project's name
+        // (`Emby.Server.Implementations.Fuzz: build` builds; it does not fuzz).
+        let named_action = |c: &CommandItem| {
+            crate::lexical::actions(crate::names::project_verb(c).unwrap_or(&c.label))
+        };
+        // Running the program of a unit named for a task does that task: `run` of the
+        // `Benchmarks` project benchmarks, `run-reparse` of a `fuzz/` crate fuzzes.
+        let run_bit = crate::lexical::actions("run");
+        let unit_action = |c: &CommandItem| {
+            if named_action(c) != run_bit {
+                return 0;
+            }
+            let folder = crate::names::folder(c)
+                .file_name()
+                .map(|f| crate::lexical::actions(&f.to_string_lossy()))
+                .unwrap_or(0);
+            let project = match crate::names::project_verb(c) {
+                Some(_) => c
+                    .label
+                    .rsplit_once(": ")
+                    .map_or(0, |(p, _)| crate::lexical::actions(p)),
+                None => 0,
+            };
+            folder | project
+        };
         let other_action = |i: usize| {
-            let does = crate::lexical::actions(&commands[i].label);
+            let does = named_action(&commands[i]);
             asked_actions != 0
                 && does != 0
                 && does & runs_it == 0
-                && runs[i] & asked_actions == 0
+                && (runs[i] | unit_action(&commands[i])) & asked_actions == 0
                 && (does & mentioned == 0 || cleans)
                 && !(runs_named_program && invokes[i])
         };
         let same_action = |i: usize| {
             asked_actions != 0
-                && (crate::lexical::actions(&commands[i].label) | runs[i]) & asked_actions != 0
+                && (named_action(&commands[i]) | runs[i] | unit_action(&commands[i]))
+                    & asked_actions
+                    != 0
         };
         // Neither is decisive for a command named for another task than the one asked for
         // (`uninstall` for "remove build output"), unless the query only asks to run what its
@@ -1273,6 +1483,9 @@ pub fn fuse(
             .map(|(d, _)| d)
             .filter(|&d| !of_one_unit(at.root, &commands[d], &units))
             .filter(|&d| !read_only(&commands[d]))
+            // Nor a build tool's verb when the project wrote a command for the task: its
+            // description is the tool's own, near every query about the task.
+            .filter(|&d| !shadowed[d])
             // A documentation site's `coverage` (of its docs) is not "run the tests with
             // coverage", however near its name.
             .filter(|&d| asks_docs || !in_docs_folder(at.root, &commands[d]))
@@ -1324,7 +1537,7 @@ pub fn fuse(
             // Not one whose name says another task besides, one the query does not speak of
             // (`test:kit:build`, building for the tests, for "build all the publishable
             // packages").
-            let does = crate::lexical::actions(&c.label);
+            let does = named_action(c);
             let besides = does & !(asked_actions | mentioned) != 0;
             if other {
                 *score *= OTHER_ACTION;
@@ -2229,24 +2442,26 @@ mod tests {
             .collect()
     }
 
+    /// A .NET project's command as the dotnet source names it (`Data.Test: build`), under `/w`.
+    fn dotnet_project(path: &str, verb: &str, description: &str) -> CommandItem {
+        let name = Path::new(path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        CommandItem::new(
+            "dotnet",
+            &Path::new("/w").join(path),
+            &format!("{name}: {verb}"),
+            format!("dotnet {verb}"),
+        )
+        .description(description)
+    }
+
     /// Seeding a database is a task of its own: not building or cleaning the seeder projects,
     /// whose names hold the word as often.
     #[test]
     fn seeding_is_not_building_the_seeder() {
-        let project = |path: &str, verb: &str, description: &str| {
-            let name = Path::new(path)
-                .file_stem()
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            CommandItem::new(
-                "dotnet",
-                &Path::new("/w").join(path),
-                &format!("{name}: {verb}"),
-                format!("dotnet {verb}"),
-            )
-            .description(description)
-        };
         let seed = CommandItem::new(
             "powershell",
             Path::new("/w/dev/seed.ps1"),
@@ -2255,14 +2470,14 @@ mod tests {
         )
         .description("Runs SeederUtility for each entry defined in seeds.json.");
         let commands = vec![
-            project(
+            dotnet_project(
                 "test/Data.Test/Data.Test.csproj",
                 "build",
                 "Build the project",
             ),
-            project("test/Data.Test/Data.Test.csproj", "test", "Run all tests"),
-            project("util/Seeder/Seeder.csproj", "build", "Build the project"),
-            project(
+            dotnet_project("test/Data.Test/Data.Test.csproj", "test", "Run all tests"),
+            dotnet_project("util/Seeder/Seeder.csproj", "build", "Build the project"),
+            dotnet_project(
                 "test/SeederApi.Test/SeederApi.Test.csproj",
                 "test",
                 "Run all tests",
@@ -2280,6 +2495,184 @@ mod tests {
                     < at("/w/test/Data.Test/Data.Test.csproj:Data.Test: build"),
             "{got:?}"
         );
+    }
+
+    /// Prometheus's Makefile beside its go.mod: the tool's verbs describe themselves, the
+    /// project's targets say nothing, yet `make format` is how the project formats.
+    #[test]
+    fn a_task_the_project_wrote_goes_before_the_build_tools_verb_for_it() {
+        let make = |label: &str| {
+            CommandItem::new(
+                "make",
+                Path::new("/w/Makefile"),
+                label,
+                format!("make {label}"),
+            )
+        };
+        let go = |label: &str, command: &str, description: &str| {
+            CommandItem::new("go", Path::new("/w/go.mod"), label, command).description(description)
+        };
+        let commands = vec![
+            make("format"),
+            make("lint"),
+            make("build"),
+            go(
+                "fmt",
+                "go fmt ./...",
+                "Format the Go code of every package with gofmt",
+            ),
+            go(
+                "lint",
+                "golangci-lint run",
+                "Lint the module with golangci-lint",
+            ),
+            go(
+                "tidy",
+                "go mod tidy",
+                "Add missing and remove unused module requirements",
+            ),
+        ];
+        // By meaning the tool's verbs are far nearer.
+        let sims = [0.3, 0.3, 0.2, 0.7, 0.7, 0.5].map(Some);
+        let first = |q: &str| {
+            let h = &fused(&commands, q, &sims)[0];
+            format!("{}:{}", h.command.kind, h.command.label)
+        };
+        assert_eq!(first("format the go code"), "make:format");
+        assert_eq!(first("lint the go code with golangci-lint"), "make:lint");
+        // Nothing the project wrote tidies the modules.
+        assert_eq!(first("tidy the module dependencies"), "go:tidy");
+
+        // Below the root too: goreleaser's Taskfile `fmt` over its docs site's `www/go.mod`.
+        let task = CommandItem::new("taskfile", Path::new("/w/Taskfile.yml"), "fmt", "task fmt")
+            .description("gofumpt all code");
+        let www = CommandItem::new("go", Path::new("/w/www/go.mod"), "fmt", "go fmt ./...")
+            .description("Format the Go code of every package with gofmt");
+        let commands = vec![task, www];
+        let hits = fused(&commands, "format the go code", &[Some(0.4), Some(0.7)]);
+        assert_eq!(hits[0].command.kind, "taskfile");
+        // A task of another language's runner does not stand for the tool's verb when the
+        // query names the tool's language: tauri's `npm run format` is prettier.
+        let commands = vec![
+            CommandItem::new(
+                "npm",
+                Path::new("/w/package.json"),
+                "format",
+                "npm run format",
+            )
+            .description("prettier --write ."),
+            CommandItem::new(
+                "cargo",
+                Path::new("/w/Cargo.toml"),
+                "fmt",
+                "cargo fmt --all",
+            )
+            .description("Format all workspace members with rustfmt"),
+        ];
+        let hits = fused(&commands, "format the rust code", &[Some(0.4), Some(0.6)]);
+        assert_eq!(hits[0].command.kind, "cargo");
+        let hits = fused(&commands, "format the code", &[Some(0.4), Some(0.6)]);
+        assert_eq!(hits[0].command.kind, "npm");
+
+        // Kind's `make gofmt` is `go fmt`.
+        let commands = vec![
+            CommandItem::new("make", Path::new("/w/Makefile"), "gofmt", "make gofmt"),
+            CommandItem::new("go", Path::new("/w/go.mod"), "fmt", "go fmt ./...")
+                .description("Format the Go code of every package with gofmt"),
+        ];
+        let hits = fused(&commands, "format the go code", &[Some(0.3), Some(0.7)]);
+        assert_eq!(hits[0].command.kind, "make");
+
+        // Dokku's root `make test` over each plugin's go.mod: they neither take its place nor
+        // lift it; one plugin the query names keeps its own.
+        let mut commands = vec![
+            CommandItem::new("make", Path::new("/w/Makefile"), "test", "make test"),
+            CommandItem::new(
+                "make",
+                Path::new("/w/Makefile"),
+                "go-tests",
+                "make go-tests",
+            ),
+        ];
+        for p in ["apps", "builder", "certs", "plugin"] {
+            commands.push(
+                CommandItem::new(
+                    "go",
+                    &Path::new("/w/plugins").join(p).join("go.mod"),
+                    "test",
+                    "go test ./...",
+                )
+                .description("Run the tests of every package of the module"),
+            );
+        }
+        let sims = [0.1, 0.4, 0.6, 0.6, 0.6, 0.6].map(Some);
+        let hits = fused(&commands, "run the go unit tests of every plugin", &sims);
+        assert_eq!(hits[0].command.label, "go-tests");
+        let hits = fused(&commands, "test the certs plugin", &sims);
+        assert_eq!(hits[0].command.file_path, "/w/plugins/certs/go.mod");
+        // A folder named for a task is not named by asking for the task (uutils' `rm/`).
+        let commands = vec![
+            CommandItem::new("make", Path::new("/w/GNUmakefile"), "clean", "make clean"),
+            CommandItem::new(
+                "cargo",
+                Path::new("/w/src/uu/rm/Cargo.toml"),
+                "clean",
+                "cargo clean",
+            )
+            .description("Remove build artifacts"),
+        ];
+        let hits = fused(&commands, "remove build artifacts", &[Some(0.2), Some(0.8)]);
+        assert_eq!(hits[0].command.kind, "make");
+    }
+
+    /// Jellyfin's fuzz folders: a .NET project named for what it fuzzes beside the script that
+    /// fuzzes it, and launch configurations beside `dotnet run`.
+    #[test]
+    fn fuzzing_is_testing_and_a_launch_configuration_debugs() {
+        let fuzz = "fuzz/Emby.Server.Implementations.Fuzz/Emby.Server.Implementations.Fuzz.csproj";
+        let commands = vec![
+            dotnet_project(fuzz, "run", "Run the application"),
+            dotnet_project(fuzz, "build", "Build the project"),
+            CommandItem::new(
+                "shell",
+                Path::new("/w/fuzz/Emby.Server.Implementations.Fuzz/fuzz.sh"),
+                "fuzz.sh",
+                "./fuzz.sh",
+            ),
+        ];
+        // By meaning the project's `build` is level with the script: it builds, it does not
+        // fuzz, though its project's name says so. Running that project fuzzes.
+        let sims = [0.45, 0.46, 0.45].map(Some);
+        let got = ranked_by(&commands, "fuzz the server implementations", &sims);
+        assert!(got[2].ends_with(": build"), "{got:?}");
+        let benchmarks = "Tests/Benchmarks/Benchmarks.csproj";
+        let commands = vec![
+            dotnet_project(benchmarks, "build", "Build the project"),
+            dotnet_project(benchmarks, "run", "Run the application"),
+        ];
+        let got = ranked_by(
+            &commands,
+            "run the performance benchmarks",
+            &[Some(0.5), Some(0.5)],
+        );
+        assert!(got[0].ends_with("Benchmarks: run"), "{got:?}");
+
+        let server = "Jellyfin.Server/Jellyfin.Server.csproj";
+        let launch = |label: &str| {
+            CommandItem::new("launch", Path::new("/w/.vscode/launch.json"), label, label)
+                .description("coreclr")
+        };
+        let commands = vec![
+            dotnet_project(server, "run", "Run the application"),
+            dotnet_project(server, "build", "Build the project"),
+            launch(".NET Launch (console)"),
+            launch(".NET Launch (nowebclient)"),
+        ];
+        let sims = [0.5, 0.45, 0.3, 0.32].map(Some);
+        let first = |q: &str| fused(&commands, q, &sims)[0].command.label.clone();
+        assert!(first("debug the server without the web client").contains("Launch"));
+        // Asked to build it, the build stays first.
+        assert_eq!(first("build the server"), "Jellyfin.Server: build");
     }
 
     #[test]
