@@ -195,16 +195,28 @@ fn name_key(c: &CommandItem) -> u64 {
     })
 }
 
+/// What `nearest_of_a_name_first` knows of each command beside its score: how many of the
+/// query's words it holds and whether a task the project wrote stands for it
+/// (`shadowed_verbs`); and the units a query asks for all of (`all_units`).
+struct Known<'a> {
+    held: &'a [u16],
+    shadowed: &'a [bool],
+    units: &'a [String],
+}
+
 fn nearest_of_a_name_first(
     at: crate::names::At<'_>,
     commands: &[CommandItem],
     query: &str,
-    held: &[u16],
-    units: &[String],
-    shadowed: &[bool],
+    known: &Known<'_>,
     scored: &mut Vec<(usize, f32, bool)>,
     rest: &[(usize, f32, bool)],
 ) {
+    let Known {
+        held,
+        shadowed,
+        units,
+    } = *known;
     let name = |i: usize| name_key(&commands[i]);
     let mut groups: std::collections::HashMap<u64, Vec<(usize, f32, bool)>> = Default::default();
     for e in scored.iter() {
@@ -976,9 +988,9 @@ const RUNNER_KINDS: &[&str] = &[
 /// folder or above it: as `ct run format` resolves, the project's own is meant, with its flags
 /// and versions. Not when the query names the tool's language and the task is another
 /// language's (`npm run format`, prettier, for "format the rust code").
-fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> Vec<Option<usize>> {
+fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> Vec<bool> {
     let n = commands.len();
-    let mut shadowed = vec![None; n];
+    let mut shadowed = vec![false; n];
     let builtin = |c: &CommandItem| {
         crate::names::tier(c) == 1 && !(c.kind == "cargo" && c.id_name().starts_with("alias-"))
     };
@@ -1011,13 +1023,14 @@ fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> 
             f = d.parent();
         }
     }
-    let mut tasks: HashMap<&Path, Vec<(usize, &str, Vec<String>)>> = HashMap::new();
-    for (j, c) in commands.iter().enumerate() {
+    // Each folder's tasks: the runner's type and the task's name words.
+    let mut tasks: HashMap<&Path, Vec<(&str, Vec<String>)>> = HashMap::new();
+    for c in commands {
         if RUNNER_KINDS.contains(&c.kind.as_str()) && !c.auxiliary && !c.hidden {
             let f = crate::names::folder(c);
             if above.contains(f) {
                 let w = words_of(c);
-                tasks.entry(f).or_default().push((j, c.kind.as_str(), w));
+                tasks.entry(f).or_default().push((c.kind.as_str(), w));
             }
         }
     }
@@ -1052,18 +1065,16 @@ fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> 
         let verb = words_of(c);
         let language = crate::lexical::language_words(&c.kind);
         let asks_language = language.iter().any(|w| asked.contains(w));
-        // The nearest such task stands for it.
         shadowed[i] = here
             .ancestors()
             .take_while(|d| d.starts_with(root))
-            .find_map(|d| {
-                tasks.get(d)?.iter().find_map(|(j, kind, task)| {
-                    let other = crate::lexical::language_words(kind);
-                    let other_language = !other.is_empty() && other != language;
-                    (task_words_but_language(task, &language) == verb
-                        && !(asks_language && other_language))
-                        .then_some(*j)
-                })
+            .filter_map(|d| tasks.get(d))
+            .flatten()
+            .any(|(kind, task)| {
+                let other = crate::lexical::language_words(kind);
+                let other_language = !other.is_empty() && other != language;
+                task_words_but_language(task, &language) == verb
+                    && !(asks_language && other_language)
             });
     }
     shadowed
@@ -1264,12 +1275,11 @@ pub fn fuse(
     // A build tool's verb the project's runner names a task for, in its folder or above
     // (`go fmt` under the Makefile's `format`), is not what a user means: it leaves both lists,
     // so that it neither takes the task's place nor pushes it down.
-    let stands_for = if ask.mode == Mode::Hybrid {
+    let shadowed = if ask.mode == Mode::Hybrid {
         shadowed_verbs(at.root, commands, query)
     } else {
-        vec![None; n]
+        vec![false; n]
     };
-    let shadowed: Vec<bool> = stands_for.iter().map(Option::is_some).collect();
     if shadowed.iter().any(|&s| s) {
         // The verb leaves both lists; the task keeps its own places. (Giving the task the
         // verb's place when better, its description being the tool's, lifted `make build`
@@ -1361,16 +1371,12 @@ pub fn fuse(
             rest = scored.split_off(shortlist);
         }
         let units = all_units(query);
-        nearest_of_a_name_first(
-            at,
-            commands,
-            query,
-            &held,
-            &units,
-            &shadowed,
-            &mut scored,
-            &rest,
-        );
+        let known = Known {
+            held: &held,
+            shadowed: &shadowed,
+            units: &units,
+        };
+        nearest_of_a_name_first(at, commands, query, &known, &mut scored, &rest);
         // A decisive meaning, else decisive words: each list's own certainty, which rank fusion
         // alone does not see.
         let asked = crate::lexical::tokens(query);
