@@ -149,6 +149,7 @@ fn ruby_expr(e: &str) -> String {
 /// `sh`, `system`, `exec`, `spawn`, `Open3.*`, `IO.popen`, backticks and `%x()` in Ruby code.
 pub fn ruby(text: &str) -> Vec<ShellCode> {
     let s = Chars::new(text);
+    let wrappers = ruby_exec_wrappers(text);
     let mut out = Vec::new();
     let mut i = 0;
     let mut at_line_start = true;
@@ -194,12 +195,18 @@ pub fn ruby(text: &str) -> Vec<ShellCode> {
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = i;
                 i = s.word_end(i);
-                if matches!(s.get(i), Some('?' | '!')) {
+                let mut word: String = s.c[start..i].iter().collect();
+                if let Some(mark) = s.get(i).filter(|m| matches!(m, '?' | '!')) {
                     i += 1;
+                    word.push(mark);
+                    if !wrappers.contains(&word) {
+                        continue;
+                    }
+                } else if !RUBY_EXEC.contains(&word.as_str()) && !wrappers.contains(&word) {
                     continue;
                 }
-                let word: String = s.c[start..i].iter().collect();
-                if !RUBY_EXEC.contains(&word.as_str()) {
+                // A method's definition (`def system!(*)`), not a call.
+                if start >= 4 && s.c[start - 4..start].iter().collect::<String>() == "def " {
                     continue;
                 }
                 // A method of some other object (`task.sh`) or a symbol (`:sh`) is not it.
@@ -224,6 +231,42 @@ pub fn ruby(text: &str) -> Vec<ShellCode> {
                 }
             }
             _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Methods a Ruby file defines to hand their arguments to `system` or `exec` as they are
+/// (Rails' `bin/setup`: `def system!(*)` / `system(*, exception: true)`): each call of one is
+/// a call of that.
+fn ruby_exec_wrappers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim().strip_prefix("def ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '!' | '?'))
+            .collect();
+        let Some(params) = rest[name.len()..].strip_prefix('(') else {
+            continue;
+        };
+        let params = params.split(')').next().unwrap_or("").trim();
+        // The arguments taken whole (`*`, `*args`) and handed on whole (`system(*, …)`).
+        let Some(splat) = params.strip_prefix('*').filter(|p| !p.contains(',')) else {
+            continue;
+        };
+        let forwards = lines.clone().take(3).map(str::trim).any(|body| {
+            ["system(", "exec(", "Kernel.system(", "Kernel.exec("]
+                .iter()
+                .any(|call| {
+                    body.starts_with(call) && body[call.len()..].starts_with(&format!("*{splat}"))
+                })
+        });
+        if forwards && !name.is_empty() {
+            out.push(name);
         }
     }
     out
@@ -912,6 +955,42 @@ end
                 ("git status".to_string(), 7),
                 (r"ruby -r ${BUILD_VALUE} -e ''\''OK'\'''".to_string(), 8),
                 ("ls".to_string(), 9),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_method_handing_its_arguments_to_system_is_a_call_of_it() {
+        // Rails' `bin/setup`.
+        let rb = r#"def system!(*)
+  system(*, exception: true)
+end
+
+def run(*args)
+  Kernel.system(*args)
+end
+
+def quiet!(cmd)
+  system(cmd, out: File::NULL)
+end
+
+system! "gem install bundler --conservative"
+system("bundle check") || system!("bundle install")
+run "bin/rails", "db:prepare"
+quiet! "rm -rf tmp"
+other! "x"
+"#;
+        // The wrappers' own bodies hand on what only a run knows.
+        assert_eq!(
+            codes(ruby(rb)),
+            [
+                ("${BUILD_VALUE}".to_string(), 2),
+                ("${BUILD_VALUE}".to_string(), 6),
+                ("${BUILD_VALUE}".to_string(), 10),
+                ("gem install bundler --conservative".to_string(), 13),
+                ("bundle check".to_string(), 14),
+                ("bundle install".to_string(), 14),
+                ("bin/rails db:prepare".to_string(), 15),
             ]
         );
     }
