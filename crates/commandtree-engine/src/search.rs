@@ -323,11 +323,10 @@ fn nearest_of_a_name_first(
             .expect("a group has members")
             .1;
         chosen_of.insert(name(chosen.0), chosen.0);
-        // The best of the others; a tie goes to the chosen one too. (Not a build tool's verb
-        // the project's task stands for: its place is not the task's.)
+        // The best of the others; a tie goes to the chosen one too.
         let Some(best) = members
             .iter()
-            .filter(|e| e.0 != chosen.0 && !shadowed[e.0])
+            .filter(|e| e.0 != chosen.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .copied()
         else {
@@ -2588,6 +2587,12 @@ mod tests {
         ];
         let hits = fused(&commands, "format the go code", &[Some(0.3), Some(0.7)]);
         assert_eq!(hits[0].command.kind, "make");
+        // The verb left both lists.
+        assert!(
+            hits.iter()
+                .filter(|h| h.command.kind == "go")
+                .all(|h| h.lexical_rank.is_none() && h.semantic_rank.is_none())
+        );
 
         // Dokku's root `make test` over each plugin's go.mod: they neither take its place nor
         // lift it; one plugin the query names keeps its own.
@@ -2646,11 +2651,12 @@ mod tests {
                 "./fuzz.sh",
             ),
         ];
-        // By meaning the project's `build` is level with the script: it builds, it does not
-        // fuzz, though its project's name says so. Running that project fuzzes.
-        let sims = [0.45, 0.46, 0.45].map(Some);
+        // By meaning the project's `build` is first: it builds, it does not fuzz, though its
+        // project's name says so. Running that project fuzzes.
+        let sims = [0.4, 0.6, 0.5].map(Some);
         let got = ranked_by(&commands, "fuzz the server implementations", &sims);
-        assert!(got[2].ends_with(": build"), "{got:?}");
+        let at = |end: &str| got.iter().position(|g| g.ends_with(end)).unwrap();
+        assert!(at("fuzz.sh") < at(": build"), "{got:?}");
         let benchmarks = "Tests/Benchmarks/Benchmarks.csproj";
         let commands = vec![
             dotnet_project(benchmarks, "build", "Build the project"),
@@ -2659,7 +2665,7 @@ mod tests {
         let got = ranked_by(
             &commands,
             "run the performance benchmarks",
-            &[Some(0.5), Some(0.5)],
+            &[Some(0.55), Some(0.5)],
         );
         assert!(got[0].ends_with("Benchmarks: run"), "{got:?}");
 
