@@ -104,10 +104,15 @@ fn own_names(c: &CommandItem) -> impl Iterator<Item = &str> {
 /// holding a project, `dotnet test` means that project, so `ct run test` does too (the
 /// nearest-first rule picks the folder's own).
 pub(crate) fn project_verb(c: &CommandItem) -> Option<&str> {
+    project_and_verb(c).map(|(_, verb)| verb)
+}
+
+/// A .NET project's or solution's command as its project and verb (`eShop: test`).
+pub(crate) fn project_and_verb(c: &CommandItem) -> Option<(&str, &str)> {
     if c.kind != "dotnet" {
         return None;
     }
-    c.label.rsplit_once(": ").map(|(_, verb)| verb)
+    c.label.rsplit_once(": ")
 }
 
 /// What a name matched before the nearest-first rule picks one.

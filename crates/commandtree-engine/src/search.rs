@@ -1038,6 +1038,16 @@ fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> 
     }
     // "Every plugin" names no plugin's folder (`plugins/plugin/`).
     let units = all_units(query);
+    // Each type's language words, read once (a query may weigh hundreds of verbs and tasks).
+    let languages: HashMap<&str, Vec<String>> = commands
+        .iter()
+        .map(|c| c.kind.as_str())
+        .filter(|k| RUNNER_KINDS.contains(k) || crate::names::TOOL_BUILTINS.contains(k))
+        .collect::<std::collections::HashSet<_>>()
+        .into_iter()
+        .map(|k| (k, crate::lexical::language_words(k)))
+        .collect();
+    let language_of = |k: &str| languages.get(k).map_or(&[][..], Vec::as_slice);
     let asked: Vec<String> = crate::lexical::tokens(query)
         .into_iter()
         .filter(|w| {
@@ -1062,7 +1072,7 @@ fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> 
             continue;
         }
         let verb = words_of(c);
-        let language = crate::lexical::language_words(&c.kind);
+        let language = language_of(&c.kind);
         let asks_language = language.iter().any(|w| asked.contains(w));
         shadowed[i] = here
             .ancestors()
@@ -1070,9 +1080,9 @@ fn shadowed_verbs<'a>(root: &Path, commands: &'a [CommandItem], query: &str) -> 
             .filter_map(|d| tasks.get(d))
             .flatten()
             .any(|(kind, task)| {
-                let other = crate::lexical::language_words(kind);
+                let other = language_of(kind);
                 let other_language = !other.is_empty() && other != language;
-                task_words_but_language(task, &language) == verb
+                task_words_but_language(task, language) == verb
                     && !(asks_language && other_language)
             });
     }
@@ -1425,13 +1435,8 @@ pub fn fuse(
                 .file_name()
                 .map(|f| crate::lexical::actions(&f.to_string_lossy()))
                 .unwrap_or(0);
-            let project = match crate::names::project_verb(c) {
-                Some(_) => c
-                    .label
-                    .rsplit_once(": ")
-                    .map_or(0, |(p, _)| crate::lexical::actions(p)),
-                None => 0,
-            };
+            let project =
+                crate::names::project_and_verb(c).map_or(0, |(p, _)| crate::lexical::actions(p));
             folder | project
         };
         let other_action = |i: usize| {

@@ -465,6 +465,16 @@ pub(crate) fn tag_comment<'a>(line: &'a str, tag: &str) -> Option<&'a str> {
     }
 }
 
+/// The `# @param` comments' parameters, the first of a repeated name winning (shell and Ruby
+/// scripts; Python merges them with argparse's by offset).
+pub(crate) fn first_params(content: &str) -> Vec<ParamDef> {
+    let mut seen = std::collections::HashSet::new();
+    param_comments(content)
+        .map(|(_, p)| p)
+        .filter(|p| seen.insert(p.name.clone()))
+        .collect()
+}
+
 /// Every `# @param name text (default: x) (options: a, b)` comment of a script, with the byte
 /// offset of its line, in file order. Shell, Python and PowerShell scripts share the
 /// convention; each source decides which of a repeated name wins.

@@ -71,15 +71,6 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
             Some(line),
         )
     };
-    // Named in its id as Cargo's `run --bin app` is (`run-app`): one word to type.
-    let run = |name: &str, label: String, command: String, description: String| {
-        with_line(
-            CommandItem::new(KIND, file.path, name, command)
-                .label(label)
-                .description(description),
-            Some(line),
-        )
-    };
     for (label, args, description) in MODULE {
         out.commands.push(item(
             label,
@@ -121,12 +112,15 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     commands.sort();
     for cmd in commands {
         let target = format!("./cmd/{cmd}");
-        out.commands.push(run(
-            &format!("run-{cmd}"),
-            format!("run {target}"),
-            format!("go run {}", crate::text::sh_word(&target)),
-            format!("Run {cmd}, the program in cmd/{cmd}"),
-        ));
+        // Named in its id as Cargo's `run --bin app` is (`run-app`): one word to type.
+        out.commands.push(
+            item(
+                &format!("run-{cmd}"),
+                format!("go run {}", crate::text::sh_word(&target)),
+                format!("Run {cmd}, the program in cmd/{cmd}"),
+            )
+            .label(format!("run {target}")),
+        );
     }
     out
 }

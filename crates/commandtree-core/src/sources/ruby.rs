@@ -7,7 +7,7 @@
 //! way to the paragraph after it); parameters come from `# @param` comments.
 
 use super::common::{
-    LicenceHeader, is_usage, is_usage_heading, param_comments, sentence_on, shebang,
+    LicenceHeader, first_params, is_usage, is_usage_heading, sentence_on, shebang,
 };
 use super::{Parsed, SourceFile};
 use crate::model::CommandItem;
@@ -30,11 +30,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
     } else {
         format!("ruby {path}")
     };
-    let mut seen = std::collections::HashSet::new();
-    let params = param_comments(content)
-        .map(|(_, p)| p)
-        .filter(|p| seen.insert(p.name.clone()))
-        .collect();
+    let params = first_params(content);
     let mut parsed = Parsed::default();
     parsed.commands.push(
         CommandItem::new(KIND, file.path, &file.file_name(), command)

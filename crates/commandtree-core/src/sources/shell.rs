@@ -6,14 +6,14 @@
 
 use super::calls::simple_commands;
 use super::common::{
-    LicenceHeader, is_drawing, is_only_a_link, one_command, param_comments, script_steps_of,
-    sentence_on, shebang, tag_comment,
+    LicenceHeader, is_drawing, is_only_a_link, one_command, script_steps_of, sentence_on, shebang,
+    tag_comment,
 };
 use super::script_loops::is_name;
 use super::script_runs::sibling_steps;
 use super::sourcing::sourced;
 use super::{Parsed, SourceFile};
-use crate::model::{CommandItem, ParamDef};
+use crate::model::CommandItem;
 use crate::text;
 
 pub const KIND: &str = "shell";
@@ -38,7 +38,7 @@ pub fn parse(file: &SourceFile<'_>) -> Parsed {
         format!("{} {path}", interpreter(content, name))
     };
     let mut item = CommandItem::new(KIND, file.path, name, command)
-        .params(params(content))
+        .params(super::common::first_params(content))
         .opt_description(description(content));
     // The project's scripts it runs are steps: their warnings are its own.
     let commands = simple_commands(content);
@@ -242,15 +242,6 @@ fn interpreter(content: &str, file_name: &str) -> String {
     } else {
         "bash".to_string()
     }
-}
-
-/// Every `# @param` comment line, in file order; the first of a repeated name wins.
-fn params(content: &str) -> Vec<ParamDef> {
-    let mut seen = std::collections::HashSet::new();
-    param_comments(content)
-        .map(|(_, p)| p)
-        .filter(|p| seen.insert(p.name.clone()))
-        .collect()
 }
 
 /// `# @description text` anywhere in the header wins; otherwise the first real comment after the
@@ -463,6 +454,7 @@ fn is_code(comment: &str) -> bool {
 mod tests {
     use super::*;
     use crate::fs::MemFs;
+    use crate::model::ParamDef;
     use crate::sources::testing::{labels, parse_in, parse_with};
 
     fn one(path: &str, content: &str) -> CommandItem {
